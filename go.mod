@@ -1,0 +1,3 @@
+module github.com/gamesolver/gamesolver
+
+go 1.26.8
