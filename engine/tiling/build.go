@@ -1,0 +1,344 @@
+package tiling
+
+import (
+	"fmt"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// maxKinds bounds the number of distinct piece kinds (a bit each in the
+// search's availability mask); the largest set has 35.
+const maxKinds = 64
+
+// Cells are numbered in "scan order": the rectangle is cut into lines
+// along its shorter side, and the search always fills the lowest-numbered
+// empty cell, so it works its way across short lines. For a 10 x 6
+// rectangle the lines are the columns:
+//
+//	      a  b  c  d  e ... j
+//	  1   0  6 12 18 24    54
+//	  2   1  7 13 19 25    55
+//	  ...
+//	  6   5 11 17 23 29    59
+//
+// A square or a rectangle higher than wide is cut into rows instead.
+//
+// The search state is a window of 128 bits over the cells from the first
+// empty one on: bit i of (lo, hi) is cell c+i, set when the cell is
+// filled (blocked, covered, or beyond the last cell). A piece's cells lie
+// less than order x line <= 96 cells after its first cell, so the window
+// holds everything placed so far; cells beyond it are as the static mask
+// says.
+
+// option is one placement seen from its first cell (its anchor): the cells
+// as bits of the window starting at the anchor.
+type option struct {
+	lo, hi uint64
+	id     int32
+}
+
+// group is the run of options of one piece kind at one anchor.
+type group struct {
+	kind       int32
+	start, end int32
+}
+
+// placement is one way to put one piece kind on the region.
+type placement struct {
+	kind   int
+	anchor int
+	cells  []int16 // scan-order indices, ascending
+}
+
+// root is the top of one part of the search: with symmetry breaking, the
+// breaker piece placed on one representative of an orbit of its placements
+// under the region's symmetries.
+type root struct {
+	static []uint64 // filled cells: blocked, the pre-placed piece, beyond the end
+	placed int32    // the pre-placed placement, or -1
+	// stab are the symmetries (indices into compiled.syms, identity
+	// excluded) that fix the pre-placed piece: the only ones that can fix
+	// a tiling of this part. stabSize counts the identity too.
+	stab     []int
+	stabSize int
+	// cosets are symmetries mapping this part's tilings onto every tiling
+	// of the orbit, each once (one per coset of the stabiliser).
+	cosets []int
+}
+
+// compiled is a Problem translated for the search.
+type compiled struct {
+	region Region
+	n      int // cells in the rectangle
+	line   int // cells per scan line
+	cellXY []polyomino.Cell
+
+	kinds  []*polyomino.Piece
+	counts []int
+	pieces int // pieces to place
+	spare  int // open cells that stay uncovered
+
+	placements []placement
+	anchors    [][]group // by anchor; len(static), empty beyond the cells
+	opts       []option
+
+	syms  []polyomino.Transform
+	image [][]int32 // image[g][placement]: the placement syms[g] maps it to
+
+	breaker int // kind pre-placed by the roots, or -1
+	roots   []root
+}
+
+func (c *compiled) index(x, y int) int {
+	if c.region.width > c.region.height {
+		return x*c.line + y
+	}
+	return y*c.line + x
+}
+
+// compile checks a problem and builds the search tables.
+func compile(p Problem) (*compiled, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	pieces := p.Pieces
+	if len(pieces) == 0 {
+		pieces = DefaultPieces()
+	}
+	r := p.Region
+	c := &compiled{region: r, n: r.width * r.height, line: min(r.width, r.height), pieces: len(pieces)}
+	c.spare = r.Area() - pieces.Area()
+	c.cellXY = make([]polyomino.Cell, c.n)
+	for y := 0; y < r.height; y++ {
+		for x := 0; x < r.width; x++ {
+			c.cellXY[c.index(x, y)] = polyomino.Cell{X: x, Y: y}
+		}
+	}
+	kindOf := map[*polyomino.Piece]int{}
+	for _, pc := range pieces {
+		k, ok := kindOf[pc]
+		if !ok {
+			k = len(c.kinds)
+			kindOf[pc] = k
+			c.kinds = append(c.kinds, pc)
+			c.counts = append(c.counts, 0)
+		}
+		c.counts[k]++
+	}
+
+	filled := make([]bool, c.n+256)
+	for i := range filled {
+		filled[i] = i >= c.n || !r.Open(c.cellXY[i].X, c.cellXY[i].Y)
+	}
+	c.buildPlacements()
+	c.syms = r.Symmetries()
+	if len(c.syms) > 1 {
+		c.buildImages()
+	}
+	c.buildRoots(filled)
+	return c, nil
+}
+
+// buildPlacements lists every placement of every kind and groups them by
+// anchor, kinds in list order.
+func (c *compiled) buildPlacements() {
+	r := c.region
+	byAnchorKind := make([][][]int32, c.n)
+	for i := range byAnchorKind {
+		byAnchorKind[i] = make([][]int32, len(c.kinds))
+	}
+	for k, pc := range c.kinds {
+		for _, o := range pc.Orientations {
+			w, h := o.Bounds()
+			for dy := 0; dy+h <= r.height; dy++ {
+			shift:
+				for dx := 0; dx+w <= r.width; dx++ {
+					cells := make([]int16, len(o))
+					for i, cell := range o {
+						x, y := cell.X+dx, cell.Y+dy
+						if !r.Open(x, y) {
+							continue shift
+						}
+						cells[i] = int16(c.index(x, y))
+					}
+					sortInt16(cells)
+					id := int32(len(c.placements))
+					c.placements = append(c.placements, placement{kind: k, anchor: int(cells[0]), cells: cells})
+					byAnchorKind[cells[0]][k] = append(byAnchorKind[cells[0]][k], id)
+				}
+			}
+		}
+	}
+	c.anchors = make([][]group, c.n+256)
+	for a := 0; a < c.n; a++ {
+		for k, ids := range byAnchorKind[a] {
+			if len(ids) == 0 {
+				continue
+			}
+			g := group{kind: int32(k), start: int32(len(c.opts))}
+			for _, id := range ids {
+				var o option
+				o.id = id
+				for _, cell := range c.placements[id].cells {
+					d := int(cell) - a
+					if d >= 128 {
+						panic(fmt.Sprintf("tiling: piece spans %d cells in scan order", d))
+					}
+					if d < 64 {
+						o.lo |= 1 << d
+					} else {
+						o.hi |= 1 << (d - 64)
+					}
+				}
+				c.opts = append(c.opts, o)
+			}
+			g.end = int32(len(c.opts))
+			c.anchors[a] = append(c.anchors[a], g)
+		}
+	}
+}
+
+func sortInt16(s []int16) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// maskKey identifies a set of cells of a 16 x 16 rectangle.
+type maskKey [4]uint64
+
+// buildImages fills image: where each symmetry sends each placement.
+func (c *compiled) buildImages() {
+	keyOf := func(cells []int16) maskKey {
+		var k maskKey
+		for _, i := range cells {
+			k[i/64] |= 1 << (i % 64)
+		}
+		return k
+	}
+	ids := make(map[maskKey]int32, len(c.placements))
+	for id, p := range c.placements {
+		ids[keyOf(p.cells)] = int32(id)
+	}
+	c.image = make([][]int32, len(c.syms))
+	mapped := make([]int16, 0, 8)
+	for g, t := range c.syms {
+		c.image[g] = make([]int32, len(c.placements))
+		for id, p := range c.placements {
+			mapped = mapped[:0]
+			for _, i := range p.cells {
+				xy := t.ApplyInRect(c.cellXY[i], c.region.width, c.region.height)
+				mapped = append(mapped, int16(c.index(xy.X, xy.Y)))
+			}
+			img, ok := ids[keyOf(mapped)]
+			if !ok || c.placements[img].kind != p.kind {
+				panic(fmt.Sprint("tiling: a region symmetry maps a placement outside the region", g, t, p.cells, mapped, ok))
+			}
+			c.image[g][id] = img
+		}
+	}
+}
+
+// buildRoots chooses how to break the region's symmetry. Every tiling
+// places a piece listed once (the breaker) somewhere; the symmetries split
+// the breaker's placements into orbits, and the search places it only on
+// one representative r of each orbit. A tiling T with the breaker on r is
+// fixed only by symmetries in the stabiliser H of r, so:
+//
+//   - the tilings in the orbit's part are the images g(T), g running over
+//     one symmetry per coset of H: |G|/|H| tilings per tiling found;
+//   - the classes of tilings up to symmetry in that part are the classes
+//     of the found tilings under H, and by Burnside's lemma there are
+//     (1/|H|) * sum over found T of |Stab(T)|.
+//
+// This is exact when r lies on an axis of symmetry or a tiling is itself
+// symmetric, the two cases where restricting a piece to a quadrant counts
+// some tilings twice. Without a piece listed once (or without symmetry)
+// there is one root with H = G.
+func (c *compiled) buildRoots(filled []bool) {
+	c.breaker = -1
+	if len(c.syms) > 1 {
+		bestOrbits := 0
+		for k := range c.kinds {
+			if c.counts[k] != 1 {
+				continue
+			}
+			if n := len(c.orbitReps(k)); c.breaker < 0 || n < bestOrbits {
+				c.breaker, bestOrbits = k, n
+			}
+		}
+	}
+	if c.breaker < 0 {
+		all := make([]int, 0, len(c.syms))
+		for g := 1; g < len(c.syms); g++ {
+			all = append(all, g)
+		}
+		c.roots = []root{{static: staticWords(filled), placed: -1, stab: all, stabSize: len(c.syms), cosets: []int{0}}}
+		return
+	}
+	for _, rep := range c.orbitReps(c.breaker) {
+		rt := root{placed: rep, stabSize: 1}
+		seen := map[int32]bool{}
+		for g := range c.syms {
+			img := c.image[g][rep]
+			if g > 0 && img == rep {
+				rt.stab = append(rt.stab, g)
+				rt.stabSize++
+			}
+			if !seen[img] {
+				seen[img] = true
+				rt.cosets = append(rt.cosets, g)
+			}
+		}
+		f := append([]bool(nil), filled...)
+		for _, i := range c.placements[rep].cells {
+			f[i] = true
+		}
+		rt.static = staticWords(f)
+		c.roots = append(c.roots, rt)
+	}
+}
+
+// orbitReps returns one placement of kind k per orbit under the
+// symmetries: the one whose first cell comes first in scan order.
+func (c *compiled) orbitReps(k int) []int32 {
+	done := map[int32]bool{}
+	var reps []int32
+	for id := range c.placements {
+		if c.placements[id].kind != k || done[int32(id)] {
+			continue
+		}
+		best := int32(id)
+		for g := range c.syms {
+			img := c.image[g][id]
+			done[img] = true
+			if c.placements[img].anchor < c.placements[best].anchor {
+				best = img
+			}
+		}
+		reps = append(reps, best)
+	}
+	return reps
+}
+
+// staticWords returns w with w[i] holding filled[i..i+63] (bit 0 = cell i).
+func staticWords(filled []bool) []uint64 {
+	w := make([]uint64, len(filled))
+	var acc uint64
+	for i := len(filled) - 1; i >= 0; i-- {
+		acc <<= 1
+		if filled[i] {
+			acc |= 1
+		}
+		w[i] = acc
+	}
+	// The last 63 words lack bits beyond the slice: count those as filled.
+	for i := len(filled) - 63; i < len(filled); i++ {
+		if i >= 0 {
+			w[i] |= ^uint64(0) << (len(filled) - i)
+		}
+	}
+	return w
+}

@@ -1,0 +1,208 @@
+package tiling
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// Size limits of a region: every rectangle up to 16 x 16 fits, and so do
+// long ones such as 3 x 20, up to 26 cells (the column letters a..z) on a
+// side and 256 cells in all.
+const (
+	MaxCells = 256
+	MaxSide  = 26
+)
+
+// Region is a rectangle of at most MaxCells cells and MaxSide on a side,
+// some of them blocked. The zero Region is empty and cannot be solved;
+// build one with ParseRegion or ParseBoard. Regions are values: they can be
+// copied and compared with ==.
+type Region struct {
+	width, height int
+	// blocked has bit y*width+x set for each blocked cell (x, y).
+	blocked [MaxCells / 64]uint64
+}
+
+// ParseRegion builds a width x height rectangle with the named cells
+// blocked. A cell name is a column letter from 'a' (left) and a row number
+// from 1 (top), so "a1" is the top-left cell; upper case is accepted.
+// Naming a cell twice is harmless.
+func ParseRegion(width, height int, blocked []string) (Region, error) {
+	r, err := newRegion(width, height)
+	if err != nil {
+		return Region{}, err
+	}
+	for _, name := range blocked {
+		c, err := parseCellName(name)
+		if err != nil {
+			return Region{}, err
+		}
+		if c.X >= width || c.Y >= height {
+			return Region{}, fmt.Errorf("%w: blocked cell %s is outside the %d x %d region (columns a..%c, rows 1..%d)",
+				ErrBadRegion, strings.ToLower(strings.TrimSpace(name)), width, height, 'a'+width-1, height)
+		}
+		r.block(c.X, c.Y)
+	}
+	return r, nil
+}
+
+// ParseBoard builds a region from its rows, top row first: '.' is an open
+// cell and '#' a blocked one. All rows must have the same length.
+func ParseBoard(rows []string) (Region, error) {
+	if len(rows) == 0 {
+		return Region{}, fmt.Errorf("%w: the board has no rows", ErrBadRegion)
+	}
+	width := len(rows[0])
+	r, err := newRegion(width, len(rows))
+	if err != nil {
+		return Region{}, err
+	}
+	for y, row := range rows {
+		if len(row) != width {
+			return Region{}, fmt.Errorf("%w: board row %d has %d cells, expected %d like row 1",
+				ErrBadRegion, y+1, len(row), width)
+		}
+		for x := 0; x < len(row); x++ {
+			switch row[x] {
+			case '.':
+			case '#':
+				r.block(x, y)
+			default:
+				return Region{}, fmt.Errorf("%w: board row %d, cell %s: character %q (expected '.' for open or '#' for blocked)",
+					ErrBadRegion, y+1, CellName(x, y), rune(row[x]))
+			}
+		}
+	}
+	return r, nil
+}
+
+func newRegion(width, height int) (Region, error) {
+	if width < 1 || height < 1 {
+		return Region{}, fmt.Errorf("%w: size %d x %d (width and height must be at least 1)", ErrBadRegion, width, height)
+	}
+	if width > MaxSide || height > MaxSide || width*height > MaxCells {
+		return Region{}, fmt.Errorf("%w: %d x %d (width x height); regions have at most %d cells and %d on a side (16 x 16 fits)",
+			ErrRegionTooLarge, width, height, MaxCells, MaxSide)
+	}
+	return Region{width: width, height: height}, nil
+}
+
+// CellName names the cell in column x (0 = left) and row y (0 = top),
+// e.g. CellName(3, 3) is "d4".
+func CellName(x, y int) string {
+	return string(rune('a'+x)) + strconv.Itoa(y+1)
+}
+
+func parseCellName(name string) (polyomino.Cell, error) {
+	s := strings.ToLower(strings.TrimSpace(name))
+	bad := func(why string) (polyomino.Cell, error) {
+		return polyomino.Cell{}, fmt.Errorf("%w: cell name %q %s (expected a column letter a..z and a row number 1..26, e.g. \"d4\")",
+			ErrBadRegion, name, why)
+	}
+	if len(s) < 2 || len(s) > 3 {
+		return bad("has the wrong length")
+	}
+	if s[0] < 'a' || s[0] > 'z' {
+		return bad("does not start with a column letter")
+	}
+	row, err := strconv.Atoi(s[1:])
+	if err != nil || s[1] < '1' || s[1] > '9' {
+		return bad("has no row number")
+	}
+	if int(s[0]-'a') >= MaxSide || row > MaxSide {
+		return bad("is beyond the largest region")
+	}
+	return polyomino.Cell{X: int(s[0] - 'a'), Y: row - 1}, nil
+}
+
+func (r *Region) block(x, y int) {
+	i := y*r.width + x
+	r.blocked[i/64] |= 1 << (i % 64)
+}
+
+// Width is the number of columns.
+func (r Region) Width() int { return r.width }
+
+// Height is the number of rows.
+func (r Region) Height() int { return r.height }
+
+// Open reports whether the cell in column x and row y is inside the
+// rectangle and not blocked.
+func (r Region) Open(x, y int) bool {
+	if x < 0 || y < 0 || x >= r.width || y >= r.height {
+		return false
+	}
+	i := y*r.width + x
+	return r.blocked[i/64]&(1<<(i%64)) == 0
+}
+
+// Area is the number of open cells.
+func (r Region) Area() int {
+	n := 0
+	for _, w := range r.blocked {
+		n += bits.OnesCount64(w)
+	}
+	return r.width*r.height - n
+}
+
+// Blocked lists the names of the blocked cells in reading order.
+func (r Region) Blocked() []string {
+	var out []string
+	for y := 0; y < r.height; y++ {
+		for x := 0; x < r.width; x++ {
+			if !r.Open(x, y) {
+				out = append(out, CellName(x, y))
+			}
+		}
+	}
+	return out
+}
+
+// Rows draws the region as ParseBoard reads it: '.' open, '#' blocked.
+func (r Region) Rows() []string {
+	rows := make([]string, r.height)
+	line := make([]byte, r.width)
+	for y := range rows {
+		for x := range line {
+			line[x] = '#'
+			if r.Open(x, y) {
+				line[x] = '.'
+			}
+		}
+		rows[y] = string(line)
+	}
+	return rows
+}
+
+// String is the rows joined by '/'.
+func (r Region) String() string { return strings.Join(r.Rows(), "/") }
+
+// Symmetries returns the symmetries of the region: the symmetries of its
+// rectangle (8 for a square, 4 otherwise) that also map the open cells onto
+// the open cells. The identity comes first. Tilings that one of them maps
+// onto each other count once in Result.Count.
+func (r Region) Symmetries() []polyomino.Transform {
+	var out []polyomino.Transform
+	for _, t := range polyomino.RectSymmetries(r.width, r.height) {
+		if r.invariant(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (r Region) invariant(t polyomino.Transform) bool {
+	for y := 0; y < r.height; y++ {
+		for x := 0; x < r.width; x++ {
+			c := t.ApplyInRect(polyomino.Cell{X: x, Y: y}, r.width, r.height)
+			if r.Open(x, y) != r.Open(c.X, c.Y) {
+				return false
+			}
+		}
+	}
+	return true
+}

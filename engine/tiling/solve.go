@@ -1,0 +1,459 @@
+package tiling
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// Problem is a tiling puzzle: cover the open cells of Region with Pieces.
+type Problem struct {
+	Region Region
+	// Pieces to place, each exactly as often as listed; empty means
+	// DefaultPieces (the twelve pentominoes).
+	Pieces Pieces
+	// Multiset allows a piece to be listed more than once. Without it a
+	// repeated piece is an error (ErrRepeatedPiece), as the piece sets
+	// hold each piece once.
+	Multiset bool
+	// AllowLeftover lets the pieces cover fewer cells than are open; the
+	// cells left over stay '.' in the solutions. Every piece is still
+	// placed.
+	AllowLeftover bool
+}
+
+// Validate reports what makes the problem unsolvable as posed: an empty
+// region, pieces of mixed orders, a repeated piece without Multiset, or
+// pieces whose area does not match the open cells.
+func (p Problem) Validate() error {
+	r := p.Region
+	if r.width == 0 || r.height == 0 {
+		return fmt.Errorf("%w: the region is empty (build it with ParseRegion or ParseBoard)", ErrBadRegion)
+	}
+	pieces := p.Pieces
+	if len(pieces) == 0 {
+		pieces = DefaultPieces()
+	}
+	if len(pieces) > MaxPieces {
+		return fmt.Errorf("%w: %d pieces listed, at most %d", ErrBadPieces, len(pieces), MaxPieces)
+	}
+	times := map[*polyomino.Piece]int{}
+	for i, pc := range pieces {
+		if pc == nil || pc.Size() == 0 {
+			return fmt.Errorf("%w: piece %d is missing", ErrBadPieces, i+1)
+		}
+		if pc.Size() != pieces[0].Size() {
+			return fmt.Errorf("%w: %s has %d cells but %s has %d; list pieces of one order",
+				ErrBadPieces, pieces[0].Name, pieces[0].Size(), pc.Name, pc.Size())
+		}
+		times[pc]++
+		if times[pc] == 2 && !p.Multiset {
+			return fmt.Errorf("%w: %s is listed more than once; each piece exists once unless multisets are allowed",
+				ErrRepeatedPiece, pc.Name)
+		}
+	}
+	open, need := r.Area(), pieces.Area()
+	switch {
+	case need > open:
+		return fmt.Errorf("%w: the %d pieces cover %d cells but the region has only %d open; remove pieces or unblock %d cells",
+			ErrAreaMismatch, len(pieces), need, open, need-open)
+	case need < open && !p.AllowLeftover:
+		return fmt.Errorf("%w: the region has %d open cells but the %d pieces cover %d; block %d cells, or allow leftover cells",
+			ErrAreaMismatch, open, len(pieces), need, open-need)
+	}
+	return nil
+}
+
+// Options tune Solve. The zero value counts with every core, without a
+// budget, and lists no solutions.
+type Options struct {
+	// Limit is the most solutions listed in Result.Solutions.
+	Limit int
+	// EveryTiling lists every tiling, symmetric images included, instead
+	// of one tiling per class of tilings equal up to symmetry.
+	EveryTiling bool
+	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	// MaxNodes stops the search after about this many nodes (0: no limit).
+	MaxNodes int64
+	// Budget stops the search after this long (0: no limit). A deadline
+	// on the context does the same.
+	Budget time.Duration
+	// Progress, if set, is called after each subtree of the search is
+	// done, never concurrently, from the goroutines running the search;
+	// it should return quickly.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running Solve.
+type Progress struct {
+	Done, Total int // subtrees searched, and in all
+	// Count and CountAll are as in Result, so far.
+	Count, CountAll int64
+	Nodes           int64
+	Elapsed         time.Duration
+}
+
+// Result is what Solve found.
+type Result struct {
+	// Count is the number of tilings distinct up to the region's
+	// symmetries; CountAll the number of all tilings.
+	Count, CountAll int64
+	// Solutions are up to Options.Limit tilings, each as rows top first,
+	// every cell the Symbol of the piece covering it, '#' for a blocked
+	// cell and '.' for an open cell left uncovered. Without
+	// Options.EveryTiling, they are one per class, in search order.
+	Solutions [][]string
+	// Placements are the same tilings piece by piece (the rows cannot
+	// tell apart two copies of a piece that touch).
+	Placements [][]Placement
+	// Complete is false when the search stopped early (context, Budget
+	// or MaxNodes); the counts are then those found so far.
+	Complete bool
+	// Symmetries is the number of symmetries of the region (1, 2, 4 or 8).
+	Symmetries int
+	// Subtrees is the number of parts the search was split into.
+	Subtrees int
+	// Nodes counts the partial tilings the search visited.
+	Nodes   int64
+	Elapsed time.Duration
+}
+
+// Placement is one piece of a tiling.
+type Placement struct {
+	Piece string
+	Cells []polyomino.Cell // in reading order
+}
+
+// String writes the placement in move notation, e.g. "L:a1,a2,a3,a4,b4".
+func (p Placement) String() string {
+	var b strings.Builder
+	b.WriteString(p.Piece)
+	for i, c := range p.Cells {
+		if i == 0 {
+			b.WriteByte(':')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(CellName(c.X, c.Y))
+	}
+	return b.String()
+}
+
+// minSubtrees is how many parts the search is cut into, at least, so that
+// workers stay busy to the end and progress moves in small steps.
+const minSubtrees = 256
+
+// Solve counts the tilings of the problem and lists up to opts.Limit of
+// them. It stops early, with Complete false and the counts so far, when
+// ctx is done, opts.Budget has passed or opts.MaxNodes were searched;
+// that is not an error. Errors are only for bad problems (see
+// Problem.Validate). The results, solutions included, do not depend on
+// opts.Workers.
+func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
+	start := time.Now()
+	c, err := compile(p)
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.Budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Budget)
+		defer cancel()
+	}
+	opts.Limit = max(opts.Limit, 0)
+	tasks, splitNodes := c.split(minSubtrees)
+	r := &run{c: c, opts: opts, tasks: tasks, start: start,
+		finished: make([]bool, len(tasks)), sols: make([][][]int32, len(tasks))}
+	r.nodes.Store(splitNodes)
+	r.cutoff.Store(int64(len(tasks)))
+	if opts.Limit == 0 {
+		r.cutoff.Store(0)
+	}
+
+	if ctx.Err() != nil {
+		r.stop.Store(true)
+	} else if ctx.Done() != nil {
+		finished := make(chan struct{})
+		defer close(finished)
+		go func() {
+			select {
+			case <-ctx.Done():
+				r.stop.Store(true)
+			case <-finished:
+			}
+		}()
+	}
+
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(tasks)))
+	if workers == 1 {
+		r.work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(r.work)
+		}
+		wg.Wait()
+	}
+	return r.result(), nil
+}
+
+// run is one call of Solve: the tasks and what the workers found.
+type run struct {
+	c     *compiled
+	opts  Options
+	tasks []state
+	start time.Time
+
+	next   atomic.Int64 // next task to hand out
+	stop   atomic.Bool
+	nodes  atomic.Int64
+	cutoff atomic.Int64 // tasks from this index on need not keep solutions
+
+	mu               sync.Mutex
+	done             int
+	finished         []bool
+	sols             [][][]int32 // by task
+	prefix           int         // tasks [0, prefix) are finished
+	prefixSols       int         // solutions they keep
+	countAll, countG int64
+}
+
+// work runs tasks until there are none left or the run stops.
+func (r *run) work() {
+	w := newWorker(r)
+	for !r.stop.Load() {
+		i := int(r.next.Add(1) - 1)
+		if i >= len(r.tasks) {
+			break
+		}
+		t := &r.tasks[i]
+		w.load(t)
+		w.store = int64(i) < r.cutoff.Load()
+		if w.left == 0 {
+			w.nodes++
+			w.record()
+		} else {
+			w.search(t.c, t.lo, t.hi)
+		}
+		r.finish(i, w)
+		if w.stopped {
+			break
+		}
+	}
+	r.nodes.Add(w.nodes - w.reported)
+	w.reported = w.nodes
+}
+
+// finish adds a task's tallies to the run and reports progress.
+func (r *run) finish(i int, w *worker) {
+	r.nodes.Add(w.nodes - w.reported)
+	w.reported = w.nodes
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.countAll += w.countAll
+	r.countG += w.countG
+	if int64(i) < r.cutoff.Load() {
+		r.sols[i] = w.sols
+	}
+	if w.stopped {
+		return
+	}
+	r.finished[i] = true
+	r.done++
+	for r.prefix < len(r.tasks) && r.finished[r.prefix] {
+		r.prefixSols += len(r.sols[r.prefix])
+		r.prefix++
+		if r.prefixSols >= r.opts.Limit && int64(r.prefix) < r.cutoff.Load() {
+			r.cutoff.Store(int64(r.prefix))
+			for j := r.prefix; j < len(r.sols); j++ {
+				r.sols[j] = nil
+			}
+		}
+	}
+	if r.opts.Progress != nil {
+		r.opts.Progress(Progress{
+			Done: r.done, Total: len(r.tasks),
+			Count: r.countG / int64(len(r.c.syms)), CountAll: r.countAll,
+			Nodes: r.nodes.Load(), Elapsed: time.Since(r.start),
+		})
+	}
+}
+
+// result assembles the Result once the workers are done.
+func (r *run) result() Result {
+	res := Result{
+		Count:      r.countG / int64(len(r.c.syms)),
+		CountAll:   r.countAll,
+		Complete:   r.done == len(r.tasks),
+		Symmetries: len(r.c.syms),
+		Subtrees:   len(r.tasks),
+		Nodes:      r.nodes.Load(),
+	}
+	for _, sols := range r.sols {
+		for _, ids := range sols {
+			if len(res.Solutions) >= r.opts.Limit {
+				break
+			}
+			res.Solutions = append(res.Solutions, r.c.rows(ids))
+			res.Placements = append(res.Placements, r.c.pieceList(ids))
+		}
+	}
+	res.Elapsed = time.Since(r.start)
+	return res
+}
+
+// rows draws a tiling.
+func (c *compiled) rows(ids []int32) []string {
+	grid := make([][]byte, c.region.height)
+	for y, row := range c.region.Rows() {
+		grid[y] = []byte(row)
+	}
+	for _, id := range ids {
+		p := &c.placements[id]
+		sym := Symbol(c.kinds[p.kind])
+		for _, i := range p.cells {
+			xy := c.cellXY[i]
+			grid[xy.Y][xy.X] = sym
+		}
+	}
+	out := make([]string, len(grid))
+	for y, row := range grid {
+		out[y] = string(row)
+	}
+	return out
+}
+
+// pieceList lists a tiling's pieces in reading order of their first cells.
+func (c *compiled) pieceList(ids []int32) []Placement {
+	out := make([]Placement, len(ids))
+	for j, id := range ids {
+		p := &c.placements[id]
+		cells := make([]polyomino.Cell, len(p.cells))
+		for i, ci := range p.cells {
+			cells[i] = c.cellXY[ci]
+		}
+		slices.SortFunc(cells, cellOrder)
+		out[j] = Placement{Piece: c.kinds[p.kind].Name, Cells: cells}
+	}
+	slices.SortFunc(out, func(a, b Placement) int { return cellOrder(a.Cells[0], b.Cells[0]) })
+	return out
+}
+
+// cellOrder is reading order: by row, then column.
+func cellOrder(a, b polyomino.Cell) int {
+	if a.Y != b.Y {
+		return a.Y - b.Y
+	}
+	return a.X - b.X
+}
+
+// rootState is the state at the top of root i.
+func (c *compiled) rootState(i int) state {
+	rt := &c.roots[i]
+	s := state{root: i, left: c.pieces, spare: c.spare}
+	for k, n := range c.counts {
+		s.remain[k] = int8(n)
+		s.avail |= 1 << k
+	}
+	if rt.placed >= 0 {
+		k := c.placements[rt.placed].kind
+		s.remain[k]--
+		if s.remain[k] == 0 {
+			s.avail &^= 1 << k
+		}
+		s.left--
+		s.stack = []int32{rt.placed}
+	}
+	if s.left > 0 {
+		s.c, s.lo, s.hi = advance(rt.static, 0, rt.static[0], rt.static[64])
+	}
+	return s
+}
+
+// children lists the states one move below s, in the order the search
+// visits them: the same moves as worker.search.
+func (c *compiled) children(s *state) []state {
+	static := c.roots[s.root].static
+	var out []state
+	child := func(lo, hi uint64) state {
+		ch := *s
+		ch.stack = slices.Clip(s.stack)
+		if ch.left > 0 {
+			ch.c, ch.lo, ch.hi = advance(static, s.c, lo, hi)
+		}
+		return ch
+	}
+	for _, g := range c.anchors[s.c] {
+		bit := uint64(1) << uint(g.kind)
+		if s.avail&bit == 0 {
+			continue
+		}
+		for _, o := range c.opts[g.start:g.end] {
+			if o.lo&s.lo|o.hi&s.hi != 0 {
+				continue
+			}
+			ch := *s
+			ch.remain[g.kind]--
+			if ch.remain[g.kind] == 0 {
+				ch.avail &^= bit
+			}
+			ch.left--
+			ch.stack = append(slices.Clip(s.stack), o.id)
+			if ch.left > 0 {
+				ch.c, ch.lo, ch.hi = advance(static, s.c, s.lo|o.lo, s.hi|o.hi)
+			}
+			out = append(out, ch)
+		}
+	}
+	if s.spare > 0 {
+		ch := child(s.lo|1, s.hi)
+		ch.spare--
+		out = append(out, ch)
+	}
+	return out
+}
+
+// split cuts the search into at least want subtrees (when it is that big),
+// level by level so that their order is the order of the search. It
+// returns them and the number of nodes it expanded.
+func (c *compiled) split(want int) ([]state, int64) {
+	var tasks []state
+	for i := range c.roots {
+		tasks = append(tasks, c.rootState(i))
+	}
+	var nodes int64
+	for depth := 0; depth < 8; depth++ {
+		open := 0
+		for i := range tasks {
+			if tasks[i].left > 0 {
+				open++
+			}
+		}
+		if open == 0 || open >= want {
+			break
+		}
+		var next []state
+		for i := range tasks {
+			if tasks[i].left == 0 {
+				next = append(next, tasks[i])
+				continue
+			}
+			nodes++
+			next = append(next, c.children(&tasks[i])...)
+		}
+		tasks = next
+	}
+	return tasks, nodes
+}
