@@ -1,0 +1,137 @@
+package teeko
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ParseBoard parses a 25-character board string in square order 1..25:
+// b black, r red, . empty; upper case is accepted. It checks only the
+// syntax; NewPosition checks that the position can arise in a game.
+func ParseBoard(s string) (Board, error) {
+	if n := utf8.RuneCountInString(s); n != NumSquares {
+		return Board{}, errorf(ErrBadBoard, "board has %d characters, expected %d", n, NumSquares)
+	}
+	var b Board
+	sq := 0
+	for _, ch := range s {
+		sq++
+		switch ch {
+		case 'b', 'B':
+			b.Black |= 1 << (sq - 1)
+		case 'r', 'R':
+			b.Red |= 1 << (sq - 1)
+		case '.':
+		default:
+			return Board{}, errorf(ErrBadBoard, "character %q at square %d: expected b, r or .", ch, sq)
+		}
+	}
+	return b, nil
+}
+
+// BoardFromSquares builds a board from the lists of black and red squares
+// (1..25, any order). Squares off the board, listed twice or given to both
+// colours are errors.
+func BoardFromSquares(black, red []int) (Board, error) {
+	var b Board
+	for _, side := range []struct {
+		name string
+		list []int
+		set  *Bitboard
+	}{{"black", black, &b.Black}, {"red", red, &b.Red}} {
+		for _, sq := range side.list {
+			if sq < 1 || sq > NumSquares {
+				return Board{}, errorf(ErrBadBoard, "%s square %d is off the board (1..25)", side.name, sq)
+			}
+			if side.set.Has(sq) {
+				return Board{}, errorf(ErrBadBoard, "square %d is listed twice for %s", sq, side.name)
+			}
+			*side.set |= SquareBit(sq)
+		}
+	}
+	if both := b.Black & b.Red; both != 0 {
+		return Board{}, errorf(ErrBadBoard, "square %d is listed for both black and red", both.first()+1)
+	}
+	return b, nil
+}
+
+// ParseSquare parses a square number 1..25.
+func ParseSquare(s string) (int, error) {
+	if s == "" {
+		return 0, errorf(ErrBadNotation, "empty square: expected a number 1..25")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, errorf(ErrBadNotation, "square %q is not a number: expected 1..25", s)
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > NumSquares {
+		return 0, errorf(ErrBadNotation, "square %s is off the board (1..25)", s)
+	}
+	return n, nil
+}
+
+// Move is a ply: a drop on square To (From = 0) or a slide from square From
+// to the adjacent square To. Squares are numbered 1..25.
+type Move struct {
+	From, To int
+}
+
+// Drop returns the drop on square sq.
+func Drop(sq int) Move { return Move{To: sq} }
+
+// Slide returns the slide from square from to square to.
+func Slide(from, to int) Move { return Move{From: from, To: to} }
+
+// IsDrop reports whether the move is a drop.
+func (m Move) IsDrop() bool { return m.From == 0 }
+
+// String returns the notation: "13" for a drop, "14-9" for a slide.
+func (m Move) String() string {
+	if m.IsDrop() {
+		return strconv.Itoa(m.To)
+	}
+	return strconv.Itoa(m.From) + "-" + strconv.Itoa(m.To)
+}
+
+// less orders moves in notation order: by from square (drops first), then
+// by destination.
+func (m Move) less(o Move) bool {
+	if m.From != o.From {
+		return m.From < o.From
+	}
+	return m.To < o.To
+}
+
+// ParseMove parses "13" (a drop) or "14-9" (a slide). Surrounding spaces are
+// ignored. It checks the syntax and that the squares are on the board;
+// whether the move is legal is decided by Position.Play.
+func ParseMove(s string) (Move, error) {
+	t := strings.TrimSpace(s)
+	const expected = "expected a square such as 13 or a slide such as 14-9"
+	if t == "" {
+		return Move{}, errorf(ErrBadNotation, "empty move: %s", expected)
+	}
+	from, to, slide := strings.Cut(t, "-")
+	if !slide {
+		sq, err := ParseSquare(t)
+		if err != nil {
+			return Move{}, errorf(ErrBadNotation, "move %q: %v; %s", s, err, expected)
+		}
+		return Drop(sq), nil
+	}
+	a, err := ParseSquare(strings.TrimSpace(from))
+	if err != nil {
+		return Move{}, errorf(ErrBadNotation, "move %q: from %v; %s", s, err, expected)
+	}
+	b, err := ParseSquare(strings.TrimSpace(to))
+	if err != nil {
+		return Move{}, errorf(ErrBadNotation, "move %q: to %v; %s", s, err, expected)
+	}
+	if a == b {
+		return Move{}, errorf(ErrBadNotation, "move %q slides to the square it starts from: %s", s, expected)
+	}
+	return Slide(a, b), nil
+}
