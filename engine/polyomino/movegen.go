@@ -1,0 +1,135 @@
+package polyomino
+
+// appendLegal appends the placement indices the player may play.
+func (p *Position) appendLegal(pl Player, buf []int32) []int32 {
+	g := p.game
+	avail := p.avail[pl&1]
+	if g.small {
+		occ := p.occ[0]
+		for m := avail; m != 0; m &= m - 1 {
+			for _, i := range g.byPiece[trailingZeros(m)] {
+				if g.mask64[i]&occ == 0 {
+					buf = append(buf, i)
+				}
+			}
+		}
+		return buf
+	}
+	for m := avail; m != 0; m &= m - 1 {
+		for _, i := range g.byPiece[trailingZeros(m)] {
+			if !g.placements[i].mask.Intersects(p.occ) {
+				buf = append(buf, i)
+			}
+		}
+	}
+	return buf
+}
+
+// hasMove reports whether the player can place a piece.
+func (p *Position) hasMove(pl Player) bool {
+	g := p.game
+	for m := p.avail[pl&1]; m != 0; m &= m - 1 {
+		for _, i := range g.byPiece[trailingZeros(m)] {
+			if !g.placements[i].mask.Intersects(p.occ) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AppendLegalMoves appends the legal moves of the player to move to buf
+// and returns it (moves share their cells with the game's tables).
+func (p *Position) AppendLegalMoves(buf []Move) []Move {
+	var idx [256]int32
+	list := p.appendLegal(p.toMove, idx[:0])
+	for _, i := range list {
+		buf = append(buf, p.game.move(i))
+	}
+	return buf
+}
+
+// LegalMoves lists the legal moves of the player to move, by piece in set
+// order, then orientation, then reading order.
+func (p *Position) LegalMoves() []Move { return p.AppendLegalMoves(nil) }
+
+// LegalMoveCount is the number of legal moves of the player to move.
+func (p *Position) LegalMoveCount() int {
+	var idx [256]int32
+	return len(p.appendLegal(p.toMove, idx[:0]))
+}
+
+// Over reports whether the game has ended: under normal play when the
+// player to move cannot place a piece (he has lost), under the score rule
+// when neither player can.
+func (p *Position) Over() bool {
+	if p.hasMove(p.toMove) {
+		return false
+	}
+	return p.game.cfg.EndRule == NormalPlay || !p.hasMove(p.toMove.Opponent())
+}
+
+// MustPass reports whether, under the score rule, the player to move cannot
+// place a piece while the opponent can.
+func (p *Position) MustPass() bool {
+	return p.game.score && !p.hasMove(p.toMove) && p.hasMove(p.toMove.Opponent())
+}
+
+// stabilizer lists the geometry symmetries (indices into
+// Geometry.Symmetries) that map the position onto itself.
+func (p *Position) stabilizer() []int {
+	g := p.game
+	var out []int
+	for s := range g.geo.Symmetries {
+		if s == 0 || g.geo.MapBits(s, p.occ) == p.occ {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// DistinctUpToSymmetry counts the legal moves of the player to move that
+// are distinct up to the symmetries of the board that map the position
+// onto itself (on the empty 8 x 8 board: 296 of the 2308 pentomino moves).
+func (p *Position) DistinctUpToSymmetry() int {
+	var idx [256]int32
+	list := p.appendLegal(p.toMove, idx[:0])
+	stab := p.stabilizer()
+	n := 0
+	for _, i := range list {
+		rep := i
+		for _, s := range stab {
+			rep = min(rep, p.game.symPerm[s][i])
+		}
+		if rep == i {
+			n++
+		}
+	}
+	return n
+}
+
+// SymmetryClasses groups the legal moves of the player to move by the
+// symmetries of the position: each class lists moves whose results are
+// images of one another, the first of each class standing for it.
+func (p *Position) SymmetryClasses() [][]Move {
+	var idx [256]int32
+	list := p.appendLegal(p.toMove, idx[:0])
+	stab := p.stabilizer()
+	classes := map[int32][]Move{}
+	var reps []int32
+	for _, i := range list {
+		rep := i
+		for _, s := range stab {
+			rep = min(rep, p.game.symPerm[s][i])
+		}
+		if _, ok := classes[rep]; !ok {
+			reps = append(reps, rep)
+		}
+		classes[rep] = append(classes[rep], p.game.move(i))
+	}
+	out := make([][]Move, len(reps))
+	for k, r := range reps {
+		out[k] = classes[r]
+	}
+	return out
+}
