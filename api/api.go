@@ -1,0 +1,116 @@
+// Package api is the HTTP face of gamesolver: gin handlers, request and
+// response types, middleware and problem+json errors. Handlers decode and
+// check the shape of a request, call package service, and convert its
+// answer; they hold no game logic.
+//
+//	@title						gamesolver
+//	@version					1.0
+//	@description				Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.
+//	@description				Values are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).
+//	@BasePath					/
+//	@accept						json
+//	@produce					json
+//	@tag.name					teeko
+//	@tag.description			Teeko (Scarne): analysis, game annotation, tablebase statistics.
+//	@tag.name					polyomino
+//	@tag.description			Polyomino placement games and tiling puzzles.
+//	@tag.name					jobs
+//	@tag.description			Long computations run in the background.
+//	@tag.name					service
+//	@tag.description			Health, readiness, metrics, documentation and the game catalogue.
+//	@securityDefinitions.apikey	APIKey
+//	@in							header
+//	@name						X-API-Key
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-contrib/cors"
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+)
+
+// Config is what the HTTP layer needs from the server configuration.
+type Config struct {
+	// MaxBodyBytes bounds every request body (413 beyond).
+	MaxBodyBytes int64
+	// CORSOrigins lists the origins browsers may call from; "*" allows
+	// any; empty disables CORS.
+	CORSOrigins []string
+}
+
+// Deps are the services the handlers call. A nil game service leaves its
+// routes out.
+type Deps struct {
+	Log       *zap.Logger
+	Registry  *prometheus.Registry
+	Readiness *service.Readiness
+	Catalogue *service.Catalogue
+	Gatherer  prometheus.Gatherer
+	Version   string
+	StartedAt time.Time
+}
+
+// New builds the router with every middleware and route.
+func New(cfg Config, d Deps) *gin.Engine {
+	if d.Log == nil {
+		d.Log = zap.NewNop()
+	}
+	if d.Gatherer == nil {
+		d.Gatherer = d.Registry
+	}
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true // c.Done() and c.Err() follow the request's context
+	m := newHTTPMetrics(d.Registry)
+	r.Use(withRequestID(d.Log), accessLog(), m.middleware(), recovery(), securityHeaders())
+	if len(cfg.CORSOrigins) > 0 {
+		r.Use(corsFor(cfg.CORSOrigins))
+	}
+	r.Use(limitBody(cfg.MaxBodyBytes), requireJSON())
+
+	r.NoRoute(func(c *gin.Context) {
+		writeProblem(c, newProblem(c, "not-found", "no route for "+c.Request.Method+" "+c.Request.URL.Path))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		writeProblem(c, newProblem(c, "method-not-allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; allowed: "+c.Writer.Header().Get("Allow")))
+	})
+
+	h := &handlers{deps: d}
+	r.GET("/healthz", h.healthz)
+	r.GET("/readyz", h.readyz)
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
+	r.GET("/problems/:name", describeProblem)
+	registerDocs(r)
+
+	v1 := r.Group("/v1")
+	v1.GET("/games", h.games)
+	return r
+}
+
+type handlers struct{ deps Deps }
+
+func corsFor(origins []string) gin.HandlerFunc {
+	cc := cors.Config{
+		AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
+		AllowHeaders:  []string{"Content-Type", "X-Request-ID", "X-API-Key", "Last-Event-ID"},
+		ExposeHeaders: []string{"X-Request-ID", "Location", "Retry-After"},
+		MaxAge:        time.Hour,
+	}
+	for _, o := range origins {
+		if o == "*" {
+			cc.AllowAllOrigins = true
+			break
+		}
+	}
+	if !cc.AllowAllOrigins {
+		cc.AllowOrigins = origins
+	}
+	return cors.New(cc)
+}

@@ -1,0 +1,318 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+type echoRequest struct {
+	Name  string   `json:"name"`
+	Count int      `json:"count"`
+	Tags  []string `json:"tags"`
+	Inner *struct {
+		Depth int `json:"depth"`
+	} `json:"inner"`
+}
+
+// newTestServer builds the real router, plus test-only routes that decode
+// a body and that panic, with logs captured.
+func newTestServer(t *testing.T, cfg Config) (*gin.Engine, *observer.ObservedLogs, *prometheus.Registry) {
+	t.Helper()
+	gin.SetMode(gin.TestMode)
+	core, logs := observer.New(zap.DebugLevel)
+	reg := prometheus.NewRegistry()
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 64 << 10
+	}
+	r := New(cfg, Deps{
+		Log: zap.New(core), Registry: reg,
+		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)),
+		Catalogue: &service.Catalogue{}, Version: "test", StartedAt: time.Now(),
+	})
+	r.POST("/test/echo", func(c *gin.Context) {
+		var req echoRequest
+		if decodeJSON(c, &req) {
+			c.JSON(http.StatusOK, req)
+		}
+	})
+	r.GET("/test/panic", func(c *gin.Context) { panic("boom") })
+	r.GET("/test/invalid", func(c *gin.Context) {
+		fail(c, service.Invalid("board", nil, "board row 3 has 9 cells, expected 8"))
+	})
+	r.GET("/test/busy", func(c *gin.Context) {
+		fail(c, &service.Error{Kind: service.KindBusy, Message: "all slots busy", RetryAfter: 1500 * time.Millisecond})
+	})
+	return r, logs, reg
+}
+
+func do(r http.Handler, method, path, contentType, body string, headers ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	return w
+}
+
+func decodeProblem(t *testing.T, w *httptest.ResponseRecorder) Problem {
+	t.Helper()
+	if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type = %q, want application/problem+json (body %s)", ct, w.Body)
+	}
+	var p Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+		t.Fatalf("problem body %q: %v", w.Body, err)
+	}
+	if p.Status != w.Code || p.Type == "" || p.Title == "" || p.RequestID == "" {
+		t.Fatalf("incomplete problem %+v for status %d", p, w.Code)
+	}
+	return p
+}
+
+func TestProblems(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{MaxBodyBytes: 2048})
+	const js = "application/json"
+	tests := []struct {
+		name, method, path, ct, body string
+		status                       int
+		typ                          string
+		field                        string // errors[0].field, when set
+		detail                       string // substring of detail
+	}{
+		{"malformed JSON", "POST", "/test/echo", js, `{"name": }`, 400, "/problems/malformed-json", "", "malformed JSON at byte 10"},
+		{"truncated JSON", "POST", "/test/echo", js, `{"name": "x"`, 400, "/problems/malformed-json", "", "ends too early"},
+		{"empty body", "POST", "/test/echo", js, ``, 400, "/problems/malformed-json", "", "body is empty"},
+		{"not an object", "POST", "/test/echo", js, `[1,2]`, 400, "/problems/malformed-json", "", "must be a JSON object, not an array"},
+		{"unknown field", "POST", "/test/echo", js, `{"name":"a","colour":"red"}`, 400, "/problems/validation", "colour", `unknown field "colour"; known fields: name, count, tags, inner`},
+		{"wrong type", "POST", "/test/echo", js, `{"count":"three"}`, 400, "/problems/validation", "count", "expected an integer, got a string"},
+		{"wrong element type", "POST", "/test/echo", js, `{"tags":[1]}`, 400, "/problems/validation", "tags", "expected a string, got a number"},
+		{"wrong nested type", "POST", "/test/echo", js, `{"inner":{"depth":1.5}}`, 400, "/problems/validation", "inner.depth", "expected an integer, got a number 1.5"},
+		{"trailing data", "POST", "/test/echo", js, `{"name":"a"} {"name":"b"}`, 400, "/problems/malformed-json", "", "after the JSON object"},
+		{"trailing garbage", "POST", "/test/echo", js, `{"name":"a"}x`, 400, "/problems/malformed-json", "", "after the JSON object"},
+		{"oversized body", "POST", "/test/echo", js, `{"name":"` + strings.Repeat("a", 4096) + `"}`, 413, "/problems/body-too-large", "", "limit is 2048"},
+		{"wrong content type", "POST", "/test/echo", "text/plain", `{}`, 415, "/problems/unsupported-media", "", `got Content-Type "text/plain"`},
+		{"no content type", "POST", "/test/echo", "", `{}`, 415, "/problems/unsupported-media", "", "got no Content-Type"},
+		{"unknown route", "GET", "/v1/nothing", "", ``, 404, "/problems/not-found", "", "no route for GET /v1/nothing"},
+		{"unknown route with body", "POST", "/v1/nothing", "text/plain", `x`, 404, "/problems/not-found", "", "no route"},
+		{"wrong method", "DELETE", "/healthz", "", ``, 405, "/problems/method-not-allowed", "", "DELETE is not allowed on /healthz; allowed: GET"},
+		{"wrong method with body", "POST", "/v1/games", "text/plain", `x`, 405, "/problems/method-not-allowed", "", "allowed: GET"},
+		{"panic", "GET", "/test/panic", "", ``, 500, "/problems/internal", "", "could not be completed"},
+		{"validation from service", "GET", "/test/invalid", "", ``, 400, "/problems/validation", "board", "row 3 has 9 cells"},
+		{"busy", "GET", "/test/busy", "", ``, 503, "/problems/busy", "", "all slots busy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(r, tt.method, tt.path, tt.ct, tt.body)
+			if w.Code != tt.status {
+				t.Fatalf("status = %d, want %d (body %s)", w.Code, tt.status, w.Body)
+			}
+			p := decodeProblem(t, w)
+			if p.Type != tt.typ {
+				t.Errorf("type = %q, want %q", p.Type, tt.typ)
+			}
+			if !strings.Contains(p.Detail, tt.detail) {
+				t.Errorf("detail = %q, want it to contain %q", p.Detail, tt.detail)
+			}
+			if tt.field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != tt.field) {
+				t.Errorf("errors = %+v, want field %q", p.Errors, tt.field)
+			}
+			if p.Instance != tt.path {
+				t.Errorf("instance = %q, want %q", p.Instance, tt.path)
+			}
+		})
+	}
+}
+
+func TestStrictDecodeAcceptsGoodBody(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	w := do(r, "POST", "/test/echo", "application/json; charset=utf-8", `{"name":"a","count":3,"tags":["x"],"inner":{"depth":2}}`+"\n")
+	if w.Code != 200 {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+}
+
+func TestRetryAfterOnBusy(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	w := do(r, "GET", "/test/busy", "", "")
+	if w.Header().Get("Retry-After") != "2" {
+		t.Errorf("Retry-After = %q, want 2 (1.5s rounded up)", w.Header().Get("Retry-After"))
+	}
+	if p := decodeProblem(t, w); p.RetryAfterSeconds != 2 {
+		t.Errorf("retry_after_seconds = %d", p.RetryAfterSeconds)
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{})
+	tests := []struct {
+		name, sent string
+		echoed     bool
+	}{
+		{"echoed", "client-id-42", true},
+		{"created when absent", "", false},
+		{"replaced when too long", strings.Repeat("x", 200), false},
+		{"replaced when it has spaces", "a b", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h []string
+			if tt.sent != "" {
+				h = []string{"X-Request-ID", tt.sent}
+			}
+			w := do(r, "GET", "/healthz", "", "", h...)
+			got := w.Header().Get("X-Request-ID")
+			if tt.echoed && got != tt.sent {
+				t.Errorf("X-Request-ID = %q, want %q", got, tt.sent)
+			}
+			if !tt.echoed && (got == "" || got == tt.sent) {
+				t.Errorf("X-Request-ID = %q, want a new id", got)
+			}
+			entries := logs.FilterMessage("request").FilterField(zap.String("request_id", got)).All()
+			if len(entries) != 1 {
+				t.Fatalf("%d access log lines with request id %q, want 1", len(entries), got)
+			}
+		})
+	}
+}
+
+func TestAccessLogFields(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{})
+	do(r, "POST", "/test/echo", "application/json", `{"name":"secret-body"}`, "X-API-Key", "k123")
+	entries := logs.FilterMessage("request").All()
+	if len(entries) != 1 {
+		t.Fatalf("%d access log lines", len(entries))
+	}
+	f := entries[0].ContextMap()
+	for _, k := range []string{"request_id", "method", "route", "path", "status", "latency", "bytes"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("access log lacks %q: %v", k, f)
+		}
+	}
+	if f["route"] != "/test/echo" || f["status"] != int64(200) {
+		t.Errorf("route/status = %v/%v", f["route"], f["status"])
+	}
+	line, _ := json.Marshal(f)
+	if bytes.Contains(line, []byte("secret-body")) || bytes.Contains(line, []byte("k123")) {
+		t.Errorf("access log leaks the body or the API key: %s", line)
+	}
+}
+
+func TestPanicIsLoggedWithStack(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{})
+	do(r, "GET", "/test/panic", "", "")
+	e := logs.FilterMessage("panic").All()
+	if len(e) != 1 || !strings.Contains(e[0].ContextMap()["stack"].(string), "api_test.go") {
+		t.Fatalf("panic log = %+v", e)
+	}
+}
+
+func TestCORS(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{CORSOrigins: []string{"https://app.example"}})
+	req := httptest.NewRequest("OPTIONS", "/v1/games", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("preflight: %d %v", w.Code, w.Header())
+	}
+	w = do(r, "GET", "/healthz", "", "", "Origin", "https://evil.example")
+	if w.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign origin allowed: %v", w.Header())
+	}
+	w = do(r, "GET", "/healthz", "", "", "Origin", "https://app.example")
+	if w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "X-Request-Id") {
+		t.Errorf("allowed origin headers: %v", w.Header())
+	}
+	r2, _, _ := newTestServer(t, Config{})
+	if w := do(r2, "GET", "/healthz", "", "", "Origin", "https://app.example"); w.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS on without origins configured")
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	w := do(r, "GET", "/healthz", "", "")
+	for h, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"} {
+		if got := w.Header().Get(h); got != want {
+			t.Errorf("%s = %q, want %q", h, got, want)
+		}
+	}
+	if w := do(r, "GET", "/swagger/index.html", "", ""); w.Code != 200 || w.Header().Get("Content-Security-Policy") != "" {
+		t.Errorf("swagger UI: %d, CSP %q", w.Code, w.Header().Get("Content-Security-Policy"))
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	do(r, "GET", "/healthz", "", "")
+	do(r, "GET", "/no/such/route/1", "", "")
+	do(r, "GET", "/no/such/route/2", "", "")
+	w := do(r, "GET", "/metrics", "", "")
+	body := w.Body.String()
+	for _, want := range []string{
+		`gamesolver_http_requests_total{method="GET",route="/healthz",status="200"} 1`,
+		`gamesolver_http_requests_total{method="GET",route="unmatched",status="404"} 2`,
+		`gamesolver_http_request_duration_seconds_bucket{method="GET",route="/healthz"`,
+		`gamesolver_http_requests_in_flight{route="/metrics"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func TestServiceEndpoints(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	tests := []struct {
+		path, contains string
+	}{
+		{"/healthz", `"status":"ok"`},
+		{"/readyz", `"backend":"memory"`},
+		{"/v1/games", `"games":[]`},
+		{"/openapi.json", `"swagger": "2.0"`},
+		{"/swagger/index.html", "swagger-ui"},
+		{"/problems/validation", `"status":400`},
+	}
+	for _, tt := range tests {
+		w := do(r, "GET", tt.path, "", "")
+		body, _ := io.ReadAll(w.Body)
+		if w.Code != 200 || !strings.Contains(string(body), tt.contains) {
+			t.Errorf("GET %s = %d %.200s; want 200 containing %s", tt.path, w.Code, body, tt.contains)
+		}
+	}
+	if w := do(r, "GET", "/problems/nope", "", ""); w.Code != 404 {
+		t.Errorf("unknown problem type: %d", w.Code)
+	}
+}
+
+func TestReadyzNotReady(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	// A fresh router with a component still building.
+	rd := service.NewReadiness(cache.NewMemory(1<<20, 0))
+	p := 0.25
+	rd.Add(func() service.Component { return service.Component{Name: "teeko", State: "building", Progress: &p} })
+	r = New(Config{MaxBodyBytes: 1 << 16}, Deps{Registry: prometheus.NewRegistry(), Readiness: rd, Catalogue: &service.Catalogue{}})
+	w := do(r, "GET", "/readyz", "", "")
+	if w.Code != 503 || !strings.Contains(w.Body.String(), `"progress":0.25`) || w.Header().Get("Retry-After") == "" {
+		t.Errorf("readyz while building = %d %s", w.Code, w.Body)
+	}
+}

@@ -1,0 +1,35 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	swaggerFiles "github.com/swaggo/files"
+	ginSwagger "github.com/swaggo/gin-swagger"
+	"github.com/swaggo/swag"
+
+	"github.com/gamesolver/gamesolver/openapi"
+)
+
+func registerDocs(r *gin.Engine) {
+	r.GET("/openapi.json", openapiJSON)
+	r.GET("/swagger/*any", ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json")))
+	r.GET("/swagger", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "/swagger/index.html") })
+}
+
+// openapiJSON godoc
+//
+//	@Summary		The OpenAPI document
+//	@Description	The generated OpenAPI (Swagger 2.0) document describing every endpoint; browse it at /swagger/index.html.
+//	@Tags			service
+//	@Produce		json
+//	@Success		200	{object}	object
+//	@Router			/openapi.json [get]
+func openapiJSON(c *gin.Context) {
+	doc, err := swag.ReadDoc(openapi.SwaggerInfo.InstanceName())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Data(http.StatusOK, "application/json", []byte(doc))
+}

@@ -1,0 +1,66 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gamesolver/gamesolver/service"
+)
+
+// Health is the liveness answer.
+type Health struct {
+	Status  string `json:"status" example:"ok"`
+	Version string `json:"version" example:"v0.1.0"`
+	// UptimeSeconds since the process started.
+	UptimeSeconds float64 `json:"uptime_seconds" example:"12.5"`
+}
+
+// healthz godoc
+//
+//	@Summary		Liveness
+//	@Description	200 while the process serves HTTP.
+//	@Tags			service
+//	@Produce		json
+//	@Success		200	{object}	Health
+//	@Router			/healthz [get]
+func (h *handlers) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, Health{Status: "ok", Version: h.deps.Version, UptimeSeconds: time.Since(h.deps.StartedAt).Seconds()})
+}
+
+// readyz godoc
+//
+//	@Summary		Readiness
+//	@Description	200 once every engine can answer, 503 while one is still loading or building (its progress is given). `cache.backend` names the cache in use (`memory`, or `redis+memory` for Redis with an in-process layer in front) and `cache.reachable` whether Redis answers; an unreachable Redis does not make the service unready, only slower.
+//	@Tags			service
+//	@Produce		json
+//	@Success		200	{object}	service.ReadyReport
+//	@Failure		503	{object}	service.ReadyReport
+//	@Router			/readyz [get]
+func (h *handlers) readyz(c *gin.Context) {
+	rep := h.deps.Readiness.Report(c.Request.Context())
+	status := http.StatusOK
+	if !rep.Ready {
+		status = http.StatusServiceUnavailable
+		c.Header("Retry-After", "1")
+	}
+	c.JSON(status, rep)
+}
+
+// GamesResponse lists the games served.
+type GamesResponse struct {
+	Games []service.GameInfo `json:"games"`
+}
+
+// games godoc
+//
+//	@Summary		Games served
+//	@Description	The games, presets, variants and piece sets served, with their parameters, house rules and piece pictures.
+//	@Tags			service
+//	@Produce		json
+//	@Success		200	{object}	GamesResponse
+//	@Router			/v1/games [get]
+func (h *handlers) games(c *gin.Context) {
+	c.JSON(http.StatusOK, GamesResponse{Games: h.deps.Catalogue.Games()})
+}

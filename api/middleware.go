@@ -1,0 +1,178 @@
+package api
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+const (
+	headerRequestID = "X-Request-ID"
+	ctxRequestID    = "gamesolver.request_id"
+	ctxLogger       = "gamesolver.logger"
+	maxRequestIDLen = 128
+)
+
+// withRequestID echoes a client's X-Request-ID when it is reasonable
+// (printable ASCII, at most 128 characters) or makes a new one, and puts a
+// logger carrying it into the context.
+func withRequestID(log *zap.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader(headerRequestID)
+		if !validRequestID(id) {
+			id = uuid.NewString()
+		}
+		c.Set(ctxRequestID, id)
+		c.Set(ctxLogger, log.With(zap.String("request_id", id)))
+		c.Header(headerRequestID, id)
+		c.Next()
+	}
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func requestID(c *gin.Context) string { return c.GetString(ctxRequestID) }
+
+// logger returns the request's logger (with its request id).
+func logger(c *gin.Context) *zap.Logger {
+	if l, ok := c.Get(ctxLogger); ok {
+		return l.(*zap.Logger)
+	}
+	return zap.NewNop()
+}
+
+// accessLog writes one line per request: never the body, never headers that
+// may hold secrets.
+func accessLog() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		status := c.Writer.Status()
+		fields := []zap.Field{
+			zap.String("method", c.Request.Method),
+			zap.String("route", routeOf(c)),
+			zap.String("path", c.Request.URL.Path),
+			zap.Int("status", status),
+			zap.Duration("latency", time.Since(start)),
+			zap.Int("bytes", c.Writer.Size()),
+			zap.String("client", c.ClientIP()),
+		}
+		log := logger(c)
+		switch {
+		case status >= 500:
+			log.Error("request", fields...)
+		case status >= 400:
+			log.Warn("request", fields...)
+		default:
+			log.Info("request", fields...)
+		}
+	}
+}
+
+// routeOf is the route template ("/v1/jobs/:id"), or "unmatched" for paths
+// no route knows, so that metrics and logs cannot be flooded with labels.
+func routeOf(c *gin.Context) string {
+	if r := c.FullPath(); r != "" {
+		return r
+	}
+	return "unmatched"
+}
+
+// recovery answers a panic with a 500 problem and logs its stack. A panic is
+// always a bug: user input must never cause one.
+func recovery() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				logger(c).Error("panic", zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+				if !c.Writer.Written() {
+					writeProblem(c, newProblem(c, "internal", "the request could not be completed"))
+				}
+				c.Abort()
+			}
+		}()
+		c.Next()
+	}
+}
+
+// limitBody refuses bodies over max bytes: at once when Content-Length says
+// so, and while reading otherwise (decodeJSON then answers 413).
+func limitBody(max int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.FullPath() == "" { // no route: 404 or 405 answers, not 413
+			c.Next()
+			return
+		}
+		if c.Request.ContentLength > max {
+			writeProblem(c, newProblem(c, "body-too-large", fmt.Sprintf("the request body has %d bytes; the limit is %d", c.Request.ContentLength, max)))
+			return
+		}
+		if c.Request.Body != nil {
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, max)
+		}
+		c.Next()
+	}
+}
+
+// requireJSON answers 415 to a request with a body that is not JSON.
+func requireJSON() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		switch c.Request.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch:
+			if c.FullPath() == "" { // no route: 404 or 405 answers, not 415
+				c.Next()
+				return
+			}
+		default:
+			c.Next()
+			return
+		}
+		ct := c.GetHeader("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+			got := "no Content-Type"
+			if ct != "" {
+				got = "Content-Type " + strconv.Quote(ct)
+			}
+			writeProblem(c, newProblem(c, "unsupported-media", "expected Content-Type application/json, got "+got))
+			return
+		}
+		c.Next()
+	}
+}
+
+// securityHeaders sets the headers every answer carries. The Swagger UI
+// needs its scripts, so the strict content policy skips it.
+func securityHeaders() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		h := c.Writer.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		if !strings.HasPrefix(c.Request.URL.Path, "/swagger/") {
+			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		}
+		c.Next()
+	}
+}

@@ -1,0 +1,160 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+)
+
+// Problem is an RFC 9457 problem detail, the body of every error answer
+// (Content-Type application/problem+json).
+type Problem struct {
+	// Type identifies the kind of problem; GET it for a description.
+	Type   string `json:"type" example:"/problems/validation"`
+	Title  string `json:"title" example:"Invalid request"`
+	Status int    `json:"status" example:"400"`
+	Detail string `json:"detail,omitempty" example:"board row 3 has 9 cells, expected 8"`
+	// Instance is the path of the request that failed.
+	Instance  string `json:"instance,omitempty" example:"/v1/polyomino/analyze"`
+	RequestID string `json:"request_id,omitempty" example:"3f2b7c1e-5d7a-4c8e-9b1a-2f6d9e0c4a11"`
+	// Errors lists every invalid field for validation problems.
+	Errors []service.FieldError `json:"errors,omitempty"`
+	// RetryAfterSeconds repeats the Retry-After header for 429 and 503.
+	RetryAfterSeconds int `json:"retry_after_seconds,omitempty" example:"1"`
+	// Progress, while an engine is still building, is the fraction done.
+	Progress *float64 `json:"progress,omitempty" example:"0.42"`
+}
+
+// statusClientClosed is recorded when the client disconnected before the
+// answer (nginx's convention); no body is written.
+const statusClientClosed = 499
+
+// problemKind is one kind of problem: its type URI (under /problems/), title
+// and what it means, served at GET /problems/{name}.
+type problemKind struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Status      int    `json:"status"`
+	Description string `json:"description"`
+}
+
+var problemKinds = map[string]problemKind{
+	"validation":         {"validation", "Invalid request", 400, "A field of the request is missing, malformed or not allowed; errors[] names each field and what was expected."},
+	"malformed-json":     {"malformed-json", "Malformed JSON", 400, "The body is not one well-formed JSON object."},
+	"not-found":          {"not-found", "Not found", 404, "No resource at this path, or no job with this id."},
+	"method-not-allowed": {"method-not-allowed", "Method not allowed", 405, "The path exists but not with this method; the Allow header lists the methods."},
+	"conflict":           {"conflict", "Conflict", 409, "The resource is in a state that does not allow this operation."},
+	"unauthorized":       {"unauthorized", "Unauthorized", 401, "This endpoint needs an API key in the X-API-Key header."},
+	"body-too-large":     {"body-too-large", "Request body too large", 413, "The body exceeds the server's limit; the detail gives the limit."},
+	"unsupported-media":  {"unsupported-media", "Unsupported media type", 415, "Send the body as application/json."},
+	"rate-limited":       {"rate-limited", "Too many requests", 429, "This client sent more requests than its rate allows; retry after Retry-After seconds."},
+	"busy":               {"busy", "Solver busy", 503, "Every solver slot and the queue are taken; retry after Retry-After seconds."},
+	"not-ready":          {"not-ready", "Engine not ready", 503, "The engine is still loading or building its tables; progress tells how far it is."},
+	"internal":           {"internal", "Internal error", 500, "A bug on our side; the request id finds it in the logs."},
+}
+
+func problemType(name string) string { return "/problems/" + name }
+
+// newProblem fills type, title and status from a kind.
+func newProblem(c *gin.Context, kind, detail string) Problem {
+	k := problemKinds[kind]
+	return Problem{
+		Type: problemType(k.Name), Title: k.Title, Status: k.Status, Detail: detail,
+		Instance: c.Request.URL.Path, RequestID: requestID(c),
+	}
+}
+
+// writeProblem sends p and aborts the chain. It is the only place that
+// writes an error body.
+func writeProblem(c *gin.Context, p Problem) {
+	if p.RetryAfterSeconds > 0 {
+		c.Header("Retry-After", strconv.Itoa(p.RetryAfterSeconds))
+	}
+	c.Header("Cache-Control", "no-store")
+	c.Render(p.Status, problemRender{p})
+	c.Abort()
+}
+
+// fail turns any error into its problem. Errors of package service carry
+// their kind; anything else is a bug (500), logged with the request id.
+func fail(c *gin.Context, err error) {
+	var se *service.Error
+	if !errors.As(err, &se) {
+		if c.Request.Context().Err() != nil && errors.Is(err, context.Canceled) {
+			// The client went away; nobody reads an answer. 499 is
+			// nginx's "client closed request", kept for the access log.
+			c.AbortWithStatus(statusClientClosed)
+			return
+		}
+		logger(c).Error("internal error", zap.Error(err))
+		writeProblem(c, newProblem(c, "internal", "the request could not be completed"))
+		return
+	}
+	var p Problem
+	switch se.Kind {
+	case service.KindInvalid:
+		p = newProblem(c, "validation", se.Message)
+		p.Errors = se.Fields
+	case service.KindNotFound:
+		p = newProblem(c, "not-found", se.Message)
+	case service.KindNotReady:
+		p = newProblem(c, "not-ready", se.Message)
+		p.Progress = se.Progress
+	case service.KindBusy:
+		p = newProblem(c, "busy", se.Message)
+	case service.KindRateLimited:
+		p = newProblem(c, "rate-limited", se.Message)
+	case service.KindConflict:
+		p = newProblem(c, "conflict", se.Message)
+	case service.KindUnauthorized:
+		p = newProblem(c, "unauthorized", se.Message)
+	default:
+		logger(c).Error("internal error", zap.Error(err))
+		p = newProblem(c, "internal", "the request could not be completed")
+	}
+	if se.RetryAfter > 0 {
+		p.RetryAfterSeconds = int(math.Ceil(se.RetryAfter.Seconds()))
+	} else if p.Status == http.StatusServiceUnavailable || p.Status == http.StatusTooManyRequests {
+		p.RetryAfterSeconds = int(time.Second.Seconds())
+	}
+	writeProblem(c, p)
+}
+
+// problemRender writes a Problem as application/problem+json.
+type problemRender struct{ p Problem }
+
+func (r problemRender) Render(w http.ResponseWriter) error {
+	r.WriteContentType(w)
+	return jsonRender(w, r.p)
+}
+
+func (problemRender) WriteContentType(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/problem+json")
+}
+
+// describeProblem godoc
+//
+//	@Summary		Describe a problem type
+//	@Description	Every error answer is application/problem+json (RFC 9457) whose `type` is a path under /problems/; this returns what that type means.
+//	@Tags			service
+//	@Produce		json
+//	@Param			name	path		string	true	"problem type name"	example(validation)
+//	@Success		200		{object}	problemKind
+//	@Failure		404		{object}	Problem
+//	@Router			/problems/{name} [get]
+func describeProblem(c *gin.Context) {
+	k, ok := problemKinds[c.Param("name")]
+	if !ok {
+		writeProblem(c, newProblem(c, "not-found", "no problem type "+strconv.Quote(c.Param("name"))))
+		return
+	}
+	c.JSON(http.StatusOK, k)
+}

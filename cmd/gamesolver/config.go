@@ -1,0 +1,228 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is the server configuration. Every setting is a flag and an
+// environment variable; a flag given on the command line wins over the
+// environment, which wins over the default.
+type config struct {
+	Addr          string
+	DataDir       string
+	RedisURL      string
+	LogLevel      string
+	LogFormat     string
+	MaxBodyBytes  int64
+	DefaultBudget time.Duration
+	MaxBudget     time.Duration
+	SolverSlots   int
+	SolverQueue   int
+	QueueWait     time.Duration
+	CORSOrigins   string
+	CacheBytes    int64
+	CacheTTL      time.Duration
+	RedisTimeout  time.Duration
+	ShutdownGrace time.Duration
+}
+
+// flagHelp is returned after -h printed the usage.
+var flagHelp = errors.New("help requested")
+
+// setting binds one field to a flag and an environment variable.
+type setting struct {
+	flag, env, usage string
+	secret           bool
+	value            flag.Value
+}
+
+func (c *config) settings() []setting {
+	return []setting{
+		{flag: "addr", env: "GAMESOLVER_ADDR", usage: "listen address host:port", value: (*stringValue)(&c.Addr)},
+		{flag: "data-dir", env: "GAMESOLVER_DATA_DIR", usage: "directory for tablebases and other built data", value: (*stringValue)(&c.DataDir)},
+		{flag: "redis-url", env: "REDIS_URL", usage: "Redis URL (redis:// or rediss:// for TLS); empty: in-memory cache", secret: true, value: (*stringValue)(&c.RedisURL)},
+		{flag: "log-level", env: "GAMESOLVER_LOG_LEVEL", usage: "debug, info, warn or error", value: (*stringValue)(&c.LogLevel)},
+		{flag: "log-format", env: "GAMESOLVER_LOG_FORMAT", usage: "json or console", value: (*stringValue)(&c.LogFormat)},
+		{flag: "max-body", env: "GAMESOLVER_MAX_BODY", usage: "largest request body in bytes (suffixes KiB, MiB)", value: (*bytesValue)(&c.MaxBodyBytes)},
+		{flag: "default-budget", env: "GAMESOLVER_DEFAULT_BUDGET", usage: "search time budget when a request gives none", value: (*durationValue)(&c.DefaultBudget)},
+		{flag: "max-budget", env: "GAMESOLVER_MAX_BUDGET", usage: "server-side cap on any request's search budget", value: (*durationValue)(&c.MaxBudget)},
+		{flag: "solver-slots", env: "GAMESOLVER_SOLVER_SLOTS", usage: "searches running at once", value: (*intValue)(&c.SolverSlots)},
+		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
+		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
+		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS, * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
+		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
+		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
+		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
+		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM", value: (*durationValue)(&c.ShutdownGrace)},
+	}
+}
+
+func defaultConfig() config {
+	return config{
+		Addr:          ":8080",
+		DataDir:       "./data",
+		LogLevel:      "info",
+		LogFormat:     "json",
+		MaxBodyBytes:  64 << 10,
+		DefaultBudget: 2 * time.Second,
+		MaxBudget:     30 * time.Second,
+		SolverSlots:   runtime.NumCPU(),
+		SolverQueue:   4 * runtime.NumCPU(),
+		QueueWait:     2 * time.Second,
+		CacheBytes:    256 << 20,
+		CacheTTL:      7 * 24 * time.Hour,
+		RedisTimeout:  20 * time.Millisecond,
+		ShutdownGrace: 20 * time.Second,
+	}
+}
+
+// parseConfig reads the environment, then the flags in args.
+func parseConfig(name string, args []string, getenv func(string) string) (config, error) {
+	c := defaultConfig()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, s := range c.settings() {
+		if v := getenv(s.env); v != "" {
+			if err := s.value.Set(v); err != nil {
+				return c, fmt.Errorf("%s=%q: %w", s.env, redactIf(s.secret, v), err)
+			}
+		}
+		fs.Var(s.value, s.flag, fmt.Sprintf("%s (env %s)", s.usage, s.env))
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, flagHelp
+		}
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	var errs []string
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, "max-body must be at least 1KiB")
+	}
+	if c.SolverSlots < 1 {
+		errs = append(errs, "solver-slots must be at least 1")
+	}
+	if c.SolverQueue < 0 {
+		errs = append(errs, "solver-queue must not be negative")
+	}
+	if c.MaxBudget <= 0 || c.DefaultBudget <= 0 || c.DefaultBudget > c.MaxBudget {
+		errs = append(errs, "budgets must be positive with default-budget <= max-budget")
+	}
+	switch c.LogFormat {
+	case "json", "console":
+	default:
+		errs = append(errs, fmt.Sprintf("log-format %q: expected json or console", c.LogFormat))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// effective lists every setting with its value, secrets redacted, for the
+// start-up log.
+func (c *config) effective() map[string]string {
+	out := make(map[string]string)
+	for _, s := range c.settings() {
+		out[s.flag] = redactIf(s.secret, s.value.String())
+	}
+	return out
+}
+
+func (c *config) corsOrigins() []string {
+	var out []string
+	for _, o := range strings.Split(c.CORSOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// redactIf hides the password of a URL-like secret.
+func redactIf(secret bool, v string) string {
+	if !secret || v == "" {
+		return v
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return "(unparsable, hidden)"
+	}
+	return u.Redacted()
+}
+
+type stringValue string
+
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+func (v *stringValue) String() string     { return string(*v) }
+
+type intValue int
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("expected an integer")
+	}
+	*v = intValue(n)
+	return nil
+}
+func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+
+type durationValue time.Duration
+
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("expected a duration such as 500ms or 2s")
+	}
+	*v = durationValue(d)
+	return nil
+}
+func (v *durationValue) String() string { return time.Duration(*v).String() }
+
+type bytesValue int64
+
+var byteSuffixes = []struct {
+	suffix string
+	mult   int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+
+func (v *bytesValue) Set(s string) error {
+	mult := int64(1)
+	num := strings.TrimSpace(s)
+	for _, bs := range byteSuffixes {
+		if strings.HasSuffix(num, bs.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, bs.suffix)), bs.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("expected a size such as 65536, 64KiB or 256MiB")
+	}
+	*v = bytesValue(n * mult)
+	return nil
+}
+
+func (v *bytesValue) String() string {
+	n := int64(*v)
+	for _, bs := range byteSuffixes[:3] {
+		if n >= bs.mult && n%bs.mult == 0 {
+			return strconv.FormatInt(n/bs.mult, 10) + bs.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}

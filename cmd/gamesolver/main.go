@@ -1,0 +1,60 @@
+// Command gamesolver serves the gamesolver HTTP API and runs its offline
+// work (table builds, solves) from the command line. This package only
+// wires the layers together: configuration, construction, start, stop.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+const usage = `gamesolver: exact analysis of Teeko, polyomino placement games and tiling puzzles
+
+Usage:
+  gamesolver serve [flags]      start the HTTP server (gamesolver serve -h lists the flags)
+  gamesolver version            print the version
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(rest, os.Getenv)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "gamesolver", versionString())
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "gamesolver: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "gamesolver:", err)
+		return 1
+	}
+	return 0
+}

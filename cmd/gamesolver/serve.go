@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/gamesolver/gamesolver/api"
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+// app is a wired server: everything serve starts and stops.
+type app struct {
+	cfg     config
+	log     *zap.Logger
+	handler http.Handler
+	cache   cache.Cache
+	closers []func()
+}
+
+func serve(args []string, getenv func(string) string) error {
+	cfg, err := parseConfig("serve", args, getenv)
+	if err != nil {
+		if errors.Is(err, flagHelp) {
+			return nil
+		}
+		return err
+	}
+	log, err := newLogger(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	a, err := build(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	return a.serve(ctx, ln)
+}
+
+// build constructs every layer from the configuration.
+func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
+	log.Info("starting", zap.String("version", versionString()), zap.Any("config", cfg.effective()))
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := service.NewMetrics(reg)
+	a := &app{cfg: cfg, log: log}
+
+	c, err := newCache(cfg, metrics, reg, log)
+	if err != nil {
+		return nil, err
+	}
+	a.cache = c
+	a.closers = append(a.closers, func() { _ = c.Close() })
+
+	readiness := service.NewReadiness(c)
+	catalogue := &service.Catalogue{}
+
+	gin.SetMode(gin.ReleaseMode)
+	a.handler = api.New(api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins()}, api.Deps{
+		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
+		Version: versionString(), StartedAt: time.Now(),
+	})
+	_ = ctx
+	return a, nil
+}
+
+// newCache picks Redis (with an in-memory layer in front) when REDIS_URL is
+// set, the in-memory LRU otherwise.
+func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger) (cache.Cache, error) {
+	mem := cache.Observe(cache.NewMemory(cfg.CacheBytes, cfg.CacheTTL), "memory", m.CacheObserver)
+	if cfg.RedisURL == "" {
+		return mem, nil
+	}
+	m.RegisterRedis(reg)
+	m.RedisUp.Set(1)
+	r, err := cache.NewRedis(cache.RedisOptions{
+		URL: cfg.RedisURL, Timeout: cfg.RedisTimeout, TTL: cfg.CacheTTL,
+		OnStateChange: func(open bool) {
+			if open {
+				m.RedisUp.Set(0)
+				log.Warn("redis unreachable: circuit open, serving without it")
+			} else {
+				m.RedisUp.Set(1)
+				log.Info("redis reachable again: circuit closed")
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &cache.Tiered{Near: mem, Far: cache.Observe(r, "redis", m.CacheObserver)}, nil
+}
+
+// serve runs the HTTP server until ctx ends, then shuts down gracefully:
+// stop accepting, let requests in flight finish within the grace period.
+func (a *app) serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          zap.NewStdLog(a.log.Named("http")),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	a.log.Info("serving", zap.String("addr", ln.Addr().String()))
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down", zap.Duration("grace", a.cfg.ShutdownGrace))
+	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn("shutdown: requests still in flight were cut", zap.Error(err))
+		_ = srv.Close()
+	}
+	return nil
+}
+
+func (a *app) close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+}
+
+func newLogger(cfg config) (*zap.Logger, error) {
+	var level zapcore.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return nil, fmt.Errorf("log-level %q: expected debug, info, warn or error", cfg.LogLevel)
+	}
+	zc := zap.NewProductionConfig()
+	if cfg.LogFormat == "console" {
+		zc = zap.NewDevelopmentConfig()
+	}
+	zc.Level = zap.NewAtomicLevelAt(level)
+	zc.DisableStacktrace = true
+	return zc.Build()
+}

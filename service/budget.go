@@ -1,0 +1,23 @@
+package service
+
+import "time"
+
+// Budgets turns the budget a client asks for into the one it gets: the
+// default when none is asked, never more than the server-side cap.
+type Budgets struct {
+	Default time.Duration
+	Max     time.Duration
+}
+
+// Clamp returns the effective budget for a request asking for ms
+// milliseconds (0 or absent: the default).
+func (b Budgets) Clamp(ms int64) time.Duration {
+	d := time.Duration(ms) * time.Millisecond
+	if ms <= 0 {
+		d = b.Default
+	}
+	if b.Max > 0 && d > b.Max {
+		d = b.Max
+	}
+	return d
+}

@@ -1,0 +1,133 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Loader answers from a cache and otherwise computes, merging concurrent
+// identical misses into one computation (single flight).
+//
+// Unlike golang.org/x/sync/singleflight, the shared computation is canceled
+// when every caller waiting for it has gone away (each caller's context), so
+// a search nobody waits for stops; and it is not canceled while one caller
+// still waits.
+type Loader struct {
+	cache Cache
+	ttl   time.Duration
+
+	mu    sync.Mutex
+	calls map[string]*call
+}
+
+// Compute produces the value for a key; cacheable false keeps an answer
+// (for example an unproven one) out of the cache.
+type Compute func(ctx context.Context) (value []byte, cacheable bool, err error)
+
+// Origin says where a value came from.
+type Origin int
+
+// Origins of a value.
+const (
+	Computed Origin = iota // this caller's computation ran
+	Shared                 // another caller's identical computation ran
+	Cached                 // the cache had it
+)
+
+type call struct {
+	done    chan struct{}
+	cancel  context.CancelFunc
+	waiters int
+	value   []byte
+	err     error
+}
+
+// NewLoader returns a loader over c storing values for ttl (0: the
+// backend's default).
+func NewLoader(c Cache, ttl time.Duration) *Loader {
+	return &Loader{cache: c, ttl: ttl, calls: make(map[string]*call)}
+}
+
+// Cache returns the cache the loader reads and fills.
+func (l *Loader) Cache() Cache { return l.cache }
+
+// Load returns the value for key from the cache, from a computation already
+// under way for the same key, or by running compute.
+func (l *Loader) Load(ctx context.Context, key string, compute Compute) ([]byte, Origin, error) {
+	if v, ok, _ := l.cache.Get(ctx, key); ok {
+		return v, Cached, nil
+	}
+	l.mu.Lock()
+	c, joined := l.calls[key]
+	if joined {
+		c.waiters++
+	} else {
+		// The computation outlives the first caller when others join,
+		// so it gets its own cancellation, keeping the caller's values.
+		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		if d, ok := ctx.Deadline(); ok {
+			cctx, cancel = withDeadline(cctx, cancel, d)
+		}
+		c = &call{done: make(chan struct{}), cancel: cancel, waiters: 1}
+		l.calls[key] = c
+		go l.run(cctx, key, c, compute)
+	}
+	l.mu.Unlock()
+
+	select {
+	case <-c.done:
+		if joined {
+			return c.value, Shared, c.err
+		}
+		return c.value, Computed, c.err
+	case <-ctx.Done():
+		l.mu.Lock()
+		c.waiters--
+		if c.waiters == 0 {
+			c.cancel()
+		}
+		l.mu.Unlock()
+		return nil, Computed, ctx.Err()
+	}
+}
+
+func withDeadline(ctx context.Context, cancel context.CancelFunc, d time.Time) (context.Context, context.CancelFunc) {
+	dctx, dcancel := context.WithDeadline(ctx, d)
+	return dctx, func() { dcancel(); cancel() }
+}
+
+func (l *Loader) run(ctx context.Context, key string, c *call, compute Compute) {
+	defer c.cancel()
+	value, cacheable, err := safeCompute(ctx, compute)
+	if err == nil && cacheable {
+		// Stored before the call is forgotten, so that a caller arriving
+		// in between finds it in the cache.
+		_ = l.cache.Set(context.WithoutCancel(ctx), key, value, l.ttl)
+	}
+	l.mu.Lock()
+	c.value, c.err = value, err
+	delete(l.calls, key)
+	l.mu.Unlock()
+	close(c.done)
+}
+
+// PanicError carries a panic out of a computation that ran on the loader's
+// goroutine, where no HTTP recovery could catch it.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("panic in computation: %v", p.Value) }
+
+func safeCompute(ctx context.Context, compute Compute) (value []byte, cacheable bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			value, cacheable, err = nil, false, &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return compute(ctx)
+}

@@ -1,0 +1,129 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestLoaderMergesConcurrentMisses(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	var runs atomic.Int32
+	release := make(chan struct{})
+	compute := func(ctx context.Context) ([]byte, bool, error) {
+		runs.Add(1)
+		<-release
+		return []byte("v"), true, nil
+	}
+	var wg sync.WaitGroup
+	origins := make([]Origin, 8)
+	for i := range origins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, o, err := l.Load(context.Background(), "k", compute)
+			if err != nil || string(v) != "v" {
+				t.Errorf("Load = %q, %v", v, err)
+			}
+			origins[i] = o
+		}()
+	}
+	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.calls["k"] != nil && l.calls["k"].waiters == 8 })
+	close(release)
+	wg.Wait()
+	if runs.Load() != 1 {
+		t.Errorf("computation ran %d times, want 1", runs.Load())
+	}
+	computed := 0
+	for _, o := range origins {
+		if o == Computed {
+			computed++
+		}
+	}
+	if computed != 1 {
+		t.Errorf("%d callers report Computed, want 1", computed)
+	}
+	if _, o, _ := l.Load(context.Background(), "k", compute); o != Cached {
+		t.Errorf("third load origin = %v, want Cached", o)
+	}
+}
+
+func TestLoaderCancelsWhenEveryWaiterLeaves(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	canceled := make(chan struct{})
+	compute := func(ctx context.Context) ([]byte, bool, error) {
+		<-ctx.Done()
+		close(canceled)
+		return nil, false, ctx.Err()
+	}
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	errs := make(chan error, 2)
+	go func() { _, _, err := l.Load(ctx1, "k", compute); errs <- err }()
+	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.calls["k"] != nil })
+	go func() { _, _, err := l.Load(ctx2, "k", compute); errs <- err }()
+	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.calls["k"].waiters == 2 })
+
+	cancel1()
+	if err := <-errs; !errors.Is(err, context.Canceled) {
+		t.Fatalf("first caller error = %v", err)
+	}
+	select {
+	case <-canceled:
+		t.Fatal("computation canceled while a caller still waits")
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel2()
+	<-errs
+	select {
+	case <-canceled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("computation not canceled after every caller left")
+	}
+}
+
+func TestLoaderDoesNotCacheUncacheableOrFailed(t *testing.T) {
+	c := NewMemory(1<<20, 0)
+	l := NewLoader(c, 0)
+	_, _, _ = l.Load(context.Background(), "unproven", func(context.Context) ([]byte, bool, error) { return []byte("x"), false, nil })
+	_, _, _ = l.Load(context.Background(), "failed", func(context.Context) ([]byte, bool, error) { return nil, true, errors.New("boom") })
+	if n, _ := c.Len(); n != 0 {
+		t.Errorf("cache holds %d entries, want 0", n)
+	}
+}
+
+func TestLoaderTurnsPanicIntoError(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	_, _, err := l.Load(context.Background(), "k", func(context.Context) ([]byte, bool, error) { panic("engine bug") })
+	var pe *PanicError
+	if !errors.As(err, &pe) || pe.Value != "engine bug" || len(pe.Stack) == 0 {
+		t.Errorf("err = %v, want a PanicError with a stack", err)
+	}
+}
+
+func TestLoaderKeepsCallerDeadline(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	want, _ := ctx.Deadline()
+	_, _, _ = l.Load(ctx, "k", func(cctx context.Context) ([]byte, bool, error) {
+		if got, ok := cctx.Deadline(); !ok || !got.Equal(want) {
+			t.Errorf("computation deadline = %v, %v; want %v", got, ok, want)
+		}
+		return nil, false, nil
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,222 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/sony/gobreaker/v2"
+)
+
+// RedisOptions configures the Redis backend. Zero values take the defaults
+// in brackets.
+type RedisOptions struct {
+	// URL is a redis:// or rediss:// (TLS) URL, with user, password and
+	// database as go-redis understands them.
+	URL string
+	// Timeout bounds every call, dial included [20ms]. With the breaker
+	// it is what a dead or slow Redis costs a request at most.
+	Timeout time.Duration
+	// TTL is the default expiry of a stored value [7 days].
+	TTL time.Duration
+	// FailuresToOpen consecutive failures open the breaker [3].
+	FailuresToOpen uint32
+	// ProbeInterval is how often an open breaker is probed in the
+	// background with PING [1s].
+	ProbeInterval time.Duration
+	// OnStateChange, when set, is told when the breaker opens or closes.
+	OnStateChange func(open bool)
+}
+
+// Redis stores values in Redis. Every call runs through a circuit breaker:
+// after FailuresToOpen consecutive failures calls fail at once with
+// ErrUnavailable, and a background goroutine probes Redis until it answers,
+// then closes the breaker so requests use it again.
+type Redis struct {
+	client  *redis.Client
+	breaker *gobreaker.CircuitBreaker[any]
+	opts    RedisOptions
+	stop    chan struct{}
+	wg      sync.WaitGroup
+
+	mu        sync.Mutex
+	lastError error
+	openSince time.Time
+}
+
+// NewRedis connects lazily: it never fails because Redis is down, only
+// because the URL is malformed.
+func NewRedis(opts RedisOptions) (*Redis, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 20 * time.Millisecond
+	}
+	if opts.TTL <= 0 {
+		opts.TTL = 7 * 24 * time.Hour
+	}
+	if opts.FailuresToOpen == 0 {
+		opts.FailuresToOpen = 3
+	}
+	if opts.ProbeInterval <= 0 {
+		opts.ProbeInterval = time.Second
+	}
+	ro, err := redis.ParseURL(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	ro.DialTimeout = opts.Timeout
+	ro.ReadTimeout = opts.Timeout
+	ro.WriteTimeout = opts.Timeout
+	ro.PoolTimeout = opts.Timeout
+	ro.ContextTimeoutEnabled = true
+	ro.MaxRetries = -1 // the breaker and the caller decide about retries
+	r := &Redis{client: redis.NewClient(ro), opts: opts, stop: make(chan struct{})}
+	r.breaker = gobreaker.NewCircuitBreaker[any](gobreaker.Settings{
+		Name:        "redis",
+		MaxRequests: 1,
+		Timeout:     opts.ProbeInterval,
+		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= opts.FailuresToOpen },
+		// A caller that gave up says nothing about Redis.
+		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) },
+		OnStateChange: func(_ string, from, to gobreaker.State) {
+			r.mu.Lock()
+			if to == gobreaker.StateOpen && from == gobreaker.StateClosed {
+				r.openSince = time.Now()
+			}
+			r.mu.Unlock()
+			if opts.OnStateChange == nil {
+				return
+			}
+			switch {
+			case from == gobreaker.StateClosed && to == gobreaker.StateOpen:
+				opts.OnStateChange(true)
+			case to == gobreaker.StateClosed:
+				opts.OnStateChange(false)
+			}
+		},
+	})
+	r.wg.Add(1)
+	go r.probe()
+	return r, nil
+}
+
+// Client exposes the connection for other Redis users of the service (jobs,
+// rate limits), so that one process keeps one pool.
+func (r *Redis) Client() *redis.Client { return r.client }
+
+// do runs one call under the per-call timeout and the breaker.
+func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, error)) (any, error) {
+	v, err := r.breaker.Execute(func() (any, error) {
+		ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+		defer cancel()
+		return call(ctx)
+	})
+	switch {
+	case errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, r.lastErr())
+	case err != nil:
+		r.mu.Lock()
+		r.lastError = err
+		r.mu.Unlock()
+	}
+	return v, err
+}
+
+func (r *Redis) lastErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastError
+}
+
+// Get implements Cache.
+func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, err := r.do(ctx, func(ctx context.Context) (any, error) {
+		b, err := r.client.Get(ctx, key).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return nil, nil
+		}
+		return b, err
+	})
+	if err != nil || v == nil {
+		return nil, false, err
+	}
+	b, _ := v.([]byte)
+	return b, b != nil, nil
+}
+
+// Set implements Cache.
+func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl == 0 {
+		ttl = r.opts.TTL
+	}
+	_, err := r.do(ctx, func(ctx context.Context) (any, error) {
+		return nil, r.client.Set(ctx, key, value, ttl).Err()
+	})
+	return err
+}
+
+// SetMany stores several values in one round trip (a pipeline).
+func (r *Redis) SetMany(ctx context.Context, values map[string][]byte, ttl time.Duration) error {
+	if ttl == 0 {
+		ttl = r.opts.TTL
+	}
+	_, err := r.do(ctx, func(ctx context.Context) (any, error) {
+		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for k, v := range values {
+				p.Set(ctx, k, v, ttl)
+			}
+			return nil
+		})
+		return nil, err
+	})
+	return err
+}
+
+// Open reports whether the breaker currently refuses calls.
+func (r *Redis) Open() bool { return r.breaker.State() != gobreaker.StateClosed }
+
+// probe pings Redis in the background while the breaker is not closed, so
+// that requests do not pay for finding out that Redis is back.
+func (r *Redis) probe() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.opts.ProbeInterval / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			if r.breaker.State() == gobreaker.StateClosed {
+				continue
+			}
+			_, _ = r.do(context.Background(), func(ctx context.Context) (any, error) {
+				return nil, r.client.Ping(ctx).Err()
+			})
+		}
+	}
+}
+
+// Health implements Cache. It pings Redis unless the breaker is open.
+func (r *Redis) Health(ctx context.Context) Health {
+	h := Health{Backend: "redis", Reachable: true}
+	if r.Open() {
+		h.Reachable = false
+		r.mu.Lock()
+		h.Detail = fmt.Sprintf("circuit open since %s: %v", r.openSince.UTC().Format(time.RFC3339), r.lastError)
+		r.mu.Unlock()
+		return h
+	}
+	if _, err := r.do(ctx, func(ctx context.Context) (any, error) { return nil, r.client.Ping(ctx).Err() }); err != nil {
+		h.Reachable, h.Detail = false, err.Error()
+	}
+	return h
+}
+
+// Close implements Cache.
+func (r *Redis) Close() error {
+	close(r.stop)
+	r.wg.Wait()
+	return r.client.Close()
+}

@@ -1,0 +1,127 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service/redistest"
+)
+
+func TestRedisRoundTripWithTTL(t *testing.T) {
+	srv := redistest.Start(t)
+	r, err := NewRedis(RedisOptions{URL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if err := r.Set(ctx, "k", []byte("value"), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := r.Get(ctx, "k"); err != nil || !ok || string(v) != "value" {
+		t.Fatalf("Get = %q, %v, %v", v, ok, err)
+	}
+	ttl, err := r.Client().PTTL(ctx, "k").Result()
+	if err != nil || ttl <= 0 || ttl > time.Second {
+		t.Fatalf("PTTL = %v, %v; want in (0, 1s]", ttl, err)
+	}
+	if _, ok, err := r.Get(ctx, "absent"); ok || err != nil {
+		t.Fatalf("Get(absent) = %v, %v", ok, err)
+	}
+	if err := r.SetMany(ctx, map[string][]byte{"a": []byte("1"), "b": []byte("2")}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Client().MGet(ctx, "a", "b").Result(); v[0] != "1" || v[1] != "2" {
+		t.Fatalf("pipelined values = %v", v)
+	}
+}
+
+func TestRedisDeadCostsLittleAndRecovers(t *testing.T) {
+	srv := redistest.Start(t)
+	var opened, closed atomic.Int32
+	r, err := NewRedis(RedisOptions{URL: srv.URL(), ProbeInterval: 200 * time.Millisecond,
+		OnStateChange: func(open bool) {
+			if open {
+				opened.Add(1)
+			} else {
+				closed.Add(1)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+
+	for i := 0; i < 10; i++ {
+		_, ok, err := r.Get(ctx, "k")
+		if ok || err == nil {
+			t.Fatalf("Get on a dead Redis = %v, %v", ok, err)
+		}
+	}
+	if !r.Open() {
+		t.Fatal("breaker still closed after 10 failures")
+	}
+	start := time.Now()
+	for i := 0; i < 100; i++ {
+		if _, _, err := r.Get(ctx, "k"); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("open breaker error = %v, want ErrUnavailable", err)
+		}
+	}
+	if per := time.Since(start) / 100; per > 5*time.Millisecond {
+		t.Errorf("a call with the breaker open costs %v", per)
+	}
+	if h := r.Health(ctx); h.Reachable || h.Detail == "" {
+		t.Errorf("Health while dead = %+v", h)
+	}
+
+	srv.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Open() {
+		if time.Now().After(deadline) {
+			t.Fatal("breaker did not close after Redis came back")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if v, ok, err := r.Get(ctx, "k"); err != nil || !ok || string(v) != "v" {
+		t.Fatalf("after restart Get = %q, %v, %v (append-only file should keep k)", v, ok, err)
+	}
+	if h := r.Health(ctx); !h.Reachable {
+		t.Errorf("Health after restart = %+v", h)
+	}
+	if opened.Load() != 1 || closed.Load() != 1 {
+		t.Errorf("state changes: opened %d, closed %d; want 1 and 1", opened.Load(), closed.Load())
+	}
+}
+
+func TestTieredServesFromMemoryWhileRedisIsDown(t *testing.T) {
+	srv := redistest.Start(t)
+	r, err := NewRedis(RedisOptions{URL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &Tiered{Near: NewMemory(1<<20, 0), Far: r}
+	defer tc.Close()
+	ctx := context.Background()
+	_ = tc.Set(ctx, "k", []byte("v"), 0)
+	srv.Kill()
+	if v, ok, _ := tc.Get(ctx, "k"); !ok || string(v) != "v" {
+		t.Errorf("tiered Get with Redis dead = %q, %v", v, ok)
+	}
+	if h := tc.Health(ctx); h.Backend != "redis+memory" || h.Reachable || h.Entries != 1 {
+		t.Errorf("Health = %+v", h)
+	}
+}
+
+func TestRedisBadURL(t *testing.T) {
+	if _, err := NewRedis(RedisOptions{URL: "http://nope"}); err == nil {
+		t.Error("NewRedis accepted a non-redis URL")
+	}
+}

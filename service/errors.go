@@ -1,0 +1,71 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kind classifies an error for the caller; package api maps each kind to
+// one HTTP status in one place.
+type Kind int
+
+// Kinds of errors.
+const (
+	KindInternal   Kind = iota // a bug: 500
+	KindInvalid                // the request is wrong: 400 (or 422)
+	KindNotFound               // no such thing: 404
+	KindNotReady               // engine still starting: 503 + Retry-After
+	KindBusy                   // no solver slot free: 503 + Retry-After
+	KindRateLimited            // this client asks too often: 429 + Retry-After
+	KindConflict               // state does not allow it: 409
+	KindUnauthorized           // missing or wrong API key: 401
+)
+
+// FieldError names one field of a request and what is wrong with it.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is the error type of every use case.
+type Error struct {
+	Kind    Kind
+	Message string
+	Fields  []FieldError
+	// RetryAfter, for NotReady, Busy and RateLimited, says when to retry.
+	RetryAfter time.Duration
+	// Progress, for NotReady, tells how far a build has come (0..1).
+	Progress *float64
+	Cause    error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Message + ": " + e.Cause.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Invalid reports a request field that cannot be used; message says what
+// was expected. The error also wraps cause when one is given.
+func Invalid(field string, cause error, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	return &Error{Kind: KindInvalid, Message: msg, Fields: []FieldError{{Field: field, Message: msg}}, Cause: cause}
+}
+
+// NotFound reports a missing resource.
+func NotFound(format string, args ...any) *Error {
+	return &Error{Kind: KindNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// KindOf returns the kind of err, KindInternal for errors not made here.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindInternal
+}

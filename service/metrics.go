@@ -1,0 +1,66 @@
+package service
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are what an operator watches of the use cases: cache results,
+// solver work, admission and jobs. HTTP metrics live in package api.
+type Metrics struct {
+	CacheResults *prometheus.CounterVec // layer, outcome (hit, miss, error, set_error)
+	SolverNodes  *prometheus.CounterVec // game
+	Searches     *prometheus.HistogramVec
+	SlotsInUse   prometheus.Gauge
+	SlotsWaiting prometheus.Gauge
+	SlotsRefused prometheus.Counter
+	RedisUp      prometheus.Gauge
+	Jobs         *prometheus.CounterVec // type, status
+}
+
+// NewMetrics registers the service metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		CacheResults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "cache_lookups_total",
+			Help: "Cache lookups by layer (memory, redis) and outcome (hit, miss, error, set_error).",
+		}, []string{"layer", "outcome"}),
+		SolverNodes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "solver_nodes_total",
+			Help: "Positions visited by the solvers, by game.",
+		}, []string{"game"}),
+		Searches: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "gamesolver", Name: "solver_search_seconds",
+			Help:    "Wall time of solver searches, by game and whether they proved the value.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
+		}, []string{"game", "proven"}),
+		SlotsInUse: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "solver_slots_in_use", Help: "Solver slots taken now.",
+		}),
+		SlotsWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "solver_slots_waiting", Help: "Requests queued for a solver slot.",
+		}),
+		SlotsRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "solver_slots_refused_total", Help: "Requests refused because every slot and the queue were full.",
+		}),
+		RedisUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "redis_up", Help: "1 while the Redis circuit breaker is closed, 0 while open, absent without Redis.",
+		}),
+		Jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "jobs_total", Help: "Jobs by type and final or initial status.",
+		}, []string{"type", "status"}),
+	}
+	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.Jobs)
+	return m
+}
+
+// RegisterRedis adds the redis_up gauge; only a process with Redis has it.
+func (m *Metrics) RegisterRedis(reg prometheus.Registerer) { reg.MustRegister(m.RedisUp) }
+
+// CacheObserver feeds cache lookups into CacheResults.
+func (m *Metrics) CacheObserver(layer, outcome string) {
+	m.CacheResults.WithLabelValues(layer, outcome).Inc()
+}
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
