@@ -68,13 +68,17 @@ type worker struct {
 }
 
 func newWorker(r *run) *worker {
-	return &worker{
+	w := &worker{
 		run:     r,
 		c:       r.c,
 		anchors: r.c.anchors,
 		opts:    r.c.opts,
 		label:   make([]int32, r.c.n),
 	}
+	for i := range w.label {
+		w.label[i] = -1
+	}
+	return w
 }
 
 // load makes the worker's state that of a task.
@@ -170,6 +174,11 @@ func (w *worker) record() {
 		for _, g := range rt.stab {
 			if w.fixedBy(g) {
 				fixedBy++
+			}
+		}
+		for _, id := range w.stack {
+			for _, i := range w.c.placements[id].cells {
+				w.label[i] = -1 // uncovered cells must not keep old labels
 			}
 		}
 	}

@@ -1,0 +1,572 @@
+package tiling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+func mustRegion(t testing.TB, w, h int, blocked ...string) Region {
+	t.Helper()
+	r, err := ParseRegion(w, h, blocked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func mustBoard(t testing.TB, rows ...string) Region {
+	t.Helper()
+	r, err := ParseBoard(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func mustPieces(t testing.TB, spec string, order int) Pieces {
+	t.Helper()
+	p, err := ParsePieces(spec, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestKnownCounts reproduces the published counts of pentomino
+// rectangles (RULES.md section 3; the counts are well known, e.g. from
+// Haselgrove 1960 and Knuth's "Dancing Links").
+func TestKnownCounts(t *testing.T) {
+	tests := []struct {
+		name            string
+		region          Region
+		count, countAll int64
+		symmetries      int
+	}{
+		{"6x10", mustRegion(t, 10, 6), 2339, 9356, 4},
+		{"10x6", mustRegion(t, 6, 10), 2339, 9356, 4},
+		{"5x12", mustRegion(t, 12, 5), 1010, 4040, 4},
+		{"4x15", mustRegion(t, 15, 4), 368, 1472, 4},
+		{"3x20", mustRegion(t, 20, 3), 2, 8, 4},
+		{"20x3", mustRegion(t, 3, 20), 2, 8, 4},
+		{"8x8 hole", mustRegion(t, 8, 8, "d4", "e4", "d5", "e5"), 65, 520, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Problem{Region: tt.region}
+			res, err := Solve(context.Background(), p, Options{Limit: 40, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Count != tt.count || res.CountAll != tt.countAll || !res.Complete || res.Symmetries != tt.symmetries {
+				t.Errorf("count %d, all %d, complete %v, %d symmetries; want %d, %d, true, %d",
+					res.Count, res.CountAll, res.Complete, res.Symmetries, tt.count, tt.countAll, tt.symmetries)
+			}
+			if want := min(40, int(tt.count)); len(res.Solutions) != want || len(res.Placements) != want {
+				t.Fatalf("%d solutions listed, want %d", len(res.Solutions), want)
+			}
+			classes := map[string]bool{}
+			for i := range res.Solutions {
+				verifySolution(t, p, res.Solutions[i], res.Placements[i])
+				c, _ := classKey(p.Region, tilingKey(res.Placements[i]))
+				if classes[c] {
+					t.Errorf("solution %d repeats a class:\n%s", i, strings.Join(res.Solutions[i], "\n"))
+				}
+				classes[c] = true
+			}
+		})
+	}
+}
+
+// TestSymmetryCounting checks hand-made problems whose counts are easy to
+// see, on regions with 1, 2, 4 and 8 symmetries, including tilings that are
+// themselves symmetric.
+func TestSymmetryCounting(t *testing.T) {
+	tests := []struct {
+		name            string
+		problem         Problem
+		symmetries      int
+		count, countAll int64
+	}{
+		// One X in its own shape: the tiling has all 8 symmetries.
+		{"X alone", Problem{Region: mustBoard(t, "#.#", "...", "#.#"), Pieces: mustPieces(t, "X", 5)}, 8, 1, 1},
+		// Five straight pieces fill 5 x 5 all across or all down: one
+		// class of two tilings, each fixed by 4 of the 8 symmetries.
+		{"5x5 by I", Problem{Region: mustRegion(t, 5, 5), Pieces: mustPieces(t, "IIIII", 5), Multiset: true}, 8, 1, 2},
+		{"4x4 by I", Problem{Region: mustRegion(t, 4, 4), Pieces: mustPieces(t, "IIII", 4), Multiset: true}, 8, 1, 2},
+		{"4x4 by O", Problem{Region: mustRegion(t, 4, 4), Pieces: mustPieces(t, "OOOO", 4), Multiset: true}, 8, 1, 1},
+		// Two I side by side: one tiling with all 4 symmetries of 5 x 2.
+		{"5x2 by I", Problem{Region: mustRegion(t, 5, 2), Pieces: mustPieces(t, "II", 5), Multiset: true}, 4, 1, 1},
+		// The same, with a corner blocked and one cell spare: the
+		// region has no symmetry left.
+		{"5x2 corner", Problem{Region: mustRegion(t, 5, 2, "a1"), Pieces: mustPieces(t, "I", 5), AllowLeftover: true}, 1, 1, 1},
+		// Opposite corners blocked: only the half turn is left.
+		{"6x2 half turn", Problem{Region: mustRegion(t, 6, 2, "a1", "f2"), Pieces: mustPieces(t, "II", 5), Multiset: true}, 2, 1, 1},
+		// A pinwheel of blocked cells keeps the quarter turns but no
+		// mirror: 4 symmetries on a square. Four T turn around the
+		// centre: the one tiling has all 4.
+		{"pinwheel", Problem{Region: mustRegion(t, 5, 5, "b1", "e2", "d5", "a4", "c3"), Pieces: mustPieces(t, "TTTT", 5), Multiset: true}, 4, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Solve(context.Background(), tt.problem, Options{Limit: 100, EveryTiling: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Symmetries != tt.symmetries || res.Count != tt.count || res.CountAll != tt.countAll {
+				t.Errorf("%d symmetries, count %d, all %d; want %d, %d, %d",
+					res.Symmetries, res.Count, res.CountAll, tt.symmetries, tt.count, tt.countAll)
+			}
+			if len(res.Solutions) != int(tt.countAll) {
+				t.Errorf("%d tilings listed, want %d", len(res.Solutions), tt.countAll)
+			}
+			for i := range res.Solutions {
+				verifySolution(t, tt.problem, res.Solutions[i], res.Placements[i])
+			}
+			if got := len(regionSymmetries(tt.problem.Region)); got != tt.symmetries {
+				t.Errorf("the test's own symmetry count is %d, want %d", got, tt.symmetries)
+			}
+		})
+	}
+}
+
+// checkAgainstBrute solves p every way the API allows and compares with the
+// brute force: the counts, every tiling listed once with EveryTiling, one
+// tiling per class without it, and the same answers on 1 and 2 workers.
+func checkAgainstBrute(t *testing.T, p Problem) (symmetries int, symmetric bool, count int) {
+	t.Helper()
+	wantCount, wantAll, symmetric, keys := bruteCounts(p)
+	ctx := context.Background()
+	every, err := Solve(ctx, p, Options{Limit: 1 << 20, EveryTiling: true, Workers: 1})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, p.Region)
+	}
+	desc := fmt.Sprintf("region %s pieces %s leftover %v", p.Region, piecesOf(p), p.AllowLeftover)
+	if every.Count != int64(wantCount) || every.CountAll != int64(wantAll) || !every.Complete {
+		t.Fatalf("%s: count %d all %d complete %v; brute force %d, %d", desc, every.Count, every.CountAll, every.Complete, wantCount, wantAll)
+	}
+	var listed []string
+	for i := range every.Solutions {
+		verifySolution(t, p, every.Solutions[i], every.Placements[i])
+		listed = append(listed, tilingKey(every.Placements[i]))
+	}
+	slices.Sort(listed)
+	slices.Sort(keys)
+	if !slices.Equal(listed, keys) {
+		t.Fatalf("%s: the tilings listed differ from the brute force's\n%v\n%v", desc, listed, keys)
+	}
+
+	distinct, err := Solve(ctx, p, Options{Limit: 1 << 20, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if distinct.Count != every.Count || distinct.CountAll != every.CountAll || len(distinct.Solutions) != wantCount {
+		t.Fatalf("%s: one per class: count %d all %d, %d listed; want %d, %d, %d",
+			desc, distinct.Count, distinct.CountAll, len(distinct.Solutions), wantCount, wantAll, wantCount)
+	}
+	classes := map[string]bool{}
+	for i := range distinct.Solutions {
+		verifySolution(t, p, distinct.Solutions[i], distinct.Placements[i])
+		c, _ := classKey(p.Region, tilingKey(distinct.Placements[i]))
+		if classes[c] {
+			t.Fatalf("%s: two listed tilings in one class", desc)
+		}
+		classes[c] = true
+	}
+	one, err := Solve(ctx, p, Options{Limit: 1 << 20, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(one.Solutions, distinct.Solutions, slices.Equal) {
+		t.Fatalf("%s: 1 and 2 workers list different solutions", desc)
+	}
+	return every.Symmetries, symmetric, wantCount
+}
+
+// TestAgainstBruteForce compares the engine with the brute force on many
+// random small problems: regions closed under a random group of
+// symmetries (so that all of 1, 2, 4 and 8 symmetries occur), random
+// multisets of tetrominoes, pentominoes and hexominoes, some with cells
+// left over.
+func TestAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2339))
+	seenSyms := map[int]int{}
+	symmetricBySyms := map[int]int{}
+	var symmetricCases, leftoverCases, solvedCases, hexCases int
+	n := 1500
+	if testing.Short() {
+		n = 100
+	}
+	for i := 0; i < n; i++ {
+		p := randomProblem(rng)
+		syms, symmetric, count := checkAgainstBrute(t, p)
+		seenSyms[syms]++
+		if symmetric {
+			symmetricCases++
+			symmetricBySyms[syms]++
+		}
+		if count > 0 {
+			solvedCases++
+			if p.AllowLeftover {
+				leftoverCases++
+			}
+			if p.Pieces[0].Size() == 6 {
+				hexCases++
+			}
+		}
+	}
+	t.Logf("regions by number of symmetries %v, with a symmetric tiling %v; %d solvable, %d of them with leftover cells, %d with hexominoes",
+		seenSyms, symmetricBySyms, solvedCases, leftoverCases, hexCases)
+	for _, s := range []int{1, 2, 4, 8} {
+		if seenSyms[s] == 0 || (s > 1 && symmetricBySyms[s] == 0) {
+			t.Errorf("no random region had %d symmetries and a symmetric tiling", s)
+		}
+	}
+	if symmetricCases == 0 || solvedCases < n/4 || leftoverCases == 0 || hexCases == 0 {
+		t.Errorf("the random problems miss a kind of case")
+	}
+}
+
+// randomProblem makes a small random problem with a region closed under
+// a random group of symmetries.
+func randomProblem(rng *rand.Rand) Problem {
+	for {
+		w, h := 2+rng.IntN(5), 2+rng.IntN(5)
+		if rng.IntN(3) == 0 {
+			h = w
+		}
+		if w*h > 25 {
+			continue
+		}
+		// Generators of the group the blocked cells are closed under.
+		var gens []int
+		for range rng.IntN(3) {
+			gens = append(gens, rng.IntN(8))
+		}
+		blocked := map[polyomino.Cell]bool{}
+		for range rng.IntN(4) {
+			blocked[polyomino.Cell{X: rng.IntN(w), Y: rng.IntN(h)}] = true
+		}
+		for changed := true; changed; {
+			changed = false
+			for c := range blocked {
+				for _, g := range gens {
+					if g%2 == 1 && w != h {
+						continue
+					}
+					if d := mapCell(g, c, w, h); !blocked[d] {
+						blocked[d] = true
+						changed = true
+					}
+				}
+			}
+		}
+		var names []string
+		for c := range blocked {
+			names = append(names, CellName(c.X, c.Y))
+		}
+		r, err := ParseRegion(w, h, names)
+		if err != nil {
+			panic(err)
+		}
+		order := 4 + rng.IntN(2)
+		if rng.IntN(8) == 0 {
+			order = 6
+		}
+		set, _ := polyomino.Pieces(order)
+		area := r.Area()
+		count := area / order
+		if count == 0 || (order == 6 && count > 3) || (area%order != 0 && rng.IntN(3) > 0) {
+			continue
+		}
+		p := Problem{Region: r, AllowLeftover: area%order != 0 || rng.IntN(8) == 0}
+		if p.AllowLeftover && area%order == 0 {
+			count--
+		}
+		for range count {
+			var pc *polyomino.Piece
+			if len(p.Pieces) > 0 && rng.IntN(3) == 0 {
+				pc = p.Pieces[rng.IntN(len(p.Pieces))]
+			} else {
+				pc = set.Pieces[rng.IntN(len(set.Pieces))]
+			}
+			p.Pieces = append(p.Pieces, pc)
+		}
+		if len(p.Pieces) == 0 {
+			continue
+		}
+		p.Multiset = true
+		return p
+	}
+}
+
+// TestQuadrantDoubleCount is the trap of the usual symmetry breaking:
+// keeping the X pentomino's centre in one quarter of the rectangle (axes
+// included) counts a tiling twice when X sits on an axis, because its
+// mirror image keeps X on the same spot. In a 3-high rectangle X always
+// sits on the middle row; in 5 x 5 it can sit on the middle column or row.
+// The naive count (computed here by brute force) is too high, and the
+// engine must agree with the true count.
+func TestQuadrantDoubleCount(t *testing.T) {
+	tests := []struct {
+		region          Region
+		pieces          string
+		count, countAll int
+	}{
+		{mustRegion(t, 10, 3), "XINPUY", 2, 8},
+		{mustRegion(t, 5, 5), "XFLPU", 1, 8},
+	}
+	for _, tt := range tests {
+		p := Problem{Region: tt.region, Pieces: mustPieces(t, tt.pieces, 5)}
+		count, countAll, _, keys := bruteCounts(p)
+		naive := 0
+		for _, k := range keys {
+			for _, q := range parseKey(k) {
+				if q.Piece != "X" {
+					continue
+				}
+				cx, cy := q.Cells[2].X, q.Cells[2].Y // the middle cell in reading order
+				if 2*cx <= p.Region.Width()-1 && 2*cy <= p.Region.Height()-1 {
+					naive++
+				}
+			}
+		}
+		if count != tt.count || countAll != tt.countAll || naive <= count {
+			t.Fatalf("%s by %s: brute force finds %d classes, %d tilings, naive %d: no trap", tt.region, tt.pieces, count, countAll, naive)
+		}
+		res, err := Solve(context.Background(), p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Count != int64(count) || res.CountAll != int64(countAll) {
+			t.Errorf("%s by %s: count %d, all %d; want %d, %d (a quadrant would give %d)",
+				tt.region, tt.pieces, res.Count, res.CountAll, count, countAll, naive)
+		}
+	}
+}
+
+// TestHexominoes solves small hexomino puzzles and checks the symbols.
+func TestHexominoes(t *testing.T) {
+	set, err := polyomino.Pieces(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pc := range set.Pieces {
+		want := "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[i]
+		if Symbol(pc) != want {
+			t.Errorf("Symbol(%s) = %q, want %q", pc.Name, Symbol(pc), want)
+		}
+	}
+	p := Problem{Region: mustRegion(t, 6, 2), Pieces: mustPieces(t, "H01,H01", 0), Multiset: true}
+	res, err := Solve(context.Background(), p, Options{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CountAll != 1 || res.Count != 1 || len(res.Solutions) != 1 || res.Solutions[0][0] != "111111" {
+		t.Errorf("6x2 by two H01: %+v", res)
+	}
+	// All 35 hexominoes in a 15 x 14 box: too many tilings to count, so a
+	// small node budget must stop the search cleanly.
+	big := Problem{Region: mustRegion(t, 15, 14), Pieces: mustPieces(t, "hexominoes", 0)}
+	res, err = Solve(context.Background(), big, Options{MaxNodes: 20000, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete || res.Nodes < 20000 {
+		t.Errorf("35 hexominoes: complete %v after %d nodes, want a stop after 20000", res.Complete, res.Nodes)
+	}
+}
+
+// TestStopping checks the context, the budgets and progress reports.
+func TestStopping(t *testing.T) {
+	p := Problem{Region: mustRegion(t, 10, 6)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Solve(ctx, p, Options{})
+	if err != nil || res.Complete {
+		t.Errorf("canceled context: complete %v, error %v", res.Complete, err)
+	}
+
+	res, err = Solve(context.Background(), p, Options{MaxNodes: 50000, Workers: 2})
+	if err != nil || res.Complete || res.CountAll >= 9356 || res.Nodes < 50000 || res.Nodes > 50000+2*pollEvery+1000 {
+		t.Errorf("node budget: complete %v, %d tilings after %d nodes, error %v", res.Complete, res.CountAll, res.Nodes, err)
+	}
+
+	res, err = Solve(context.Background(), p, Options{Budget: time.Microsecond})
+	if err != nil || res.Complete {
+		t.Errorf("time budget: complete %v, error %v", res.Complete, err)
+	}
+
+	var calls, inCall atomic.Int32
+	var last Progress
+	res, err = Solve(context.Background(), p, Options{Workers: 2, Progress: func(pr Progress) {
+		if inCall.Add(1) != 1 {
+			t.Error("progress called concurrently")
+		}
+		if pr.Done <= last.Done || pr.CountAll < last.CountAll || pr.Total <= 0 {
+			t.Errorf("progress went from %+v to %+v", last, pr)
+		}
+		last = pr
+		calls.Add(1)
+		inCall.Add(-1)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(calls.Load()) != res.Subtrees || last.Done != last.Total || last.CountAll != res.CountAll || last.Count != res.Count {
+		t.Errorf("%d progress calls for %d subtrees, last %+v, result %d/%d", calls.Load(), res.Subtrees, last, res.Count, res.CountAll)
+	}
+}
+
+// TestDeterministic: the listed solutions do not depend on the number of
+// workers, and a larger limit extends a smaller one.
+func TestDeterministic(t *testing.T) {
+	p := Problem{Region: mustRegion(t, 15, 4)}
+	var first [][]string
+	for _, opt := range []Options{{Limit: 30, Workers: 1}, {Limit: 30, Workers: 2}, {Limit: 30, Workers: 7}, {Limit: 100, Workers: 2}} {
+		res, err := Solve(context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res.Solutions
+			continue
+		}
+		if !slices.EqualFunc(res.Solutions[:30], first, slices.Equal) {
+			t.Errorf("options %+v list other solutions", opt)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		err  func() error
+		want error
+		text string
+	}{
+		{"zero width", func() error { _, err := ParseRegion(0, 5, nil); return err }, ErrBadRegion, "at least 1"},
+		{"too wide", func() error { _, err := ParseRegion(27, 2, nil); return err }, ErrRegionTooLarge, "at most 256 cells"},
+		{"too many cells", func() error { _, err := ParseRegion(17, 16, nil); return err }, ErrRegionTooLarge, "17 x 16"},
+		{"cell outside", func() error { _, err := ParseRegion(10, 6, []string{"k1"}); return err }, ErrBadRegion, "columns a..j, rows 1..6"},
+		{"row outside", func() error { _, err := ParseRegion(10, 6, []string{"a7"}); return err }, ErrBadRegion, "outside the 10 x 6 region"},
+		{"bad cell", func() error { _, err := ParseRegion(10, 6, []string{"4d"}); return err }, ErrBadRegion, `"4d"`},
+		{"row zero", func() error { _, err := ParseRegion(10, 6, []string{"a0"}); return err }, ErrBadRegion, "row number"},
+		{"no rows", func() error { _, err := ParseBoard(nil); return err }, ErrBadRegion, "no rows"},
+		{"ragged", func() error { _, err := ParseBoard([]string{"....", "...", "...."}); return err }, ErrBadRegion, "row 2 has 3 cells, expected 4"},
+		{"bad char", func() error { _, err := ParseBoard([]string{"..", ".x"}); return err }, ErrBadRegion, "cell b2"},
+		{"big board", func() error { _, err := ParseBoard(slices.Repeat([]string{"..."}, 30)); return err }, ErrRegionTooLarge, "3 x 30"},
+		{"unknown piece", func() error { _, err := ParsePieces("FILE", 0); return err }, ErrUnknownPiece, `"E" is not one of the pentominoes`},
+		{"unknown hexomino", func() error { _, err := ParsePieces("H36", 0); return err }, ErrUnknownPiece, "H36"},
+		{"not a tetromino", func() error { _, err := ParsePieces("F", 4); return err }, ErrUnknownPiece, "tetrominoes (I O T S L)"},
+		{"mixed orders", func() error { _, err := ParsePieces("OF", 0); return err }, ErrBadPieces, "one order"},
+		{"hexomino and letter", func() error { _, err := ParsePieces("H01,F", 0); return err }, ErrBadPieces, "one order"},
+		{"bad character", func() error { _, err := ParsePieces("F-I", 0); return err }, ErrBadPieces, `'-'`},
+		{"bad order", func() error { _, err := ParsePieces("F", 7); return err }, ErrBadPieces, "order 7"},
+		{"set of other order", func() error { _, err := ParsePieces("hexominoes", 5); return err }, ErrBadPieces, "order 6"},
+		{"too many", func() error { _, err := ParsePieces(strings.Repeat("I", 65), 0); return err }, ErrBadPieces, "at most 64"},
+		{"only commas", func() error { _, err := ParsePieces(",,", 0); return err }, ErrBadPieces, "no piece names"},
+		{"repeated", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 5, 2), Pieces: mustPieces(t, "II", 5)}, Options{})
+			return err
+		}, ErrRepeatedPiece, "I is listed more than once"},
+		{"area too small", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 10, 6, "a1")}, Options{})
+			return err
+		}, ErrAreaMismatch, "only 59 open"},
+		{"area too large", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 8, 8)}, Options{})
+			return err
+		}, ErrAreaMismatch, "block 4 cells, or allow leftover cells"},
+		{"leftover too small", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 5, 5), AllowLeftover: true}, Options{})
+			return err
+		}, ErrAreaMismatch, "cover 60 cells"},
+		{"mixed orders in problem", func() error {
+			set4, _ := polyomino.Pieces(4)
+			p := Problem{Region: mustRegion(t, 3, 3), Pieces: Pieces{DefaultPieces()[0], set4.Pieces[0]}}
+			_, err := Solve(context.Background(), p, Options{})
+			return err
+		}, ErrBadPieces, "F has 5 cells but I has 4"},
+		{"empty region", func() error { _, err := Solve(context.Background(), Problem{}, Options{}); return err }, ErrBadRegion, "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.err()
+			if !errors.Is(err, tt.want) || !strings.Contains(fmt.Sprint(err), tt.text) {
+				t.Errorf("error %v, want %v containing %q", err, tt.want, tt.text)
+			}
+		})
+	}
+}
+
+func TestParsePieces(t *testing.T) {
+	tests := []struct {
+		spec  string
+		order int
+		want  string
+	}{
+		{"", 0, "FILNPTUVWXYZ"},
+		{"pentominoes", 0, "FILNPTUVWXYZ"},
+		{"Tetrominoes", 4, "IOTSL"},
+		{"filnptuvwxyz", 5, "FILNPTUVWXYZ"},
+		{"F, I ,L", 0, "FIL"},
+		{"ILT", 0, "ILT"},
+		{"ILT", 4, "ILT"},
+		{"ILTO", 0, "ILTO"},
+		{"IIX", 0, "IIX"},
+		{"H01,H35", 0, "H01,H35"},
+		{"h1h2 H3", 0, "H01,H02,H03"},
+	}
+	for _, tt := range tests {
+		p, err := ParsePieces(tt.spec, tt.order)
+		if err != nil {
+			t.Errorf("ParsePieces(%q, %d): %v", tt.spec, tt.order, err)
+			continue
+		}
+		if p.String() != tt.want {
+			t.Errorf("ParsePieces(%q, %d) = %s, want %s", tt.spec, tt.order, p, tt.want)
+		}
+	}
+	four, _ := ParsePieces("ILT", 4)
+	five, _ := ParsePieces("ILT", 0)
+	if four[0].Size() != 4 || five[0].Size() != 5 {
+		t.Errorf("ILT: order 4 gives size %d, order 0 size %d", four[0].Size(), five[0].Size())
+	}
+	hex, _ := ParsePieces("hexominoes", 0)
+	if len(hex) != 35 || hex.Area() != 210 {
+		t.Errorf("hexominoes: %d pieces, area %d", len(hex), hex.Area())
+	}
+}
+
+func TestRegion(t *testing.T) {
+	r := mustRegion(t, 8, 8, "D4", "e4", " d5", "e5", "d4")
+	b := mustBoard(t, r.Rows()...)
+	if r != b || r.Area() != 60 || r.String() != "......../......../......../...##.../...##.../......../......../........" {
+		t.Errorf("region %s (area %d) and its board %s differ", r, r.Area(), b)
+	}
+	if got := strings.Join(r.Blocked(), ","); got != "d4,e4,d5,e5" {
+		t.Errorf("Blocked() = %s", got)
+	}
+	if r.Open(3, 3) || !r.Open(0, 0) || r.Open(-1, 0) || r.Open(8, 0) {
+		t.Error("Open is wrong")
+	}
+	if CellName(3, 3) != "d4" || CellName(0, 15) != "a16" {
+		t.Error("CellName is wrong")
+	}
+}
+
+func TestPlacementString(t *testing.T) {
+	p := Placement{Piece: "L", Cells: []polyomino.Cell{{X: 0, Y: 0}, {X: 0, Y: 1}, {X: 0, Y: 2}, {X: 0, Y: 3}, {X: 1, Y: 3}}}
+	if p.String() != "L:a1,a2,a3,a4,b4" {
+		t.Errorf("got %s", p)
+	}
+}
