@@ -1,0 +1,46 @@
+# gamesolver: the two commands are `make run` and `make test`.
+GO       ?= go
+BIN      := bin/gamesolver
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+ADDR     ?= :8080
+DATA_DIR ?= ./data
+# Every test, fuzz seed corpora included; the timeout is a guard, not a goal.
+TEST_FLAGS ?= -count=1 -timeout 45m
+BENCH      ?= .
+BENCH_PKGS ?= ./...
+
+.PHONY: run test bench openapi lint build docker clean
+
+## run: start the service on its embedded defaults (in-memory cache, data in ./data)
+run: build
+	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
+
+## test: every test, with a private redis-server for the integration tests
+test:
+	.ci/with-redis $(GO) test $(TEST_FLAGS) ./...
+
+## bench: every benchmark (see BENCHMARKS.md for the figures and their commands)
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -timeout 2h $(BENCH_PKGS)
+
+## openapi: regenerate openapi/ from the swag annotations of package api
+openapi:
+	$(GO) test ./openapi -run TestDocumentIsFresh -count=1 -update
+
+## lint: formatting, vet and known vulnerabilities
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^openapi/')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run golang.org/x/vuln/cmd/govulncheck@latest ./...
+
+## build: a static binary in bin/
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gamesolver
+
+## docker: the container image
+docker:
+	docker build --build-arg VERSION=$(VERSION) -t gamesolver:$(VERSION) .
+
+clean:
+	rm -rf bin

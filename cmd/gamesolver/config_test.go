@@ -1,0 +1,81 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	env := map[string]string{
+		"GAMESOLVER_ADDR":       "127.0.0.1:9000",
+		"GAMESOLVER_MAX_BODY":   "128KiB",
+		"REDIS_URL":             "redis://user:hunter2@redis:6379/0",
+		"GAMESOLVER_MAX_BUDGET": "1m",
+	}
+	cfg, err := parseConfig("serve", []string{"--addr", ":7000", "--solver-slots", "3"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":7000" {
+		t.Errorf("flag should win over env: addr = %q", cfg.Addr)
+	}
+	if cfg.MaxBodyBytes != 128<<10 || cfg.MaxBudget != time.Minute || cfg.SolverSlots != 3 {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	eff := cfg.effective()
+	if strings.Contains(eff["redis-url"], "hunter2") || !strings.Contains(eff["redis-url"], "redis:6379") {
+		t.Errorf("effective redis-url = %q, want the password hidden", eff["redis-url"])
+	}
+	if eff["max-body"] != "128KiB" {
+		t.Errorf("effective max-body = %q", eff["max-body"])
+	}
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	cfg, err := parseConfig("serve", nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":8080" || cfg.MaxBodyBytes != 64<<10 || cfg.RedisURL != "" {
+		t.Errorf("defaults = %+v", cfg)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--max-body", "lots"}, nil, "expected a size"},
+		{[]string{"--solver-slots", "0"}, nil, "solver-slots must be at least 1"},
+		{[]string{"--default-budget", "1m", "--max-budget", "10s"}, nil, "default-budget <= max-budget"},
+		{[]string{"--log-format", "xml"}, nil, `log-format "xml"`},
+		{nil, map[string]string{"GAMESOLVER_QUEUE_WAIT": "soon"}, "GAMESOLVER_QUEUE_WAIT"},
+		{[]string{"extra"}, nil, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		_, err := parseConfig("serve", tt.args, func(k string) string { return tt.env[k] })
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseConfig(%v, %v) error = %v, want %q", tt.args, tt.env, err, tt.want)
+		}
+	}
+}
+
+func TestCORSOrigins(t *testing.T) {
+	c := config{CORSOrigins: " https://a.example , ,https://b.example"}
+	if got := c.corsOrigins(); len(got) != 2 || got[1] != "https://b.example" {
+		t.Errorf("corsOrigins = %q", got)
+	}
+}
+
+func TestRunCommands(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"version"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "gamesolver ") {
+		t.Errorf("version: %d %q", code, out.String())
+	}
+	if code := run([]string{"frobnicate"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "unknown command") {
+		t.Errorf("unknown command: %d %q", code, errb.String())
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service/redistest"
+)
+
+// startApp wires and serves a real server on a free loopback port.
+func startApp(t *testing.T, env map[string]string, args ...string) string {
+	t.Helper()
+	args = append([]string{"--data-dir", t.TempDir()}, args...)
+	cfg, err := parseConfig("serve", args, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := build(ctx, cfg, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		a.close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+type readyBody struct {
+	Ready bool `json:"ready"`
+	Cache struct {
+		Backend   string `json:"backend"`
+		Reachable bool   `json:"reachable"`
+	} `json:"cache"`
+}
+
+func getReady(t *testing.T, base string) (int, readyBody) {
+	t.Helper()
+	resp, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var rb readyBody
+	if err := json.NewDecoder(resp.Body).Decode(&rb); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, rb
+}
+
+func TestServeWithoutRedis(t *testing.T) {
+	base := startApp(t, nil)
+	code, rb := getReady(t, base)
+	if code != 200 || rb.Cache.Backend != "memory" || !rb.Cache.Reachable {
+		t.Errorf("readyz = %d %+v", code, rb)
+	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(body), "gamesolver_redis_up") {
+		t.Error("redis_up exported without Redis")
+	}
+}
+
+// TestServeSurvivesRedisDeath kills the server's Redis: /readyz stays 200
+// and reports Redis unreachable; when Redis returns it is used again.
+func TestServeSurvivesRedisDeath(t *testing.T) {
+	srv := redistest.Start(t)
+	base := startApp(t, map[string]string{"REDIS_URL": srv.URL()})
+	code, rb := getReady(t, base)
+	if code != 200 || rb.Cache.Backend != "redis+memory" || !rb.Cache.Reachable {
+		t.Fatalf("readyz with Redis up = %d %+v", code, rb)
+	}
+	srv.Kill()
+	waitUntil(t, func() bool { _, rb := getReady(t, base); return !rb.Cache.Reachable })
+	if code, _ := getReady(t, base); code != 200 {
+		t.Errorf("readyz with Redis dead = %d, want 200 (degraded, not unready)", code)
+	}
+	start := time.Now()
+	for i := 0; i < 20; i++ {
+		if resp, err := http.Get(base + "/readyz"); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("readyz %d: %v", i, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	if per := time.Since(start) / 20; per > 50*time.Millisecond {
+		t.Errorf("readyz with Redis dead takes %v per request", per)
+	}
+	if !strings.Contains(metrics(t, base), "gamesolver_redis_up 0") {
+		t.Error("redis_up is not 0 while Redis is dead")
+	}
+	srv.Restart()
+	waitUntil(t, func() bool { _, rb := getReady(t, base); return rb.Cache.Reachable })
+	if !strings.Contains(metrics(t, base), "gamesolver_redis_up 1") {
+		t.Error("redis_up is not 1 after Redis came back")
+	}
+}
+
+func metrics(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(fmt.Errorf("condition not reached within 10s"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestHealthcheckCommand(t *testing.T) {
+	base := startApp(t, nil)
+	var out, errb strings.Builder
+	if code := run([]string{"healthcheck", "--url", base + "/healthz"}, &out, &errb); code != 0 {
+		t.Errorf("healthcheck of a live server: %d %s", code, errb.String())
+	}
+	if code := run([]string{"healthcheck", "--url", base + "/nope"}, &out, &errb); code != 1 {
+		t.Errorf("healthcheck of a 404: %d", code)
+	}
+}
