@@ -1,0 +1,160 @@
+package polyomino
+
+import "math/bits"
+
+// The solver sees a position as a conflict graph. Its vertices are the
+// placements still playable by either player; two placements conflict when
+// they share a cell or use the same piece, and every vertex conflicts with
+// itself. A state of the search is the set L of vertices still playable;
+// playing v leaves L &^ adj[v]. With a common pool the game is thus Node
+// Kayles on the conflict graph; with hands a player may only pick the
+// vertices of his own pieces.
+//
+// The set L is a bitset of K = words 64-bit words. When a state has no more
+// than a quarter of the graph's vertices left the search compacts it into a
+// new, smaller graph, so that deep in the tree a state is a single uint64
+// and a move a single AND NOT (search1).
+
+// cgraph is a conflict graph; vertex v has row adj[v*words : (v+1)*words].
+type cgraph struct {
+	n, words int
+	adj      []uint64
+	place    []int32  // placement index in the game
+	m64      []uint64 // cells of the placement (boards of at most 64 cells)
+	pbit     []uint64 // 1 << set index of the piece
+	// own[p] are the vertices player p may play (K words each); in a
+	// common pool both are every vertex.
+	own [2][]uint64
+}
+
+// build makes g the conflict graph of the given placements, reusing g's
+// buffers. Vertex order follows the list.
+func (g *cgraph) build(game *Game, list []int32) {
+	n := len(list)
+	k := (n + 63) / 64
+	if k == 0 {
+		k = 1
+	}
+	g.n, g.words = n, k
+	g.adj = grow(g.adj, n*k)
+	clear(g.adj)
+	g.place = append(g.place[:0], list...)
+	g.pbit = g.pbit[:0]
+	g.m64 = g.m64[:0]
+	for _, pi := range list {
+		pl := &game.placements[pi]
+		g.pbit = append(g.pbit, 1<<pl.piece)
+		if game.small {
+			g.m64 = append(g.m64, pl.mask[0])
+		}
+	}
+	for p := range g.own {
+		g.own[p] = grow(g.own[p], k)
+		clear(g.own[p])
+	}
+	for v, pi := range list {
+		pl := &game.placements[pi]
+		for p := range 2 {
+			if game.hands[p]&(1<<pl.piece) != 0 {
+				g.own[p][v>>6] |= 1 << (uint(v) & 63)
+			}
+		}
+	}
+	row := func(v int) []uint64 { return g.adj[v*k : (v+1)*k] }
+	if game.small {
+		for i := 0; i < n; i++ {
+			mi, pi := g.m64[i], g.pbit[i]
+			ri := row(i)
+			ri[i>>6] |= 1 << (uint(i) & 63)
+			for j := i + 1; j < n; j++ {
+				if mi&g.m64[j] != 0 || pi == g.pbit[j] {
+					ri[j>>6] |= 1 << (uint(j) & 63)
+					g.adj[j*k+i>>6] |= 1 << (uint(i) & 63)
+				}
+			}
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		mi := &game.placements[list[i]].mask
+		ri := row(i)
+		ri[i>>6] |= 1 << (uint(i) & 63)
+		for j := i + 1; j < n; j++ {
+			if g.pbit[i] == g.pbit[j] || mi.Intersects(game.placements[list[j]].mask) {
+				ri[j>>6] |= 1 << (uint(j) & 63)
+				g.adj[j*k+i>>6] |= 1 << (uint(i) & 63)
+			}
+		}
+	}
+}
+
+// compact builds into dst the graph of the vertices in L (a state of g).
+func (g *cgraph) compact(game *Game, L []uint64, dst *cgraph, scratch []int32) {
+	list := scratch[:0]
+	for w, word := range L {
+		for ; word != 0; word &= word - 1 {
+			list = append(list, g.place[w*64+bits.TrailingZeros64(word)])
+		}
+	}
+	dst.build(game, list)
+}
+
+// full returns the state with every vertex playable.
+func (g *cgraph) full(dst []uint64) []uint64 {
+	dst = grow(dst, g.words)
+	clear(dst)
+	for v := 0; v < g.n; v++ {
+		dst[v>>6] |= 1 << (uint(v) & 63)
+	}
+	return dst
+}
+
+func grow(s []uint64, n int) []uint64 {
+	if cap(s) < n {
+		return make([]uint64, n, n+n/4)
+	}
+	return s[:n]
+}
+
+func popcount(s []uint64) int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// andNotCount stores a &^ b in dst and returns its population count.
+func andNotCount(dst, a, b []uint64) int {
+	n := 0
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	for i, w := range a {
+		x := w &^ b[i]
+		dst[i] = x
+		n += bits.OnesCount64(x)
+	}
+	return n
+}
+
+// andNotCountOnly returns popcount(a &^ b) and popcount(a &^ b & own).
+func andNotCountOwn(a, b, own []uint64) (all, mine int) {
+	b = b[:len(a)]
+	own = own[:len(a)]
+	for i, w := range a {
+		x := w &^ b[i]
+		all += bits.OnesCount64(x)
+		mine += bits.OnesCount64(x & own[i])
+	}
+	return all, mine
+}
+
+func intersects(a, b []uint64) bool {
+	b = b[:len(a)]
+	for i, w := range a {
+		if w&b[i] != 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,309 @@
+package polyomino
+
+import (
+	"context"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+)
+
+// Search results of the win/loss search, from the point of view of the
+// player to move.
+const (
+	resAbort = 0
+	resWin   = 1
+	resLoss  = -1
+)
+
+// solver is what the search goroutines of one Solve call share.
+type solver struct {
+	game     *Game
+	tt       *Table
+	keyer    keyer
+	pool     bool
+	ctx      context.Context
+	maxNodes int64
+	stop     atomic.Bool
+	nodes    atomic.Int64 // flushed node counts of all workers
+	progress func(nodes int64)
+	nextProg atomic.Int64
+	// ttMin1 is the least number of playable vertices at which search1
+	// consults the table; below it a subtree is cheaper to search.
+	ttMin1 int
+}
+
+// checkEvery is the number of nodes between two looks at the context, the
+// node budget and the progress callback (a power of two).
+const checkEvery = 4096
+
+// worker is one search goroutine with its own scratch memory.
+type worker struct {
+	s      *solver
+	nodes  int64 // nodes searched by this worker
+	flush  int64 // nodes already added to s.nodes
+	frames []frame
+}
+
+// frame is the scratch of one ply.
+type frame struct {
+	ms    []uint64 // ordered moves: sort key << 32 | vertex
+	child []uint64 // the child state being searched
+	g     cgraph   // a graph compacted at this ply
+	state []uint64 // its full state
+	list  []int32
+}
+
+// newWorker allocates the frames once: a frame must not move while a
+// caller holds it.
+func newWorker(s *solver) *worker {
+	n := 2*len(s.game.set.Pieces) + 8
+	return &worker{s: s, frames: make([]frame, n)}
+}
+
+func (w *worker) frame(ply int) *frame { return &w.frames[ply] }
+
+// tick counts a node and, every checkEvery nodes, looks at the context and
+// the budget. It reports whether the search must stop.
+func (w *worker) tick() bool {
+	w.nodes++
+	if w.nodes&(checkEvery-1) != 0 {
+		return false
+	}
+	return w.check()
+}
+
+func (w *worker) check() bool {
+	s := w.s
+	total := s.nodes.Add(w.nodes - w.flush)
+	w.flush = w.nodes
+	if s.stop.Load() {
+		return true
+	}
+	if s.maxNodes > 0 && total >= s.maxNodes {
+		s.stop.Store(true)
+		return true
+	}
+	if s.ctx != nil {
+		select {
+		case <-s.ctx.Done():
+			s.stop.Store(true)
+			return true
+		default:
+		}
+	}
+	if s.progress != nil {
+		if next := s.nextProg.Load(); total >= next && s.nextProg.CompareAndSwap(next, total+1<<20) {
+			s.progress(total)
+		}
+	}
+	return false
+}
+
+// key computes the transposition key of state L of graph g, side to move.
+func (w *worker) key(g *cgraph, L []uint64, side int) ttKey {
+	game := w.s.game
+	var live Bits
+	var p [2]uint64
+	pool := w.s.pool
+	for i, word := range L {
+		for ; word != 0; word &= word - 1 {
+			v := i*64 + bits.TrailingZeros64(word)
+			if game.small {
+				live[0] |= g.m64[v]
+			} else {
+				live = live.Or(game.placements[g.place[v]].mask)
+			}
+			if pool || g.own[side][i]&(1<<(uint(v)&63)) != 0 {
+				p[0] |= g.pbit[v]
+			} else {
+				p[1] |= g.pbit[v]
+			}
+		}
+	}
+	return w.s.keyer.key(live, p[0], p[1])
+}
+
+// key1 is key for a one-word state.
+func (w *worker) key1(g *cgraph, L uint64, side int) ttKey {
+	var live, p0, p1 uint64
+	if w.s.pool {
+		for m := L; m != 0; m &= m - 1 {
+			v := bits.TrailingZeros64(m)
+			live |= g.m64[v]
+			p0 |= g.pbit[v]
+		}
+	} else {
+		own := g.own[side][0]
+		for m := L; m != 0; m &= m - 1 {
+			v := bits.TrailingZeros64(m)
+			live |= g.m64[v]
+			if own&(1<<uint(v)) != 0 {
+				p0 |= g.pbit[v]
+			} else {
+				p1 |= g.pbit[v]
+			}
+		}
+	}
+	return w.s.keyer.key(Bits{live}, p0, p1)
+}
+
+// solveBool decides a normal-play state: resWin if the player to move
+// (side) wins, resLoss if he loses, resAbort if the search was stopped.
+func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
+	if w.tick() {
+		return resAbort
+	}
+	game := w.s.game
+	k := g.words
+	if k == 1 && game.small {
+		w.nodes-- // search1 counts the node
+		return w.search1(g, L[0], side, ply)
+	}
+	mine := g.own[side]
+	cnt := popcount(L)
+	if !intersects(L, mine) {
+		return resLoss
+	}
+	// Compact sparse states: the work per move is proportional to K.
+	if k > 1 && cnt*4 <= k*64 {
+		f := w.frame(ply)
+		g.compact(game, L, &f.g, f.list)
+		f.state = f.g.full(f.state)
+		w.nodes--
+		return w.solveBool(&f.g, f.state, side, ply)
+	}
+	key := w.key(g, L, side)
+	if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
+		return v
+	}
+	start := w.nodes
+	f := w.frame(ply)
+	f.ms = f.ms[:0]
+	f.child = grow(f.child, k)
+	opp := 1 - side
+	oppOwn := g.own[opp]
+	for i, word := range L {
+		word &= mine[i]
+		for ; word != 0; word &= word - 1 {
+			v := i*64 + bits.TrailingZeros64(word)
+			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
+			if replies == 0 {
+				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
+				return resWin
+			}
+			f.ms = append(f.ms, uint64(replies)<<32|uint64(v))
+		}
+	}
+	slices.Sort(f.ms)
+	for _, m := range f.ms {
+		v := int(uint32(m))
+		andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
+		switch w.solveBool(g, f.child, opp, ply+1) {
+		case resAbort:
+			return resAbort
+		case resLoss:
+			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+			return resWin
+		}
+	}
+	w.s.tt.store(key, resLoss, boundExact, w.nodes-start)
+	return resLoss
+}
+
+// search1 is solveBool for a graph of at most 64 vertices on a board of at
+// most 64 cells: a state is one word.
+func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
+	if w.tick() {
+		return resAbort
+	}
+	own := g.own[side][0]
+	mine := L & own
+	if mine == 0 {
+		return resLoss
+	}
+	adj := g.adj[:g.n]
+	pool := w.s.pool
+	if pool {
+		// The state splits into cliques (each move kills exactly its own
+		// group): the number of moves left is fixed, parity decides.
+		if n, ok := cliqueCount(adj, L); ok {
+			if n&1 == 1 {
+				return resWin
+			}
+			return resLoss
+		}
+	}
+	var key ttKey
+	probe := bits.OnesCount64(L) >= w.s.ttMin1
+	if probe {
+		key = w.key1(g, L, side)
+		if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
+			return v
+		}
+	}
+	start := w.nodes
+	f := w.frame(ply)
+	ms := f.ms[:0]
+	oppOwn := g.own[1-side][0]
+	for m := mine; m != 0; m &= m - 1 {
+		v := bits.TrailingZeros64(m)
+		replies := bits.OnesCount64(L &^ adj[v] & oppOwn)
+		if replies == 0 {
+			if probe {
+				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
+			}
+			return resWin
+		}
+		ms = append(ms, uint64(replies)<<32|uint64(v))
+	}
+	f.ms = ms
+	insertionSort(ms)
+	for _, m := range ms {
+		v := uint32(m)
+		switch w.search1(g, L&^adj[v], 1-side, ply+1) {
+		case resAbort:
+			return resAbort
+		case resLoss:
+			if probe {
+				w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+			}
+			return resWin
+		}
+	}
+	if probe {
+		w.s.tt.store(key, resLoss, boundExact, w.nodes-start)
+	}
+	return resLoss
+}
+
+// cliqueCount reports whether the vertices of L fall into groups such that
+// every move removes exactly its own group (the conflict graph restricted
+// to L is a disjoint union of cliques), and if so how many groups there
+// are: then exactly that many moves remain, whatever is played.
+func cliqueCount(adj []uint64, L uint64) (int, bool) {
+	n := 0
+	for r := L; r != 0; {
+		v := bits.TrailingZeros64(r)
+		s := adj[v] & L
+		for t := s &^ (1 << uint(v)); t != 0; t &= t - 1 {
+			if adj[bits.TrailingZeros64(t)]&L != s {
+				return 0, false
+			}
+		}
+		r &^= s
+		n++
+	}
+	return n, true
+}
+
+func insertionSort(a []uint64) {
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for j > 0 && a[j-1] > x {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = x
+	}
+}

@@ -1,0 +1,367 @@
+package polyomino
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Outcome is a result for one player: win, loss, draw or unknown.
+type Outcome string
+
+const (
+	Win         Outcome = "win"
+	Loss        Outcome = "loss"
+	Draw        Outcome = "draw"
+	UnknownWDL  Outcome = "unknown"
+	outcomeNone Outcome = ""
+)
+
+// Options steer Solve. The zero value searches until the position is
+// solved or ctx is done, on every core.
+type Options struct {
+	// MaxNodes stops the search after about this many nodes (0: no limit).
+	MaxNodes int64
+	// Workers is the number of search goroutines (0: GOMAXPROCS).
+	Workers int
+	// AllMoves asks for the value of every legal move. Without it Solve
+	// still solves every move unless FirstWin is set, so that BestMoves
+	// lists every best move, but it reports only the best ones.
+	AllMoves bool
+	// FirstWin stops as soon as the value of the position is proven (the
+	// first winning move found); BestMoves then holds that move only.
+	FirstWin bool
+	// Table is a transposition table to use (and keep between calls on the
+	// same game); nil makes one of TableMB megabytes (default 64).
+	Table   *Table
+	TableMB int
+	// Progress, if set, is called from the search goroutines about every
+	// million nodes with the nodes searched so far. It must be quick and
+	// safe for concurrent use.
+	Progress func(nodes int64)
+	// Clock is used only to report Elapsed (default time.Now); budgets come
+	// from ctx and MaxNodes.
+	Clock func() time.Time
+}
+
+// MoveResult is the value of one move for the player who makes it.
+type MoveResult struct {
+	Move    Move
+	Outcome Outcome
+	Proven  bool
+	// Value: +1 / -1 (normal play: win / loss), or the final score
+	// difference for the mover (score rule). Meaningful when Proven.
+	Value int
+}
+
+// Result is the analysis of a position, from the point of view of the
+// player to move.
+type Result struct {
+	Outcome Outcome
+	Proven  bool
+	// Value: +1 win / -1 loss under normal play; under the score rule the
+	// final score difference (player to move minus the other) under
+	// perfect play, placed pieces included. Meaningful when Proven.
+	Value int
+	// Scores are the pieces placed so far by the first and second player.
+	Scores [2]int
+	// BestMoves are the moves that reach Value (all of them when
+	// BestComplete; sorted as Moves). When the search was stopped before
+	// the value was proven, BestMoves holds the heuristic player's choice
+	// (Heuristic is true).
+	BestMoves    []Move
+	BestComplete bool
+	Heuristic    bool
+	// Moves holds every legal move with its value (Options.AllMoves),
+	// best first; unproven moves last.
+	Moves []MoveResult
+	// LegalMoves is the number of legal moves of the player to move.
+	LegalMoves int
+	// Over: the game has ended (normal play: the player to move has no
+	// move and has lost; score rule: neither player can move).
+	Over bool
+	// Pass: under the score rule the player to move cannot place and
+	// passes; the values are those of the position after the pass.
+	Pass    bool
+	Nodes   int64
+	Elapsed time.Duration
+}
+
+// Solve analyses a position exactly, within the budget of ctx (deadline,
+// cancellation) and opts.MaxNodes. A stopped search returns Proven false
+// with what it did prove and the heuristic player's best move; the error
+// is nil unless the position cannot be analysed at all (ErrUnsupported
+// for the capture variant).
+func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
+	g := pos.game
+	if g.cfg.Variant == Capture {
+		return Result{}, fmt.Errorf("%w: analysis of the capture variant", ErrUnsupported)
+	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	t0 := clock()
+	res := Result{Scores: pos.score}
+	s := newSolver(ctx, pos.game, opts)
+	res = s.solveRoot(pos, opts, res)
+	res.Nodes = s.nodes.Load()
+	res.Elapsed = clock().Sub(t0)
+	return res, nil
+}
+
+func newSolver(ctx context.Context, g *Game, opts Options) *solver {
+	tt := opts.Table
+	if tt == nil {
+		mb := opts.TableMB
+		if mb <= 0 {
+			mb = 64
+		}
+		tt = NewTable(mb)
+	}
+	tt.use(g)
+	tt.nextGeneration()
+	return &solver{game: g, tt: tt, keyer: newKeyer(g), pool: g.pool, ctx: ctx,
+		maxNodes: opts.MaxNodes, progress: opts.Progress, ttMin1: 10}
+}
+
+// use binds the table to a game; a table used for another game is cleared.
+func (t *Table) use(g *Game) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.game != g {
+		if t.game != nil {
+			t.Clear()
+		}
+		t.game = g
+	}
+}
+
+func (s *solver) workers(opts Options) int {
+	n := opts.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return n
+}
+
+// rootMove is a root move being solved (one per symmetry class).
+type rootMove struct {
+	vertex  int
+	order   uint64
+	class   []Move
+	value   int
+	proven  bool
+	started bool
+}
+
+func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
+	g := s.game
+	side := pos.toMove & 1
+	var idx [2][]int32
+	for p := range 2 {
+		idx[p] = pos.appendLegal(Player(p), nil)
+	}
+	res.LegalMoves = len(idx[side])
+	diff := pos.score[side] - pos.score[1-side]
+	if len(idx[side]) == 0 {
+		if !g.score || len(idx[1-side]) == 0 {
+			res.Over, res.Proven, res.BestComplete = true, true, true
+			if g.score {
+				res.Value = diff
+			} else {
+				res.Value = -1
+			}
+			res.Outcome = outcomeOf(res.Value)
+			return res
+		}
+		// Score rule: the player to move passes.
+		q := pos.clone()
+		q.toMove = pos.toMove.Opponent()
+		r := s.solveRoot(q, opts, Result{Scores: pos.score})
+		r.Pass, r.LegalMoves, r.BestMoves, r.Moves, r.BestComplete = true, 0, nil, nil, r.Proven
+		r.Value = -r.Value
+		r.Outcome = outcomeOf(r.Value)
+		if !r.Proven {
+			r.Outcome = UnknownWDL
+		}
+		return r
+	}
+	// The root graph: every placement either player can still make.
+	all := idx[side]
+	if !g.pool {
+		all = append(append([]int32(nil), idx[0]...), idx[1]...)
+	}
+	var root cgraph
+	root.build(g, all)
+	L := root.full(nil)
+	// Root moves, one per symmetry class of the position.
+	stab := pos.stabilizer()
+	classes := map[int32]*rootMove{}
+	var moves []*rootMove
+	vertexOf := map[int32]int{}
+	for v, pi := range all {
+		vertexOf[pi] = v
+	}
+	probe := newWorker(s)
+	k := root.words
+	for _, pi := range idx[side] {
+		rep := pi
+		for _, sy := range stab {
+			rep = min(rep, g.symPerm[sy][pi])
+		}
+		rm, ok := classes[rep]
+		if !ok {
+			v := vertexOf[rep]
+			all, theirs := andNotCountOwn(L, root.adj[v*k:(v+1)*k], root.own[1-side])
+			_ = all
+			rm = &rootMove{vertex: v, order: uint64(theirs)<<32 | uint64(v)}
+			classes[rep] = rm
+			moves = append(moves, rm)
+		}
+		rm.class = append(rm.class, g.move(pi))
+	}
+	_ = probe
+	sort.Slice(moves, func(i, j int) bool { return moves[i].order < moves[j].order })
+
+	// Solve the root moves on the workers, each taking the next one.
+	var mu sync.Mutex
+	next := 0
+	proven := false // root value settled with FirstWin
+	var wg sync.WaitGroup
+	for range s.workers(opts) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(s)
+			child := make([]uint64, k)
+			for {
+				mu.Lock()
+				if next >= len(moves) || proven || s.stop.Load() {
+					mu.Unlock()
+					break
+				}
+				rm := moves[next]
+				next++
+				mu.Unlock()
+				andNotCount(child, L, root.adj[rm.vertex*k:(rm.vertex+1)*k])
+				v, ok := w.solveChild(&root, child, 1-int(side))
+				mu.Lock()
+				if ok {
+					rm.value, rm.proven = v, true
+					if opts.FirstWin && !opts.AllMoves && !s.game.score && v > 0 {
+						proven = true
+					}
+				}
+				mu.Unlock()
+			}
+			s.nodes.Add(w.nodes - w.flush)
+			w.flush = w.nodes
+		}()
+	}
+	wg.Wait()
+	return s.collect(pos, moves, diff, opts, res)
+}
+
+// solveChild solves the position after a root move: the value for the
+// player who made the move (the future score difference under the score
+// rule, +1/-1 under normal play).
+func (w *worker) solveChild(g *cgraph, L []uint64, side int) (int, bool) {
+	if w.s.game.score && !w.s.pool {
+		v, ok := w.alphaBeta(g, L, side, -1<<10, 1<<10, 1)
+		return 1 - v, ok
+	}
+	r := w.solveBool(g, L, side, 1)
+	if r == resAbort {
+		return 0, false
+	}
+	if w.s.game.score { // pool: the last to place gains one piece more
+		if r == resLoss {
+			return 1, true
+		}
+		return 0, true
+	}
+	return -r, true
+}
+
+// collect turns the solved root moves into a Result.
+func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Options, res Result) Result {
+	score := s.game.score
+	allProven := true
+	best, bestProven := -1<<20, false
+	for _, rm := range moves {
+		if !rm.proven {
+			allProven = false
+			continue
+		}
+		if score {
+			rm.value += diff
+		}
+		if rm.value > best {
+			best, bestProven = rm.value, true
+		}
+	}
+	// Proven: every move solved, or (normal play) a winning move found.
+	switch {
+	case allProven:
+		res.Proven, res.BestComplete = true, true
+	case !score && bestProven && best > 0:
+		res.Proven = true
+	case score && !s.game.pool && bestProven && best == diff+len(pieceNames(s.game.set, pos.avail[pos.toMove&1])):
+		res.Proven = true // nobody can do better than placing every piece
+	}
+	sort.SliceStable(moves, func(i, j int) bool {
+		a, b := moves[i], moves[j]
+		if a.proven != b.proven {
+			return a.proven
+		}
+		return a.proven && a.value > b.value
+	})
+	if res.Proven {
+		res.Value = best
+		res.Outcome = outcomeOf(best)
+		for _, rm := range moves {
+			if rm.proven && rm.value == best {
+				res.BestMoves = append(res.BestMoves, rm.class...)
+			}
+		}
+	} else {
+		res.Outcome = UnknownWDL
+		res.Heuristic = true
+		var excluded []Move
+		for _, rm := range moves {
+			if rm.proven && (rm.value < 0 || score && rm.value < best) {
+				excluded = append(excluded, rm.class...)
+			}
+		}
+		if m, ok := heuristicMove(pos, excluded); ok {
+			res.BestMoves = []Move{m}
+		}
+	}
+	if opts.AllMoves {
+		for _, rm := range moves {
+			for _, m := range rm.class {
+				mr := MoveResult{Move: m, Proven: rm.proven, Outcome: UnknownWDL}
+				if rm.proven {
+					mr.Value, mr.Outcome = rm.value, outcomeOf(rm.value)
+				}
+				res.Moves = append(res.Moves, mr)
+			}
+		}
+	}
+	return res
+}
+
+func outcomeOf(v int) Outcome {
+	switch {
+	case v > 0:
+		return Win
+	case v < 0:
+		return Loss
+	}
+	return Draw
+}
+

@@ -1,0 +1,216 @@
+package polyomino
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// plain is a deliberately simple minimax over the game's placement tables:
+// no transposition table, no symmetry, no graph, no pruning. It returns the
+// value for the player to move: +1/-1 under normal play, the future score
+// difference under the score rule. It gives up (ok false) after limit
+// nodes.
+type plain struct {
+	g     *Game
+	nodes int
+	limit int
+}
+
+func (pl *plain) value(occ Bits, avail [2]uint64, side int) (int, bool) {
+	pl.nodes++
+	if pl.nodes > pl.limit {
+		return 0, false
+	}
+	g := pl.g
+	moves := func(s int) []int32 {
+		var out []int32
+		for _, pi := range g.placements {
+			_ = pi
+			break
+		}
+		for m := avail[s]; m != 0; m &= m - 1 {
+			for _, i := range g.byPiece[trailingZeros(m)] {
+				if !g.placements[i].mask.Intersects(occ) {
+					out = append(out, i)
+				}
+			}
+		}
+		return out
+	}
+	mine := moves(side)
+	if len(mine) == 0 {
+		if g.cfg.EndRule == NormalPlay {
+			return -1, true
+		}
+		if len(moves(1-side)) == 0 {
+			return 0, true
+		}
+		v, ok := pl.value(occ, avail, 1-side)
+		return -v, ok
+	}
+	best := -1 << 20
+	for _, i := range mine {
+		p := &g.placements[i]
+		a := avail
+		a[0] &^= 1 << p.piece
+		a[1] &^= 1 << p.piece
+		v, ok := pl.value(occ.Or(p.mask), a, 1-side)
+		if !ok {
+			return 0, false
+		}
+		if g.cfg.EndRule == ScoreRule {
+			v = 1 - v
+		} else {
+			v = -v
+		}
+		best = max(best, v)
+	}
+	return best, true
+}
+
+// plainPosition is plain for a position: the final value for the player to
+// move (placed pieces included under the score rule).
+func plainPosition(pos *Position, limit int) (int, bool) {
+	pl := &plain{g: pos.game, limit: limit}
+	v, ok := pl.value(pos.occ, pos.avail, int(pos.toMove&1))
+	if ok && pos.game.score {
+		v += pos.score[pos.toMove&1] - pos.score[1-pos.toMove&1]
+	}
+	return v, ok
+}
+
+// randomPosition plays n random legal moves from the start (fewer if the
+// game ends), passing when stuck under the score rule.
+func randomPosition(t testing.TB, g *Game, n int, rng *splitmix64) *Position {
+	pos := g.Start()
+	for i := 0; i < n; i++ {
+		moves := pos.LegalMoves()
+		if len(moves) == 0 {
+			if !pos.MustPass() {
+				break
+			}
+			q := pos.clone()
+			q.toMove = pos.toMove.Opponent()
+			pos = q
+			continue
+		}
+		next, err := pos.Play(moves[rng.next()%uint64(len(moves))])
+		if err != nil {
+			t.Fatalf("random move: %v", err)
+		}
+		pos = next
+	}
+	return pos
+}
+
+// crossConfigs are small games covering pools, hands, blocked cells, the
+// score rule and non-square boards.
+func crossConfigs() []Config {
+	return []Config{
+		{Preset: "tetrominoes 5x5", Width: 5, Height: 5, Order: 4, Pool: true},
+		{Preset: "pentominoes 6x6 8 pieces", Width: 6, Height: 6, Order: 5, Pool: true, Pieces: []string{"F", "I", "L", "N", "P", "T", "U", "V"}},
+		{Preset: "pentominoes 6x6 blocked", Width: 6, Height: 6, Order: 5, Pool: true, Blocked: []string{"c3", "d4"}, Pieces: []string{"L", "N", "P", "T", "U", "V", "W", "Y", "Z"}},
+		{Preset: "pentominoes 7x5 pool", Width: 7, Height: 5, Order: 5, Pool: true},
+		{Preset: "tetrominoes 6x5 hands", Width: 6, Height: 5, Order: 4, Pool: false, Seed: 3},
+		{Preset: "pentominoes 6x6 hands", Width: 6, Height: 6, Order: 5, Pool: false, Seed: 7, Pieces: []string{"F", "I", "L", "N", "P", "T", "U", "V", "W", "X"}},
+		{Preset: "pentominoes 6x6 hands score", Width: 6, Height: 6, Order: 5, Pool: false, EndRule: ScoreRule, Seed: 1, Pieces: []string{"F", "L", "N", "P", "T", "U", "V", "W", "Y", "Z"}},
+		{Preset: "tetrominoes 5x5 pool score", Width: 5, Height: 5, Order: 4, Pool: true, EndRule: ScoreRule},
+		{Preset: "hexominoes 7x6 hands score neutral", Width: 7, Height: 6, Order: 6, Pool: false, EndRule: ScoreRule, NeutralCount: 1, Seed: 5,
+			Pieces: []string{"H01", "H03", "H05", "H08", "H10", "H13", "H17", "H20", "H24", "H30", "H35"}},
+		{Preset: "tetrominoes 5x5 explicit hands", Width: 5, Height: 5, Order: 4, Pool: false, EndRule: ScoreRule, Hands: [2][]string{{"I", "O", "T"}, {"S", "L"}}},
+	}
+}
+
+// TestSolveMatchesPlainMinimax checks the solver's values (position and
+// every move) against plain minimax on hundreds of random positions.
+func TestSolveMatchesPlainMinimax(t *testing.T) {
+	rng := splitmix64(42)
+	checked := 0
+	for _, cfg := range crossConfigs() {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg.Preset, err)
+		}
+		perCfg := 0
+		for trial := 0; trial < 200 && perCfg < 40; trial++ {
+			pos := randomPosition(t, g, int(rng.next()%6), &rng)
+			want, ok := plainPosition(pos, 300000)
+			if !ok {
+				continue
+			}
+			perCfg++
+			res, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1 + trial%2, TableMB: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Proven || res.Value != want {
+				t.Fatalf("%s\n%s\nto move %s: solver %+v (proven %v), plain minimax %d", cfg.Preset, pos, pos.toMove, res.Value, res.Proven, want)
+			}
+			// Every move's own value.
+			for _, mr := range res.Moves {
+				child, err := pos.Play(mr.Move)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cv, ok := plainPosition(child, 300000)
+				if !ok {
+					continue
+				}
+				// The child's value is for the other player; under the
+				// score rule a forced pass may hand the move back.
+				if child.toMove == pos.toMove {
+					t.Fatalf("to move did not change")
+				}
+				if !mr.Proven || mr.Value != -cv {
+					t.Fatalf("%s\n%s\nmove %s: solver %d (proven %v), plain %d", cfg.Preset, pos, mr.Move, mr.Value, mr.Proven, -cv)
+				}
+			}
+			checked++
+		}
+		if perCfg < 10 {
+			t.Errorf("%s: only %d positions small enough for plain minimax", cfg.Preset, perCfg)
+		}
+	}
+	t.Logf("%d positions checked against plain minimax", checked)
+}
+
+func TestSolveBudgets(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	pos, err := NewPosition(cfg, nil, nil, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Solve(context.Background(), pos, Options{MaxNodes: 100000, TableMB: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Proven || res.Outcome != UnknownWDL || len(res.BestMoves) != 1 || !res.Heuristic {
+		t.Errorf("node budget: %+v", res)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	res, err = Solve(ctx, pos, Options{TableMB: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > 2*time.Second || res.Proven {
+		t.Errorf("time budget: %v, proven %v", el, res.Proven)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	res, _ = Solve(ctx, pos, Options{TableMB: 4})
+	if res.Proven {
+		t.Errorf("cancelled search proved %+v", res)
+	}
+}
+
+func ExampleSolve() {
+	cfg, _ := Preset("tetrominoes")
+	pos, _ := NewPosition(cfg, nil, []string{"I:a1,b1,c1,d1"}, DefaultToMove)
+	res, _ := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 1})
+	fmt.Println(pos.ToMove(), res.Outcome, res.Proven, len(res.BestMoves) > 0)
+	// Output: second win true true
+}

@@ -1,0 +1,119 @@
+package polyomino
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// Table is a transposition table shared by the search goroutines (and, if
+// the caller passes the same Table to several Solve calls, by those calls).
+// It holds 2^k buckets of 4 entries; a bucket is one 64-byte cache line.
+//
+// An entry is two 64-bit words, written and read without locks:
+//
+//	word 0: key.a XOR word 1   (a torn write fails the check and is a miss)
+//	word 1: bits  0-15  check: the low 16 bits of mix64(key.b)
+//	        bits 16-23  value, int8: +1/-1 win/loss (normal play) or the
+//	                    score difference for the player to move
+//	        bits 24-25  bound: 1 exact, 2 lower bound, 3 upper bound
+//	        bits 26-31  work: bit length of the node count of the subtree
+//	        bits 32-39  generation of the Solve call that stored it
+//	        bits 40-63  zero
+//
+// The bucket index comes from mix64(key.a ^ mix64(key.b)), so a false hit
+// needs the same bucket, the same key.a (exact on boards up to 8 x 8) and
+// the same 16-bit check. Replacement: an entry with the same key is
+// overwritten; otherwise the entry of an older generation, then of least
+// work, gives way.
+type Table struct {
+	words []atomic.Uint64
+	mask  uint64 // bucket count - 1
+	gen   atomic.Uint32
+	mu    sync.Mutex
+	game  *Game // the game whose positions the table holds
+}
+
+const (
+	boundExact = 1
+	boundLower = 2
+	boundUpper = 3
+	bucketSize = 4
+)
+
+// NewTable makes a table of about sizeMB megabytes (rounded down to a
+// power of two, at least 64 KiB).
+func NewTable(sizeMB int) *Table {
+	bytes := uint64(max(sizeMB, 0)) << 20
+	buckets := uint64(1024)
+	for buckets*2*64 <= bytes {
+		buckets *= 2
+	}
+	return &Table{words: make([]atomic.Uint64, buckets*bucketSize*2), mask: buckets - 1}
+}
+
+// Entries is the table's capacity in entries.
+func (t *Table) Entries() int { return len(t.words) / 2 }
+
+// Clear empties the table (not concurrently with a search).
+func (t *Table) Clear() {
+	for i := range t.words {
+		t.words[i].Store(0)
+	}
+}
+
+func (t *Table) nextGeneration() { t.gen.Add(1) }
+
+func bucketOf(k ttKey) (check uint64, h uint64) {
+	hb := mix64(k.b)
+	return hb & 0xffff, mix64(k.a ^ hb)
+}
+
+// probe returns the stored value and bound for the key.
+func (t *Table) probe(k ttKey) (value int, bound int, ok bool) {
+	check, h := bucketOf(k)
+	base := (h & t.mask) * bucketSize * 2
+	w := t.words[base : base+bucketSize*2]
+	for i := 0; i < bucketSize*2; i += 2 {
+		d := w[i+1].Load()
+		if d&0xffff == check && w[i].Load()^d == k.a && d>>24&3 != 0 {
+			return int(int8(d >> 16)), int(d >> 24 & 3), true
+		}
+	}
+	return 0, 0, false
+}
+
+// store records a result; nodes is the size of the subtree searched.
+func (t *Table) store(k ttKey, value int, bound int, nodes int64) {
+	check, h := bucketOf(k)
+	base := (h & t.mask) * bucketSize * 2
+	w := t.words[base : base+bucketSize*2]
+	gen := uint64(t.gen.Load() & 0xff)
+	work := uint64(bits.Len64(uint64(nodes)))
+	if work > 63 {
+		work = 63
+	}
+	d := check | uint64(uint8(int8(value)))<<16 | uint64(bound)<<24 | work<<26 | gen<<32
+	victim, victimScore := 0, uint64(1<<63)
+	for i := 0; i < bucketSize*2; i += 2 {
+		old := w[i+1].Load()
+		if old&0xffff == check && w[i].Load()^old == k.a {
+			victim = i
+			break
+		}
+		// Prefer to replace empty entries, then older generations, then
+		// the least work.
+		score := old >> 26 & 63
+		if old>>32&0xff == gen {
+			score += 64
+		}
+		if old == 0 {
+			score = 0
+		}
+		if score < victimScore {
+			victim, victimScore = i, score
+		}
+	}
+	w[victim+1].Store(d)
+	w[victim].Store(k.a ^ d)
+}
