@@ -2,6 +2,7 @@ package teeko
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -131,6 +132,87 @@ func TestAgainstReferenceSearch(t *testing.T) {
 				}
 			}
 			t.Logf("%s rules, %d pieces, depth %d: %d of %d positions end within the depth", r, tc.k, tc.depth, short, tc.count)
+		}
+	}
+}
+
+// TestHandPositions checks small move-phase positions (Black to move,
+// standard rules) against the table and the reference search.
+func TestHandPositions(t *testing.T) {
+	tb := testTablebase(t, Standard)
+	g := newRefGame(Standard, StandardDrops)
+	for _, tc := range []struct {
+		name, board string
+		want        Value
+		best        []string // the best moves, when they matter
+	}{
+		// Black 1 2 3 slides 9-4 to complete the top row.
+		{"win in 1", "bbb.....b.r.r.r.........r", Value{BlackWins, 1}, []string{"9-4"}},
+		// 6-12 threatens 16-17 completing the column 2-7-12-17; no red
+		// piece can reach 17 and red has no threat of its own.
+		{"win in 3", "rbr..bbr.......b...r.....", Value{BlackWins, 3}, []string{"6-12"}},
+		// Found with the solver: only 12-18 wins this fast.
+		{"win in 5", "...r.......br.r...br...bb", Value{BlackWins, 5}, []string{"12-18"}},
+		// Red threatens 7-1 (top row) and 4-8 (square 2 3 7 8); no black
+		// piece is near.
+		{"loss in 2", ".rrr..r........b.b...b.b.", Value{RedWins, 2}, nil},
+		// Found with the solver: every black move loses in 4.
+		{"loss in 4", "bb...b.r....rr......b..r.", Value{RedWins, 4}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pos := mustPosition(t, Standard, tc.board, Black)
+			a, err := tb.Analyze(pos, StandardDrops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Value != tc.want {
+				t.Errorf("table: %v, want %v", a.Value, tc.want)
+			}
+			rp := refFromPosition(pos)
+			n, ok := g.exact(&rp, tc.want.Plies)
+			if !ok || n != tc.want.Plies {
+				t.Errorf("reference search: %d plies (found %v), want %d", n, ok, tc.want.Plies)
+			}
+			if tc.best != nil {
+				var got []string
+				for _, m := range a.BestMoves {
+					got = append(got, m.String())
+				}
+				if !slices.Equal(got, tc.best) {
+					t.Errorf("best moves %v, want %v", got, tc.best)
+				}
+			}
+		})
+	}
+}
+
+// TestSingleDrawingMove: red threatens 24-19 (column 4 9 14 19); only 15-19
+// blocks it, every other move loses at once.
+func TestSingleDrawingMove(t *testing.T) {
+	tb := testTablebase(t, Standard)
+	g := newRefGame(Standard, StandardDrops)
+	pos := mustPosition(t, Standard, "b.br...br....rb........r.", Black)
+	a, err := tb.Analyze(pos, StandardDrops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Value.Outcome != Draw || len(a.BestMoves) != 1 || a.BestMoves[0] != Slide(15, 19) {
+		t.Fatalf("value %v, best moves %v: want a draw by 15-19 alone", a.Value, a.BestMoves)
+	}
+	for _, mv := range a.Moves {
+		child, _ := pos.Play(mv.Move)
+		rc := refFromPosition(child)
+		n, ok := g.exact(&rc, 6)
+		if mv.Move == Slide(15, 19) {
+			// The search cannot prove a draw; it must at least not
+			// find a result within its depth.
+			if ok {
+				t.Errorf("15-19: reference search ends in %d plies", n)
+			}
+			continue
+		}
+		if !ok || n != 1 || mv.Value != (Value{RedWins, 1}) {
+			t.Errorf("%s: table %v, reference search %d plies (found %v), want red wins in 1", mv.Move, mv.Value, n, ok)
 		}
 	}
 }
