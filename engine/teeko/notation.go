@@ -58,19 +58,23 @@ func BoardFromSquares(black, red []int) (Board, error) {
 
 // ParseSquare parses a square number 1..25.
 func ParseSquare(s string) (int, error) {
-	if s == "" {
-		return 0, errorf(ErrBadNotation, "empty square: expected a number 1..25")
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, errorf(ErrBadNotation, "square %q is not a number: expected 1..25", s)
-		}
+	if !isDigits(s) {
+		return 0, errorf(ErrBadNotation, "square %q is not a number (1..25)", s)
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > NumSquares {
 		return 0, errorf(ErrBadNotation, "square %s is off the board (1..25)", s)
 	}
 	return n, nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Move is a ply: a drop on square To (From = 0) or a slide from square From
@@ -116,22 +120,28 @@ func ParseMove(s string) (Move, error) {
 	}
 	from, to, slide := strings.Cut(t, "-")
 	if !slide {
-		sq, err := ParseSquare(t)
-		if err != nil {
-			return Move{}, errorf(ErrBadNotation, "move %q: %v; %s", s, err, expected)
+		from, to = "", t
+	}
+	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+	if !isDigits(to) || (slide && !isDigits(from)) {
+		return Move{}, errorf(ErrBadNotation, "%q is not a move: %s", s, expected)
+	}
+	var m Move
+	for _, sq := range []struct {
+		text string
+		dst  *int
+	}{{from, &m.From}, {to, &m.To}} {
+		if sq.text == "" {
+			continue
 		}
-		return Drop(sq), nil
+		n, err := ParseSquare(sq.text)
+		if err != nil {
+			return Move{}, errorf(ErrBadNotation, "move %q: %v", s, err)
+		}
+		*sq.dst = n
 	}
-	a, err := ParseSquare(strings.TrimSpace(from))
-	if err != nil {
-		return Move{}, errorf(ErrBadNotation, "move %q: from %v; %s", s, err, expected)
+	if m.From == m.To {
+		return Move{}, errorf(ErrBadNotation, "move %q slides to the square it starts from", s)
 	}
-	b, err := ParseSquare(strings.TrimSpace(to))
-	if err != nil {
-		return Move{}, errorf(ErrBadNotation, "move %q: to %v; %s", s, err, expected)
-	}
-	if a == b {
-		return Move{}, errorf(ErrBadNotation, "move %q slides to the square it starts from: %s", s, expected)
-	}
-	return Slide(a, b), nil
+	return m, nil
 }

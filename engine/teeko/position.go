@@ -43,14 +43,19 @@ func Start(r Rules) Position { return Position{rules: r} }
 //   - At most one side has a winning configuration, and never the side to
 //     move: a configuration ends the game as soon as it is made, by the side
 //     that just played.
-//   - With eight pieces down and Red to move, Black's last ply was a slide:
-//     some black piece has an empty neighbour it could have come from
-//     without Black having had a configuration before. (With Black to move,
-//     Red's last ply may always have been his fourth drop.)
+//
+// These checks are complete for the last ply: in the drop phase any such
+// board arises by drops; with eight pieces down and Black to move, Red's
+// last ply may have been his fourth drop; with Red to move, Black's last ply
+// was a slide, and on this board four pieces always have an empty neighbour
+// to have come from that leaves no configuration behind (four red pieces
+// cannot fill the five or more squares around them; checked exhaustively
+// over all boards when this was written). The same fact means that a side to
+// move always has a legal slide: the house rule that a player who cannot
+// move loses is implemented but never applies with four pieces a side.
 //
 // A position passing these checks is game over when one side has a
-// configuration, or when the side to move has no legal slide (he loses:
-// house rule).
+// configuration.
 func NewPosition(r Rules, b Board, toMove Color) (Position, error) {
 	if !r.valid() {
 		return Position{}, errorf(ErrBadRules, "unknown rules %d: expected standard or advanced", r)
@@ -94,32 +99,7 @@ func NewPosition(r Rules, b Board, toMove Color) (Position, error) {
 		return Position{}, errorf(ErrImpossiblePosition,
 			"%s is to move but already has a winning configuration: the game ended when %s made it", toMove, toMove)
 	}
-	if nb+nr == DropPlies && toMove == Red && !blackCouldHaveSlid(r, b) {
-		if bw {
-			return Position{}, errorf(ErrImpossiblePosition,
-				"black's winning configuration cannot have been completed by a slide, and with all pieces down red is to move only after a black slide")
-		}
-		return Position{}, errorf(ErrImpossiblePosition,
-			"red cannot be to move: with all pieces down that needs a black slide before, and no black piece could have made one")
-	}
 	return p, nil
-}
-
-// blackCouldHaveSlid reports whether some black piece has an empty
-// neighbour it could have slid from, with the black pieces not forming a
-// configuration before that slide.
-func blackCouldHaveSlid(r Rules, b Board) bool {
-	empty := allSquares &^ b.Occupied()
-	for x := b.Black; x != 0; x &= x - 1 {
-		from := x.first()
-		for y := neighbours[from] & empty; y != 0; y &= y - 1 {
-			before := b.Black&^(1<<from) | 1<<y.first()
-			if !r.IsConfiguration(before) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Rules returns the rules in force.
@@ -220,36 +200,39 @@ func (p Position) AppendLegalMoves(dst []Move) []Move {
 func (p Position) Play(m Move) (Position, error) {
 	if w, over := p.Over(); over {
 		if p.Winner() != NoColor {
-			return p, errorf(ErrIllegalMove, "move %s: the game is over, %s has won", m, w)
+			return p, errorf(ErrIllegalMove, "the game is over: %s has won", w)
 		}
-		return p, errorf(ErrIllegalMove, "move %s: the game is over, %s cannot move and has lost", m, p.ToMove())
+		return p, errorf(ErrIllegalMove, "the game is over: %s cannot move and has lost", p.ToMove())
 	}
-	if m.To < 1 || m.To > NumSquares || m.From < 0 || m.From > NumSquares {
-		return p, errorf(ErrIllegalMove, "move %s: square off the board (1..25)", m)
+	if m.To < 1 || m.To > NumSquares {
+		return p, errorf(ErrIllegalMove, "square %d is off the board (1..25)", m.To)
+	}
+	if m.From < 0 || m.From > NumSquares { // 0: a drop
+		return p, errorf(ErrIllegalMove, "square %d is off the board (1..25)", m.From)
 	}
 	me := p.ToMove()
 	occ := p.board.Occupied()
 	to := SquareBit(m.To)
 	if p.Phase() == DropPhase {
 		if !m.IsDrop() {
-			return p, errorf(ErrIllegalMove, "move %s is a slide, but this is the drop phase (%d pieces down): expected a drop such as 13", m, p.Pieces())
+			return p, errorf(ErrIllegalMove, "%s is a slide, but this is the drop phase (%d of %d pieces down): expected a drop such as 13", m, p.Pieces(), DropPlies)
 		}
 		if occ&to != 0 {
-			return p, errorf(ErrIllegalMove, "drop on square %d: the square is occupied", m.To)
+			return p, errorf(ErrIllegalMove, "square %d is occupied", m.To)
 		}
 		return p.with(me, p.board.Side(me)|to), nil
 	}
 	if m.IsDrop() {
-		return p, errorf(ErrIllegalMove, "move %s is a drop, but all %d pieces are down: expected a slide such as 14-9", m, DropPlies)
+		return p, errorf(ErrIllegalMove, "%s is a drop, but all %d pieces are down: expected a slide such as 14-9", m, DropPlies)
 	}
 	from := SquareBit(m.From)
 	switch {
 	case p.board.Side(me)&from == 0:
-		return p, errorf(ErrIllegalMove, "move %s: square %d holds no %s piece", m, m.From, me)
+		return p, errorf(ErrIllegalMove, "square %d holds no %s piece", m.From, me)
 	case !Adjacent(m.From, m.To):
-		return p, errorf(ErrIllegalMove, "move %s: square %d is not adjacent to square %d", m, m.To, m.From)
+		return p, errorf(ErrIllegalMove, "square %d is not adjacent to square %d", m.To, m.From)
 	case occ&to != 0:
-		return p, errorf(ErrIllegalMove, "move %s: square %d is occupied", m, m.To)
+		return p, errorf(ErrIllegalMove, "square %d is occupied", m.To)
 	}
 	return p.with(me, p.board.Side(me)&^from|to), nil
 }
@@ -307,7 +290,7 @@ func playGame(r Rules, moves []string) ([]gamePly, Position, error) {
 		}
 		q, err := p.Play(m)
 		if err != nil {
-			return nil, Position{}, fmt.Errorf("move %d: %w", i+1, err)
+			return nil, Position{}, fmt.Errorf("move %d (%s): %w", i+1, m, err)
 		}
 		out = append(out, gamePly{before: p, after: q, move: m})
 		p = q
