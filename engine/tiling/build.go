@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
@@ -48,6 +49,7 @@ type placement struct {
 	kind   int
 	anchor int
 	cells  []int16 // scan-order indices, ascending
+	lo, hi uint64  // the cells as window bits from the anchor
 }
 
 // root is the top of one part of the search: with symmetry breaking, the
@@ -79,7 +81,8 @@ type compiled struct {
 	spare  int // open cells that stay uncovered
 
 	placements []placement
-	anchors    [][]group // by anchor; len(static), empty beyond the cells
+	firstAt    []int32   // placements anchored at a are firstAt[a]..firstAt[a+1]-1
+	anchors    [][]group // by anchor<<probeBits | probe
 	opts       []option
 
 	syms  []polyomino.Transform
@@ -139,63 +142,127 @@ func compile(p Problem) (*compiled, error) {
 	return c, nil
 }
 
-// buildPlacements lists every placement of every kind and groups them by
-// anchor, kinds in list order.
+// buildPlacements lists every placement of every kind, numbered by
+// anchor, then kind, then orientation and position, and builds the option
+// tables the search reads.
 func (c *compiled) buildPlacements() {
 	r := c.region
-	byAnchorKind := make([][][]int32, c.n)
-	for i := range byAnchorKind {
-		byAnchorKind[i] = make([][]int32, len(c.kinds))
-	}
+	type raw struct{ kind, anchor, start int }
+	var raws []raw
+	var flat []int16 // the cells of all placements, each run sorted
 	for k, pc := range c.kinds {
+		size := pc.Size()
 		for _, o := range pc.Orientations {
 			w, h := o.Bounds()
 			for dy := 0; dy+h <= r.height; dy++ {
 			shift:
 				for dx := 0; dx+w <= r.width; dx++ {
-					cells := make([]int16, len(o))
-					for i, cell := range o {
+					start := len(flat)
+					for _, cell := range o {
 						x, y := cell.X+dx, cell.Y+dy
 						if !r.Open(x, y) {
+							flat = flat[:start]
 							continue shift
 						}
-						cells[i] = int16(c.index(x, y))
+						flat = append(flat, int16(c.index(x, y)))
 					}
-					sortInt16(cells)
-					id := int32(len(c.placements))
-					c.placements = append(c.placements, placement{kind: k, anchor: int(cells[0]), cells: cells})
-					byAnchorKind[cells[0]][k] = append(byAnchorKind[cells[0]][k], id)
+					sortInt16(flat[start : start+size])
+					raws = append(raws, raw{kind: k, anchor: int(flat[start]), start: start})
 				}
 			}
 		}
 	}
-	c.anchors = make([][]group, c.n+256)
+	slices.SortStableFunc(raws, func(a, b raw) int {
+		if a.anchor != b.anchor {
+			return a.anchor - b.anchor
+		}
+		return a.kind - b.kind
+	})
+	c.placements = make([]placement, len(raws))
+	c.firstAt = make([]int32, c.n+1)
+	for id, rw := range raws {
+		size := c.kinds[rw.kind].Size()
+		p := placement{kind: rw.kind, anchor: rw.anchor, cells: flat[rw.start : rw.start+size : rw.start+size]}
+		p.lo, p.hi = relativeMask(p.cells, rw.anchor)
+		c.placements[id] = p
+		c.firstAt[rw.anchor+1] = int32(id + 1)
+	}
+	for a := 1; a <= c.n; a++ {
+		c.firstAt[a] = max(c.firstAt[a], c.firstAt[a-1])
+	}
+
+	// The search looks options up by anchor and by the probe: which of
+	// the cells next to the anchor are filled (see probe). Each list holds
+	// only the options that avoid those cells. Count first, then fill.
+	nOpts, nGroups := 0, 0
 	for a := 0; a < c.n; a++ {
-		for k, ids := range byAnchorKind[a] {
-			if len(ids) == 0 {
-				continue
-			}
-			g := group{kind: int32(k), start: int32(len(c.opts))}
-			for _, id := range ids {
-				var o option
-				o.id = id
-				for _, cell := range c.placements[id].cells {
-					d := int(cell) - a
-					if d >= 128 {
-						panic(fmt.Sprintf("tiling: piece spans %d cells in scan order", d))
-					}
-					if d < 64 {
-						o.lo |= 1 << d
-					} else {
-						o.hi |= 1 << (d - 64)
+		for pr := 0; pr < 1<<probeBits; pr++ {
+			filled := c.probeCells(pr)
+			last := -1
+			for id := c.firstAt[a]; id < c.firstAt[a+1]; id++ {
+				if p := &c.placements[id]; p.lo&filled == 0 {
+					nOpts++
+					if p.kind != last {
+						nGroups++
+						last = p.kind
 					}
 				}
-				c.opts = append(c.opts, o)
 			}
-			g.end = int32(len(c.opts))
-			c.anchors[a] = append(c.anchors[a], g)
 		}
 	}
+	c.opts = make([]option, 0, nOpts)
+	groups := make([]group, 0, nGroups)
+	c.anchors = make([][]group, c.n<<probeBits)
+	for a := 0; a < c.n; a++ {
+		for pr := 0; pr < 1<<probeBits; pr++ {
+			filled := c.probeCells(pr)
+			first := len(groups)
+			for id := c.firstAt[a]; id < c.firstAt[a+1]; id++ {
+				p := &c.placements[id]
+				if p.lo&filled != 0 {
+					continue
+				}
+				k := int32(p.kind)
+				if len(groups) == first || groups[len(groups)-1].kind != k {
+					groups = append(groups, group{kind: k, start: int32(len(c.opts))})
+				}
+				c.opts = append(c.opts, option{lo: p.lo, hi: p.hi, id: id})
+				groups[len(groups)-1].end = int32(len(c.opts))
+			}
+			c.anchors[a<<probeBits|pr] = groups[first:len(groups):len(groups)]
+		}
+	}
+}
+
+// relativeMask returns cells as window bits seen from the anchor.
+func relativeMask(cells []int16, anchor int) (lo, hi uint64) {
+	for _, cell := range cells {
+		switch d := int(cell) - anchor; {
+		case d < 0 || d >= 128:
+			panic(fmt.Sprintf("tiling: a piece spans cell %d from its anchor", d))
+		case d < 64:
+			lo |= 1 << d
+		default:
+			hi |= 1 << (d - 64)
+		}
+	}
+	return lo, hi
+}
+
+// The probe of a window is 5 bits: whether the two cells after the anchor
+// in its line are filled, and the three cells around the anchor's
+// neighbour in the next line (offsets line-1, line, line+1). Every option
+// holds cell 1 or cell line, so the probe sorts most of them out.
+const probeBits = 5
+
+// probe reads the probe of a window at its anchor.
+func probe(lo uint64, line uint) int {
+	return int(lo>>1&3 | (lo>>(line-1)&7)<<2)
+}
+
+// probeCells turns a probe back into the window bits it stands for.
+func (c *compiled) probeCells(pr int) uint64 {
+	return uint64(pr&3)<<1 | uint64(pr>>2)<<(c.line-1)
 }
 
 func sortInt16(s []int16) {
@@ -206,22 +273,8 @@ func sortInt16(s []int16) {
 	}
 }
 
-// maskKey identifies a set of cells of a 16 x 16 rectangle.
-type maskKey [4]uint64
-
 // buildImages fills image: where each symmetry sends each placement.
 func (c *compiled) buildImages() {
-	keyOf := func(cells []int16) maskKey {
-		var k maskKey
-		for _, i := range cells {
-			k[i/64] |= 1 << (i % 64)
-		}
-		return k
-	}
-	ids := make(map[maskKey]int32, len(c.placements))
-	for id, p := range c.placements {
-		ids[keyOf(p.cells)] = int32(id)
-	}
 	c.image = make([][]int32, len(c.syms))
 	mapped := make([]int16, 0, 8)
 	for g, t := range c.syms {
@@ -232,9 +285,18 @@ func (c *compiled) buildImages() {
 				xy := t.ApplyInRect(c.cellXY[i], c.region.width, c.region.height)
 				mapped = append(mapped, int16(c.index(xy.X, xy.Y)))
 			}
-			img, ok := ids[keyOf(mapped)]
-			if !ok || c.placements[img].kind != p.kind {
-				panic(fmt.Sprint("tiling: a region symmetry maps a placement outside the region", g, t, p.cells, mapped, ok))
+			sortInt16(mapped)
+			a := int(mapped[0])
+			lo, hi := relativeMask(mapped, a)
+			img := int32(-1)
+			for j := c.firstAt[a]; j < c.firstAt[a+1]; j++ {
+				if q := &c.placements[j]; q.lo == lo && q.hi == hi && q.kind == p.kind {
+					img = j
+					break
+				}
+			}
+			if img < 0 {
+				panic("tiling: a region symmetry maps a placement outside the region")
 			}
 			c.image[g][id] = img
 		}
@@ -304,7 +366,7 @@ func (c *compiled) buildRoots(filled []bool) {
 // orbitReps returns one placement of kind k per orbit under the
 // symmetries: the one whose first cell comes first in scan order.
 func (c *compiled) orbitReps(k int) []int32 {
-	done := map[int32]bool{}
+	done := make([]bool, len(c.placements))
 	var reps []int32
 	for id := range c.placements {
 		if c.placements[id].kind != k || done[int32(id)] {

@@ -42,6 +42,7 @@ type worker struct {
 	c       *compiled
 	anchors [][]group
 	opts    []option
+	line    uint
 
 	root   *root
 	static []uint64
@@ -73,6 +74,7 @@ func newWorker(r *run) *worker {
 		c:       r.c,
 		anchors: r.c.anchors,
 		opts:    r.c.opts,
+		line:    uint(r.c.line),
 		label:   make([]int32, r.c.n),
 	}
 	for i := range w.label {
@@ -101,20 +103,21 @@ func (w *worker) search(c int, lo, hi uint64) {
 	if w.nodes >= w.pollAt && w.poll() {
 		return
 	}
-	for _, g := range w.anchors[c] {
+	for _, g := range w.anchors[c<<probeBits|probe(lo, w.line)] {
 		bit := uint64(1) << uint(g.kind)
 		if w.avail&bit == 0 {
 			continue
 		}
-		w.remain[g.kind]--
-		if w.remain[g.kind] == 0 {
-			w.avail ^= bit
-		}
-		w.left--
 		for _, o := range w.opts[g.start:g.end] {
 			if o.lo&lo|o.hi&hi != 0 {
 				continue
 			}
+			// Few options fit, so the bookkeeping is done per fit.
+			w.remain[g.kind]--
+			if w.remain[g.kind] == 0 {
+				w.avail ^= bit
+			}
+			w.left--
 			w.stack = append(w.stack, o.id)
 			if w.left == 0 {
 				w.record()
@@ -123,17 +126,14 @@ func (w *worker) search(c int, lo, hi uint64) {
 				w.search(nc, nlo, nhi)
 			}
 			w.stack = w.stack[:len(w.stack)-1]
-			if w.stopped {
-				break
+			w.left++
+			if w.remain[g.kind] == 0 {
+				w.avail ^= bit
 			}
-		}
-		w.left++
-		if w.remain[g.kind] == 0 {
-			w.avail ^= bit
-		}
-		w.remain[g.kind]++
-		if w.stopped {
-			return
+			w.remain[g.kind]++
+			if w.stopped {
+				return
+			}
 		}
 	}
 	if w.spare > 0 {

@@ -147,9 +147,13 @@ func (p Placement) String() string {
 	return b.String()
 }
 
-// minSubtrees is how many parts the search is cut into, at least, so that
-// workers stay busy to the end and progress moves in small steps.
-const minSubtrees = 256
+// The search is cut into about subtreesPerWorker parts per worker, and at
+// least minSubtrees, so that workers stay busy to the end and progress
+// moves in small steps.
+const (
+	minSubtrees       = 128
+	subtreesPerWorker = 64
+)
 
 // Solve counts the tilings of the problem and lists up to opts.Limit of
 // them. It stops early, with Complete false and the counts so far, when
@@ -169,8 +173,13 @@ func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
 		defer cancel()
 	}
 	opts.Limit = max(opts.Limit, 0)
-	tasks, splitNodes := c.split(minSubtrees)
-	r := &run{c: c, opts: opts, tasks: tasks, start: start,
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	tasks, order, splitNodes := c.split(max(minSubtrees, subtreesPerWorker*workers))
+	workers = max(1, min(workers, len(tasks)))
+	r := &run{c: c, opts: opts, tasks: tasks, order: order, start: start,
 		finished: make([]bool, len(tasks)), sols: make([][][]int32, len(tasks))}
 	r.nodes.Store(splitNodes)
 	r.cutoff.Store(int64(len(tasks)))
@@ -192,11 +201,6 @@ func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
 		}()
 	}
 
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(tasks)))
 	if workers == 1 {
 		r.work()
 	} else {
@@ -214,6 +218,7 @@ type run struct {
 	c     *compiled
 	opts  Options
 	tasks []state
+	order []int32 // the order to search the tasks in
 	start time.Time
 
 	next   atomic.Int64 // next task to hand out
@@ -234,10 +239,11 @@ type run struct {
 func (r *run) work() {
 	w := newWorker(r)
 	for !r.stop.Load() {
-		i := int(r.next.Add(1) - 1)
-		if i >= len(r.tasks) {
+		j := int(r.next.Add(1) - 1)
+		if j >= len(r.tasks) {
 			break
 		}
+		i := int(r.order[j])
 		t := &r.tasks[i]
 		w.load(t)
 		w.store = int64(i) < r.cutoff.Load()
@@ -395,7 +401,7 @@ func (c *compiled) children(s *state) []state {
 		}
 		return ch
 	}
-	for _, g := range c.anchors[s.c] {
+	for _, g := range c.anchors[s.c<<probeBits|probe(s.lo, uint(c.line))] {
 		bit := uint64(1) << uint(g.kind)
 		if s.avail&bit == 0 {
 			continue
@@ -425,35 +431,42 @@ func (c *compiled) children(s *state) []state {
 	return out
 }
 
-// split cuts the search into at least want subtrees (when it is that big),
-// level by level so that their order is the order of the search. It
-// returns them and the number of nodes it expanded.
-func (c *compiled) split(want int) ([]state, int64) {
-	var tasks []state
+// split cuts the search into about want subtrees (when it is that big),
+// listed in the order the search visits them. It expands the tree level by
+// level, the last level only as far as needed. It also returns the order
+// in which to search the subtrees, shallow (so larger) ones first, so that
+// no big one is left for the end, and the number of nodes it expanded.
+func (c *compiled) split(want int) (tasks []state, order []int32, nodes int64) {
+	var depth []int
 	for i := range c.roots {
 		tasks = append(tasks, c.rootState(i))
+		depth = append(depth, 0)
 	}
-	var nodes int64
-	for depth := 0; depth < 8; depth++ {
-		open := 0
-		for i := range tasks {
-			if tasks[i].left > 0 {
-				open++
-			}
-		}
-		if open == 0 || open >= want {
-			break
-		}
+	for level := 0; len(tasks) < want && level < maxSplitDepth; level++ {
 		var next []state
+		var nextDepth []int
 		for i := range tasks {
-			if tasks[i].left == 0 {
-				next = append(next, tasks[i])
+			t := &tasks[i]
+			if t.left == 0 || depth[i] != level || len(next)+len(tasks)-i >= want {
+				next = append(next, *t)
+				nextDepth = append(nextDepth, depth[i])
 				continue
 			}
 			nodes++
-			next = append(next, c.children(&tasks[i])...)
+			for _, ch := range c.children(t) {
+				next = append(next, ch)
+				nextDepth = append(nextDepth, level+1)
+			}
 		}
-		tasks = next
+		tasks, depth = next, nextDepth
 	}
-	return tasks, nodes
+	order = make([]int32, len(tasks))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return depth[a] - depth[b] })
+	return tasks, order, nodes
 }
+
+// maxSplitDepth bounds how deep split looks for subtrees.
+const maxSplitDepth = 8
