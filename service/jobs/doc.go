@@ -1,0 +1,66 @@
+// Package jobs runs long computations as jobs split into work units, in
+// Redis Streams or in process.
+//
+// The games register job kinds (Kind): a kind plans a request into
+// independent units, runs one unit, and combines the results of the units
+// finished so far into the job's result, possibly before every unit has run
+// (one refuted reply may decide a proof). The package does the rest: it
+// stores jobs, hands units to workers, heartbeats them, reclaims the units
+// of workers that died, hands units back on shutdown, and reports exact
+// progress.
+//
+// A Manager works over a Store. Both stores keep the same semantics:
+//
+//   - NewMemoryStore keeps everything in the process (the embedded default),
+//     optionally logging every job to a directory so that a restart loses
+//     no job and no finished unit.
+//   - NewRedisStore keeps jobs in Redis hashes and units in a Redis Stream
+//     read by a consumer group, so that workers on many machines share them.
+//
+// # Redis layout
+//
+// Every key starts with "gs:jobs:". Job ids are 22 characters of base64url
+// (128 random bits), so they never collide with the fixed names.
+//
+//	gs:jobs:stream          stream of units; fields job, unit (index), payload
+//	                        consumer group "workers", one consumer per worker
+//	gs:jobs:<id>            hash: id type status created started finished
+//	                        (unix ms) request total result error
+//	gs:jobs:<id>:results    hash: unit index -> unit result (written once, HSETNX)
+//	gs:jobs:<id>:nodes      hash: unit index -> nodes (final for finished
+//	                        units, the latest report for running ones)
+//
+// The three job keys get the finished-job TTL when the job ends; an unfinished
+// job has none. A unit's stream entry is acknowledged and deleted when the
+// unit is finished, skipped or its job fails.
+//
+// # Units, heartbeats and reclaims
+//
+// A worker takes a unit with XAUTOCLAIM (units idle for longer than
+// Options.ReclaimAfter: their worker died, or handed them back) and
+// otherwise with XREADGROUP. While the unit runs it heartbeats every
+// Options.Heartbeat: a script checks that the worker still owns the entry,
+// resets its idle time (XCLAIM to itself, JUSTID), records the node count
+// and returns the job's status; a canceled or finished job cancels the
+// unit's context, and a lost entry (another worker reclaimed it) stops the
+// run without acknowledging. A finished unit is written with HSETNX, so a
+// unit finished twice keeps its first result; the worker then calls
+// Kind.Combine with every result so far and, when it says done, a script
+// finishes the job only if it is still queued or running, so exactly one
+// worker finishes a job. Only then is the entry acknowledged (XACK, XDEL):
+// a worker that dies between the write and the acknowledgement leaves the
+// unit to be reclaimed, and its successor finds the result written and only
+// combines.
+//
+// # Shutdown and failures
+//
+// When a worker's context ends, each running unit sees its context
+// canceled; a unit that returns an error then is handed back: XCLAIM with
+// IDLE of a year makes it claimable by the next XAUTOCLAIM at once, and
+// RETRYCOUNT keeps its delivery count, so a hand-back does not count as a
+// failed delivery. A panicking Run is recovered and the unit handed back
+// for another delivery; at the Options.MaxDeliveries-th delivery the job
+// fails with the panic's message. A unit delivered more than MaxDeliveries
+// times (its workers kept dying) fails the job without running. An error
+// returned by Run fails the job at once: the kinds are deterministic.
+package jobs

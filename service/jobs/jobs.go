@@ -1,0 +1,179 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"time"
+)
+
+// A Kind is one type of job, e.g. "polyomino.analyze". Its methods may be
+// called from many goroutines and processes at once.
+type Kind interface {
+	// Name is the job type clients ask for.
+	Name() string
+	// Plan validates the request and splits it into independent units
+	// (opaque payloads), at least one. An error that is a *service.Error
+	// reaches the caller as it is; any other error is reported as an
+	// invalid request.
+	Plan(ctx context.Context, request json.RawMessage) (units []json.RawMessage, err error)
+	// Run computes one unit. report(nodes) may be called often, from any
+	// goroutine, with the unit's cumulative node count. Run must honour ctx:
+	// it is canceled when the job is canceled or finished early, and when
+	// the worker shuts down.
+	Run(ctx context.Context, unit json.RawMessage, report func(nodes int64)) (json.RawMessage, error)
+	// Combine is called after each finished unit with the results so far
+	// (unit index -> result) and the number of units. It returns the job's
+	// result and done=true when the job can finish: every unit done, or
+	// early (one child proved a win). Two workers finishing units at the
+	// same time may both call it; the last of them sees every result.
+	Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)
+}
+
+// Status is where a job is in its life.
+type Status string
+
+// Statuses of a job. Done, failed and canceled are final.
+const (
+	StatusQueued   Status = "queued"
+	StatusRunning  Status = "running"
+	StatusDone     Status = "done"
+	StatusFailed   Status = "failed"
+	StatusCanceled Status = "canceled"
+)
+
+// Final reports whether s is an end state.
+func (s Status) Final() bool {
+	return s == StatusDone || s == StatusFailed || s == StatusCanceled
+}
+
+// Job is what a client sees of a job.
+type Job struct {
+	ID       string          `json:"id"`
+	Type     string          `json:"type"`
+	Status   Status          `json:"status"`
+	Created  time.Time       `json:"created"`
+	Started  time.Time       `json:"started,omitzero"`
+	Finished time.Time       `json:"finished,omitzero"`
+	Request  json.RawMessage `json:"request,omitempty"`
+	Progress Progress        `json:"progress"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// Progress counts what is measured, nothing guessed.
+type Progress struct {
+	// Done and Total count units. A job that finishes early ends with
+	// Done < Total.
+	Done  int `json:"done"`
+	Total int `json:"total"`
+	// Nodes is the sum of the node counts of finished units and the latest
+	// reports of running ones (a unit that is run again after its worker
+	// died reports from zero again).
+	Nodes int64 `json:"nodes"`
+	// ElapsedMS runs from the start of the first unit to the end of the job
+	// (or now).
+	ElapsedMS int64 `json:"elapsed_ms"`
+	// EstimateMS is the time still needed at the rate measured so far,
+	// elapsed * (total - done) / done: nil until a unit has finished and
+	// after the job failed or was canceled, 0 when done.
+	EstimateMS *int64 `json:"estimate_ms"`
+}
+
+// state is what a store keeps of a job.
+type state struct {
+	ID       string
+	Type     string
+	Status   Status
+	Created  time.Time
+	Started  time.Time
+	Finished time.Time
+	Request  json.RawMessage
+	Total    int
+	Done     int   // units with a result
+	Nodes    int64 // sum of the per-unit node counts
+	Result   json.RawMessage
+	Error    string
+}
+
+// view turns a stored state into what a client sees at now.
+func (s state) view(now time.Time) Job {
+	j := Job{
+		ID: s.ID, Type: s.Type, Status: s.Status,
+		Created: s.Created, Started: s.Started, Finished: s.Finished,
+		Request: s.Request, Result: s.Result, Error: s.Error,
+		Progress: Progress{Done: s.Done, Total: s.Total, Nodes: s.Nodes},
+	}
+	if !s.Started.IsZero() {
+		end := now
+		if !s.Finished.IsZero() {
+			end = s.Finished
+		}
+		j.Progress.ElapsedMS = max(0, end.Sub(s.Started).Milliseconds())
+	}
+	switch {
+	case s.Status == StatusDone:
+		j.Progress.EstimateMS = new(int64)
+	case !s.Status.Final() && s.Done > 0:
+		// Integer arithmetic: elapsed * remaining / done, in milliseconds.
+		e := j.Progress.ElapsedMS * int64(s.Total-s.Done) / int64(s.Done)
+		j.Progress.EstimateMS = &e
+	}
+	return j
+}
+
+// delivery is one unit handed to a worker.
+type delivery struct {
+	EntryID    string // stream entry id (or the memory store's sequence)
+	JobID      string
+	Unit       int
+	Payload    json.RawMessage
+	Deliveries int64 // 1 on the first delivery
+	Reclaimed  bool  // taken over from another consumer (dead, or handed back)
+}
+
+// unitStart is what a worker learns of a unit's job before running it.
+type unitStart struct {
+	Found     bool
+	Status    Status
+	Type      string
+	Request   json.RawMessage
+	Total     int
+	HasResult bool // the unit was finished before (its worker died before acking)
+}
+
+// ending is how a job ends.
+type ending struct {
+	Status Status
+	At     time.Time
+	Result json.RawMessage
+	Error  string
+	TTL    time.Duration
+}
+
+// idBytes is the entropy of a job id: 128 bits.
+const idBytes = 16
+
+// newID returns an unguessable, URL-safe job id: 128 bits from crypto/rand
+// in unpadded base64url, 22 characters.
+func newID() string {
+	b := make([]byte, idBytes)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics instead)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// validID reports whether id could have come from newID, so that garbage
+// never reaches a store key.
+func validID(id string) bool {
+	if len(id) != base64.RawURLEncoding.EncodedLen(idBytes) {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,573 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/redistest"
+)
+
+// env is one backend under test.
+type env struct {
+	store Store
+	rdb   *redis.Client // nil for the memory store
+	// restart simulates every process and the store restarting: Redis is
+	// killed and started again from its append-only file; the memory store
+	// is opened again on its directory. It returns the new store.
+	restart func() Store
+	// crash kills the store's server, if it has one, until restart.
+	crash func()
+}
+
+var backends = []struct {
+	name string
+	open func(t *testing.T) *env
+}{
+	{"memory", func(t *testing.T) *env {
+		dir := t.TempDir()
+		s, err := NewMemoryStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &env{store: s, crash: func() {}}
+		e.restart = func() Store {
+			s, err := NewMemoryStore(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.store = s
+			return s
+		}
+		return e
+	}},
+	{"redis", func(t *testing.T) *env {
+		srv := redistest.Start(t)
+		e := &env{}
+		connect := func() {
+			e.rdb = redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+			t.Cleanup(func() { _ = e.rdb.Close() })
+			e.store = NewRedisStore(e.rdb)
+		}
+		connect()
+		e.crash = srv.Kill
+		e.restart = func() Store { srv.Restart(); connect(); return e.store }
+		return e
+	}},
+}
+
+// forEach runs test against every backend.
+func forEach(t *testing.T, test func(t *testing.T, e *env)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, b.open(t))
+		})
+	}
+}
+
+func fastOptions(t *testing.T) Options {
+	return Options{
+		Heartbeat: 40 * time.Millisecond, ReclaimAfter: 400 * time.Millisecond, Poll: 40 * time.Millisecond,
+		WatchEvery: 10 * time.Millisecond, OpTimeout: 2 * time.Second,
+		Logger: zaptest.NewLogger(t),
+	}
+}
+
+func newManager(t *testing.T, s Store, k Kind, opts Options) (*Manager, *Metrics) {
+	t.Helper()
+	met := NewMetrics(prometheus.NewRegistry(), nil)
+	opts.Metrics = met
+	m, err := NewManager(s, []Kind{k}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, met
+}
+
+// startWorker runs a worker until the returned stop is called (or the test
+// ends); stop waits until RunWorker returned.
+func startWorker(t *testing.T, m *Manager, name string, concurrency int) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := m.RunWorker(ctx, name, concurrency); err != nil {
+			t.Errorf("RunWorker: %v", err)
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				t.Errorf("worker %s did not stop", name)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func submit(t *testing.T, m *Manager, request string) Job {
+	t.Helper()
+	j, err := m.Submit(context.Background(), "toy.squares", json.RawMessage(request))
+	if err != nil {
+		t.Fatalf("Submit(%s): %v", request, err)
+	}
+	return j
+}
+
+// waitJob polls the job until ok accepts it.
+func waitJob(t *testing.T, m *Manager, id, what string, ok func(Job) bool) Job {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		j, err := m.Get(context.Background(), id)
+		if err == nil && ok(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: last state %+v, err %v", what, j, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func waitStatus(t *testing.T, m *Manager, id string, s Status) Job {
+	t.Helper()
+	return waitJob(t, m, id, "status "+string(s), func(j Job) bool { return j.Status == s })
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func wantSum(t *testing.T, j Job, n int64) {
+	t.Helper()
+	want := fmt.Sprintf(`{"sum":%d}`, sumSquares(n))
+	if j.Status != StatusDone || string(j.Result) != want {
+		t.Fatalf("job = %s %s (error %q), want done %s", j.Status, j.Result, j.Error, want)
+	}
+}
+
+// assertQueueEmpty checks that every unit was acknowledged.
+func assertQueueEmpty(t *testing.T, e *env) {
+	t.Helper()
+	if e.rdb != nil {
+		ctx := context.Background()
+		waitFor(t, "an empty stream", func() bool {
+			n, err := e.rdb.XLen(ctx, streamKey).Result()
+			p, perr := e.rdb.XPending(ctx, streamKey, groupName).Result()
+			return err == nil && perr == nil && n == 0 && p.Count == 0
+		})
+		return
+	}
+	s := e.store.(*MemoryStore)
+	waitFor(t, "an empty queue", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.queue) == 0 && len(s.pending) == 0
+	})
+}
+
+func TestLifecycle(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		m, met := newManager(t, e.store, k, fastOptions(t))
+		ctx := context.Background()
+
+		for _, id := range []string{newID(), "garbage", "", strings.Repeat("x", 1000)} {
+			if _, err := m.Get(ctx, id); service.KindOf(err) != service.KindNotFound {
+				t.Errorf("Get(%.30q) = %v, want NotFound", id, err)
+			}
+			if _, err := m.Cancel(ctx, id); service.KindOf(err) != service.KindNotFound {
+				t.Errorf("Cancel(%.30q) = %v, want NotFound", id, err)
+			}
+		}
+		if _, err := m.Submit(ctx, "toy.nope", json.RawMessage(`{}`)); service.KindOf(err) != service.KindInvalid {
+			t.Errorf("Submit(unknown type) = %v, want Invalid", err)
+		}
+		if _, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":3,"units":5}`)); service.KindOf(err) != service.KindInvalid ||
+			!strings.Contains(err.Error(), "units") {
+			t.Errorf("Submit(bad request) = %v, want Invalid naming units", err)
+		}
+
+		j := submit(t, m, `{"n":100,"units":5}`)
+		if len(j.ID) != 22 || !validID(j.ID) {
+			t.Errorf("id %q is not 22 characters of base64url", j.ID)
+		}
+		if j.Status != StatusQueued || j.Progress.Total != 5 || j.Progress.Done != 0 || j.Progress.EstimateMS != nil || !j.Started.IsZero() {
+			t.Errorf("new job = %+v", j)
+		}
+		if got, err := m.Get(ctx, j.ID); err != nil || got.Status != StatusQueued || string(got.Request) != `{"n":100,"units":5}` {
+			t.Errorf("Get(new job) = %+v, %v", got, err)
+		}
+
+		startWorker(t, m, "w1", 2)
+		j = waitStatus(t, m, j.ID, StatusDone)
+		wantSum(t, j, 100)
+		p := j.Progress
+		if p.Done != 5 || p.Total != 5 || p.Nodes != 100 || p.EstimateMS == nil || *p.EstimateMS != 0 {
+			t.Errorf("final progress = %+v, want 5/5 units, 100 nodes, estimate 0", p)
+		}
+		if j.Started.IsZero() || j.Finished.Before(j.Started) || j.Started.Before(j.Created) ||
+			p.ElapsedMS != j.Finished.Sub(j.Started).Milliseconds() {
+			t.Errorf("times: created %v started %v finished %v elapsed %dms", j.Created, j.Started, j.Finished, p.ElapsedMS)
+		}
+		if runs := k.get(k.started); len(runs) != 5 || total(runs) != 5 {
+			t.Errorf("runs per unit = %v, want each of 5 once", runs)
+		}
+		if _, err := m.Cancel(ctx, j.ID); service.KindOf(err) != service.KindConflict {
+			t.Errorf("Cancel(done job) = %v, want Conflict", err)
+		}
+		assertQueueEmpty(t, e)
+		if got := value(met.Jobs.WithLabelValues("toy.squares", "done")); got != 1 {
+			t.Errorf("jobs_total{done} = %v", got)
+		}
+		if got := value(met.Units.WithLabelValues("toy.squares", "done")); got != 5 {
+			t.Errorf("units_total{done} = %v", got)
+		}
+		if e.rdb != nil {
+			for _, key := range []string{jobKey(j.ID), resultsKey(j.ID), nodesKey(j.ID)} {
+				ttl, err := e.rdb.PTTL(ctx, key).Result()
+				if err != nil || ttl <= 6*24*time.Hour || ttl > 7*24*time.Hour {
+					t.Errorf("PTTL %s = %v, %v; want about 7 days", key, ttl, err)
+				}
+			}
+		}
+	})
+}
+
+func TestProgressAndWatch(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		k.gate = make(chan struct{})
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":30,"units":3}`)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		watch, err := m.Watch(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Watch(ctx, newID()); service.KindOf(err) != service.KindNotFound {
+			t.Errorf("Watch(unknown) = %v", err)
+		}
+		var seen []Job
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			for j := range watch {
+				seen = append(seen, j)
+			}
+		}()
+
+		startWorker(t, m, "w1", 1)
+		// Unit 0 computed its 10 numbers and waits at the gate: its report
+		// reaches the job with the next heartbeat.
+		got := waitJob(t, m, j.ID, "10 nodes", func(j Job) bool { return j.Progress.Nodes == 10 })
+		if got.Status != StatusRunning || got.Progress.Done != 0 || got.Progress.EstimateMS != nil || got.Started.IsZero() {
+			t.Errorf("while unit 0 runs: %+v", got)
+		}
+		k.gate <- struct{}{}
+		got = waitJob(t, m, j.ID, "1 unit done", func(j Job) bool { return j.Progress.Done == 1 })
+		if got.Progress.EstimateMS == nil || got.Progress.Total != 3 || got.Progress.Nodes < 10 {
+			t.Errorf("after one unit: %+v", got.Progress)
+		} else if want := got.Progress.ElapsedMS * 2; *got.Progress.EstimateMS != want {
+			t.Errorf("estimate %dms, want elapsed*2 = %dms", *got.Progress.EstimateMS, want)
+		}
+		close(k.gate)
+		got = waitStatus(t, m, j.ID, StatusDone)
+		wantSum(t, got, 30)
+
+		select {
+		case <-watched:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Watch did not close its channel after the job ended")
+		}
+		if len(seen) < 3 || seen[0].Status != StatusQueued || seen[len(seen)-1].Status != StatusDone {
+			t.Fatalf("watched %d states, want queued ... done: %+v", len(seen), seen)
+		}
+		for i := 1; i < len(seen); i++ {
+			if seen[i].Progress.Done < seen[i-1].Progress.Done {
+				t.Errorf("done went back: %d then %d", seen[i-1].Progress.Done, seen[i].Progress.Done)
+			}
+		}
+	})
+}
+
+func TestCancelQueued(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		m, met := newManager(t, e.store, k, fastOptions(t))
+		ctx := context.Background()
+		j := submit(t, m, `{"n":40,"units":4}`)
+		c, err := m.Cancel(ctx, j.ID)
+		if err != nil || c.Status != StatusCanceled || c.Finished.IsZero() {
+			t.Fatalf("Cancel = %+v, %v", c, err)
+		}
+		if c, err = m.Cancel(ctx, j.ID); err != nil || c.Status != StatusCanceled {
+			t.Fatalf("second Cancel = %+v, %v; want the canceled job", c, err)
+		}
+		startWorker(t, m, "w1", 2)
+		assertQueueEmpty(t, e)
+		if runs := k.get(k.started); len(runs) != 0 {
+			t.Errorf("units of a canceled job ran: %v", runs)
+		}
+		if got := value(met.Units.WithLabelValues("toy.squares", "skipped")); got != 4 {
+			t.Errorf("skipped units = %v, want 4", got)
+		}
+		if got := value(met.Jobs.WithLabelValues("toy.squares", "canceled")); got != 1 {
+			t.Errorf("jobs_total{canceled} = %v, want 1 (the second Cancel does not count)", got)
+		}
+		if j, _ := m.Get(ctx, j.ID); j.Status != StatusCanceled {
+			t.Errorf("status after the worker = %s", j.Status)
+		}
+	})
+}
+
+func TestCancelRunning(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		k.gate = make(chan struct{}) // never opens
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":40,"units":2}`)
+		startWorker(t, m, "w1", 2)
+		waitFor(t, "both units running", func() bool { return len(k.get(k.started)) == 2 })
+		if _, err := m.Cancel(context.Background(), j.ID); err != nil {
+			t.Fatal(err)
+		}
+		canceledAt := time.Now()
+		waitFor(t, "both runs canceled", func() bool { return total(k.get(k.canceled)) == 2 })
+		if d := time.Since(canceledAt); d > time.Second {
+			t.Errorf("running units stopped %v after the cancel; heartbeat is 40ms", d)
+		}
+		assertQueueEmpty(t, e)
+		if j, _ := m.Get(context.Background(), j.ID); j.Status != StatusCanceled || j.Result != nil {
+			t.Errorf("job = %+v", j)
+		}
+	})
+}
+
+func TestEarlyFinish(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		k.gate = make(chan struct{}) // never opens
+		k.hold = func(unit int) bool { return unit != 2 }
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":40,"units":4,"win":2}`)
+		startWorker(t, m, "w1", 4)
+		j = waitStatus(t, m, j.ID, StatusDone)
+		if string(j.Result) != `{"winner":2}` || j.Progress.Done != 1 || j.Progress.Total != 4 {
+			t.Errorf("job = %s, progress %+v; want winner 2 after 1 of 4 units", j.Result, j.Progress)
+		}
+		// The units still running learn with their next heartbeat.
+		waitFor(t, "the other runs canceled", func() bool { return total(k.get(k.canceled)) == 3 })
+		assertQueueEmpty(t, e)
+		if runs := k.get(k.finished); total(runs) != 1 {
+			t.Errorf("finished runs %v, want only unit 2", runs)
+		}
+	})
+}
+
+func TestFailingUnit(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		m, met := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":40,"units":4,"fail":1}`)
+		startWorker(t, m, "w1", 1)
+		j = waitStatus(t, m, j.ID, StatusFailed)
+		if j.Error != "unit 1: this unit refuses" || j.Result != nil || j.Progress.EstimateMS != nil {
+			t.Errorf("failed job = %+v", j)
+		}
+		assertQueueEmpty(t, e)
+		if got := value(met.Jobs.WithLabelValues("toy.squares", "failed")); got != 1 {
+			t.Errorf("jobs_total{failed} = %v", got)
+		}
+		if _, err := m.Cancel(context.Background(), j.ID); service.KindOf(err) != service.KindConflict {
+			t.Errorf("Cancel(failed job) = %v, want Conflict", err)
+		}
+	})
+}
+
+func TestPanickingRun(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		m, met := newManager(t, e.store, k, fastOptions(t))
+		startWorker(t, m, "w1", 2)
+
+		// A unit that panics once is delivered again and succeeds.
+		j := submit(t, m, `{"n":40,"units":4,"panic":3,"panic_times":1}`)
+		j = waitStatus(t, m, j.ID, StatusDone)
+		wantSum(t, j, 40)
+		if runs := k.get(k.started); runs[3] != 2 {
+			t.Errorf("unit 3 ran %d times, want 2", runs[3])
+		}
+
+		// A unit that always panics fails the job at its third delivery.
+		k.reset()
+		j = submit(t, m, `{"n":40,"units":4,"panic":0,"panic_times":99}`)
+		j = waitStatus(t, m, j.ID, StatusFailed)
+		if j.Error != "unit 0 panicked on 3 deliveries: boom in unit 0" {
+			t.Errorf("error = %q", j.Error)
+		}
+		if runs := k.get(k.started); runs[0] != 3 {
+			t.Errorf("unit 0 ran %d times, want 3", runs[0])
+		}
+		assertQueueEmpty(t, e)
+		if got := value(met.Units.WithLabelValues("toy.squares", "panicked")); got != 4 {
+			t.Errorf("panicked units = %v, want 1 + 3", got)
+		}
+	})
+}
+
+func TestGracefulShutdownHandsUnitsBack(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		k.gate = make(chan struct{})
+		opts := fastOptions(t)
+		// Only a hand-back can move the unit before a minute; and with one
+		// delivery allowed, a hand-back that counted would fail the job.
+		opts.ReclaimAfter, opts.MaxDeliveries = time.Minute, 1
+		m, met := newManager(t, e.store, k, opts)
+		j := submit(t, m, `{"n":10,"units":1}`)
+		stopA := startWorker(t, m, "a", 1)
+		waitFor(t, "unit 0 running", func() bool { return len(k.get(k.started)) == 1 })
+		stopA()
+		if c := k.get(k.canceled); c[0] != 1 {
+			t.Fatalf("the run was not canceled on shutdown: %v", c)
+		}
+		if got := value(met.Units.WithLabelValues("toy.squares", "returned")); got != 1 {
+			t.Errorf("returned units = %v", got)
+		}
+		close(k.gate)
+		start := time.Now()
+		startWorker(t, m, "b", 1)
+		j = waitStatus(t, m, j.ID, StatusDone)
+		wantSum(t, j, 10)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("the handed-back unit took %v to finish", d)
+		}
+		if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 1 {
+			t.Errorf("reclaimed units = %v", got)
+		}
+	})
+}
+
+func TestRestartEverything(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		k.gate = make(chan struct{})
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":40,"units":4}`)
+		stopA := startWorker(t, m, "a", 2)
+		k.gate <- struct{}{}
+		k.gate <- struct{}{}
+		waitJob(t, m, j.ID, "2 units done", func(j Job) bool { return j.Progress.Done == 2 })
+		waitFor(t, "4 units started", func() bool { return len(k.get(k.started)) == 4 })
+		finishedBefore := k.get(k.finished)
+
+		// Everything goes down at once: the store first, so that worker a
+		// cannot hand its running units back or acknowledge anything.
+		e.crash()
+		stopA()
+		store := e.restart()
+
+		k2 := newSquares()
+		m2, _ := newManager(t, store, k2, fastOptions(t))
+		got, err := m2.Get(context.Background(), j.ID)
+		if err != nil || got.Progress.Done != 2 || got.Progress.Total != 4 {
+			t.Fatalf("after the restart: %+v, %v", got, err)
+		}
+		startWorker(t, m2, "b", 2)
+		got = waitStatus(t, m2, j.ID, StatusDone)
+		wantSum(t, got, 40)
+		for u := range finishedBefore {
+			if n := k2.get(k2.started)[u]; n != 0 {
+				t.Errorf("unit %d finished before the restart but ran again", u)
+			}
+		}
+		if runs := k2.get(k2.started); len(runs) != 2 || total(runs) != 2 {
+			t.Errorf("after the restart units ran %v, want the 2 unfinished once each", runs)
+		}
+		assertQueueEmpty(t, e)
+	})
+}
+
+func TestFinishedJobsExpire(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		opts := fastOptions(t)
+		opts.TTL = 300 * time.Millisecond
+		m, _ := newManager(t, e.store, newSquares(), opts)
+		j := submit(t, m, `{"n":4,"units":2}`)
+		startWorker(t, m, "w1", 1)
+		waitStatus(t, m, j.ID, StatusDone)
+		waitFor(t, "the job to expire", func() bool {
+			_, err := m.Get(context.Background(), j.ID)
+			return service.KindOf(err) == service.KindNotFound
+		})
+		if e.rdb != nil {
+			n, err := e.rdb.Exists(context.Background(), jobKey(j.ID), resultsKey(j.ID), nodesKey(j.ID)).Result()
+			if err != nil || n != 0 {
+				t.Errorf("%d keys of the expired job left, %v", n, err)
+			}
+		}
+	})
+}
+
+func TestOptionsAndKinds(t *testing.T) {
+	s, _ := NewMemoryStore("")
+	if _, err := NewManager(s, nil, Options{Heartbeat: time.Second, ReclaimAfter: time.Second}); err == nil {
+		t.Error("ReclaimAfter below twice Heartbeat accepted")
+	}
+	if _, err := NewManager(s, []Kind{newSquares(), newSquares()}, Options{}); err == nil {
+		t.Error("a kind registered twice accepted")
+	}
+	m, err := NewManager(s, []Kind{newSquares()}, Options{})
+	if err != nil || fmt.Sprint(m.Types()) != "[toy.squares]" {
+		t.Errorf("Types = %v, %v", m, err)
+	}
+	if err := m.RunWorker(context.Background(), "", 1); err == nil {
+		t.Error("a worker without a name started")
+	}
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newID()
+		if seen[id] || !validID(id) {
+			t.Fatalf("id %q repeated or invalid", id)
+		}
+		seen[id] = true
+	}
+}
+
+// value reads a counter or gauge.
+func value(c prometheus.Metric) float64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		panic(err)
+	}
+	if m.Counter != nil {
+		return m.GetCounter().GetValue()
+	}
+	return m.GetGauge().GetValue()
+}

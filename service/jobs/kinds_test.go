@@ -1,0 +1,164 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// squares is the toy kind of the tests: the sum of x*x for x in [0, n),
+// split into ranges. A unit reports one node per number. The request can
+// make one unit win (finishing the job early), fail, or panic; the kind's
+// gate can hold units after they computed, to control timing.
+type squares struct {
+	name string
+	// gate, when set, holds every unit that hold selects (all when hold is
+	// nil) after it computed and reported, until it receives from gate or
+	// its context ends.
+	gate chan struct{}
+	hold func(unit int) bool
+
+	mu       sync.Mutex
+	started  map[int]int // Run calls per unit
+	finished map[int]int // Runs that returned a result
+	canceled map[int]int // Runs that stopped on their context
+	panicked map[int]int
+}
+
+type squaresRequest struct {
+	N          int  `json:"n"`
+	Units      int  `json:"units"`
+	Win        *int `json:"win,omitempty"`
+	Fail       *int `json:"fail,omitempty"`
+	Panic      *int `json:"panic,omitempty"`
+	PanicTimes int  `json:"panic_times,omitempty"`
+}
+
+type squaresUnit struct {
+	I          int  `json:"i"`
+	From       int  `json:"from"`
+	To         int  `json:"to"`
+	Win        bool `json:"win,omitempty"`
+	Fail       bool `json:"fail,omitempty"`
+	PanicTimes int  `json:"panic_times,omitempty"`
+}
+
+type squaresResult struct {
+	Sum int64 `json:"sum"`
+	Win bool  `json:"win,omitempty"`
+}
+
+func newSquares() *squares {
+	return &squares{name: "toy.squares", started: map[int]int{}, finished: map[int]int{}, canceled: map[int]int{}, panicked: map[int]int{}}
+}
+
+func (k *squares) Name() string { return k.name }
+
+func (k *squares) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+	var r squaresRequest
+	if err := json.Unmarshal(request, &r); err != nil {
+		return nil, err
+	}
+	if r.N < 1 || r.Units < 1 || r.Units > r.N {
+		return nil, fmt.Errorf("want 1 <= units <= n, have units %d and n %d", r.Units, r.N)
+	}
+	units := make([]json.RawMessage, r.Units)
+	for i := range units {
+		u := squaresUnit{I: i, From: i * r.N / r.Units, To: (i + 1) * r.N / r.Units}
+		u.Win = r.Win != nil && *r.Win == i
+		u.Fail = r.Fail != nil && *r.Fail == i
+		if r.Panic != nil && *r.Panic == i {
+			u.PanicTimes = r.PanicTimes
+		}
+		units[i], _ = json.Marshal(u)
+	}
+	return units, nil
+}
+
+func (k *squares) Run(ctx context.Context, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	var u squaresUnit
+	if err := json.Unmarshal(payload, &u); err != nil {
+		return nil, err
+	}
+	k.count(k.started, u.I)
+	var sum int64
+	for x := u.From; x < u.To; x++ {
+		sum += int64(x) * int64(x)
+		report(int64(x - u.From + 1))
+	}
+	if u.PanicTimes > 0 && k.count(k.panicked, u.I) <= u.PanicTimes {
+		panic(fmt.Sprintf("boom in unit %d", u.I))
+	}
+	if k.gate != nil && (k.hold == nil || k.hold(u.I)) {
+		select {
+		case <-k.gate:
+		case <-ctx.Done():
+			k.count(k.canceled, u.I)
+			return nil, ctx.Err()
+		}
+	}
+	if u.Fail {
+		return nil, errors.New("this unit refuses")
+	}
+	k.count(k.finished, u.I)
+	return json.Marshal(squaresResult{Sum: sum, Win: u.Win})
+}
+
+func (k *squares) Combine(_ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	var sum int64
+	for i, raw := range results {
+		var r squaresResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, false, err
+		}
+		if r.Win {
+			out, err := json.Marshal(map[string]int{"winner": i})
+			return out, true, err
+		}
+		sum += r.Sum
+	}
+	if len(results) < total {
+		return nil, false, nil
+	}
+	out, err := json.Marshal(map[string]int64{"sum": sum})
+	return out, true, err
+}
+
+// count adds one to m[unit] and returns the new count.
+func (k *squares) count(m map[int]int, unit int) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	m[unit]++
+	return m[unit]
+}
+
+// reset zeroes the counters.
+func (k *squares) reset() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.started, k.finished, k.canceled, k.panicked = map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}
+}
+
+// get returns a copy of one of the counters.
+func (k *squares) get(m map[int]int) map[int]int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := make(map[int]int, len(m))
+	for u, n := range m {
+		out[u] = n
+	}
+	return out
+}
+
+func total(m map[int]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// sumSquares is the expected sum for n.
+func sumSquares(n int64) int64 { return (n - 1) * n * (2*n - 1) / 6 }

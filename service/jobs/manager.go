@@ -1,0 +1,261 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+)
+
+// Options tunes a Manager. Zero values take the defaults in brackets.
+type Options struct {
+	// Heartbeat is how often a running unit renews its claim, reports its
+	// nodes and learns whether its job was canceled [2s]. A canceled job's
+	// running units stop within one heartbeat.
+	Heartbeat time.Duration
+	// ReclaimAfter is how long a unit may go without a heartbeat before
+	// another worker takes it over [30s]; at least twice Heartbeat.
+	ReclaimAfter time.Duration
+	// Poll is the longest a worker waits for new units before it looks for
+	// units to reclaim again, and so also how long a worker may take to
+	// notice its context ended while idle [1s].
+	Poll time.Duration
+	// MaxDeliveries is how many times a unit is delivered before a panic
+	// in it, or the death of its workers, fails the job [3].
+	MaxDeliveries int
+	// TTL is how long a finished job is kept [7 days].
+	TTL time.Duration
+	// WatchEvery is how often Watch polls a job [500ms].
+	WatchEvery time.Duration
+	// OpTimeout bounds each store call [5s].
+	OpTimeout time.Duration
+	// Logger receives worker events; never request bodies [nop].
+	Logger *zap.Logger
+	// Metrics, when set, counts jobs and units.
+	Metrics *Metrics
+}
+
+func (o *Options) defaults() error {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.Heartbeat, 2*time.Second)
+	def(&o.ReclaimAfter, 30*time.Second)
+	def(&o.Poll, time.Second)
+	def(&o.TTL, 7*24*time.Hour)
+	def(&o.WatchEvery, 500*time.Millisecond)
+	def(&o.OpTimeout, 5*time.Second)
+	if o.MaxDeliveries <= 0 {
+		o.MaxDeliveries = 3
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.ReclaimAfter < 2*o.Heartbeat {
+		return fmt.Errorf("jobs: ReclaimAfter %v must be at least twice Heartbeat %v, or live units get reclaimed", o.ReclaimAfter, o.Heartbeat)
+	}
+	return nil
+}
+
+// Manager submits, reads and cancels jobs, and runs workers, over one Store.
+// It is safe for concurrent use; several Managers (in several processes)
+// may share a Redis store.
+type Manager struct {
+	store Store
+	kinds map[string]Kind
+	opts  Options
+	log   *zap.Logger
+}
+
+// NewManager returns a Manager for the given job kinds over store.
+func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
+	if store == nil {
+		return nil, errors.New("jobs: nil store")
+	}
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	m := &Manager{store: store, kinds: make(map[string]Kind, len(kinds)), opts: opts, log: opts.Logger}
+	for _, k := range kinds {
+		name := k.Name()
+		if name == "" {
+			return nil, errors.New("jobs: a kind has an empty name")
+		}
+		if _, dup := m.kinds[name]; dup {
+			return nil, fmt.Errorf("jobs: kind %q registered twice", name)
+		}
+		m.kinds[name] = k
+	}
+	return m, nil
+}
+
+// Types returns the registered job types, sorted.
+func (m *Manager) Types() []string {
+	names := make([]string, 0, len(m.kinds))
+	for n := range m.kinds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Submit plans a job of type typ and queues its units. It fails with
+// KindInvalid for an unknown type or a request the kind rejects.
+func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessage) (Job, error) {
+	kind, ok := m.kinds[typ]
+	if !ok {
+		return Job{}, service.Invalid("type", nil, "unknown job type %q; known types: %v", typ, m.Types())
+	}
+	units, err := plan(ctx, kind, request)
+	if err != nil {
+		var se *service.Error
+		if errors.As(err, &se) {
+			return Job{}, err
+		}
+		if ctx.Err() != nil {
+			return Job{}, err
+		}
+		return Job{}, service.Invalid("request", err, "%s: %v", typ, err)
+	}
+	if len(units) == 0 {
+		return Job{}, &service.Error{Kind: service.KindInternal, Message: fmt.Sprintf("job type %s planned no units", typ)}
+	}
+	s := state{
+		ID: newID(), Type: typ, Status: StatusQueued, Created: time.Now().UTC(),
+		Request: slices.Clone(request), Total: len(units),
+	}
+	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
+	defer cancel()
+	if err := m.store.create(opCtx, s, units); err != nil {
+		return Job{}, storeError("store the job", err)
+	}
+	m.opts.Metrics.job(typ, StatusQueued)
+	m.log.Info("job submitted", zap.String("job", s.ID), zap.String("type", typ), zap.Int("units", len(units)))
+	return s.view(time.Now()), nil
+}
+
+// plan calls kind.Plan, turning a panic into an error.
+func plan(ctx context.Context, kind Kind, request json.RawMessage) (units []json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &service.Error{Kind: service.KindInternal, Message: fmt.Sprintf("planning the job panicked: %v", r)}
+		}
+	}()
+	return kind.Plan(ctx, request)
+}
+
+// Get returns a job; KindNotFound for unknown and expired ids.
+func (m *Manager) Get(ctx context.Context, id string) (Job, error) {
+	if !validID(id) {
+		return Job{}, notFound(id)
+	}
+	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
+	defer cancel()
+	s, found, err := m.store.load(opCtx, id)
+	if err != nil {
+		return Job{}, storeError("read the job", err)
+	}
+	if !found {
+		return Job{}, notFound(id)
+	}
+	return s.view(time.Now()), nil
+}
+
+// Cancel cancels a queued or running job: its queued units are skipped and
+// its running units stop within a heartbeat. Canceling a canceled job is
+// not an error; a done or failed job answers KindConflict.
+func (m *Manager) Cancel(ctx context.Context, id string) (Job, error) {
+	if !validID(id) {
+		return Job{}, notFound(id)
+	}
+	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
+	defer cancel()
+	won, status, err := m.store.finish(opCtx, id, ending{Status: StatusCanceled, At: time.Now().UTC(), TTL: m.opts.TTL})
+	if err != nil {
+		return Job{}, storeError("cancel the job", err)
+	}
+	switch {
+	case status == "":
+		return Job{}, notFound(id)
+	case !won && status != StatusCanceled:
+		return Job{}, &service.Error{Kind: service.KindConflict, Message: fmt.Sprintf("job %s is already %s", id, status)}
+	}
+	j, err := m.Get(ctx, id)
+	if err == nil && won {
+		m.opts.Metrics.job(j.Type, StatusCanceled)
+		m.log.Info("job canceled", zap.String("job", id), zap.String("type", j.Type))
+	}
+	return j, err
+}
+
+// Watch polls a job every Options.WatchEvery and sends its state on the
+// channel: at once, then whenever status, units done or nodes change. The
+// channel is closed after the final state, when ctx ends, or when the job
+// cannot be read any more (it expired). An unknown id fails at once.
+func (m *Manager) Watch(ctx context.Context, id string) (<-chan Job, error) {
+	first, err := m.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan Job, 1)
+	ch <- first
+	go func() {
+		defer close(ch)
+		last := first
+		if last.Status.Final() {
+			return
+		}
+		t := time.NewTicker(m.opts.WatchEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			j, err := m.Get(ctx, id)
+			if err != nil {
+				if service.KindOf(err) == service.KindNotFound || ctx.Err() != nil {
+					return
+				}
+				continue // the store is down; keep trying until ctx ends
+			}
+			if j.Status == last.Status && j.Progress.Done == last.Progress.Done && j.Progress.Nodes == last.Progress.Nodes {
+				continue
+			}
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				return
+			}
+			last = j
+			if j.Status.Final() {
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
+func notFound(id string) error {
+	if len(id) > 64 {
+		id = id[:64] + "..."
+	}
+	return service.NotFound("no job %q (unknown, or expired)", id)
+}
+
+// storeError reports a store that failed: Redis down or slow, or a data
+// directory that cannot be written. It is KindBusy (503 with Retry-After)
+// because trying again later is the right answer for the caller.
+func storeError(what string, err error) error {
+	return &service.Error{Kind: service.KindBusy, Message: "jobs store unavailable: could not " + what, Cause: err, RetryAfter: time.Second}
+}

@@ -1,0 +1,449 @@
+package jobs
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MemoryStore keeps jobs and units in the process: a queue of new units and
+// a table of delivered ones that behaves like a stream's pending entries
+// (owner, delivery count, time of the last delivery or heartbeat).
+//
+// With a directory it also appends every job's history to <dir>/<id>.jsonl
+// (creation with the units, start, each unit result, the end), synced
+// before the change is made visible, and replays the files when opened: a
+// restarted process loses no job and no finished unit, and queues again
+// the units of unfinished jobs that have no result. Heartbeat node counts
+// of running units are not written.
+type MemoryStore struct {
+	dir string
+
+	mu        sync.Mutex
+	jobs      map[string]*memJob
+	queue     []*memEntry          // never delivered, oldest first
+	pending   map[uint64]*memEntry // delivered, not acknowledged
+	seq       uint64
+	wake      chan struct{} // closed when a unit becomes claimable
+	lastSweep time.Time
+}
+
+type memJob struct {
+	s       state
+	results map[int]json.RawMessage
+	nodes   map[int]int64
+	expires time.Time // zero while unfinished
+}
+
+type memEntry struct {
+	seq        uint64
+	job        string
+	unit       int
+	payload    json.RawMessage
+	owner      string
+	deliveries int64
+	delivered  time.Time // zero: claimable at once
+}
+
+// NewMemoryStore returns an in-process store. With dir != "" jobs survive a
+// restart of the process (see MemoryStore); the directory is created if
+// needed.
+func NewMemoryStore(dir string) (*MemoryStore, error) {
+	s := &MemoryStore{
+		dir: dir, jobs: map[string]*memJob{}, pending: map[uint64]*memEntry{},
+		wake: make(chan struct{}),
+	}
+	if dir == "" {
+		return s, nil
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("jobs: data directory: %w", err)
+	}
+	if err := s.replay(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.append(st.ID, logRecord{Op: "create", Job: toLogJob(st), Units: units}); err != nil {
+		return err
+	}
+	s.add(st, units, nil)
+	return nil
+}
+
+// add registers a job and queues its units that have no result.
+func (s *MemoryStore) add(st state, units []json.RawMessage, results map[int]json.RawMessage) {
+	j := &memJob{s: st, results: map[int]json.RawMessage{}, nodes: map[int]int64{}}
+	s.jobs[st.ID] = j
+	for i, u := range units {
+		if _, ok := results[i]; ok {
+			continue
+		}
+		s.seq++
+		s.queue = append(s.queue, &memEntry{seq: s.seq, job: st.ID, unit: i, payload: u})
+	}
+	s.signal()
+}
+
+func (s *MemoryStore) signal() {
+	close(s.wake)
+	s.wake = make(chan struct{})
+}
+
+func (s *MemoryStore) load(_ context.Context, id string) (state, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.job(id, time.Now())
+	if j == nil {
+		return state{}, false, nil
+	}
+	st := j.s
+	st.Done = len(j.results)
+	for _, n := range j.nodes {
+		st.Nodes += n
+	}
+	return st, true, nil
+}
+
+// job returns a live job, nil for an unknown or expired one.
+func (s *MemoryStore) job(id string, now time.Time) *memJob {
+	j := s.jobs[id]
+	if j == nil || !j.expires.IsZero() && !now.Before(j.expires) {
+		return nil
+	}
+	return j
+}
+
+func (s *MemoryStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration) (*delivery, error) {
+	timer := time.NewTimer(block)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		s.sweep(now)
+		d := s.take(consumer, minIdle, now)
+		wake := s.wake
+		s.mu.Unlock()
+		if d != nil {
+			return d, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-timer.C:
+			return nil, nil
+		case <-wake:
+		}
+	}
+}
+
+// take hands out the oldest pending unit idle for minIdle, else the oldest
+// new one.
+func (s *MemoryStore) take(consumer string, minIdle time.Duration, now time.Time) *delivery {
+	var e *memEntry
+	for _, p := range s.pending {
+		if (p.delivered.IsZero() || now.Sub(p.delivered) >= minIdle) && (e == nil || p.seq < e.seq) {
+			e = p
+		}
+	}
+	reclaimed := e != nil
+	if e == nil {
+		if len(s.queue) == 0 {
+			return nil
+		}
+		e, s.queue = s.queue[0], s.queue[1:]
+		s.pending[e.seq] = e
+	}
+	e.owner, e.delivered = consumer, now
+	e.deliveries++
+	return &delivery{
+		EntryID: strconv.FormatUint(e.seq, 10), JobID: e.job, Unit: e.unit, Payload: e.payload,
+		Deliveries: e.deliveries, Reclaimed: reclaimed,
+	}
+}
+
+// sweep forgets expired jobs (and their files), at most once a second.
+func (s *MemoryStore) sweep(now time.Time) {
+	if now.Sub(s.lastSweep) < time.Second {
+		return
+	}
+	s.lastSweep = now
+	for id, j := range s.jobs {
+		if !j.expires.IsZero() && !now.Before(j.expires) {
+			delete(s.jobs, id)
+			if s.dir != "" {
+				_ = os.Remove(s.path(id))
+			}
+		}
+	}
+}
+
+func (s *MemoryStore) entry(d *delivery) *memEntry {
+	seq, _ := strconv.ParseUint(d.EntryID, 10, 64)
+	return s.pending[seq]
+}
+
+func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unitStart, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.job(d.JobID, time.Now())
+	if j == nil {
+		return unitStart{}, nil
+	}
+	if j.s.Status == StatusQueued {
+		if err := s.append(j.s.ID, logRecord{Op: "start", At: now.UnixMilli()}); err != nil {
+			return unitStart{}, err
+		}
+		j.s.Status, j.s.Started = StatusRunning, now
+	}
+	_, has := j.results[d.Unit]
+	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has}, nil
+}
+
+func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	var status Status
+	j := s.job(d.JobID, now)
+	if j != nil {
+		status = j.s.Status
+	}
+	e := s.entry(d)
+	if e == nil || e.owner != consumer {
+		return false, status, nil
+	}
+	e.delivered = now
+	if j != nil && !status.Final() {
+		if _, done := j.results[d.Unit]; !done {
+			j.nodes[d.Unit] = nodes
+		}
+	}
+	return true, status, nil
+}
+
+func (s *MemoryStore) complete(_ context.Context, d *delivery, result json.RawMessage, nodes int64) (Status, map[int]json.RawMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.job(d.JobID, time.Now())
+	if j == nil {
+		return "", nil, nil
+	}
+	if j.s.Status.Final() {
+		return j.s.Status, nil, nil
+	}
+	if _, has := j.results[d.Unit]; result != nil && !has {
+		if err := s.append(j.s.ID, logRecord{Op: "unit", Unit: d.Unit, Result: result, Nodes: nodes}); err != nil {
+			return "", nil, err
+		}
+		j.results[d.Unit], j.nodes[d.Unit] = slices.Clone(result), nodes
+	}
+	results := make(map[int]json.RawMessage, len(j.results))
+	for i, r := range j.results {
+		results[i] = r
+	}
+	return j.s.Status, results, nil
+}
+
+func (s *MemoryStore) finish(_ context.Context, id string, e ending) (bool, Status, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.job(id, time.Now())
+	if j == nil {
+		return false, "", nil
+	}
+	if j.s.Status.Final() {
+		return false, j.s.Status, nil
+	}
+	expires := e.At.Add(e.TTL)
+	rec := logRecord{Op: "end", Status: e.Status, At: e.At.UnixMilli(), Result: e.Result, Error: e.Error, Expires: expires.UnixMilli()}
+	if err := s.append(id, rec); err != nil {
+		return false, j.s.Status, err
+	}
+	j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
+	j.expires = expires
+	return true, e.Status, nil
+}
+
+func (s *MemoryStore) ack(_ context.Context, d *delivery) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entry(d); e != nil {
+		delete(s.pending, e.seq)
+	}
+	return nil
+}
+
+func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, count bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entry(d)
+	if e == nil || e.owner != consumer {
+		return nil
+	}
+	e.delivered = time.Time{}
+	if !count {
+		e.deliveries--
+	}
+	s.signal()
+	return nil
+}
+
+// logRecord is one line of a job's file.
+type logRecord struct {
+	Op      string            `json:"op"` // create, start, unit, end
+	Job     *logJob           `json:"job,omitempty"`
+	Units   []json.RawMessage `json:"units,omitempty"`
+	At      int64             `json:"at,omitempty"` // unix ms
+	Unit    int               `json:"unit,omitempty"`
+	Result  json.RawMessage   `json:"result,omitempty"`
+	Nodes   int64             `json:"nodes,omitempty"`
+	Status  Status            `json:"status,omitempty"`
+	Error   string            `json:"error,omitempty"`
+	Expires int64             `json:"expires,omitempty"` // unix ms
+}
+
+type logJob struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Created int64           `json:"created"`
+	Request json.RawMessage `json:"request"`
+}
+
+func toLogJob(st state) *logJob {
+	return &logJob{ID: st.ID, Type: st.Type, Created: st.Created.UnixMilli(), Request: st.Request}
+}
+
+func (s *MemoryStore) path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
+
+// append writes one record to the job's file and syncs it. Without a
+// directory it does nothing.
+func (s *MemoryStore) append(id string, rec logRecord) error {
+	if s.dir == "" {
+		return nil
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.path(id), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("jobs: write %s: %w", s.path(id), err)
+	}
+	return nil
+}
+
+// replay rebuilds the jobs from their files, oldest job first, so that the
+// queue keeps its order. A torn last line (a crash while writing) is
+// ignored; so is a file without its creation record.
+func (s *MemoryStore) replay() error {
+	names, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	type replayed struct {
+		st      state
+		units   []json.RawMessage
+		results map[int]json.RawMessage
+		nodes   map[int]int64
+		expires time.Time
+	}
+	var all []*replayed
+	now := time.Now()
+	for _, name := range names {
+		id := strings.TrimSuffix(filepath.Base(name), ".jsonl")
+		if !validID(id) {
+			continue
+		}
+		recs, err := readLog(name)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 || recs[0].Op != "create" || recs[0].Job == nil {
+			continue
+		}
+		c := recs[0]
+		r := &replayed{
+			st: state{
+				ID: id, Type: c.Job.Type, Status: StatusQueued, Created: time.UnixMilli(c.Job.Created).UTC(),
+				Request: c.Job.Request, Total: len(c.Units),
+			},
+			units: c.Units, results: map[int]json.RawMessage{}, nodes: map[int]int64{},
+		}
+		for _, rec := range recs[1:] {
+			switch rec.Op {
+			case "start":
+				r.st.Status, r.st.Started = StatusRunning, time.UnixMilli(rec.At).UTC()
+			case "unit":
+				if _, has := r.results[rec.Unit]; !has {
+					r.results[rec.Unit], r.nodes[rec.Unit] = rec.Result, rec.Nodes
+				}
+			case "end":
+				r.st.Status, r.st.Finished = rec.Status, time.UnixMilli(rec.At).UTC()
+				r.st.Result, r.st.Error = rec.Result, rec.Error
+				r.expires = time.UnixMilli(rec.Expires)
+			}
+		}
+		if !r.expires.IsZero() && !now.Before(r.expires) {
+			_ = os.Remove(name)
+			continue
+		}
+		all = append(all, r)
+	}
+	slices.SortFunc(all, func(a, b *replayed) int { return a.st.Created.Compare(b.st.Created) })
+	for _, r := range all {
+		units := r.units
+		if r.st.Status.Final() {
+			units = nil // nothing left to run
+		}
+		s.add(r.st, units, r.results)
+		j := s.jobs[r.st.ID]
+		j.results, j.nodes, j.expires = r.results, r.nodes, r.expires
+	}
+	return nil
+}
+
+func readLog(name string) ([]logRecord, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	defer f.Close()
+	var recs []logRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	for sc.Scan() {
+		var rec logRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			break // torn write at a crash: what follows cannot be trusted
+		}
+		recs = append(recs, rec)
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("jobs: read %s: %w", name, err)
+	}
+	return recs, nil
+}

@@ -1,0 +1,72 @@
+package jobs
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the jobs' counters and gauges. A nil *Metrics counts nothing.
+type Metrics struct {
+	// Jobs counts jobs by type and status: "queued" when submitted, the
+	// final status when they end.
+	Jobs *prometheus.CounterVec
+	// Units counts processed units by type and outcome: done, failed,
+	// panicked, skipped (job already over), returned (handed back on
+	// shutdown), lost (another worker took the unit over).
+	Units *prometheus.CounterVec
+	// Reclaimed counts units taken over from another worker, which died or
+	// handed them back, by type.
+	Reclaimed *prometheus.CounterVec
+	// Running is the number of units running now in this process, by type.
+	Running *prometheus.GaugeVec
+}
+
+// NewMetrics registers the jobs metrics on reg. jobs, when not nil, is the
+// service's gamesolver_jobs_total counter (service.Metrics.Jobs, labels
+// type and status), already registered; else one is made and registered.
+func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics {
+	m := &Metrics{
+		Jobs: jobs,
+		Units: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "job_units_total",
+			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost).",
+		}, []string{"type", "outcome"}),
+		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "job_units_reclaimed_total",
+			Help: "Job units taken over from a worker that died or handed them back, by type.",
+		}, []string{"type"}),
+		Running: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "job_units_running",
+			Help: "Job units running now in this process, by type.",
+		}, []string{"type"}),
+	}
+	if m.Jobs == nil {
+		m.Jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "jobs_total", Help: "Jobs by type and final or initial status.",
+		}, []string{"type", "status"})
+		reg.MustRegister(m.Jobs)
+	}
+	reg.MustRegister(m.Units, m.Reclaimed, m.Running)
+	return m
+}
+
+func (m *Metrics) job(typ string, s Status) {
+	if m != nil {
+		m.Jobs.WithLabelValues(typ, string(s)).Inc()
+	}
+}
+
+func (m *Metrics) unit(typ, outcome string) {
+	if m != nil {
+		m.Units.WithLabelValues(typ, outcome).Inc()
+	}
+}
+
+func (m *Metrics) reclaimed(typ string) {
+	if m != nil {
+		m.Reclaimed.WithLabelValues(typ).Inc()
+	}
+}
+
+func (m *Metrics) running(typ string, delta float64) {
+	if m != nil {
+		m.Running.WithLabelValues(typ).Add(delta)
+	}
+}

@@ -1,0 +1,390 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis key layout: see the package documentation.
+const (
+	keyPrefix = "gs:jobs:"
+	streamKey = keyPrefix + "stream"
+	groupName = "workers"
+	// handBackIdle is the idle time a handed-back entry gets, so that the
+	// next XAUTOCLAIM of any worker takes it whatever its min-idle time.
+	handBackIdle = 365 * 24 * time.Hour
+	// claimScans bounds the XAUTOCLAIM calls of one claim (each looks at up
+	// to 10 pending entries), so that a long pending list cannot stall
+	// Redis.
+	claimScans = 100
+)
+
+func jobKey(id string) string     { return keyPrefix + id }
+func resultsKey(id string) string { return keyPrefix + id + ":results" }
+func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
+
+// RedisStore keeps jobs in Redis (see the package documentation for the
+// layout), so that workers on many machines share them. It needs Redis 7
+// or newer (XAUTOCLAIM that drops deleted entries) and one Redis, not a
+// cluster: the scripts touch a job's keys and the stream together.
+//
+// The client's timeouts apply to every call; the blocking XREADGROUP adds
+// Options.Poll to them (go-redis does).
+type RedisStore struct {
+	client   redis.UniversalClient
+	hasGroup atomic.Bool
+}
+
+// NewRedisStore returns a store over client. It does not talk to Redis
+// until used.
+func NewRedisStore(client redis.UniversalClient) *RedisStore {
+	return &RedisStore{client: client}
+}
+
+// ensureGroup creates the stream and its consumer group once; again after
+// a NOGROUP error (Redis lost its data).
+func (r *RedisStore) ensureGroup(ctx context.Context) error {
+	if r.hasGroup.Load() {
+		return nil
+	}
+	err := r.client.XGroupCreateMkStream(ctx, streamKey, groupName, "0").Err()
+	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return err
+	}
+	r.hasGroup.Store(true)
+	return nil
+}
+
+func isNoGroup(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOGROUP") }
+
+func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessage) error {
+	if err := r.ensureGroup(ctx); err != nil {
+		return err
+	}
+	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, jobKey(s.ID),
+			"id", s.ID, "type", s.Type, "status", string(s.Status),
+			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total)
+		for i, u := range units {
+			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
+		}
+		return nil
+	})
+	return err
+}
+
+func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
+	var h *redis.MapStringStringCmd
+	var done *redis.IntCmd
+	var nodes *redis.StringSliceCmd
+	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		h = p.HGetAll(ctx, jobKey(id))
+		done = p.HLen(ctx, resultsKey(id))
+		nodes = p.HVals(ctx, nodesKey(id))
+		return nil
+	})
+	if err != nil {
+		return state{}, false, err
+	}
+	f := h.Val()
+	if len(f) == 0 {
+		return state{}, false, nil
+	}
+	s := state{
+		ID: id, Type: f["type"], Status: Status(f["status"]),
+		Created: msTime(f["created"]), Started: msTime(f["started"]), Finished: msTime(f["finished"]),
+		Total: atoi(f["total"]), Done: int(done.Val()), Error: f["error"],
+	}
+	if v, ok := f["request"]; ok {
+		s.Request = json.RawMessage(v)
+	}
+	if v, ok := f["result"]; ok && v != "" {
+		s.Result = json.RawMessage(v)
+	}
+	for _, n := range nodes.Val() {
+		v, _ := strconv.ParseInt(n, 10, 64)
+		s.Nodes += v
+	}
+	return s, true, nil
+}
+
+// claimScript takes the first pending entry idle for ARGV[3] ms with
+// XAUTOCLAIM, paging through the pending list, and returns it with its
+// delivery count (which XAUTOCLAIM just raised).
+var claimScript = redis.NewScript(`
+local cursor = '0-0'
+for i = 1, tonumber(ARGV[4]) do
+  local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], cursor, 'COUNT', 1)
+  local e = r[2][1]
+  if e then
+    local p = redis.call('XPENDING', KEYS[1], ARGV[1], e[1], e[1], 1)
+    return {e[1], e[2], p[1][4]}
+  end
+  cursor = r[1]
+  if cursor == '0-0' then return false end
+end
+return false
+`)
+
+func (r *RedisStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration) (*delivery, error) {
+	// A blocking read cut short by ctx could leave an entry delivered to us
+	// but unseen, pending until ReclaimAfter; so the calls outlive ctx and
+	// the worker hands back what arrives after it ended.
+	ctx = context.WithoutCancel(ctx)
+	if err := r.ensureGroup(ctx); err != nil {
+		return nil, err
+	}
+	d, err := r.reclaim(ctx, consumer, minIdle)
+	if isNoGroup(err) {
+		r.hasGroup.Store(false)
+	}
+	if err != nil || d != nil {
+		return d, err
+	}
+	res, err := r.client.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: groupName, Consumer: consumer, Streams: []string{streamKey, ">"}, Count: 1, Block: block,
+	}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil
+	case isNoGroup(err):
+		r.hasGroup.Store(false)
+		return nil, err
+	case err != nil:
+		return nil, err
+	}
+	for _, st := range res {
+		for _, msg := range st.Messages {
+			return parseEntry(msg.ID, msg.Values, 1, false)
+		}
+	}
+	return nil, nil
+}
+
+func (r *RedisStore) reclaim(ctx context.Context, consumer string, minIdle time.Duration) (*delivery, error) {
+	v, err := claimScript.Run(ctx, r.client, []string{streamKey},
+		groupName, consumer, minIdle.Milliseconds(), claimScans).Slice()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(v) != 3 {
+		return nil, fmt.Errorf("jobs: claim script returned %d values", len(v))
+	}
+	id, _ := v[0].(string)
+	flat, _ := v[1].([]any)
+	count, _ := v[2].(int64)
+	values := make(map[string]any, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		k, _ := flat[i].(string)
+		values[k] = flat[i+1]
+	}
+	return parseEntry(id, values, count, true)
+}
+
+func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bool) (*delivery, error) {
+	job, _ := values["job"].(string)
+	unit, _ := values["unit"].(string)
+	payload, _ := values["payload"].(string)
+	d := &delivery{EntryID: id, JobID: job, Payload: json.RawMessage(payload), Deliveries: deliveries, Reclaimed: reclaimed}
+	var err error
+	if d.Unit, err = strconv.Atoi(unit); err != nil || job == "" {
+		// Not one of ours; its job is unknown, so the worker skips and acks it.
+		d.JobID, d.Unit = "", -1
+	}
+	return d, nil
+}
+
+// beginScript marks a queued job running and returns status, type,
+// request, total and whether the unit has a result; nil for no job.
+var beginScript = redis.NewScript(`
+local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total')
+if not h[1] then return false end
+local st = h[1]
+if st == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[2])
+  st = 'running'
+end
+return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1])}
+`)
+
+func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error) {
+	if d.JobID == "" {
+		return unitStart{}, nil
+	}
+	v, err := beginScript.Run(ctx, r.client, []string{jobKey(d.JobID), resultsKey(d.JobID)}, d.Unit, now.UnixMilli()).Slice()
+	if errors.Is(err, redis.Nil) {
+		return unitStart{}, nil
+	}
+	if err != nil {
+		return unitStart{}, err
+	}
+	if len(v) != 5 {
+		return unitStart{}, fmt.Errorf("jobs: begin script returned %d values", len(v))
+	}
+	st, _ := v[0].(string)
+	typ, _ := v[1].(string)
+	req, _ := v[2].(string)
+	total, _ := v[3].(string)
+	has, _ := v[4].(int64)
+	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1}, nil
+}
+
+// heartbeatScript: if ARGV[2] still owns entry ARGV[3], reset its idle time
+// and, while the job is unfinished and the unit has no result, record its
+// nodes. Returns {owned, status}.
+var heartbeatScript = redis.NewScript(`
+local owned = 0
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
+if #p == 1 and p[1][2] == ARGV[2] then
+  owned = 1
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'JUSTID')
+end
+local st = redis.call('HGET', KEYS[2], 'status') or ''
+if owned == 1 and (st == 'queued' or st == 'running') and redis.call('HEXISTS', KEYS[3], ARGV[4]) == 0 then
+  redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
+end
+return {owned, st}
+`)
+
+func (r *RedisStore) heartbeat(ctx context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {
+	v, err := heartbeatScript.Run(ctx, r.client,
+		[]string{streamKey, jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID)},
+		groupName, consumer, d.EntryID, d.Unit, nodes).Slice()
+	if err != nil {
+		return false, "", err
+	}
+	if len(v) != 2 {
+		return false, "", fmt.Errorf("jobs: heartbeat script returned %d values", len(v))
+	}
+	owned, _ := v[0].(int64)
+	st, _ := v[1].(string)
+	return owned == 1, Status(st), nil
+}
+
+// completeScript writes a unit's result and nodes once (ARGV[4] = "1") and
+// returns {status, results} while the job is unfinished, {status} after.
+var completeScript = redis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return {''} end
+if st ~= 'queued' and st ~= 'running' then return {st} end
+if ARGV[4] == '1' and redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+end
+return {st, redis.call('HGETALL', KEYS[2])}
+`)
+
+func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawMessage, nodes int64) (Status, map[int]json.RawMessage, error) {
+	write := "0"
+	if result != nil {
+		write = "1"
+	}
+	v, err := completeScript.Run(ctx, r.client,
+		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID)},
+		d.Unit, []byte(result), nodes, write).Slice()
+	if err != nil {
+		return "", nil, err
+	}
+	st, _ := v[0].(string)
+	if len(v) < 2 {
+		return Status(st), nil, nil
+	}
+	flat, _ := v[1].([]any)
+	results := make(map[int]json.RawMessage, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		k, _ := flat[i].(string)
+		val, _ := flat[i+1].(string)
+		idx, err := strconv.Atoi(k)
+		if err != nil {
+			return "", nil, fmt.Errorf("jobs: result field %q of job %s is not a unit index", k, d.JobID)
+		}
+		results[idx] = json.RawMessage(val)
+	}
+	return Status(st), results, nil
+}
+
+// finishScript ends a queued or running job: status, finished, result or
+// error, and the TTL on its keys. Returns {1, status} when it ended it,
+// {0, status} otherwise ('' when there is no job).
+var finishScript = redis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return {0, ''} end
+if st ~= 'queued' and st ~= 'running' then return {0, st} end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+return {1, ARGV[1]}
+`)
+
+func (r *RedisStore) finish(ctx context.Context, id string, e ending) (bool, Status, error) {
+	v, err := finishScript.Run(ctx, r.client,
+		[]string{jobKey(id), resultsKey(id), nodesKey(id)},
+		string(e.Status), e.At.UnixMilli(), []byte(e.Result), e.Error, max(e.TTL.Milliseconds(), 1)).Slice()
+	if err != nil {
+		return false, "", err
+	}
+	if len(v) != 2 {
+		return false, "", fmt.Errorf("jobs: finish script returned %d values", len(v))
+	}
+	won, _ := v[0].(int64)
+	st, _ := v[1].(string)
+	return won == 1, Status(st), nil
+}
+
+func (r *RedisStore) ack(ctx context.Context, d *delivery) error {
+	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.XAck(ctx, streamKey, groupName, d.EntryID)
+		p.XDel(ctx, streamKey, d.EntryID)
+		return nil
+	})
+	return err
+}
+
+// releaseScript hands entry ARGV[3] back if ARGV[2] owns it: a huge idle
+// time makes it claimable at once, and the delivery count is set to
+// ARGV[5] so that the next XAUTOCLAIM (which adds one) counts or does not
+// count this delivery.
+var releaseScript = redis.NewScript(`
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
+if #p == 1 and p[1][2] == ARGV[2] then
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[4], 'RETRYCOUNT', ARGV[5], 'JUSTID')
+  return 1
+end
+return 0
+`)
+
+func (r *RedisStore) release(ctx context.Context, d *delivery, consumer string, count bool) error {
+	retries := d.Deliveries
+	if !count {
+		retries--
+	}
+	return releaseScript.Run(ctx, r.client, []string{streamKey},
+		groupName, consumer, d.EntryID, handBackIdle.Milliseconds(), max(retries, 0)).Err()
+}
+
+func msTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

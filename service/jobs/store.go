@@ -1,0 +1,42 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// A Store keeps jobs, their units and the units' results: NewMemoryStore or
+// NewRedisStore. Its methods are unexported so that the two stores are the
+// only ones: the Manager and the workers hold every rule, a store only
+// makes each step atomic.
+type Store interface {
+	// create stores a queued job and enqueues its units, atomically.
+	create(ctx context.Context, s state, units []json.RawMessage) error
+	// load returns a job's state; found is false for unknown or expired
+	// jobs.
+	load(ctx context.Context, id string) (s state, found bool, err error)
+	// claim hands consumer one unit: first a pending unit idle for at least
+	// minIdle (its worker died or handed it back), else a new one, waiting
+	// up to block for it. It returns nil when there is none.
+	claim(ctx context.Context, consumer string, minIdle, block time.Duration) (*delivery, error)
+	// begin reads the unit's job and marks a queued job running.
+	begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error)
+	// heartbeat tells whether consumer still owns the unit and, if so,
+	// resets its idle time and records its node count while the job is
+	// unfinished. It returns the job's status ("" when the job is gone).
+	heartbeat(ctx context.Context, d *delivery, consumer string, nodes int64) (owned bool, status Status, err error)
+	// complete stores the unit's result and node count unless it has one
+	// (result nil: only read), and returns every result so far, while the
+	// job is unfinished; once it is final (or gone) it writes nothing and
+	// returns the status and no results.
+	complete(ctx context.Context, d *delivery, result json.RawMessage, nodes int64) (Status, map[int]json.RawMessage, error)
+	// finish ends a queued or running job. It reports whether this call
+	// ended it and the job's status after the call ("" when unknown).
+	finish(ctx context.Context, id string, e ending) (won bool, status Status, err error)
+	// ack removes a unit from the queue for good.
+	ack(ctx context.Context, d *delivery) error
+	// release hands a unit owned by consumer back, claimable at once. With
+	// count false the delivery does not count towards MaxDeliveries.
+	release(ctx context.Context, d *delivery, consumer string, count bool) error
+}

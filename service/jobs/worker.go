@@ -1,0 +1,313 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Why a unit's context was canceled other than by its worker's shutdown.
+var (
+	errJobOver   = errors.New("the job was canceled or finished")
+	errLeaseLost = errors.New("another worker took the unit over")
+	errShutdown  = errors.New("the worker is shutting down")
+)
+
+// panicError is a recovered panic of a kind's method.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("panicked: %v", p.value) }
+
+// RunWorker processes units, up to concurrency at once, until ctx ends;
+// then it hands its running units back (see the package documentation) and
+// returns. name is the worker's consumer name: give each worker process its
+// own (e.g. host and pid); a restarted worker may take its old name again.
+func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) error {
+	if name == "" {
+		return errors.New("jobs: a worker needs a name")
+	}
+	concurrency = max(concurrency, 1)
+	log := m.log.With(zap.String("worker", name))
+	log.Info("worker started", zap.Int("concurrency", concurrency))
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Go(func() { m.slot(ctx, name, log) })
+	}
+	wg.Wait()
+	log.Info("worker stopped")
+	return nil
+}
+
+// slot runs one unit at a time until ctx ends.
+func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger) {
+	var backoff time.Duration
+	for ctx.Err() == nil {
+		d, err := m.store.claim(ctx, consumer, m.opts.ReclaimAfter, m.opts.Poll)
+		if err != nil {
+			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
+			log.Warn("could not claim a unit", zap.Error(err), zap.Duration("retry_in", backoff))
+			sleep(ctx, backoff)
+			continue
+		}
+		backoff = 0
+		if d == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			// Claimed as the worker stopped: give it back untouched.
+			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit)))
+			return
+		}
+		m.process(ctx, d, consumer, log)
+	}
+}
+
+// process takes one delivered unit to its end: skipped, run and combined,
+// failed, or handed back. Whatever the store does not confirm is left
+// pending, for a reclaim after ReclaimAfter.
+func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger) {
+	bg := context.WithoutCancel(ctx) // store calls still run while shutting down
+	log = log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit), zap.Int64("delivery", d.Deliveries))
+	var start unitStart
+	if m.retry(bg, log, "read the unit's job", func(ctx context.Context) (err error) {
+		start, err = m.store.begin(ctx, d, time.Now().UTC())
+		return err
+	}) != nil {
+		return
+	}
+	typ := start.Type
+	if d.Reclaimed {
+		m.opts.Metrics.reclaimed(typ)
+		log.Info("unit reclaimed")
+	}
+	if !start.Found || start.Status.Final() {
+		m.opts.Metrics.unit(typ, "skipped")
+		m.ack(bg, d, log)
+		return
+	}
+	kind := m.kinds[typ]
+	if kind == nil {
+		m.fail(bg, start, d, log, fmt.Sprintf("no worker runs job type %q", typ))
+		return
+	}
+	if d.Deliveries > int64(m.opts.MaxDeliveries) {
+		m.opts.Metrics.unit(typ, "failed")
+		m.fail(bg, start, d, log, fmt.Sprintf("unit %d was delivered %d times without finishing: the workers running it died", d.Unit, d.Deliveries-1))
+		return
+	}
+
+	var result json.RawMessage // nil: the unit was finished before, only combine
+	var nodes int64
+	if !start.HasResult {
+		var err error
+		result, nodes, err = m.run(ctx, d, kind, consumer, log)
+		var p *panicError
+		switch {
+		case errors.As(err, &p):
+			m.opts.Metrics.unit(typ, "panicked")
+			log.Error("unit panicked", zap.Any("panic", p.value), zap.ByteString("stack", p.stack))
+			if d.Deliveries >= int64(m.opts.MaxDeliveries) {
+				m.fail(bg, start, d, log, fmt.Sprintf("unit %d panicked on %d deliveries: %v", d.Unit, d.Deliveries, p.value))
+				return
+			}
+			m.release(bg, d, consumer, true, log)
+			return
+		case errors.Is(err, errShutdown):
+			m.opts.Metrics.unit(typ, "returned")
+			m.release(bg, d, consumer, false, log)
+			return
+		case errors.Is(err, errJobOver):
+			m.opts.Metrics.unit(typ, "skipped")
+			m.ack(bg, d, log)
+			return
+		case errors.Is(err, errLeaseLost):
+			m.opts.Metrics.unit(typ, "lost")
+			log.Warn("unit taken over by another worker; dropping this run")
+			return
+		case err != nil:
+			m.opts.Metrics.unit(typ, "failed")
+			m.fail(bg, start, d, log, fmt.Sprintf("unit %d: %v", d.Unit, err))
+			return
+		}
+		if result == nil {
+			result = json.RawMessage("null")
+		}
+		m.opts.Metrics.unit(typ, "done")
+	}
+
+	var status Status
+	var results map[int]json.RawMessage
+	if m.retry(bg, log, "store the unit's result", func(ctx context.Context) (err error) {
+		status, results, err = m.store.complete(ctx, d, result, nodes)
+		return err
+	}) != nil {
+		return
+	}
+	if status == "" || status.Final() {
+		m.ack(bg, d, log)
+		return
+	}
+	combined, done, err := combine(kind, start.Request, start.Total, results)
+	if err != nil {
+		m.fail(bg, start, d, log, fmt.Sprintf("combining %d results: %v", len(results), err))
+		return
+	}
+	if done {
+		if m.end(bg, start, d.JobID, ending{Status: StatusDone, Result: combined}, log) != nil {
+			return
+		}
+	}
+	m.ack(bg, d, log)
+}
+
+// run runs one unit with a heartbeat beside it. The error says why a run
+// that did not finish stopped: errShutdown, errJobOver, errLeaseLost, a
+// *panicError, or the kind's own error.
+func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer string, log *zap.Logger) (json.RawMessage, int64, error) {
+	unitCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var nodes atomic.Int64
+	stop := make(chan struct{})
+	var hb sync.WaitGroup
+	hb.Go(func() { m.heartbeat(context.WithoutCancel(ctx), d, consumer, &nodes, cancel, stop, log) })
+
+	m.opts.Metrics.running(kind.Name(), 1)
+	result, err := safeRun(unitCtx, kind, d.Payload, func(n int64) { nodes.Store(n) })
+	m.opts.Metrics.running(kind.Name(), -1)
+	cause := context.Cause(unitCtx) // read before the deferred cancel sets one
+	close(stop)
+	hb.Wait()
+
+	var p *panicError
+	switch {
+	case err == nil || errors.As(err, &p):
+	case ctx.Err() != nil:
+		err = errShutdown
+	case cause == errJobOver || cause == errLeaseLost:
+		err = cause
+	}
+	return result, nodes.Load(), err
+}
+
+// heartbeat renews the unit's claim every Heartbeat until stop closes, and
+// cancels the run when the job is over or the unit was taken over.
+func (m *Manager) heartbeat(ctx context.Context, d *delivery, consumer string, nodes *atomic.Int64, cancel context.CancelCauseFunc, stop <-chan struct{}, log *zap.Logger) {
+	t := time.NewTicker(m.opts.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		hctx, hcancel := context.WithTimeout(ctx, m.opts.OpTimeout)
+		owned, status, err := m.store.heartbeat(hctx, d, consumer, nodes.Load())
+		hcancel()
+		switch {
+		case err != nil:
+			// Keep running: the result is still wanted if the store comes
+			// back before ReclaimAfter, and harmless (written once) if not.
+			log.Warn("heartbeat failed", zap.Error(err))
+		case !owned:
+			cancel(errLeaseLost)
+			return
+		case status == "" || status.Final():
+			cancel(errJobOver)
+			return
+		}
+	}
+}
+
+// fail ends the unit's job as failed with msg, then acknowledges the unit.
+func (m *Manager) fail(ctx context.Context, start unitStart, d *delivery, log *zap.Logger, msg string) {
+	if m.end(ctx, start, d.JobID, ending{Status: StatusFailed, Error: msg}, log) == nil {
+		m.ack(ctx, d, log)
+	}
+}
+
+// end finishes a job unless it is finished already.
+func (m *Manager) end(ctx context.Context, start unitStart, id string, e ending, log *zap.Logger) error {
+	e.At, e.TTL = time.Now().UTC(), m.opts.TTL
+	var won bool
+	err := m.retry(ctx, log, "finish the job", func(ctx context.Context) (err error) {
+		won, _, err = m.store.finish(ctx, id, e)
+		return err
+	})
+	if err == nil && won {
+		m.opts.Metrics.job(start.Type, e.Status)
+		log.Info("job finished", zap.String("type", start.Type), zap.String("status", string(e.Status)), zap.String("error", e.Error))
+	}
+	return err
+}
+
+func (m *Manager) ack(ctx context.Context, d *delivery, log *zap.Logger) {
+	_ = m.retry(ctx, log, "acknowledge the unit", func(ctx context.Context) error { return m.store.ack(ctx, d) })
+}
+
+func (m *Manager) release(ctx context.Context, d *delivery, consumer string, count bool, log *zap.Logger) {
+	if m.retry(ctx, log, "hand the unit back", func(ctx context.Context) error { return m.store.release(ctx, d, consumer, count) }) == nil {
+		log.Info("unit handed back", zap.Bool("counts_as_delivery", count))
+	}
+}
+
+// retry runs a store call a few times with growing pauses (under a second
+// in all). A call that still fails leaves the unit pending in the store,
+// where another worker reclaims it after ReclaimAfter.
+func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op func(context.Context) error) error {
+	const attempts = 5
+	delay := 50 * time.Millisecond
+	var err error
+	for i := 1; ; i++ {
+		opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
+		err = op(opCtx)
+		cancel()
+		if err == nil || i == attempts {
+			break
+		}
+		time.Sleep(delay)
+		delay *= 2
+	}
+	if err != nil {
+		log.Warn("could not "+what+"; the unit stays pending for a reclaim", zap.Error(err))
+	}
+	return err
+}
+
+// safeRun calls kind.Run, turning a panic into a *panicError.
+func safeRun(ctx context.Context, kind Kind, unit json.RawMessage, report func(int64)) (result json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = nil, &panicError{value: r, stack: debug.Stack()}
+		}
+	}()
+	return kind.Run(ctx, unit, report)
+}
+
+// combine calls kind.Combine, turning a panic into an error.
+func combine(kind Kind, request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			result, done, err = nil, false, &panicError{value: r, stack: debug.Stack()}
+		}
+	}()
+	return kind.Combine(request, total, results)
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
