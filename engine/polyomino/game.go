@@ -19,6 +19,7 @@ type Game struct {
 
 	placements []placement
 	mask64     []uint64  // placement masks on small boards (== placements[i].mask[0])
+	cellIdx    []uint8   // cell indices of placement i at [i*order, (i+1)*order)
 	byPiece    [][]int32 // placement indices per set index
 	byCells    map[Bits]int32
 	// byAnchor[i] lists the placements whose lowest cell is i.
@@ -93,6 +94,11 @@ func buildGame(r *resolved) (*Game, error) {
 	}
 	if len(g.placements) > 1<<20 {
 		return nil, fmt.Errorf("%w: %d placements (too many)", ErrBadConfig, len(g.placements))
+	}
+	for _, pl := range g.placements {
+		for _, c := range pl.cells {
+			g.cellIdx = append(g.cellIdx, uint8(g.geo.Index(c)))
+		}
 	}
 	if g.small {
 		g.mask64 = make([]uint64, len(g.placements))

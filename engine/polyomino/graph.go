@@ -25,6 +25,8 @@ type cgraph struct {
 	// own[p] are the vertices player p may play (K words each); in a
 	// common pool both are every vertex.
 	own [2][]uint64
+	// scratch of build
+	cover, prow []uint64
 }
 
 // build makes g the conflict graph of the given placements, reusing g's
@@ -60,29 +62,31 @@ func (g *cgraph) build(game *Game, list []int32) {
 			}
 		}
 	}
-	row := func(v int) []uint64 { return g.adj[v*k : (v+1)*k] }
-	if game.small {
-		for i := 0; i < n; i++ {
-			mi, pi := g.m64[i], g.pbit[i]
-			ri := row(i)
-			ri[i>>6] |= 1 << (uint(i) & 63)
-			for j := i + 1; j < n; j++ {
-				if mi&g.m64[j] != 0 || pi == g.pbit[j] {
-					ri[j>>6] |= 1 << (uint(j) & 63)
-					g.adj[j*k+i>>6] |= 1 << (uint(i) & 63)
-				}
-			}
+	// Rows from cover sets: cover[c] holds the vertices covering cell c,
+	// prow[p] those of piece p; the row of v is the union of the cover
+	// sets of its cells and the set of its piece.
+	cells := game.geo.Cells()
+	g.cover = grow(g.cover, cells*k)
+	clear(g.cover)
+	np := len(game.set.Pieces)
+	g.prow = grow(g.prow, np*k)
+	clear(g.prow)
+	order := game.set.Order
+	for v, pi := range list {
+		w, bit := v>>6, uint64(1)<<(uint(v)&63)
+		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
+			g.cover[int(c)*k+w] |= bit
 		}
-		return
+		g.prow[game.placements[pi].piece*k+w] |= bit
 	}
-	for i := 0; i < n; i++ {
-		mi := &game.placements[list[i]].mask
-		ri := row(i)
-		ri[i>>6] |= 1 << (uint(i) & 63)
-		for j := i + 1; j < n; j++ {
-			if g.pbit[i] == g.pbit[j] || mi.Intersects(game.placements[list[j]].mask) {
-				ri[j>>6] |= 1 << (uint(j) & 63)
-				g.adj[j*k+i>>6] |= 1 << (uint(i) & 63)
+	for v, pi := range list {
+		row := g.adj[v*k : (v+1)*k]
+		p := game.placements[pi].piece
+		copy(row, g.prow[p*k:(p+1)*k])
+		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
+			cv := g.cover[int(c)*k : int(c+1)*k]
+			for i := range row {
+				row[i] |= cv[i]
 			}
 		}
 	}

@@ -112,7 +112,7 @@ func (k *keyer) canonWide(live Bits) uint64 {
 			best, first = b, false
 		}
 	}
-	return mix64(best[0]^mix64(best[1]^mix64(best[2]^mix64(best[3]+1))))
+	return mix64(best[0] ^ mix64(best[1]^mix64(best[2]^mix64(best[3]+1))))
 }
 
 func lessBits(a, b Bits) bool {

@@ -164,8 +164,9 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	if !intersects(L, mine) {
 		return resLoss
 	}
-	// Compact sparse states: the work per move is proportional to K.
-	if k > 1 && cnt*4 <= k*64 {
+	// Compact sparse states: the work per move is proportional to K, and
+	// states of at most 64 vertices have the one-word fast path.
+	if k > 1 && (cnt*4 <= k*64 || cnt <= 64 && game.small) {
 		f := w.frame(ply)
 		g.compact(game, L, &f.g, f.list)
 		f.state = f.g.full(f.state)

@@ -364,4 +364,3 @@ func outcomeOf(v int) Outcome {
 	}
 	return Draw
 }
-
