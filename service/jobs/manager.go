@@ -40,6 +40,10 @@ type Options struct {
 	Logger *zap.Logger
 	// Metrics, when set, counts jobs and units.
 	Metrics *Metrics
+
+	// forgetAfter is how long a consumer without pending units must have
+	// been idle before a starting worker deletes it [24h].
+	forgetAfter time.Duration
 }
 
 func (o *Options) defaults() error {
@@ -54,6 +58,7 @@ func (o *Options) defaults() error {
 	def(&o.TTL, 7*24*time.Hour)
 	def(&o.WatchEvery, 500*time.Millisecond)
 	def(&o.OpTimeout, 5*time.Second)
+	def(&o.forgetAfter, 24*time.Hour)
 	if o.MaxDeliveries <= 0 {
 		o.MaxDeliveries = 3
 	}

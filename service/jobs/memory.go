@@ -302,6 +302,9 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 	return nil
 }
 
+// forget has nothing to do: the memory store keeps no consumers.
+func (s *MemoryStore) forget(context.Context, time.Duration) (int, error) { return 0, nil }
+
 // logRecord is one line of a job's file.
 type logRecord struct {
 	Op      string            `json:"op"` // create, start, unit, end

@@ -315,7 +315,7 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 
 // finishScript ends a queued or running job: status, finished, result or
 // error, and the TTL on its keys. Returns {1, status} when it ended it,
-// {0, status} otherwise ('' when there is no job).
+// {0, status} otherwise (an empty status when there is no job).
 var finishScript = redis.NewScript(`
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return {0, ''} end
@@ -371,6 +371,31 @@ func (r *RedisStore) release(ctx context.Context, d *delivery, consumer string, 
 	}
 	return releaseScript.Run(ctx, r.client, []string{streamKey},
 		groupName, consumer, d.EntryID, handBackIdle.Milliseconds(), max(retries, 0)).Err()
+}
+
+// forgetScript deletes the consumers of the group with no pending entry
+// that have been idle for ARGV[2] ms. A live worker's consumers touch the
+// group at every poll, so only dead workers' consumers go; and since the
+// check and the deletion are one script, no unit is lost with them.
+var forgetScript = redis.NewScript(`
+local removed = 0
+for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local f = {}
+  for i = 1, #c, 2 do f[c[i]] = c[i + 1] end
+  if f['pending'] == 0 and f['idle'] >= tonumber(ARGV[2]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], f['name'])
+    removed = removed + 1
+  end
+end
+return removed
+`)
+
+func (r *RedisStore) forget(ctx context.Context, idle time.Duration) (int, error) {
+	if err := r.ensureGroup(ctx); err != nil {
+		return 0, err
+	}
+	n, err := forgetScript.Run(ctx, r.client, []string{streamKey}, groupName, idle.Milliseconds()).Int()
+	return n, err
 }
 
 func msTime(s string) time.Time {

@@ -39,4 +39,7 @@ type Store interface {
 	// release hands a unit owned by consumer back, claimable at once. With
 	// count false the delivery does not count towards MaxDeliveries.
 	release(ctx context.Context, d *delivery, consumer string, count bool) error
+	// forget deletes the consumers that own no unit and have been idle for
+	// idle, and returns how many.
+	forget(ctx context.Context, idle time.Duration) (int, error)
 }

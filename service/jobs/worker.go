@@ -30,8 +30,10 @@ func (p *panicError) Error() string { return fmt.Sprintf("panicked: %v", p.value
 
 // RunWorker processes units, up to concurrency at once, until ctx ends;
 // then it hands its running units back (see the package documentation) and
-// returns. name is the worker's consumer name: give each worker process its
-// own (e.g. host and pid); a restarted worker may take its old name again.
+// returns. name names the worker in the store (its slots are the
+// consumers name/0, name/1, ...): give each worker process its own, e.g.
+// host and pid; a restarted worker may take its old name again. At start
+// it forgets the consumers of workers gone for a day (with no units).
 func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) error {
 	if name == "" {
 		return errors.New("jobs: a worker needs a name")
@@ -39,9 +41,18 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 	concurrency = max(concurrency, 1)
 	log := m.log.With(zap.String("worker", name))
 	log.Info("worker started", zap.Int("concurrency", concurrency))
+	if n, err := m.store.forget(ctx, m.opts.forgetAfter); err != nil {
+		log.Warn("could not forget dead workers", zap.Error(err))
+	} else if n > 0 {
+		log.Info("forgot dead workers", zap.Int("consumers", n))
+	}
 	var wg sync.WaitGroup
-	for range concurrency {
-		wg.Go(func() { m.slot(ctx, name, log) })
+	for i := range concurrency {
+		// One consumer per slot, so that a unit one slot reclaims from
+		// another slot of the same worker (whose heartbeats stalled) stops
+		// the stalled run at its next heartbeat.
+		consumer := fmt.Sprintf("%s/%d", name, i)
+		wg.Go(func() { m.slot(ctx, consumer, log.With(zap.String("consumer", consumer))) })
 	}
 	wg.Wait()
 	log.Info("worker stopped")
@@ -160,6 +171,10 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	combined, done, err := combine(kind, start.Request, start.Total, results)
 	if err != nil {
 		m.fail(bg, start, d, log, fmt.Sprintf("combining %d results: %v", len(results), err))
+		return
+	}
+	if !done && len(results) == start.Total {
+		m.fail(bg, start, d, log, fmt.Sprintf("every unit finished but job type %s did not combine them into a result", typ))
 		return
 	}
 	if done {

@@ -1,0 +1,147 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gamesolver/gamesolver/service/redistest"
+)
+
+// helperEnv, when set to a Redis address, makes TestHelperWorker run a
+// worker in this process until it is killed.
+const helperEnv = "GS_JOBS_HELPER_REDIS"
+
+// TestHelperWorker is not a test: TestWorkerKilled runs it in a child
+// process, whose units hold forever after reporting their nodes, and kills
+// it with SIGKILL in the middle of a unit.
+func TestHelperWorker(t *testing.T) {
+	addr := os.Getenv(helperEnv)
+	if addr == "" {
+		t.Skip("helper process of TestWorkerKilled")
+	}
+	k := newSquares()
+	k.gate = make(chan struct{}) // never opens
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	opts := fastOptions(t)
+	m, err := NewManager(NewRedisStore(rdb), []Kind{k}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = m.RunWorker(context.Background(), "doomed", 1)
+}
+
+func TestWorkerKilled(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	k := newSquares()
+	m, met := newManager(t, NewRedisStore(rdb), k, fastOptions(t))
+	const request = `{"n":100,"units":4}`
+	j := submit(t, m, request)
+
+	child := exec.Command(os.Args[0], "-test.run=^TestHelperWorker$", "-test.v")
+	child.Env = append(os.Environ(), helperEnv+"="+srv.Addr())
+	var out bytes.Buffer
+	child.Stdout, child.Stderr = &out, &out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = child.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = child.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("child output:\n%s", out.String())
+		}
+	})
+
+	// The child takes unit 0, reports its 25 nodes and holds; the node
+	// count reaches the job with its heartbeat.
+	waitJob(t, m, j.ID, "the child's report", func(j Job) bool { return j.Progress.Nodes == 25 })
+
+	// A second worker finishes the other units but leaves unit 0 alone as
+	// long as the child heartbeats, well past ReclaimAfter.
+	startWorker(t, m, "survivor", 2)
+	waitJob(t, m, j.ID, "3 units done", func(j Job) bool { return j.Progress.Done == 3 })
+	time.Sleep(3 * fastOptions(t).ReclaimAfter)
+	if got, _ := m.Get(context.Background(), j.ID); got.Status != StatusRunning || got.Progress.Done != 3 {
+		t.Fatalf("while the child lives: %+v", got)
+	}
+	if runs := k.get(k.started); runs[0] != 0 {
+		t.Fatalf("unit 0 was taken from a live worker: %v", runs)
+	}
+
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	killed := time.Now()
+	j = waitStatus(t, m, j.ID, StatusDone)
+	t.Logf("unit 0 finished %v after the kill (ReclaimAfter %v)", time.Since(killed), fastOptions(t).ReclaimAfter)
+	if runs := k.get(k.started); runs[0] != 1 || total(runs) != 4 {
+		t.Errorf("runs here %v, want each unit once", runs)
+	}
+	if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 1 {
+		t.Errorf("reclaimed = %v, want 1", got)
+	}
+
+	// The same job in one process, in memory, gives the same answer.
+	mem, _ := NewMemoryStore("")
+	single, _ := newManager(t, mem, newSquares(), fastOptions(t))
+	sj := submit(t, single, request)
+	startWorker(t, single, "single", 1)
+	sj = waitStatus(t, single, sj.ID, StatusDone)
+	if string(j.Result) != string(sj.Result) || j.Progress.Nodes != sj.Progress.Nodes {
+		t.Errorf("after the kill: %s with %d nodes; single process: %s with %d nodes", j.Result, j.Progress.Nodes, sj.Result, sj.Progress.Nodes)
+	}
+	wantSum(t, j, 100)
+	assertQueueEmpty(t, &env{rdb: rdb})
+}
+
+func TestDeadConsumersAreForgotten(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	opts := fastOptions(t)
+	opts.forgetAfter = 200 * time.Millisecond
+	m, _ := newManager(t, NewRedisStore(rdb), newSquares(), opts)
+
+	j := submit(t, m, `{"n":10,"units":2}`)
+	stopOld := startWorker(t, m, "old", 2)
+	waitStatus(t, m, j.ID, StatusDone)
+	stopOld()
+	// "holder" takes a unit and dies with it: it must not be forgotten
+	// before the unit is reclaimed.
+	j = submit(t, m, `{"n":10,"units":1}`)
+	if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: groupName, Consumer: "holder", Streams: []string{streamKey, ">"}, Count: 1, Block: -1}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	startWorker(t, m, "new", 1)
+	waitFor(t, "the new worker's consumer", func() bool {
+		names := consumers(t, rdb)
+		return names["new/0"] && names["holder"] && !names["old/0"] && !names["old/1"]
+	})
+	waitStatus(t, m, j.ID, StatusDone)
+}
+
+func consumers(t *testing.T, rdb *redis.Client) map[string]bool {
+	cs, err := rdb.XInfoConsumers(context.Background(), streamKey, groupName).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, c := range cs {
+		names[c.Name] = true
+	}
+	return names
+}
