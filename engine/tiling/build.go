@@ -32,16 +32,11 @@ const maxKinds = 64
 // says.
 
 // option is one placement seen from its first cell (its anchor): the cells
-// as bits of the window starting at the anchor.
+// as bits of the window starting at the anchor, and the piece kind.
 type option struct {
 	lo, hi uint64
 	id     int32
-}
-
-// group is the run of options of one piece kind at one anchor.
-type group struct {
-	kind       int32
-	start, end int32
+	kind   int32
 }
 
 // placement is one way to put one piece kind on the region.
@@ -81,12 +76,15 @@ type compiled struct {
 	spare  int // open cells that stay uncovered
 
 	placements []placement
-	firstAt    []int32   // placements anchored at a are firstAt[a]..firstAt[a+1]-1
-	anchors    [][]group // by anchor<<probeBits | probe
-	opts       []option
+	firstAt    []int32    // placements anchored at a are firstAt[a]..firstAt[a+1]-1
+	options    [][]option // by anchor<<probeBits | probe, kinds in list order
 
 	syms  []polyomino.Transform
 	image [][]int32 // image[g][placement]: the placement syms[g] maps it to
+
+	// edges[c % line] marks the window bits that are the first and the
+	// last cells of their lines, for a window starting at cell c.
+	edges []struct{ first, last uint64 }
 
 	breaker int // kind pre-placed by the roots, or -1
 	roots   []root
@@ -134,6 +132,17 @@ func compile(p Problem) (*compiled, error) {
 		filled[i] = i >= c.n || !r.Open(c.cellXY[i].X, c.cellXY[i].Y)
 	}
 	c.buildPlacements()
+	c.edges = make([]struct{ first, last uint64 }, c.line)
+	for off := range c.edges {
+		for i := 0; i < 64; i++ {
+			switch (off + i) % c.line {
+			case 0:
+				c.edges[off].first |= 1 << i
+			case c.line - 1:
+				c.edges[off].last |= 1 << i
+			}
+		}
+	}
 	c.syms = r.Symmetries()
 	if len(c.syms) > 1 {
 		c.buildImages()
@@ -194,42 +203,29 @@ func (c *compiled) buildPlacements() {
 	// The search looks options up by anchor and by the probe: which of
 	// the cells next to the anchor are filled (see probe). Each list holds
 	// only the options that avoid those cells. Count first, then fill.
-	nOpts, nGroups := 0, 0
+	nOpts := 0
 	for a := 0; a < c.n; a++ {
 		for pr := 0; pr < 1<<probeBits; pr++ {
 			filled := c.probeCells(pr)
-			last := -1
 			for id := c.firstAt[a]; id < c.firstAt[a+1]; id++ {
-				if p := &c.placements[id]; p.lo&filled == 0 {
+				if c.placements[id].lo&filled == 0 {
 					nOpts++
-					if p.kind != last {
-						nGroups++
-						last = p.kind
-					}
 				}
 			}
 		}
 	}
-	c.opts = make([]option, 0, nOpts)
-	groups := make([]group, 0, nGroups)
-	c.anchors = make([][]group, c.n<<probeBits)
+	opts := make([]option, 0, nOpts)
+	c.options = make([][]option, c.n<<probeBits)
 	for a := 0; a < c.n; a++ {
 		for pr := 0; pr < 1<<probeBits; pr++ {
 			filled := c.probeCells(pr)
-			first := len(groups)
+			first := len(opts)
 			for id := c.firstAt[a]; id < c.firstAt[a+1]; id++ {
-				p := &c.placements[id]
-				if p.lo&filled != 0 {
-					continue
+				if p := &c.placements[id]; p.lo&filled == 0 {
+					opts = append(opts, option{lo: p.lo, hi: p.hi, id: id, kind: int32(p.kind)})
 				}
-				k := int32(p.kind)
-				if len(groups) == first || groups[len(groups)-1].kind != k {
-					groups = append(groups, group{kind: k, start: int32(len(c.opts))})
-				}
-				c.opts = append(c.opts, option{lo: p.lo, hi: p.hi, id: id})
-				groups[len(groups)-1].end = int32(len(c.opts))
 			}
-			c.anchors[a<<probeBits|pr] = groups[first:len(groups):len(groups)]
+			c.options[a<<probeBits|pr] = opts[first:len(opts):len(opts)]
 		}
 	}
 }

@@ -40,8 +40,7 @@ func advance(static []uint64, c int, lo, hi uint64) (int, uint64, uint64) {
 type worker struct {
 	run     *run
 	c       *compiled
-	anchors [][]group
-	opts    []option
+	options [][]option
 	line    uint
 
 	root   *root
@@ -72,8 +71,7 @@ func newWorker(r *run) *worker {
 	w := &worker{
 		run:     r,
 		c:       r.c,
-		anchors: r.c.anchors,
-		opts:    r.c.opts,
+		options: r.c.options,
 		line:    uint(r.c.line),
 		label:   make([]int32, r.c.n),
 	}
@@ -103,37 +101,35 @@ func (w *worker) search(c int, lo, hi uint64) {
 	if w.nodes >= w.pollAt && w.poll() {
 		return
 	}
-	for _, g := range w.anchors[c<<probeBits|probe(lo, w.line)] {
-		bit := uint64(1) << uint(g.kind)
-		if w.avail&bit == 0 {
+	for _, o := range w.options[c<<probeBits|probe(lo, w.line)] {
+		if w.avail>>uint(o.kind)&1 == 0 || o.lo&lo|o.hi&hi != 0 {
 			continue
 		}
-		for _, o := range w.opts[g.start:g.end] {
-			if o.lo&lo|o.hi&hi != 0 {
-				continue
-			}
-			// Few options fit, so the bookkeeping is done per fit.
-			w.remain[g.kind]--
-			if w.remain[g.kind] == 0 {
-				w.avail ^= bit
-			}
-			w.left--
-			w.stack = append(w.stack, o.id)
-			if w.left == 0 {
-				w.record()
-			} else {
-				nc, nlo, nhi := advance(w.static, c, lo|o.lo, hi|o.hi)
+		// Few options fit, so the bookkeeping is done per fit.
+		w.remain[o.kind]--
+		if w.remain[o.kind] == 0 {
+			w.avail ^= 1 << uint(o.kind)
+		}
+		w.left--
+		w.stack = append(w.stack, o.id)
+		if w.left == 0 {
+			w.record()
+		} else {
+			nc, nlo, nhi := advance(w.static, c, lo|o.lo, hi|o.hi)
+			// Most dead ends show in the probe (an empty cell walled
+			// in): skip those without a call.
+			if (len(w.options[nc<<probeBits|probe(nlo, w.line)]) > 0 && !w.walledIn(nc, nlo)) || w.spare > 0 {
 				w.search(nc, nlo, nhi)
 			}
-			w.stack = w.stack[:len(w.stack)-1]
-			w.left++
-			if w.remain[g.kind] == 0 {
-				w.avail ^= bit
-			}
-			w.remain[g.kind]++
-			if w.stopped {
-				return
-			}
+		}
+		w.stack = w.stack[:len(w.stack)-1]
+		w.left++
+		if w.remain[o.kind] == 0 {
+			w.avail ^= 1 << uint(o.kind)
+		}
+		w.remain[o.kind]++
+		if w.stopped {
+			return
 		}
 	}
 	if w.spare > 0 {
@@ -242,4 +238,14 @@ func (w *worker) imageOf(g int) []int32 {
 		out[i] = w.c.image[g][id]
 	}
 	return out
+}
+
+// walledIn reports whether the window holds an empty cell whose four
+// neighbours are filled.
+func (w *worker) walledIn(c int, lo uint64) bool {
+	m := &w.c.edges[c%w.c.line]
+	s := w.line
+	empty := ^lo
+	iso := empty & (lo<<1 | m.first) & (lo>>1 | m.last) & (lo<<s | (1<<s - 1)) & (lo >> s)
+	return iso != 0
 }

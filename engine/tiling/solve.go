@@ -401,27 +401,22 @@ func (c *compiled) children(s *state) []state {
 		}
 		return ch
 	}
-	for _, g := range c.anchors[s.c<<probeBits|probe(s.lo, uint(c.line))] {
-		bit := uint64(1) << uint(g.kind)
-		if s.avail&bit == 0 {
+	for _, o := range c.options[s.c<<probeBits|probe(s.lo, uint(c.line))] {
+		bit := uint64(1) << uint(o.kind)
+		if s.avail&bit == 0 || o.lo&s.lo|o.hi&s.hi != 0 {
 			continue
 		}
-		for _, o := range c.opts[g.start:g.end] {
-			if o.lo&s.lo|o.hi&s.hi != 0 {
-				continue
-			}
-			ch := *s
-			ch.remain[g.kind]--
-			if ch.remain[g.kind] == 0 {
-				ch.avail &^= bit
-			}
-			ch.left--
-			ch.stack = append(slices.Clip(s.stack), o.id)
-			if ch.left > 0 {
-				ch.c, ch.lo, ch.hi = advance(static, s.c, s.lo|o.lo, s.hi|o.hi)
-			}
-			out = append(out, ch)
+		ch := *s
+		ch.remain[o.kind]--
+		if ch.remain[o.kind] == 0 {
+			ch.avail &^= bit
 		}
+		ch.left--
+		ch.stack = append(slices.Clip(s.stack), o.id)
+		if ch.left > 0 {
+			ch.c, ch.lo, ch.hi = advance(static, s.c, s.lo|o.lo, s.hi|o.hi)
+		}
+		out = append(out, ch)
 	}
 	if s.spare > 0 {
 		ch := child(s.lo|1, s.hi)
