@@ -130,10 +130,11 @@ func newClassTable(size int) *classTable {
 // freeRank returns the colex rank of set, which must not meet rep(cls),
 // among the squares outside rep(cls).
 func (ct *classTable) freeRank(cls int, set Bitboard) int {
-	fp := &ct.freePos[cls]
+	rep := uint32(ct.rep[cls])
 	r, k := int32(0), 1
 	for x := uint32(set); x != 0; x &= x - 1 {
-		r += binom[fp[bits.TrailingZeros32(x)]][k]
+		below := (x & -x) - 1 // the squares before the lowest one of x
+		r += binom[bits.TrailingZeros32(x)-bits.OnesCount32(rep&below)][k]
 		k++
 	}
 	return int(r)

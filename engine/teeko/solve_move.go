@@ -76,14 +76,25 @@ func appendUnique(list []uint32, x uint32) []uint32 {
 }
 
 // children appends the distinct entries reached by the mover's slides.
+//
+// Two slides can reach the same entry only through a symmetry fixing the
+// other side's squares (the next mover's), so duplicates are looked for only
+// when that set has symmetries of its own; the same holds in parents for the
+// mover's squares.
 func (s *moveSolver) children(mover, other Bitboard, buf []uint32) []uint32 {
 	rkO := colexRank(other)
+	dedup := len(s.ct.stab[s.ct.classOf[rkO]]) > 1
 	empty := allSquares &^ (mover | other)
 	for x := mover; x != 0; x &= x - 1 {
 		from := x.first()
 		rest := mover &^ (1 << from)
 		for y := neighbours[from] & empty; y != 0; y &= y - 1 {
-			buf = appendUnique(buf, s.classIndex(rkO, rest|1<<y.first()))
+			c := s.classIndex(rkO, rest|1<<y.first())
+			if dedup {
+				buf = appendUnique(buf, c)
+			} else {
+				buf = append(buf, c)
+			}
 		}
 	}
 	return buf
@@ -92,6 +103,7 @@ func (s *moveSolver) children(mover, other Bitboard, buf []uint32) []uint32 {
 // parents appends the distinct unresolved entries from which a slide of the
 // other side leads to (mover, other), skipping those already over.
 func (s *moveSolver) parents(mover, other Bitboard, buf []uint32) []uint32 {
+	dedup := len(s.ct.stab[s.ct.classOf[colexRank(mover)]]) > 1
 	empty := allSquares &^ (mover | other)
 	for x := other; x != 0; x &= x - 1 {
 		to := x.first()
@@ -101,8 +113,13 @@ func (s *moveSolver) parents(mover, other Bitboard, buf []uint32) []uint32 {
 			if s.win[rk] {
 				continue // the other side had already won
 			}
-			if p := s.classIndex(rk, mover); s.val[p] == unresolved {
+			p := s.classIndex(rk, mover)
+			switch {
+			case s.val[p] != unresolved:
+			case dedup:
 				buf = appendUnique(buf, p)
+			default:
+				buf = append(buf, p)
 			}
 		}
 	}
