@@ -14,11 +14,10 @@ import (
 // gate can hold units after they computed, to control timing.
 type squares struct {
 	name string
-	// gate, when set, holds every unit that hold selects (all when hold is
-	// nil) after it computed and reported, until it receives from gate or
-	// its context ends.
-	gate chan struct{}
-	hold func(unit int) bool
+	// wait, when set, gives the channel a unit waits on after it computed
+	// and reported (nil: none), until it receives from it or its context
+	// ends.
+	wait func(unit int) <-chan struct{}
 
 	mu       sync.Mutex
 	started  map[int]int // Run calls per unit
@@ -91,9 +90,9 @@ func (k *squares) Run(ctx context.Context, payload json.RawMessage, report func(
 	if u.PanicTimes > 0 && k.count(k.panicked, u.I) <= u.PanicTimes {
 		panic(fmt.Sprintf("boom in unit %d", u.I))
 	}
-	if k.gate != nil && (k.hold == nil || k.hold(u.I)) {
+	if gate := k.waitFor(u.I); gate != nil {
 		select {
-		case <-k.gate:
+		case <-gate:
 		case <-ctx.Done():
 			k.count(k.canceled, u.I)
 			return nil, ctx.Err()
@@ -124,6 +123,19 @@ func (k *squares) Combine(_ json.RawMessage, total int, results map[int]json.Raw
 	}
 	out, err := json.Marshal(map[string]int64{"sum": sum})
 	return out, true, err
+}
+
+// gated makes every unit wait on gate, and returns gate.
+func (k *squares) gated(gate chan struct{}) chan struct{} {
+	k.wait = func(int) <-chan struct{} { return gate }
+	return gate
+}
+
+func (k *squares) waitFor(unit int) <-chan struct{} {
+	if k.wait == nil {
+		return nil
+	}
+	return k.wait(unit)
 }
 
 // count adds one to m[unit] and returns the new count.

@@ -27,7 +27,7 @@ func TestHelperWorker(t *testing.T) {
 		t.Skip("helper process of TestWorkerKilled")
 	}
 	k := newSquares()
-	k.gate = make(chan struct{}) // never opens
+	k.gated(make(chan struct{})) // never opens
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	opts := fastOptions(t)
 	m, err := NewManager(NewRedisStore(rdb), []Kind{k}, opts)
@@ -71,7 +71,7 @@ func TestWorkerKilled(t *testing.T) {
 	// long as the child heartbeats, well past ReclaimAfter.
 	startWorker(t, m, "survivor", 2)
 	waitJob(t, m, j.ID, "3 units done", func(j Job) bool { return j.Progress.Done == 3 })
-	time.Sleep(3 * fastOptions(t).ReclaimAfter)
+	time.Sleep(fastOptions(t).ReclaimAfter + 500*time.Millisecond)
 	if got, _ := m.Get(context.Background(), j.ID); got.Status != StatusRunning || got.Progress.Done != 3 {
 		t.Fatalf("while the child lives: %+v", got)
 	}
