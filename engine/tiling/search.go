@@ -152,6 +152,9 @@ func (w *worker) poll() bool {
 	if w.run.stop.Load() {
 		w.stopped = true
 	}
+	if w.run.opts.Progress != nil {
+		w.run.reportIfDue()
+	}
 	return w.stopped
 }
 

@@ -87,15 +87,16 @@ type Options struct {
 	// on the context does the same.
 	Budget time.Duration
 	// Progress, if set, is called after each subtree of the search is
-	// done, never concurrently, from the goroutines running the search;
-	// it should return quickly.
+	// done, and every progressEvery (200 ms) while a long subtree runs;
+	// never concurrently, from the goroutines running the search. It
+	// should return quickly.
 	Progress func(Progress)
 }
 
 // Progress is a snapshot of a running Solve.
 type Progress struct {
 	Done, Total int // subtrees searched, and in all
-	// Count and CountAll are as in Result, so far.
+	// Count and CountAll are as in Result, for the subtrees done.
 	Count, CountAll int64
 	Nodes           int64
 	Elapsed         time.Duration
@@ -226,6 +227,8 @@ type run struct {
 	nodes  atomic.Int64
 	cutoff atomic.Int64 // tasks from this index on need not keep solutions
 
+	lastReport atomic.Int64 // time of the last progress report, from start
+
 	mu               sync.Mutex
 	done             int
 	finished         []bool
@@ -289,11 +292,33 @@ func (r *run) finish(i int, w *worker) {
 		}
 	}
 	if r.opts.Progress != nil {
-		r.opts.Progress(Progress{
-			Done: r.done, Total: len(r.tasks),
-			Count: r.countG / int64(len(r.c.syms)), CountAll: r.countAll,
-			Nodes: r.nodes.Load(), Elapsed: time.Since(r.start),
-		})
+		r.report()
+	}
+}
+
+// progressEvery is the longest time between progress reports.
+const progressEvery = 200 * time.Millisecond
+
+// report calls Options.Progress; r.mu must be held.
+func (r *run) report() {
+	elapsed := time.Since(r.start)
+	r.lastReport.Store(int64(elapsed))
+	r.opts.Progress(Progress{
+		Done: r.done, Total: len(r.tasks),
+		Count: r.countG / int64(len(r.c.syms)), CountAll: r.countAll,
+		Nodes: r.nodes.Load(), Elapsed: elapsed,
+	})
+}
+
+// reportIfDue reports progress when none was reported for progressEvery,
+// unless a report is under way.
+func (r *run) reportIfDue() {
+	if time.Since(r.start)-time.Duration(r.lastReport.Load()) < progressEvery || !r.mu.TryLock() {
+		return
+	}
+	defer r.mu.Unlock()
+	if time.Since(r.start)-time.Duration(r.lastReport.Load()) >= progressEvery {
+		r.report()
 	}
 }
 

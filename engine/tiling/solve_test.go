@@ -200,7 +200,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 2339))
 	seenSyms := map[int]int{}
 	symmetricBySyms := map[int]int{}
-	var symmetricCases, leftoverCases, solvedCases, hexCases int
+	var symmetricCases, leftoverCases, solvedCases, hexCases, wideCases int
 	n := 1500
 	if testing.Short() {
 		n = 100
@@ -221,16 +221,19 @@ func TestAgainstBruteForce(t *testing.T) {
 			if p.Pieces[0].Size() == 6 {
 				hexCases++
 			}
+			if min(p.Region.Width(), p.Region.Height())*p.Pieces[0].Size() > 64 {
+				wideCases++
+			}
 		}
 	}
-	t.Logf("regions by number of symmetries %v, with a symmetric tiling %v; %d solvable, %d of them with leftover cells, %d with hexominoes",
-		seenSyms, symmetricBySyms, solvedCases, leftoverCases, hexCases)
+	t.Logf("regions by number of symmetries %v, with a symmetric tiling %v; %d solvable, %d of them with leftover cells, %d with hexominoes, %d with pieces spanning over 64 cells",
+		seenSyms, symmetricBySyms, solvedCases, leftoverCases, hexCases, wideCases)
 	for _, s := range []int{1, 2, 4, 8} {
 		if seenSyms[s] == 0 || (s > 1 && symmetricBySyms[s] == 0) {
 			t.Errorf("no random region had %d symmetries and a symmetric tiling", s)
 		}
 	}
-	if symmetricCases == 0 || solvedCases < n/4 || leftoverCases == 0 || hexCases == 0 {
+	if symmetricCases == 0 || solvedCases < n/4 || leftoverCases == 0 || hexCases == 0 || wideCases == 0 {
 		t.Errorf("the random problems miss a kind of case")
 	}
 }
@@ -304,8 +307,39 @@ func randomProblem(rng *rand.Rand) Problem {
 			continue
 		}
 		p.Multiset = true
+		if rng.IntN(4) == 0 {
+			p.Region = embed(rng, p.Region)
+		}
 		return p
 	}
+}
+
+// embed puts a region into a larger rectangle, every other cell blocked,
+// so that lines are long (pieces span more than 64 cells in scan order) and
+// long runs of blocked cells lie between open ones. Centred, it keeps the
+// region's symmetries.
+func embed(rng *rand.Rand, r Region) Region {
+	w, h := 13+rng.IntN(4), 13+rng.IntN(4)
+	if r.Width() == r.Height() && rng.IntN(2) == 0 {
+		h = w
+	}
+	dx, dy := rng.IntN(w-r.Width()+1), rng.IntN(h-r.Height()+1)
+	if rng.IntN(2) == 0 && (w-r.Width())%2 == 0 && (h-r.Height())%2 == 0 {
+		dx, dy = (w-r.Width())/2, (h-r.Height())/2
+	}
+	var blocked []string
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if !r.Open(x-dx, y-dy) {
+				blocked = append(blocked, CellName(x, y))
+			}
+		}
+	}
+	big, err := ParseRegion(w, h, blocked)
+	if err != nil {
+		panic(err)
+	}
+	return big
 }
 
 // TestQuadrantDoubleCount is the trap of the usual symmetry breaking:
@@ -411,7 +445,7 @@ func TestStopping(t *testing.T) {
 		if inCall.Add(1) != 1 {
 			t.Error("progress called concurrently")
 		}
-		if pr.Done <= last.Done || pr.CountAll < last.CountAll || pr.Total <= 0 {
+		if pr.Done < last.Done || pr.CountAll < last.CountAll || pr.Nodes < last.Nodes || pr.Total <= 0 {
 			t.Errorf("progress went from %+v to %+v", last, pr)
 		}
 		last = pr
@@ -421,8 +455,20 @@ func TestStopping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if int(calls.Load()) != res.Subtrees || last.Done != last.Total || last.CountAll != res.CountAll || last.Count != res.Count {
+	if int(calls.Load()) < res.Subtrees || last.Done != last.Total || last.Total != res.Subtrees || last.CountAll != res.CountAll || last.Count != res.Count {
 		t.Errorf("%d progress calls for %d subtrees, last %+v, result %d/%d", calls.Load(), res.Subtrees, last, res.Count, res.CountAll)
+	}
+
+	// A long subtree still reports: 35 hexominoes in 15 x 14 (too many
+	// tilings to count) on one worker for half a second.
+	big := Problem{Region: mustRegion(t, 15, 14), Pieces: mustPieces(t, "hexominoes", 0)}
+	calls.Store(0)
+	res, err = Solve(context.Background(), big, Options{Workers: 1, Budget: 500 * time.Millisecond, Progress: func(pr Progress) {
+		calls.Add(1)
+		last = pr
+	}})
+	if err != nil || res.Complete || calls.Load() < 2 || last.Nodes == 0 {
+		t.Errorf("hexominoes: complete %v, %d progress calls, last %+v, error %v", res.Complete, calls.Load(), last, err)
 	}
 }
 
