@@ -135,10 +135,10 @@ func compile(p Problem) (*compiled, error) {
 	c.edges = make([]struct{ first, last uint64 }, c.line)
 	for off := range c.edges {
 		for i := 0; i < 64; i++ {
-			switch (off + i) % c.line {
-			case 0:
+			if (off+i)%c.line == 0 {
 				c.edges[off].first |= 1 << i
-			case c.line - 1:
+			}
+			if (off+i)%c.line == c.line-1 {
 				c.edges[off].last |= 1 << i
 			}
 		}

@@ -10,7 +10,7 @@ import (
 const pollEvery = 1 << 12
 
 // state is a point of the search: the window at the first empty cell c
-// (see the comment on option) and what is left to place.
+// (see the comment on scan order in build.go) and what is left to place.
 type state struct {
 	root   int
 	c      int

@@ -62,13 +62,20 @@ func (p Problem) Validate() error {
 	open, need := r.Area(), pieces.Area()
 	switch {
 	case need > open:
-		return fmt.Errorf("%w: the %d pieces cover %d cells but the region has only %d open; remove pieces or unblock %d cells",
-			ErrAreaMismatch, len(pieces), need, open, need-open)
+		return fmt.Errorf("%w: the %d pieces cover %d cells but the region has only %d open; remove pieces or unblock %s",
+			ErrAreaMismatch, len(pieces), need, open, cells(need-open))
 	case need < open && !p.AllowLeftover:
-		return fmt.Errorf("%w: the region has %d open cells but the %d pieces cover %d; block %d cells, or allow leftover cells",
-			ErrAreaMismatch, open, len(pieces), need, open-need)
+		return fmt.Errorf("%w: the region has %d open cells but the %d pieces cover %d; block %s, or allow leftover cells",
+			ErrAreaMismatch, open, len(pieces), need, cells(open-need))
 	}
 	return nil
+}
+
+func cells(n int) string {
+	if n == 1 {
+		return "1 cell"
+	}
+	return fmt.Sprintf("%d cells", n)
 }
 
 // Options tune Solve. The zero value counts with every core, without a

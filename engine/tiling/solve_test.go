@@ -103,6 +103,10 @@ func TestSymmetryCounting(t *testing.T) {
 		{"5x5 by I", Problem{Region: mustRegion(t, 5, 5), Pieces: mustPieces(t, "IIIII", 5), Multiset: true}, 8, 1, 2},
 		{"4x4 by I", Problem{Region: mustRegion(t, 4, 4), Pieces: mustPieces(t, "IIII", 4), Multiset: true}, 8, 1, 2},
 		{"4x4 by O", Problem{Region: mustRegion(t, 4, 4), Pieces: mustPieces(t, "OOOO", 4), Multiset: true}, 8, 1, 1},
+		// Regions one cell wide.
+		{"10x1 by I", Problem{Region: mustRegion(t, 10, 1), Pieces: mustPieces(t, "II", 5), Multiset: true}, 4, 1, 1},
+		{"1x8 by I and L", Problem{Region: mustRegion(t, 1, 8), Pieces: mustPieces(t, "IL", 4), Multiset: true}, 4, 0, 0},
+		{"1x9 by I, leftover", Problem{Region: mustRegion(t, 1, 9), Pieces: mustPieces(t, "II", 4), Multiset: true, AllowLeftover: true}, 4, 2, 3},
 		// Two I side by side: one tiling with all 4 symmetries of 5 x 2.
 		{"5x2 by I", Problem{Region: mustRegion(t, 5, 2), Pieces: mustPieces(t, "II", 5), Multiset: true}, 4, 1, 1},
 		// The same, with a corner blocked and one cell spare: the
