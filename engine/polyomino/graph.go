@@ -32,6 +32,10 @@ type cgraph struct {
 // build makes g the conflict graph of the given placements, reusing g's
 // buffers. Vertex order follows the list.
 func (g *cgraph) build(game *Game, list []int32) {
+	if len(list) <= 64 && game.small {
+		g.build1(game, list)
+		return
+	}
 	n := len(list)
 	k := (n + 63) / 64
 	if k == 0 {
@@ -161,4 +165,84 @@ func intersects(a, b []uint64) bool {
 		}
 	}
 	return false
+}
+
+// cliqueCountK is cliqueCount for a state of k words; tmp needs k words.
+func cliqueCountK(g *cgraph, L, tmp []uint64) (int, bool) {
+	k := g.words
+	n := 0
+	r := tmp[:k]
+	copy(r, L)
+	for w := 0; w < k; {
+		if r[w] == 0 {
+			w++
+			continue
+		}
+		v := w*64 + bits.TrailingZeros64(r[w])
+		s := g.adj[v*k : (v+1)*k]
+		// every u in s ∩ L must have the same row restricted to L
+		for i := range k {
+			for t := s[i] & L[i]; t != 0; t &= t - 1 {
+				u := i*64 + bits.TrailingZeros64(t)
+				if u == v {
+					continue
+				}
+				su := g.adj[u*k : (u+1)*k]
+				for j := range k {
+					if (su[j]^s[j])&L[j] != 0 {
+						return 0, false
+					}
+				}
+			}
+		}
+		for i := range k {
+			r[i] &^= s[i]
+		}
+		n++
+	}
+	return n, true
+}
+
+// build1 is build for at most 64 placements on a board of at most 64
+// cells: every set is one word.
+func (g *cgraph) build1(game *Game, list []int32) {
+	n := len(list)
+	g.n, g.words = n, 1
+	g.adj = grow(g.adj, n)
+	g.place = append(g.place[:0], list...)
+	g.m64 = grow(g.m64, n)
+	g.pbit = grow(g.pbit, n)
+	var cover [64]uint64
+	var prow [64]uint64
+	var own [2]uint64
+	h0, h1 := game.hands[0], game.hands[1]
+	order := game.set.Order
+	for v, pi := range list {
+		bit := uint64(1) << uint(v)
+		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
+			cover[c&63] |= bit
+		}
+		p := game.placements[pi].piece
+		prow[p&63] |= bit
+		pb := uint64(1) << uint(p)
+		g.pbit[v] = pb
+		g.m64[v] = game.mask64[pi]
+		if h0&pb != 0 {
+			own[0] |= bit
+		}
+		if h1&pb != 0 {
+			own[1] |= bit
+		}
+	}
+	for v, pi := range list {
+		row := prow[game.placements[pi].piece&63]
+		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
+			row |= cover[c&63]
+		}
+		g.adj[v] = row
+	}
+	for p := range g.own {
+		g.own[p] = grow(g.own[p], 1)
+		g.own[p][0] = own[p]
+	}
 }

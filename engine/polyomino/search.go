@@ -38,16 +38,40 @@ const checkEvery = 4096
 
 // worker is one search goroutine with its own scratch memory.
 type worker struct {
+	st     [16]int64 // debug statistics
 	s      *solver
 	nodes  int64 // nodes searched by this worker
 	flush  int64 // nodes already added to s.nodes
 	frames []frame
+	// near is a small private table for the one-word endgame states:
+	// their subtrees are small and their transpositions mostly local, so
+	// a table that stays in the processor's cache serves them best.
+	near []nearEntry
+}
+
+// nearEntry: key.a, and key.b's low 48 bits with the result in the top 16.
+type nearEntry struct{ a, b uint64 }
+
+const nearBits = 17
+
+func (w *worker) nearProbe(k ttKey) int {
+	e := &w.near[mix64(k.a^k.b*0x9e3779b97f4a7c15)>>(64-nearBits)]
+	if e.a == k.a && e.b<<16 == k.b<<16 {
+		return int(int16(e.b >> 48))
+	}
+	return resAbort
+}
+
+func (w *worker) nearStore(k ttKey, r int) {
+	e := &w.near[mix64(k.a^k.b*0x9e3779b97f4a7c15)>>(64-nearBits)]
+	e.a, e.b = k.a, k.b&(1<<48-1)|uint64(uint16(int16(r)))<<48
 }
 
 // frame is the scratch of one ply.
 type frame struct {
 	ms    []uint64 // ordered moves: sort key << 32 | vertex
 	child []uint64 // the child state being searched
+	tmp   []uint64
 	g     cgraph   // a graph compacted at this ply
 	state []uint64 // its full state
 	list  []int32
@@ -57,7 +81,7 @@ type frame struct {
 // caller holds it.
 func newWorker(s *solver) *worker {
 	n := 2*len(s.game.set.Pieces) + 8
-	return &worker{s: s, frames: make([]frame, n)}
+	return &worker{s: s, frames: make([]frame, n), near: make([]nearEntry, 1<<nearBits)}
 }
 
 func (w *worker) frame(ply int) *frame { return &w.frames[ply] }
@@ -156,6 +180,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	game := w.s.game
 	k := g.words
 	if k == 1 && game.small {
+		w.st[14]++
 		w.nodes-- // search1 counts the node
 		return w.search1(g, L[0], side, ply)
 	}
@@ -164,21 +189,35 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	if !intersects(L, mine) {
 		return resLoss
 	}
+	f := w.frame(ply)
+	f.tmp = grow(f.tmp, k)
+	if w.s.pool {
+		if n, ok := cliqueCountK(g, L, f.tmp); ok {
+			if n&1 == 1 {
+				return resWin
+			}
+			return resLoss
+		}
+	}
 	// Compact sparse states: the work per move is proportional to K, and
 	// states of at most 64 vertices have the one-word fast path.
 	if k > 1 && (cnt*4 <= k*64 || cnt <= 64 && game.small) {
-		f := w.frame(ply)
 		g.compact(game, L, &f.g, f.list)
+		w.st[11]++
+		if f.g.words > 1 {
+			w.st[15]++
+		}
 		f.state = f.g.full(f.state)
 		w.nodes--
 		return w.solveBool(&f.g, f.state, side, ply)
 	}
 	key := w.key(g, L, side)
+	w.st[12]++
 	if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
+		w.st[13]++
 		return v
 	}
 	start := w.nodes
-	f := w.frame(ply)
 	f.ms = f.ms[:0]
 	f.child = grow(f.child, k)
 	opp := 1 - side
@@ -188,6 +227,12 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		for ; word != 0; word &= word - 1 {
 			v := i*64 + bits.TrailingZeros64(word)
 			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
+			if w.s.pool && replies > 0 {
+				andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
+				if n, ok := cliqueCountK(g, f.child, f.tmp); ok && n&1 == 0 {
+					replies = 0
+				}
+			}
 			if replies == 0 {
 				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
 				return resWin
@@ -228,6 +273,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		// The state splits into cliques (each move kills exactly its own
 		// group): the number of moves left is fixed, parity decides.
 		if n, ok := cliqueCount(adj, L); ok {
+			w.st[8]++
 			if n&1 == 1 {
 				return resWin
 			}
@@ -238,41 +284,62 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	probe := bits.OnesCount64(L) >= w.s.ttMin1
 	if probe {
 		key = w.key1(g, L, side)
-		if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
+		w.st[9]++
+		if v := w.nearProbe(key); v != resAbort {
+			w.st[10]++
 			return v
 		}
 	}
-	start := w.nodes
 	f := w.frame(ply)
 	ms := f.ms[:0]
 	oppOwn := g.own[1-side][0]
 	for m := mine; m != 0; m &= m - 1 {
 		v := bits.TrailingZeros64(m)
 		replies := bits.OnesCount64(L &^ adj[v] & oppOwn)
+		if pool && replies > 0 {
+			// The reply set splits into cliques: a win if their number
+			// is even (the opponent then makes neither the last move).
+			if n, ok := cliqueCount(adj, L&^adj[v]); ok && n&1 == 0 {
+				replies = 0
+			}
+		}
 		if replies == 0 {
 			if probe {
-				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
+				w.nearStore(key, resWin)
 			}
 			return resWin
 		}
-		ms = append(ms, uint64(replies)<<32|uint64(v))
+		key := uint64(replies)
+		if pool {
+			// A greedy playout of the reply position: an odd length
+			// suggests the opponent makes the last move.
+			c := L &^ adj[v]
+			n := uint64(0)
+			for c != 0 {
+				c &^= adj[bits.TrailingZeros64(c)]
+				n++
+			}
+			key |= (n & 1) << 8
+		}
+		ms = append(ms, key<<32|uint64(v))
 	}
 	f.ms = ms
 	insertionSort(ms)
-	for _, m := range ms {
+	for mi, m := range ms {
 		v := uint32(m)
 		switch w.search1(g, L&^adj[v], 1-side, ply+1) {
 		case resAbort:
 			return resAbort
 		case resLoss:
+			w.st[min(mi, 7)]++
 			if probe {
-				w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+				w.nearStore(key, resWin)
 			}
 			return resWin
 		}
 	}
 	if probe {
-		w.s.tt.store(key, resLoss, boundExact, w.nodes-start)
+		w.nearStore(key, resLoss)
 	}
 	return resLoss
 }

@@ -258,6 +258,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 				}
 				mu.Unlock()
 			}
+			debugStats(w)
 			s.nodes.Add(w.nodes - w.flush)
 			w.flush = w.nodes
 		}()
@@ -364,3 +365,5 @@ func outcomeOf(v int) Outcome {
 	}
 	return Draw
 }
+
+var debugStats = func(w *worker) {}
