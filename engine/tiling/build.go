@@ -47,19 +47,18 @@ type placement struct {
 	lo, hi uint64  // the cells as window bits from the anchor
 }
 
-// root is the top of one part of the search: with symmetry breaking, the
-// breaker piece placed on one representative of an orbit of its placements
-// under the region's symmetries.
+// root is the top of one part of the search: some pieces listed once
+// placed to break the symmetry (see buildRoots).
 type root struct {
-	static []uint64 // filled cells: blocked, the pre-placed piece, beyond the end
-	placed int32    // the pre-placed placement, or -1
+	static []uint64 // filled cells: blocked, the pieces placed, beyond the end
+	placed []int32
 	// stab are the symmetries (indices into compiled.syms, identity
-	// excluded) that fix the pre-placed piece: the only ones that can fix
-	// a tiling of this part. stabSize counts the identity too.
+	// excluded) that fix the placed pieces: the only ones that can fix a
+	// tiling of this part. stabSize counts the identity too.
 	stab     []int
 	stabSize int
 	// cosets are symmetries mapping this part's tilings onto every tiling
-	// of the orbit, each once (one per coset of the stabiliser).
+	// they stand for, each once (one per coset of the stabiliser).
 	cosets []int
 }
 
@@ -86,8 +85,7 @@ type compiled struct {
 	// last cells of their lines, for a window starting at cell c.
 	edges []struct{ first, last uint64 }
 
-	breaker int // kind pre-placed by the roots, or -1
-	roots   []root
+	roots []root
 }
 
 func (c *compiled) index(x, y int) int {
@@ -299,77 +297,134 @@ func (c *compiled) buildImages() {
 	}
 }
 
-// buildRoots chooses how to break the region's symmetry. Every tiling
-// places a piece listed once (the breaker) somewhere; the symmetries split
-// the breaker's placements into orbits, and the search places it only on
-// one representative r of each orbit. A tiling T with the breaker on r is
-// fixed only by symmetries in the stabiliser H of r, so:
+// buildRoots chooses how to break the region's symmetry group G. Every
+// tiling places each piece listed once (a "breaker") somewhere. The roots
+// start with no piece placed and stabiliser H = G; a root whose H is not
+// trivial is split by a breaker: H splits the breaker's placements (those
+// clear of the pieces already placed) into orbits, and the root becomes
+// one root per orbit, the breaker placed on one representative r, with
+// stabiliser H' = the symmetries in H that fix r. Repeat while H' is not
+// trivial and breakers are left. At the end, a tiling T of a root with
+// stabiliser H (it holds the root's pieces where they were placed):
 //
-//   - the tilings in the orbit's part are the images g(T), g running over
-//     one symmetry per coset of H: |G|/|H| tilings per tiling found;
-//   - the classes of tilings up to symmetry in that part are the classes
-//     of the found tilings under H, and by Burnside's lemma there are
-//     (1/|H|) * sum over found T of |Stab(T)|.
+//   - stands for |G|/|H| tilings: its images under one symmetry per coset
+//     of H (root.cosets), which are all different and hold the root's
+//     pieces on different places, so no other root finds them;
+//   - is fixed only by symmetries in H (one fixing T fixes the places of
+//     the pieces listed once), so by Burnside's lemma for H the classes of
+//     tilings up to symmetry number, over all roots, the sum of
+//     |Stab(T)| / |H|.
 //
-// This is exact when r lies on an axis of symmetry or a tiling is itself
-// symmetric, the two cases where restricting a piece to a quadrant counts
-// some tilings twice. Without a piece listed once (or without symmetry)
-// there is one root with H = G.
+// This is exact when a breaker lies on an axis or a diagonal of symmetry,
+// or a tiling is itself symmetric: the cases where keeping a piece in one
+// quarter counts some tilings twice. Each split uses the breaker with the
+// fewest orbits (X for pentominoes), so most roots end with H trivial
+// after one split.
 func (c *compiled) buildRoots(filled []bool) {
-	c.breaker = -1
-	if len(c.syms) > 1 {
-		bestOrbits := 0
+	type partial struct {
+		placed []int32
+		stab   []int // indices into syms, identity first
+	}
+	all := make([]int, len(c.syms))
+	for g := range all {
+		all[g] = g
+	}
+	var done []partial
+	work := []partial{{stab: all}}
+	for len(work) > 0 {
+		pt := work[0]
+		work = work[1:]
+		// A piece placed away from where the search starts makes it
+		// slower: splitting again pays only when it saves more than
+		// half of the work.
+		if len(pt.stab) == 1 || (len(pt.placed) > 0 && len(pt.stab) <= 2) {
+			done = append(done, pt)
+			continue
+		}
+		taken := make([]bool, c.n)
+		used := make([]bool, len(c.kinds))
+		for _, id := range pt.placed {
+			used[c.placements[id].kind] = true
+			for _, i := range c.placements[id].cells {
+				taken[i] = true
+			}
+		}
+		var best []int32
+		found := false
 		for k := range c.kinds {
-			if c.counts[k] != 1 {
+			if c.counts[k] != 1 || used[k] {
 				continue
 			}
-			if n := len(c.orbitReps(k)); c.breaker < 0 || n < bestOrbits {
-				c.breaker, bestOrbits = k, n
+			if reps := c.orbitReps(k, pt.stab, taken); !found || len(reps) < len(best) {
+				best, found = reps, true
 			}
 		}
-	}
-	if c.breaker < 0 {
-		all := make([]int, 0, len(c.syms))
-		for g := 1; g < len(c.syms); g++ {
-			all = append(all, g)
+		if !found {
+			done = append(done, pt)
+			continue
 		}
-		c.roots = []root{{static: staticWords(filled), placed: -1, stab: all, stabSize: len(c.syms), cosets: []int{0}}}
-		return
+		for _, rep := range best {
+			next := partial{placed: append(slices.Clip(pt.placed), rep)}
+			for _, g := range pt.stab {
+				if c.image[g][rep] == rep {
+					next.stab = append(next.stab, g)
+				}
+			}
+			work = append(work, next)
+		}
 	}
-	for _, rep := range c.orbitReps(c.breaker) {
-		rt := root{placed: rep, stabSize: 1}
-		seen := map[int32]bool{}
+	for _, pt := range done {
+		rt := root{placed: pt.placed, stab: pt.stab[1:], stabSize: len(pt.stab)}
+		seen := map[string]bool{}
 		for g := range c.syms {
-			img := c.image[g][rep]
-			if g > 0 && img == rep {
-				rt.stab = append(rt.stab, g)
-				rt.stabSize++
-			}
-			if !seen[img] {
-				seen[img] = true
+			key := fmt.Sprint(c.imagesOf(g, pt.placed))
+			if !seen[key] {
+				seen[key] = true
 				rt.cosets = append(rt.cosets, g)
 			}
 		}
-		f := append([]bool(nil), filled...)
-		for _, i := range c.placements[rep].cells {
-			f[i] = true
+		f := slices.Clone(filled)
+		for _, id := range pt.placed {
+			for _, i := range c.placements[id].cells {
+				f[i] = true
+			}
 		}
 		rt.static = staticWords(f)
 		c.roots = append(c.roots, rt)
 	}
 }
 
-// orbitReps returns one placement of kind k per orbit under the
-// symmetries: the one whose first cell comes first in scan order.
-func (c *compiled) orbitReps(k int) []int32 {
+// imagesOf maps placements by symmetry g.
+func (c *compiled) imagesOf(g int, ids []int32) []int32 {
+	out := make([]int32, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if c.image != nil {
+			out[i] = c.image[g][id]
+		}
+	}
+	return out
+}
+
+// orbitReps returns one placement of kind k clear of the taken cells per
+// orbit under the symmetries stab: the one whose first cell comes first
+// in scan order.
+func (c *compiled) orbitReps(k int, stab []int, taken []bool) []int32 {
 	done := make([]bool, len(c.placements))
 	var reps []int32
+next:
 	for id := range c.placements {
-		if c.placements[id].kind != k || done[int32(id)] {
+		p := &c.placements[id]
+		if p.kind != k || done[id] {
 			continue
 		}
+		for _, i := range p.cells {
+			if taken[i] {
+				continue next
+			}
+		}
 		best := int32(id)
-		for g := range c.syms {
+		for _, g := range stab {
 			img := c.image[g][id]
 			done[img] = true
 			if c.placements[img].anchor < c.placements[best].anchor {

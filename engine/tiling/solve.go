@@ -405,14 +405,14 @@ func (c *compiled) rootState(i int) state {
 		s.remain[k] = int8(n)
 		s.avail |= 1 << k
 	}
-	if rt.placed >= 0 {
-		k := c.placements[rt.placed].kind
+	for _, id := range rt.placed {
+		k := c.placements[id].kind
 		s.remain[k]--
 		if s.remain[k] == 0 {
 			s.avail &^= 1 << k
 		}
 		s.left--
-		s.stack = []int32{rt.placed}
+		s.stack = append(s.stack, id)
 	}
 	if s.left > 0 {
 		s.c, s.lo, s.hi = advance(rt.static, 0, rt.static[0], rt.static[64])

@@ -242,6 +242,30 @@ func TestAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// TestSplitTwice covers roots split by a second piece: the first breaker
+// (X) on the centre of a square keeps all 8 symmetries, so the engine
+// places a second piece on each orbit of its placements.
+func TestSplitTwice(t *testing.T) {
+	for _, p := range []Problem{
+		{Region: mustRegion(t, 5, 5), Pieces: mustPieces(t, "XI", 5), AllowLeftover: true},
+		{Region: mustRegion(t, 5, 5), Pieces: mustPieces(t, "XLV", 5), AllowLeftover: true},
+		{Region: mustRegion(t, 4, 4), Pieces: mustPieces(t, "OL", 4), AllowLeftover: true},
+	} {
+		c, err := compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		twice := false
+		for _, rt := range c.roots {
+			twice = twice || len(rt.placed) >= 2
+		}
+		if !twice {
+			t.Errorf("%s by %s: no root holds two pieces", p.Region, p.Pieces)
+		}
+		checkAgainstBrute(t, p)
+	}
+}
+
 // randomProblem makes a small random problem with a region closed under
 // a random group of symmetries.
 func randomProblem(rng *rand.Rand) Problem {
