@@ -22,8 +22,9 @@
 // Every key starts with "gs:jobs:". Job ids are 22 characters of base64url
 // (128 random bits), so they never collide with the fixed names.
 //
-//	gs:jobs:stream          stream of units; fields job, unit (index), payload
+//	gs:jobs:stream          stream of units; fields job, unit (index), payload;
 //	                        consumer group "workers", one consumer per worker
+//	                        slot ("<worker name>/<slot>")
 //	gs:jobs:<id>            hash: id type status created started finished
 //	                        (unix ms) request total result error
 //	gs:jobs:<id>:results    hash: unit index -> unit result (written once, HSETNX)
@@ -32,7 +33,8 @@
 //
 // The three job keys get the finished-job TTL when the job ends; an unfinished
 // job has none. A unit's stream entry is acknowledged and deleted when the
-// unit is finished, skipped or its job fails.
+// unit is finished, skipped or its job fails. A starting worker deletes the
+// consumers that own no entry and have been idle for a day (dead workers).
 //
 // # Units, heartbeats and reclaims
 //

@@ -21,13 +21,16 @@ type Kind interface {
 	// Run computes one unit. report(nodes) may be called often, from any
 	// goroutine, with the unit's cumulative node count. Run must honour ctx:
 	// it is canceled when the job is canceled or finished early, and when
-	// the worker shuts down.
+	// the worker shuts down. A panic in Run is recovered (not one in a
+	// goroutine Run starts: that still ends the process).
 	Run(ctx context.Context, unit json.RawMessage, report func(nodes int64)) (json.RawMessage, error)
 	// Combine is called after each finished unit with the results so far
 	// (unit index -> result) and the number of units. It returns the job's
 	// result and done=true when the job can finish: every unit done, or
 	// early (one child proved a win). Two workers finishing units at the
 	// same time may both call it; the last of them sees every result.
+	// Every call reads all results so far from the store, so keep unit
+	// results small (a value and a move, not a tree).
 	Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)
 }
 

@@ -36,8 +36,10 @@ func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
 // or newer (XAUTOCLAIM that drops deleted entries) and one Redis, not a
 // cluster: the scripts touch a job's keys and the stream together.
 //
-// The client's timeouts apply to every call; the blocking XREADGROUP adds
-// Options.Poll to them (go-redis does).
+// The client's timeouts apply to every call (go-redis lets the blocking
+// XREADGROUP wait Options.Poll beyond them). Give the store a client of its
+// own rather than the cache's, whose 20ms timeout suits single GETs, not
+// the submission of a job with thousands of units in one transaction.
 type RedisStore struct {
 	client   redis.UniversalClient
 	hasGroup atomic.Bool
