@@ -179,23 +179,22 @@ func (c *compiled) buildPlacements() {
 			}
 		}
 	}
-	slices.SortStableFunc(raws, func(a, b raw) int {
-		if a.anchor != b.anchor {
-			return a.anchor - b.anchor
-		}
-		return a.kind - b.kind
-	})
-	c.placements = make([]placement, len(raws))
+	// Number by anchor: a counting sort, stable, so kinds stay in order.
 	c.firstAt = make([]int32, c.n+1)
-	for id, rw := range raws {
+	for _, rw := range raws {
+		c.firstAt[rw.anchor+1]++
+	}
+	for a := 1; a <= c.n; a++ {
+		c.firstAt[a] += c.firstAt[a-1]
+	}
+	next := slices.Clone(c.firstAt[:c.n])
+	c.placements = make([]placement, len(raws))
+	for _, rw := range raws {
 		size := c.kinds[rw.kind].Size()
 		p := placement{kind: rw.kind, anchor: rw.anchor, cells: flat[rw.start : rw.start+size : rw.start+size]}
 		p.lo, p.hi = relativeMask(p.cells, rw.anchor)
-		c.placements[id] = p
-		c.firstAt[rw.anchor+1] = int32(id + 1)
-	}
-	for a := 1; a <= c.n; a++ {
-		c.firstAt[a] = max(c.firstAt[a], c.firstAt[a-1])
+		c.placements[next[rw.anchor]] = p
+		next[rw.anchor]++
 	}
 
 	// The search looks options up by anchor and by the probe: which of
@@ -271,13 +270,21 @@ func sortInt16(s []int16) {
 func (c *compiled) buildImages() {
 	c.image = make([][]int32, len(c.syms))
 	mapped := make([]int16, 0, 8)
+	cellMap := make([]int16, c.n)
 	for g, t := range c.syms {
+		for i, xy := range c.cellXY {
+			xy = t.ApplyInRect(xy, c.region.width, c.region.height)
+			cellMap[i] = int16(c.index(xy.X, xy.Y))
+		}
 		c.image[g] = make([]int32, len(c.placements))
 		for id, p := range c.placements {
+			if t == 0 {
+				c.image[g][id] = int32(id)
+				continue
+			}
 			mapped = mapped[:0]
 			for _, i := range p.cells {
-				xy := t.ApplyInRect(c.cellXY[i], c.region.width, c.region.height)
-				mapped = append(mapped, int16(c.index(xy.X, xy.Y)))
+				mapped = append(mapped, cellMap[i])
 			}
 			sortInt16(mapped)
 			a := int(mapped[0])
