@@ -124,7 +124,7 @@ func tilingKey(pl []Placement) string {
 // firstCell orders key parts by their first cell in reading order.
 func firstCell(part string) int {
 	name := strings.SplitN(strings.SplitN(part, ":", 2)[1], ",", 2)[0]
-	c, err := parseCellName(name)
+	c, err := polyomino.ParseCell(name)
 	if err != nil {
 		panic(err)
 	}
@@ -138,7 +138,7 @@ func parseKey(key string) []Placement {
 		name, cells, _ := strings.Cut(part, ":")
 		p := Placement{Piece: name}
 		for _, c := range strings.Split(cells, ",") {
-			cell, err := parseCellName(c)
+			cell, err := polyomino.ParseCell(c)
 			if err != nil {
 				panic(err)
 			}
@@ -289,11 +289,11 @@ func verifySolution(t *testing.T, p Problem, rows []string, pl []Placement) {
 				fail("%v covers a cell that is not open", q)
 			}
 			if covered[c.Y*w+c.X] {
-				fail("%v covers %s twice", q, CellName(c.X, c.Y))
+				fail("%v covers %s twice", q, c.String())
 			}
 			covered[c.Y*w+c.X] = true
 			if rows[c.Y][c.X] != Symbol(pc) {
-				fail("row %d has %q at %s, want %q of %v", c.Y+1, rows[c.Y][c.X], CellName(c.X, c.Y), Symbol(pc), q)
+				fail("row %d has %q at %s, want %q of %v", c.Y+1, rows[c.Y][c.X], c.String(), Symbol(pc), q)
 			}
 		}
 		if !rotations(pc.Shape)[normKey(q.Cells)] {
@@ -317,12 +317,12 @@ func verifySolution(t *testing.T, p Problem, rows []string, pl []Placement) {
 			switch {
 			case !r.Open(x, y):
 				if rows[y][x] != '#' {
-					fail("blocked cell %s drawn %q", CellName(x, y), rows[y][x])
+					fail("blocked cell %s drawn %q", cellName(x, y), rows[y][x])
 				}
 			case !covered[y*w+x]:
 				uncovered++
 				if rows[y][x] != '.' {
-					fail("uncovered cell %s drawn %q", CellName(x, y), rows[y][x])
+					fail("uncovered cell %s drawn %q", cellName(x, y), rows[y][x])
 				}
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
 
 // isOurs reports whether err wraps one of the package's error values.
@@ -105,7 +107,7 @@ func FuzzParseRegion(f *testing.F) {
 			t.Fatalf("ParseRegion(%d, %d, %q) = %s", w, h, blocked, r)
 		}
 		for _, name := range names {
-			c, err := parseCellName(name)
+			c, err := polyomino.ParseCell(name)
 			if err != nil || r.Open(c.X, c.Y) {
 				t.Fatalf("ParseRegion(%d, %d, %q): %s is open (%v)", w, h, blocked, name, err)
 			}

@@ -3,7 +3,6 @@ package tiling
 import (
 	"fmt"
 	"math/bits"
-	"strconv"
 	"strings"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
@@ -37,9 +36,9 @@ func ParseRegion(width, height int, blocked []string) (Region, error) {
 		return Region{}, err
 	}
 	for _, name := range blocked {
-		c, err := parseCellName(name)
+		c, err := polyomino.ParseCell(name)
 		if err != nil {
-			return Region{}, err
+			return Region{}, fmt.Errorf("%w: blocked cells: %w", ErrBadRegion, err)
 		}
 		if c.X >= width || c.Y >= height {
 			return Region{}, fmt.Errorf("%w: blocked cell %s is outside the %d x %d region (columns a..%c, rows 1..%d)",
@@ -73,7 +72,7 @@ func ParseBoard(rows []string) (Region, error) {
 				r.block(x, y)
 			default:
 				return Region{}, fmt.Errorf("%w: board row %d, cell %s: character %q (expected '.' for open or '#' for blocked)",
-					ErrBadRegion, y+1, CellName(x, y), rune(row[x]))
+					ErrBadRegion, y+1, cellName(x, y), rune(row[x]))
 			}
 		}
 	}
@@ -91,33 +90,9 @@ func newRegion(width, height int) (Region, error) {
 	return Region{width: width, height: height}, nil
 }
 
-// CellName names the cell in column x (0 = left) and row y (0 = top),
-// e.g. CellName(3, 3) is "d4".
-func CellName(x, y int) string {
-	return string(rune('a'+x)) + strconv.Itoa(y+1)
-}
-
-func parseCellName(name string) (polyomino.Cell, error) {
-	s := strings.ToLower(strings.TrimSpace(name))
-	bad := func(why string) (polyomino.Cell, error) {
-		return polyomino.Cell{}, fmt.Errorf("%w: cell name %q %s (expected a column letter a..z and a row number 1..26, e.g. \"d4\")",
-			ErrBadRegion, name, why)
-	}
-	if len(s) < 2 || len(s) > 3 {
-		return bad("has the wrong length")
-	}
-	if s[0] < 'a' || s[0] > 'z' {
-		return bad("does not start with a column letter")
-	}
-	row, err := strconv.Atoi(s[1:])
-	if err != nil || s[1] < '1' || s[1] > '9' {
-		return bad("has no row number")
-	}
-	if int(s[0]-'a') >= MaxSide || row > MaxSide {
-		return bad("is beyond the largest region")
-	}
-	return polyomino.Cell{X: int(s[0] - 'a'), Y: row - 1}, nil
-}
+// cellName names the cell in column x (0 = left) and row y (0 = top),
+// e.g. "d4" for (3, 3).
+func cellName(x, y int) string { return polyomino.Cell{X: x, Y: y}.String() }
 
 func (r *Region) block(x, y int) {
 	i := y*r.width + x
@@ -155,7 +130,7 @@ func (r Region) Blocked() []string {
 	for y := 0; y < r.height; y++ {
 		for x := 0; x < r.width; x++ {
 			if !r.Open(x, y) {
-				out = append(out, CellName(x, y))
+				out = append(out, cellName(x, y))
 			}
 		}
 	}

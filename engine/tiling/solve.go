@@ -150,7 +150,7 @@ func (p Placement) String() string {
 		} else {
 			b.WriteByte(',')
 		}
-		b.WriteString(CellName(c.X, c.Y))
+		b.WriteString(c.String())
 	}
 	return b.String()
 }

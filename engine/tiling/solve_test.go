@@ -302,7 +302,7 @@ func randomProblem(rng *rand.Rand) Problem {
 		}
 		var names []string
 		for c := range blocked {
-			names = append(names, CellName(c.X, c.Y))
+			names = append(names, c.String())
 		}
 		r, err := ParseRegion(w, h, names)
 		if err != nil {
@@ -359,7 +359,7 @@ func embed(rng *rand.Rand, r Region) Region {
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			if !r.Open(x-dx, y-dy) {
-				blocked = append(blocked, CellName(x, y))
+				blocked = append(blocked, cellName(x, y))
 			}
 		}
 	}
@@ -633,8 +633,8 @@ func TestRegion(t *testing.T) {
 	if r.Open(3, 3) || !r.Open(0, 0) || r.Open(-1, 0) || r.Open(8, 0) {
 		t.Error("Open is wrong")
 	}
-	if CellName(3, 3) != "d4" || CellName(0, 15) != "a16" {
-		t.Error("CellName is wrong")
+	if cellName(3, 3) != "d4" || cellName(0, 15) != "a16" {
+		t.Error("cellName is wrong")
 	}
 }
 
