@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -54,6 +55,28 @@ func BenchmarkLookup(b *testing.B) {
 			b.ReportMetric(float64(i)/time.Since(start).Seconds(), "lookups/s")
 		})
 	}
+}
+
+// BenchmarkLookupParallel measures look-ups from all cores at once.
+func BenchmarkLookupParallel(b *testing.B) {
+	tb := testTablebase(b, Advanced)
+	ps := benchPositions(b, Advanced, DropPlies)
+	var total atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		i, n := rand.IntN(len(ps)), int64(0)
+		for pb.Next() {
+			if _, err := tb.Value(ps[i&(len(ps)-1)], StandardDrops); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+			n++
+		}
+		total.Add(n)
+	})
+	b.ReportMetric(float64(total.Load())/time.Since(start).Seconds(), "lookups/s")
 }
 
 func BenchmarkAnalyze(b *testing.B) {
