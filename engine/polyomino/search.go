@@ -227,17 +227,19 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		for ; word != 0; word &= word - 1 {
 			v := i*64 + bits.TrailingZeros64(word)
 			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
+			key2 := uint64(replies)
 			if w.s.pool && replies > 0 {
 				andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
 				if n, ok := cliqueCountK(g, f.child, f.tmp); ok && n&1 == 0 {
 					replies = 0
 				}
+				key2 |= uint64(playoutK(g, f.child)&1) << 16
 			}
 			if replies == 0 {
 				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
 				return resWin
 			}
-			f.ms = append(f.ms, uint64(replies)<<32|uint64(v))
+			f.ms = append(f.ms, key2<<32|uint64(v))
 		}
 	}
 	slices.Sort(f.ms)
@@ -374,4 +376,24 @@ func insertionSort(a []uint64) {
 		}
 		a[j] = x
 	}
+}
+
+// playoutK is the length of a greedy playout (always the lowest-numbered
+// move) from state c of k words; c is consumed.
+func playoutK(g *cgraph, c []uint64) int {
+	k := g.words
+	n := 0
+	for w := 0; w < k; {
+		if c[w] == 0 {
+			w++
+			continue
+		}
+		v := w*64 + bits.TrailingZeros64(c[w])
+		row := g.adj[v*k : (v+1)*k]
+		for i := range c {
+			c[i] &^= row[i]
+		}
+		n++
+	}
+	return n
 }
