@@ -175,70 +175,35 @@ func (s *moveSolver) solve(ctx context.Context) error {
 	// parallel and sent to buckets by entry range, so that each range is
 	// updated by one goroutine without atomics.
 	s.meter.setPhase("move-retrograde")
-	nParts := 4 * s.workers
 	buckets := make([][][]uint32, s.workers)
 	for w := range buckets {
-		buckets[w] = make([][]uint32, nParts)
+		buckets[w] = make([][]uint32, nParts(s.workers))
 	}
-	next := make([][]uint32, nParts)
+	next := make([][]uint32, nParts(s.workers))
 	var frontier []uint32
 	for _, f := range frontiers {
 		frontier = append(frontier, f...)
 	}
+	var resolved []uint32
 	for d := 0; len(frontier) > 0; d++ {
 		if d+1 > maxDistance {
 			return fmt.Errorf("teeko: distance %d exceeds the table's range %d", d+1, maxDistance)
 		}
-		for w := range buckets {
-			for p := range buckets[w] {
-				buckets[w][p] = buckets[w][p][:0]
-			}
-		}
-		size := uint64(l.size)
-		err := parallelFor(ctx, s.workers, len(frontier), 4096, func(w, lo, hi int) {
-			var buf [4 * 8]uint32
-			bw := buckets[w]
-			for _, x := range frontier[lo:hi] {
-				mover, other := l.pair(int(x))
-				for _, p := range s.parents(mover, other, buf[:0]) {
-					part := int(uint64(p) * uint64(nParts) / size)
-					bw[part] = append(bw[part], p)
-				}
-			}
-			s.meter.add(int64(hi - lo))
-		})
-		if err != nil {
-			return err
-		}
 		v := uint8(d + 2) // distance d+1
 		winLevel := d%2 == 0
-		err = parallelFor(ctx, s.workers, nParts, 1, func(_, lo, hi int) {
-			for part := lo; part < hi; part++ {
-				out := next[part][:0]
-				for w := range buckets {
-					for _, p := range buckets[w][part] {
-						if s.val[p] != unresolved {
-							continue
-						}
-						if !winLevel {
-							if s.cnt[p]--; s.cnt[p] != 0 {
-								continue
-							}
-						}
-						s.val[p] = v
-						out = append(out, p)
-					}
-				}
-				next[part] = out
+		// The frontier goes in slices, which bounds the buckets' memory.
+		// Within a level the order does not matter: a win is set once, and
+		// each (parent, child) pair is counted down once.
+		for start := 0; start < len(frontier); start += frontierSlice {
+			slice := frontier[start:min(start+frontierSlice, len(frontier))]
+			if err := s.resolveParents(ctx, slice, v, winLevel, buckets, next); err != nil {
+				return err
 			}
-		})
-		if err != nil {
-			return err
+			for _, n := range next {
+				resolved = append(resolved, n...)
+			}
 		}
-		frontier = frontier[:0]
-		for _, n := range next {
-			frontier = append(frontier, n...)
-		}
+		frontier, resolved = resolved, frontier[:0]
 	}
 	s.cnt = nil
 
@@ -262,6 +227,63 @@ func (s *moveSolver) solve(ctx context.Context) error {
 				other := ct.freeSet(cls, &l.combs[r], PiecesPerSide)
 				s.val[idx] = s.val[s.classIndex(rk, other)]
 			}
+		}
+	})
+}
+
+// frontierSlice is how many frontier entries are un-slid at a time.
+const frontierSlice = 1 << 18
+
+// nParts is the number of entry ranges the parents are sorted into.
+func nParts(workers int) int { return 4 * workers }
+
+// resolveParents un-slides the entries of slice in parallel, sorts their
+// unresolved parents into buckets[worker][range], then lets one goroutine
+// per range apply them: at a win level every parent is won (value byte v),
+// at a loss level its counter goes down and it is lost when it reaches 0.
+// next[range] receives the entries resolved.
+func (s *moveSolver) resolveParents(ctx context.Context, slice []uint32, v uint8, winLevel bool, buckets [][][]uint32, next [][]uint32) error {
+	l := s.l
+	parts := len(next)
+	for w := range buckets {
+		for p := range buckets[w] {
+			buckets[w][p] = buckets[w][p][:0]
+		}
+	}
+	size := uint64(l.size)
+	err := parallelFor(ctx, s.workers, len(slice), 4096, func(w, lo, hi int) {
+		var buf [4 * 8]uint32
+		bw := buckets[w]
+		for _, x := range slice[lo:hi] {
+			mover, other := l.pair(int(x))
+			for _, p := range s.parents(mover, other, buf[:0]) {
+				part := int(uint64(p) * uint64(parts) / size)
+				bw[part] = append(bw[part], p)
+			}
+		}
+		s.meter.add(int64(hi - lo))
+	})
+	if err != nil {
+		return err
+	}
+	return parallelFor(ctx, s.workers, parts, 1, func(_, lo, hi int) {
+		for part := lo; part < hi; part++ {
+			out := next[part][:0]
+			for w := range buckets {
+				for _, p := range buckets[w][part] {
+					if s.val[p] != unresolved {
+						continue
+					}
+					if !winLevel {
+						if s.cnt[p]--; s.cnt[p] != 0 {
+							continue
+						}
+					}
+					s.val[p] = v
+					out = append(out, p)
+				}
+			}
+			next[part] = out
 		}
 	})
 }
