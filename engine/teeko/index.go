@@ -68,12 +68,11 @@ func combinations(n, k int) [][PiecesPerSide]uint8 {
 // a given size.
 type classTable struct {
 	size    int
-	classOf []uint16   // by colexRank of the set
-	toCanon []uint8    // by colexRank: a symmetry taking the set to its representative
-	rep     []Bitboard // by class: the representative, the smallest image as a mask
-	stab    [][]uint8  // by class: the symmetries fixing rep, identity first
-	orbit   []uint8    // by class: the number of sets in the class, 8/len(stab)
-	freePos [][NumSquares]uint8
+	classOf []uint16            // by colexRank of the set
+	toCanon []uint8             // by colexRank: a symmetry taking the set to its representative
+	rep     []Bitboard          // by class: the representative, the smallest image as a mask
+	stab    [][]uint8           // by class: the symmetries fixing rep, identity first
+	orbit   []uint8             // by class: the number of sets in the class, 8/len(stab)
 	freeSq  [][NumSquares]uint8 // by class and free position: the bit index
 }
 
@@ -106,7 +105,6 @@ func newClassTable(size int) *classTable {
 	n := len(ct.rep)
 	ct.stab = make([][]uint8, n)
 	ct.orbit = make([]uint8, n)
-	ct.freePos = make([][NumSquares]uint8, n)
 	ct.freeSq = make([][NumSquares]uint8, n)
 	for cls, rep := range ct.rep {
 		for s := 0; s < NumSymmetries; s++ {
@@ -117,7 +115,6 @@ func newClassTable(size int) *classTable {
 		ct.orbit[cls] = uint8(NumSymmetries / len(ct.stab[cls]))
 		pos := 0
 		for sq := 0; sq < NumSquares; sq++ {
-			ct.freePos[cls][sq] = uint8(pos)
 			if rep&(1<<sq) == 0 {
 				ct.freeSq[cls][pos] = uint8(sq)
 				pos++
