@@ -60,8 +60,7 @@ func (tb *Tablebase) analyze(pos Position, style DropStyle) Analysis {
 	moves := pos.AppendLegalMoves(buf[:0])
 	a.Moves = make([]MoveValue, len(moves))
 	for i, m := range moves {
-		child, _ := pos.Play(m) // legal by construction
-		v := tb.value(child, style)
+		v := tb.value(pos.playLegal(m), style)
 		a.Moves[i] = MoveValue{Move: m, Value: v, Result: v.ResultFor(a.Decides)}
 	}
 	slices.SortStableFunc(a.Moves, func(x, y MoveValue) int {

@@ -237,6 +237,17 @@ func (p Position) Play(m Move) (Position, error) {
 	return p.with(me, p.board.Side(me)&^from|to), nil
 }
 
+// playLegal returns the position after m, which must be one of the legal
+// moves.
+func (p Position) playLegal(m Move) Position {
+	me := p.ToMove()
+	set := p.board.Side(me) | SquareBit(m.To)
+	if !m.IsDrop() {
+		set &^= SquareBit(m.From)
+	}
+	return p.with(me, set)
+}
+
 // with returns the position after the side c got the squares set and the
 // turn passed.
 func (p Position) with(c Color, set Bitboard) Position {

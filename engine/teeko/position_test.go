@@ -2,6 +2,7 @@ package teeko
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -127,6 +128,19 @@ func TestLegalMovesAndGame(t *testing.T) {
 		_, err := ParseGame(Standard, tc.moves)
 		if !errors.Is(err, tc.err) || err.Error() != tc.msg {
 			t.Errorf("ParseGame(%v): %v, want %q", tc.moves, err, tc.msg)
+		}
+	}
+}
+
+func TestPlayLegal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := 0; i < 2000; i++ {
+		p := randomPosition(rng, AllRules[i%2], i%(DropPlies+1))
+		for _, m := range p.LegalMoves() {
+			q, err := p.Play(m)
+			if err != nil || q != p.playLegal(m) {
+				t.Fatalf("%v: %v gives %v, %v by Play and %v by playLegal", p, m, q, err, p.playLegal(m))
+			}
 		}
 	}
 }
