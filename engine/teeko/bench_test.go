@@ -10,7 +10,7 @@ import (
 )
 
 func BenchmarkBuild(b *testing.B) {
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		b.Run(r.String(), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Build(context.Background(), r, 0, nil); err != nil {
@@ -93,7 +93,7 @@ func BenchmarkAnalyze(b *testing.B) {
 
 func BenchmarkLoad(b *testing.B) {
 	testTablebase(b, Standard)
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		b.Run(r.String(), func(b *testing.B) {
 			var buf bytes.Buffer
 			if err := shared.tb[r].Save(&buf); err != nil {

@@ -30,10 +30,10 @@ func TestBuildProgressAndCancel(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		tb := testTablebase(t, r)
 		nConfigs := int64(len(configurations[r]))
-		for _, style := range AllDropStyles {
+		for _, style := range AllDropStyles() {
 			st, err := tb.Stats(style)
 			if err != nil {
 				t.Fatal(err)

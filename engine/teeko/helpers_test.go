@@ -18,7 +18,7 @@ var shared struct {
 func testTablebase(t testing.TB, r Rules) *Tablebase {
 	t.Helper()
 	shared.once.Do(func() {
-		for _, rules := range AllRules {
+		for _, rules := range AllRules() {
 			tb, err := Build(context.Background(), rules, 0, nil)
 			if err != nil {
 				shared.err = err

@@ -67,7 +67,7 @@ func TestParseSquare(t *testing.T) {
 // Every legal move of many positions prints and parses back to itself, and
 // every board string round-trips.
 func TestNotationRoundTrips(t *testing.T) {
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		p := Start(r)
 		var moves []string
 		for ply := 0; ply < 40; ply++ {
@@ -116,7 +116,7 @@ func FuzzParseBoard(f *testing.F) {
 		if b.Black&b.Red != 0 || b.Occupied()&^allSquares != 0 {
 			t.Fatalf("ParseBoard(%q) gave overlapping or stray bits", s)
 		}
-		for _, r := range AllRules {
+		for _, r := range AllRules() {
 			for _, c := range []Color{NoColor, Black, Red} {
 				p, err := NewPosition(r, b, c)
 				if err != nil {
@@ -189,7 +189,7 @@ func FuzzParseGame(f *testing.F) {
 	f.Add("1 2 3 4 5 6 7 8 1-6 2-7")
 	f.Fuzz(func(t *testing.T, s string) {
 		moves := strings.Fields(s)
-		for _, r := range AllRules {
+		for _, r := range AllRules() {
 			p, err := ParseGame(r, moves)
 			if err != nil {
 				if !errors.Is(err, ErrBadNotation) && !errors.Is(err, ErrIllegalMove) {

@@ -135,7 +135,7 @@ func TestLegalMovesAndGame(t *testing.T) {
 func TestPlayLegal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	for i := 0; i < 2000; i++ {
-		p := randomPosition(rng, AllRules[i%2], i%(DropPlies+1))
+		p := randomPosition(rng, AllRules()[i%2], i%(DropPlies+1))
 		for _, m := range p.LegalMoves() {
 			q, err := p.Play(m)
 			if err != nil || q != p.playLegal(m) {

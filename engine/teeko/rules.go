@@ -17,8 +17,8 @@ const (
 	Advanced
 )
 
-// AllRules lists the rule sets in order.
-var AllRules = []Rules{Standard, Advanced}
+// AllRules returns the rule sets in order.
+func AllRules() []Rules { return []Rules{Standard, Advanced} }
 
 // String returns "standard" or "advanced".
 func (r Rules) String() string {
@@ -164,10 +164,12 @@ const (
 	numDropStyles
 )
 
-// AllDropStyles lists the eight drop styles in order.
-var AllDropStyles = []DropStyle{
-	StandardDrops, AlternateDrops, OneMoveAlternateDrops, TwoMoveAlternateDrops,
-	ThreeMoveAlternateDrops, OneMoveStandardDrops, TwoMoveStandardDrops, ThreeMoveStandardDrops,
+// AllDropStyles returns the eight drop styles in order.
+func AllDropStyles() []DropStyle {
+	return []DropStyle{
+		StandardDrops, AlternateDrops, OneMoveAlternateDrops, TwoMoveAlternateDrops,
+		ThreeMoveAlternateDrops, OneMoveStandardDrops, TwoMoveStandardDrops, ThreeMoveStandardDrops,
+	}
 }
 
 var dropStyleNames = [numDropStyles]string{

@@ -8,7 +8,7 @@ import (
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 func TestParseRules(t *testing.T) {
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		got, err := ParseRules(r.String())
 		if err != nil || got != r {
 			t.Errorf("ParseRules(%q) = %v, %v", r.String(), got, err)
@@ -39,12 +39,12 @@ func TestDropStyles(t *testing.T) {
 		{"two-move-standard", "ooxx"},
 		{"three-move-standard", "ooox"},
 	}
-	if len(AllDropStyles) != len(table) {
-		t.Fatalf("%d drop styles, want %d", len(AllDropStyles), len(table))
+	if len(AllDropStyles()) != len(table) {
+		t.Fatalf("%d drop styles, want %d", len(AllDropStyles()), len(table))
 	}
 	for i, tc := range table {
 		s, err := ParseDropStyle(tc.name)
-		if err != nil || s != AllDropStyles[i] || s.String() != tc.name {
+		if err != nil || s != AllDropStyles()[i] || s.String() != tc.name {
 			t.Errorf("ParseDropStyle(%q) = %v, %v", tc.name, s, err)
 		}
 		for k := 0; k < DropPlies; k++ {

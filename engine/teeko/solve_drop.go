@@ -22,7 +22,7 @@ type dropTable struct {
 // dropKeys returns the distinct keys of level k over all styles, sorted.
 func dropKeys(k int) []uint8 {
 	var keys []uint8
-	for _, s := range AllDropStyles {
+	for _, s := range AllDropStyles() {
 		key := s.deciderPattern() >> k
 		if !slices.Contains(keys, key) {
 			keys = append(keys, key)

@@ -72,7 +72,7 @@ func TestRetrogradeConsistency(t *testing.T) {
 	if testing.Short() {
 		n = 10_000
 	}
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		tb := testTablebase(t, r)
 		rng := rand.New(rand.NewPCG(1, uint64(r)))
 		for i := 0; i < n; i++ {
@@ -82,7 +82,7 @@ func TestRetrogradeConsistency(t *testing.T) {
 			if i%2 == 1 {
 				k = rng.IntN(DropPlies)
 			}
-			checkConsistent(t, tb, randomPosition(rng, r, k), AllDropStyles[rng.IntN(len(AllDropStyles))])
+			checkConsistent(t, tb, randomPosition(rng, r, k), AllDropStyles()[rng.IntN(len(AllDropStyles()))])
 		}
 	}
 }
@@ -99,13 +99,13 @@ func TestAgainstReferenceSearch(t *testing.T) {
 		{7, 4, 150},
 		{6, 3, 40},
 	}
-	for _, r := range AllRules {
+	for _, r := range AllRules() {
 		tb := testTablebase(t, r)
 		rng := rand.New(rand.NewPCG(2, uint64(r)))
 		for _, tc := range cases {
 			short := 0
 			for i := 0; i < tc.count; i++ {
-				style := AllDropStyles[rng.IntN(len(AllDropStyles))]
+				style := AllDropStyles()[rng.IntN(len(AllDropStyles()))]
 				var pos Position
 				// For two samples in three, prefer positions that end
 				// within the depth, which the search checks exactly.

@@ -68,7 +68,7 @@ func Build(ctx context.Context, rules Rules, workers int, progress func(Progress
 
 // link points byStyle at the shared drop tables.
 func (tb *Tablebase) link() {
-	for _, s := range AllDropStyles {
+	for _, s := range AllDropStyles() {
 		for k := 0; k < DropPlies; k++ {
 			tb.byStyle[s][k] = tb.dropTable(k, s.deciderPattern()>>k)
 		}
