@@ -85,7 +85,8 @@ const (
 	// drawing move.
 	UniqueBest Mark = "!"
 	// OnlySaving: the only move that does not lose (takes precedence over
-	// UniqueBest).
+	// UniqueBest). Taken literally, this includes a forced move (the only
+	// legal one) that does not lose.
 	OnlySaving Mark = "!!"
 	// WinToDraw: a won position was turned into a draw.
 	WinToDraw Mark = "?="

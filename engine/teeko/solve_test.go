@@ -216,3 +216,31 @@ func TestSingleDrawingMove(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvancedLine follows the best drops of advanced Teeko to six pieces,
+// where the reference search (drops included) can confirm the distance the
+// table gives, and checks that the distance falls by one ply per best ply
+// from the empty board.
+func TestAdvancedLine(t *testing.T) {
+	tb := testTablebase(t, Advanced)
+	p := Start(Advanced)
+	start := tb.value(p, StandardDrops)
+	var line []string
+	for p.Pieces() < 6 {
+		a, err := tb.Analyze(p, StandardDrops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.playLegal(a.BestMoves[0])
+		line = append(line, a.BestMoves[0].String())
+		if v := tb.value(p, StandardDrops); v.Outcome != BlackWins || v.Plies != start.Plies-p.Pieces() {
+			t.Fatalf("after %v: %v, from %v at the start", line, v, start)
+		}
+	}
+	v := tb.value(p, StandardDrops)
+	rp := refFromPosition(p)
+	if n, ok := newRefGame(Advanced, StandardDrops).exact(&rp, v.Plies); !ok || n != v.Plies {
+		t.Errorf("after %v: table %v, reference search %d plies (found %v)", line, v, n, ok)
+	}
+	t.Logf("advanced Teeko, standard drops: %v; after %v: %v", start, line, v)
+}
