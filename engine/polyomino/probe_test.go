@@ -36,5 +36,5 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	el := time.Since(t0)
-	t.Logf("%s proven %v value %d nodes %d %.2fs %.2f Mn/s best %v", res.Outcome, res.Proven, res.Value, res.Nodes, el.Seconds(), float64(res.Nodes)/el.Seconds()/1e6, res.BestMoves)
+	t.Logf("%s proven %v value %d nodes %d %.2fs %.2f Mn/s best %d moves %v", res.Outcome, res.Proven, res.Value, res.Nodes, el.Seconds(), float64(res.Nodes)/el.Seconds()/1e6, len(res.BestMoves), res.BestMoves[:min(3, len(res.BestMoves))])
 }

@@ -43,6 +43,9 @@ type worker struct {
 	nodes  int64 // nodes searched by this worker
 	flush  int64 // nodes already added to s.nodes
 	frames []frame
+	// cancel, when set, stops the current task early (its result is no
+	// longer needed).
+	cancel *atomic.Bool
 	// near is a small private table for the one-word endgame states:
 	// their subtrees are small and their transpositions mostly local, so
 	// a table that stays in the processor's cache serves them best.
@@ -100,7 +103,7 @@ func (w *worker) check() bool {
 	s := w.s
 	total := s.nodes.Add(w.nodes - w.flush)
 	w.flush = w.nodes
-	if s.stop.Load() {
+	if s.stop.Load() || w.cancel != nil && w.cancel.Load() {
 		return true
 	}
 	if s.maxNodes > 0 && total >= s.maxNodes {

@@ -227,7 +227,19 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	_ = probe
 	sort.Slice(moves, func(i, j int) bool { return moves[i].order < moves[j].order })
 
-	// Solve the root moves on the workers, each taking the next one.
+	if !g.score || g.pool {
+		s.solveRootParallel(&root, L, int(side), moves, opts)
+		if g.score { // common pool: the last to place gets one piece more
+			for _, rm := range moves {
+				if rm.proven {
+					rm.value = max(rm.value, 0)
+				}
+			}
+		}
+		return s.collect(pos, moves, diff, opts, res)
+	}
+	// Score rule with hands: each root move is solved by alpha-beta, the
+	// workers taking the next one.
 	var mu sync.Mutex
 	next := 0
 	proven := false // root value settled with FirstWin

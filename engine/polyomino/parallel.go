@@ -1,0 +1,167 @@
+package polyomino
+
+import (
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Parallel search under normal play. A root move wins when every reply of
+// the opponent loses, so the replies of the root moves are the units of
+// work: the workers take (root move, reply) pairs in the order of the root
+// moves (best first) and of the replies (strongest first), sharing the
+// transposition table. The first reply found winning refutes its root move
+// and cancels the other searches of that move. With Options.FirstWin the
+// whole search ends when a root move is proven; a worker that runs out of
+// replies of the current root move starts on the next one, which is
+// wasted only if the current one then wins.
+
+// rootTask is the state of one root move in the parallel search.
+type rootTask struct {
+	rm       *rootMove
+	child    []uint64 // state after the root move
+	replies  []int    // opponent vertices, strongest first
+	next     int      // next reply to hand out
+	running  int      // replies being searched
+	expanded bool
+	decided  bool
+	cancel   atomic.Bool
+}
+
+func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*rootMove, opts Options) {
+	k := root.words
+	opp := 1 - side
+	tasks := make([]*rootTask, len(moves))
+	for i, rm := range moves {
+		tasks[i] = &rootTask{rm: rm}
+	}
+	var mu sync.Mutex
+	wake := sync.NewCond(&mu)
+	finished := false
+	cur := 0 // first root move not yet decided
+
+	// expand computes the replies of a root move (under mu).
+	expand := func(w *worker, t *rootTask) {
+		t.expanded = true
+		t.child = make([]uint64, k)
+		andNotCount(t.child, L, root.adj[t.rm.vertex*k:(t.rm.vertex+1)*k])
+		if v, bound, ok := s.tt.probe(w.key(root, t.child, opp)); ok && bound == boundExact {
+			t.decided, t.rm.proven, t.rm.value = true, true, -v
+			return
+		}
+		var order []uint64
+		own := root.own[opp]
+		for i, word := range t.child {
+			word &= own[i]
+			for ; word != 0; word &= word - 1 {
+				r := i*64 + bits.TrailingZeros64(word)
+				_, mine := andNotCountOwn(t.child, root.adj[r*k:(r+1)*k], root.own[side])
+				order = append(order, uint64(mine)<<32|uint64(r))
+			}
+		}
+		if len(order) == 0 { // the opponent cannot move: the root move wins
+			t.decided, t.rm.proven, t.rm.value = true, true, 1
+			return
+		}
+		slices.Sort(order)
+		for _, o := range order {
+			t.replies = append(t.replies, int(uint32(o)))
+		}
+	}
+	// settle marks decided root moves and moves cur past them (under mu).
+	settle := func() {
+		for cur < len(tasks) && tasks[cur].decided {
+			if opts.FirstWin && !opts.AllMoves && tasks[cur].rm.proven && tasks[cur].rm.value > 0 {
+				finished = true
+			}
+			cur++
+		}
+		if cur == len(tasks) {
+			finished = true
+		}
+		if opts.FirstWin && !opts.AllMoves {
+			for _, t := range tasks {
+				if t.decided && t.rm.proven && t.rm.value > 0 {
+					finished = true
+				}
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	for range s.workers(opts) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(s)
+			gc := make([]uint64, k)
+			for {
+				mu.Lock()
+				var t *rootTask
+				reply := -1
+				for !finished && !s.stop.Load() {
+					settle()
+					if finished {
+						break
+					}
+					again := false
+					for i := cur; i < len(tasks) && t == nil && !again; i++ {
+						c := tasks[i]
+						if c.decided {
+							continue
+						}
+						if !c.expanded {
+							expand(w, c)
+							if c.decided {
+								again = true // settle again
+								continue
+							}
+						}
+						if c.next < len(c.replies) {
+							t, reply = c, c.replies[c.next]
+							c.next++
+							c.running++
+						}
+					}
+					if t != nil {
+						break
+					}
+					if again {
+						continue
+					}
+					// Everything is handed out: wait for a running search.
+					wake.Wait()
+				}
+				mu.Unlock()
+				if t == nil {
+					break
+				}
+				andNotCount(gc, t.child, root.adj[reply*k:(reply+1)*k])
+				w.cancel = &t.cancel
+				r := w.solveBool(root, gc, side, 2)
+				w.cancel = nil
+				mu.Lock()
+				t.running--
+				switch {
+				case t.decided:
+				case r == resLoss: // the reply wins for the opponent
+					t.decided, t.rm.proven, t.rm.value = true, true, -1
+					t.cancel.Store(true)
+					s.tt.store(w.key(root, t.child, opp), resWin, boundExact, 1<<20)
+				case r == resWin && t.next == len(t.replies) && t.running == 0:
+					t.decided, t.rm.proven, t.rm.value = true, true, 1
+					s.tt.store(w.key(root, t.child, opp), resLoss, boundExact, 1<<20)
+				}
+				wake.Broadcast()
+				mu.Unlock()
+			}
+			mu.Lock()
+			wake.Broadcast()
+			mu.Unlock()
+			s.nodes.Add(w.nodes - w.flush)
+			w.flush = w.nodes
+		}()
+	}
+	wg.Wait()
+}
