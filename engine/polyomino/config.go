@@ -119,7 +119,7 @@ func Preset(name string) (Config, error) {
 		}
 		names = append(names, p.Name)
 	}
-	return Config{}, fmt.Errorf("%w: %q (expected one of %s)", ErrUnknownPreset, name, strings.Join(names, ", "))
+	return Config{}, faultf(ErrUnknownPreset, "unknown preset %q (expected one of %s)", name, strings.Join(names, ", "))
 }
 
 // normalized fills defaults.
@@ -158,38 +158,38 @@ func (c Config) resolve() (*resolved, error) {
 	switch c.EndRule {
 	case NormalPlay, ScoreRule:
 	default:
-		return nil, fmt.Errorf("%w: end rule %q (expected normal or score)", ErrBadConfig, c.EndRule)
+		return nil, faultf(ErrBadConfig, "end rule %q (expected normal or score)", c.EndRule)
 	}
 	switch c.Variant {
 	case Standard, Capture:
 	default:
-		return nil, fmt.Errorf("%w: variant %q (expected standard or capture)", ErrBadConfig, c.Variant)
+		return nil, faultf(ErrBadConfig, "variant %q (expected standard or capture)", c.Variant)
 	}
 	set, err := Pieces(c.Order)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
+		return nil, faultf(ErrBadConfig, "%w", err)
 	}
 	if len(set.Pieces) > 64 {
-		return nil, fmt.Errorf("%w: %d pieces (at most 64)", ErrBadConfig, len(set.Pieces))
+		return nil, faultf(ErrBadConfig, "%d pieces (at most 64)", len(set.Pieces))
 	}
 	r.set = set
 	var blocked []int
 	if c.Width < 1 || c.Width > MaxSide || c.Height < 1 || c.Height > MaxSide {
-		return nil, fmt.Errorf("%w: board %d x %d (width and height must be 1..%d)", ErrBadConfig, c.Width, c.Height, MaxSide)
+		return nil, faultf(ErrBadConfig, "board size %d x %d (width and height must be 1..%d)", c.Width, c.Height, MaxSide)
 	}
 	probe := &Geometry{Width: c.Width, Height: c.Height}
 	seen := map[int]bool{}
 	for _, s := range c.Blocked {
 		cell, err := ParseCell(s)
 		if err != nil {
-			return nil, fmt.Errorf("%w: blocked: %w", ErrBadConfig, err)
+			return nil, faultf(ErrBadConfig, "blocked: %w", err)
 		}
 		if err := probe.cellOnBoard(cell); err != nil {
-			return nil, fmt.Errorf("%w: blocked: %w", ErrBadConfig, err)
+			return nil, faultf(ErrBadConfig, "blocked: %w", err)
 		}
 		i := probe.Index(cell)
 		if seen[i] {
-			return nil, fmt.Errorf("%w: blocked cell %s listed twice", ErrBadConfig, cell)
+			return nil, faultf(ErrBadConfig, "blocked cell %s listed twice", cell)
 		}
 		seen[i] = true
 		blocked = append(blocked, i)
@@ -202,10 +202,10 @@ func (c Config) resolve() (*resolved, error) {
 		for _, n := range list {
 			p, ok := set.Piece(strings.TrimSpace(n))
 			if !ok {
-				return 0, fmt.Errorf("%w: %s: no piece %q among the %d pieces of order %d (%s)", ErrBadConfig, what, n, len(set.Pieces), c.Order, strings.Join(set.Names(), " "))
+				return 0, faultf(ErrBadConfig, "%s: no piece %q among the %d pieces of order %d (%s)", what, n, len(set.Pieces), c.Order, strings.Join(set.Names(), " "))
 			}
 			if m&(1<<p.Index) != 0 {
-				return 0, fmt.Errorf("%w: %s: piece %s listed twice", ErrBadConfig, what, p.Name)
+				return 0, faultf(ErrBadConfig, "%s: piece %s listed twice", what, p.Name)
 			}
 			m |= 1 << p.Index
 		}
@@ -222,33 +222,33 @@ func (c Config) resolve() (*resolved, error) {
 			return nil, err
 		}
 		if hands[p]&^r.inGame != 0 {
-			return nil, fmt.Errorf("%w: %s hand holds piece %s, which is not in the game's pieces", ErrBadConfig, Player(p), set.Pieces[trailingZeros(hands[p]&^r.inGame)].Name)
+			return nil, faultf(ErrBadConfig, "%s hand holds piece %s, which is not in the game's pieces", Player(p), set.Pieces[trailingZeros(hands[p]&^r.inGame)].Name)
 		}
 	}
 	if hands[0]&hands[1] != 0 {
-		return nil, fmt.Errorf("%w: piece %s is in both hands", ErrBadConfig, set.Pieces[trailingZeros(hands[0]&hands[1])].Name)
+		return nil, faultf(ErrBadConfig, "piece %s is in both hands", set.Pieces[trailingZeros(hands[0]&hands[1])].Name)
 	}
 	if c.Pool && hands[0]|hands[1] != 0 {
-		return nil, fmt.Errorf("%w: hands given for a common-pool game (set pool to false)", ErrBadConfig)
+		return nil, faultf(ErrBadConfig, "hands given for a common-pool game (set pool to false)")
 	}
 	if c.NeutralCount < 0 {
-		return nil, fmt.Errorf("%w: neutral count %d (expected 0 or more)", ErrBadConfig, c.NeutralCount)
+		return nil, faultf(ErrBadConfig, "neutral count %d (expected 0 or more)", c.NeutralCount)
 	}
 	var neutralSet uint64
 	for i, s := range c.Neutral {
 		m, err := ParseMove(s)
 		if err != nil {
-			return nil, fmt.Errorf("%w: neutral piece %d: %w", ErrBadConfig, i+1, err)
+			return nil, faultf(ErrBadConfig, "neutral piece %d: %w", i+1, err)
 		}
 		p, ok := set.Piece(m.Piece)
 		if !ok || r.inGame&(1<<p.Index) == 0 {
-			return nil, fmt.Errorf("%w: neutral piece %d: no piece %s in this game", ErrBadConfig, i+1, m.Piece)
+			return nil, faultf(ErrBadConfig, "neutral piece %d: no piece %s in this game", i+1, m.Piece)
 		}
 		if neutralSet&(1<<p.Index) != 0 {
-			return nil, fmt.Errorf("%w: neutral piece %s placed twice", ErrBadConfig, p.Name)
+			return nil, faultf(ErrBadConfig, "neutral piece %s placed twice", p.Name)
 		}
 		if (hands[0]|hands[1])&(1<<p.Index) != 0 {
-			return nil, fmt.Errorf("%w: neutral piece %s is also in a hand", ErrBadConfig, p.Name)
+			return nil, faultf(ErrBadConfig, "neutral piece %s is also in a hand", p.Name)
 		}
 		neutralSet |= 1 << p.Index
 		r.neutral = append(r.neutral, p.Index)
@@ -261,7 +261,7 @@ func (c Config) resolve() (*resolved, error) {
 	order := shuffled(free, c.Seed)
 	if len(c.Neutral) == 0 && c.NeutralCount > 0 {
 		if c.NeutralCount > len(order) {
-			return nil, fmt.Errorf("%w: %d neutral pieces but only %d pieces to deal", ErrBadConfig, c.NeutralCount, len(order))
+			return nil, faultf(ErrBadConfig, "%d neutral pieces but only %d pieces to deal", c.NeutralCount, len(order))
 		}
 		r.neutral = append(r.neutral, order[:c.NeutralCount]...)
 		for _, p := range order[:c.NeutralCount] {
@@ -364,7 +364,7 @@ func ParsePlayer(s string) (Player, error) {
 	case "second", "2":
 		return Second, nil
 	}
-	return DefaultToMove, fmt.Errorf("%w: player %q (expected first or second)", ErrBadConfig, s)
+	return DefaultToMove, faultf(ErrBadConfig, "player %q (expected first or second)", s)
 }
 
 // pieceNames lists the names of a piece mask in set order.
@@ -387,4 +387,20 @@ func (r *resolved) fingerprint() string {
 	}
 	b = append(b, fmt.Sprint(r.cfg.Width, r.cfg.Height, bl, r.cfg.Order, r.inGame, r.hands, r.neutral, nm, r.cfg.Pool, r.cfg.EndRule, r.cfg.Variant))
 	return strings.Join(b, "|")
+}
+
+// fault is an error of a kind (one of the Err values, for errors.Is)
+// whose message is only its own text: "cell k3 is off the 8x8 board"
+// rather than "cell off the board: cell k3 is off the 8x8 board".
+type fault struct {
+	kind  error
+	inner error
+}
+
+func (f *fault) Error() string   { return f.inner.Error() }
+func (f *fault) Unwrap() []error { return []error{f.kind, f.inner} }
+
+// faultf makes a fault; the format may wrap further errors with %w.
+func faultf(kind error, format string, args ...any) error {
+	return &fault{kind: kind, inner: fmt.Errorf(format, args...)}
 }

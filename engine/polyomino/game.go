@@ -93,7 +93,7 @@ func buildGame(r *resolved) (*Game, error) {
 		}
 	}
 	if len(g.placements) > 1<<20 {
-		return nil, fmt.Errorf("%w: %d placements (too many)", ErrBadConfig, len(g.placements))
+		return nil, faultf(ErrBadConfig, "%d placements (too many)", len(g.placements))
 	}
 	for _, pl := range g.placements {
 		for _, c := range pl.cells {
@@ -127,16 +127,16 @@ func buildGame(r *resolved) (*Game, error) {
 			m := r.neutralMoves[i]
 			q, err := g.resolveCells(p, m.Cells)
 			if err != nil {
-				return nil, fmt.Errorf("%w: neutral piece %s: %w", ErrBadConfig, p.Name, err)
+				return nil, faultf(ErrBadConfig, "neutral piece %s: %w", p.Name, err)
 			}
 			if q.mask.Intersects(start.occ) {
-				return nil, fmt.Errorf("%w: neutral piece %s covers a blocked or occupied cell", ErrBadConfig, p.Name)
+				return nil, faultf(ErrBadConfig, "neutral piece %s covers a blocked or occupied cell", p.Name)
 			}
 			pl = q
 		} else {
 			var ok bool
 			if pl, ok = g.centralPlacement(p, g.open.AndNot(start.occ)); !ok {
-				return nil, fmt.Errorf("%w: no room for neutral piece %s", ErrBadConfig, p.Name)
+				return nil, faultf(ErrBadConfig, "no room for neutral piece %s", p.Name)
 			}
 		}
 		start.occ = start.occ.Or(pl.mask)
@@ -203,7 +203,7 @@ func (g *Game) resolveCells(p *Piece, cells []Cell) (placement, error) {
 		m.Set(g.geo.Index(c))
 	}
 	if len(cells) != p.Size() {
-		return placement{}, fmt.Errorf("%w: piece %s has %d cells, the move lists %d", ErrIllegalMove, p.Name, p.Size(), len(cells))
+		return placement{}, faultf(ErrIllegalMove, "piece %s has %d cells, the move lists %d", p.Name, p.Size(), len(cells))
 	}
 	shape := make(Shape, len(cells))
 	copy(shape, cells)
@@ -213,7 +213,7 @@ func (g *Game) resolveCells(p *Piece, cells []Cell) (placement, error) {
 			return placement{piece: p.Index, mask: m, cells: sortedCells(append([]Cell(nil), cells...))}, nil
 		}
 	}
-	return placement{}, fmt.Errorf("%w: cells %s do not form piece %s", ErrIllegalMove, cellList(cells), p.Name)
+	return placement{}, faultf(ErrIllegalMove, "cells %s do not form piece %s", cellList(cells), p.Name)
 }
 
 func cellList(cells []Cell) string {

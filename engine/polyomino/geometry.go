@@ -24,12 +24,12 @@ type Geometry struct {
 // NewGeometry builds a board geometry; blocked lists cell indices.
 func NewGeometry(width, height int, blocked []int) (*Geometry, error) {
 	if width < 1 || width > MaxSide || height < 1 || height > MaxSide {
-		return nil, fmt.Errorf("%w: board %d x %d (width and height must be 1..%d)", ErrBadConfig, width, height, MaxSide)
+		return nil, faultf(ErrBadConfig, "board size %d x %d (width and height must be 1..%d)", width, height, MaxSide)
 	}
 	g := &Geometry{Width: width, Height: height}
 	for _, i := range blocked {
 		if i < 0 || i >= width*height {
-			return nil, fmt.Errorf("%w: blocked cell %d is off the board", ErrBadConfig, i)
+			return nil, faultf(ErrBadConfig, "blocked cell %d is off the board", i)
 		}
 		g.Blocked.Set(i)
 	}
@@ -108,11 +108,11 @@ func (c Cell) String() string {
 func ParseCell(s string) (Cell, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	if len(t) < 2 || t[0] < 'a' || t[0] > 'z' {
-		return Cell{}, fmt.Errorf("%w: cell %q (expected a column letter and a row number, e.g. c4)", ErrBadNotation, s)
+		return Cell{}, faultf(ErrBadNotation, "cell %q (expected a column letter and a row number, e.g. c4)", s)
 	}
 	n, err := strconv.Atoi(t[1:])
 	if err != nil || n < 1 || n > 99 || t[1] == '0' || t[1] == '+' {
-		return Cell{}, fmt.Errorf("%w: cell %q (expected a column letter and a row number from 1, e.g. c4)", ErrBadNotation, s)
+		return Cell{}, faultf(ErrBadNotation, "cell %q (expected a column letter and a row number from 1, e.g. c4)", s)
 	}
 	return Cell{int(t[0] - 'a'), n - 1}, nil
 }
@@ -120,7 +120,7 @@ func ParseCell(s string) (Cell, error) {
 // cellOnBoard checks that a cell is on the board and names the fault.
 func (g *Geometry) cellOnBoard(c Cell) error {
 	if !g.OnBoard(c) {
-		return fmt.Errorf("%w: cell %s is off the %dx%d board", ErrOffBoard, c, g.Width, g.Height)
+		return faultf(ErrOffBoard, "cell %s is off the %dx%d board", c, g.Width, g.Height)
 	}
 	return nil
 }

@@ -52,20 +52,20 @@ const maxMoveLen = 200
 // removals ("~Y Z:...") are not supported yet.
 func ParseMove(s string) (Move, error) {
 	if len(s) > maxMoveLen {
-		return Move{}, fmt.Errorf("%w: move of %d characters (at most %d)", ErrBadNotation, len(s), maxMoveLen)
+		return Move{}, faultf(ErrBadNotation, "move of %d characters (at most %d)", len(s), maxMoveLen)
 	}
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "~") {
-		return Move{}, fmt.Errorf("%w: removals (%q) belong to the capture variant", ErrUnsupported, s)
+		return Move{}, faultf(ErrUnsupported, "removals (%q) belong to the capture variant", s)
 	}
 	name, list, ok := strings.Cut(t, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" {
-		return Move{}, fmt.Errorf("%w: move %q (expected <piece>:<cells>, e.g. L:a1,a2,a3,a4,b4)", ErrBadNotation, s)
+		return Move{}, faultf(ErrBadNotation, "move %q (expected <piece>:<cells>, e.g. L:a1,a2,a3,a4,b4)", s)
 	}
 	for _, r := range name {
 		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
-			return Move{}, fmt.Errorf("%w: piece name %q in move %q (letters and digits only)", ErrBadNotation, name, s)
+			return Move{}, faultf(ErrBadNotation, "piece name %q in move %q (letters and digits only)", name, s)
 		}
 	}
 	m := Move{Piece: strings.ToUpper(name)}
@@ -76,10 +76,10 @@ func ParseMove(s string) (Move, error) {
 			return Move{}, fmt.Errorf("move %q: %w", s, err)
 		}
 		if c.X >= MaxSide || c.Y >= MaxSide {
-			return Move{}, fmt.Errorf("%w: move %q: cell %s is off every board (at most %dx%d)", ErrOffBoard, s, c, MaxSide, MaxSide)
+			return Move{}, faultf(ErrOffBoard, "move %q: cell %s is off every board (at most %dx%d)", s, c, MaxSide, MaxSide)
 		}
 		if seen[c] {
-			return Move{}, fmt.Errorf("%w: move %q lists cell %s twice", ErrBadNotation, s, c)
+			return Move{}, faultf(ErrBadNotation, "move %q lists cell %s twice", s, c)
 		}
 		seen[c] = true
 		m.Cells = append(m.Cells, c)

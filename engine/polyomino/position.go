@@ -50,7 +50,7 @@ func NewPosition(cfg Config, board []string, moves []string, toMove Player) (*Po
 // NewPosition is the package-level NewPosition for a compiled game.
 func (g *Game) NewPosition(board []string, moves []string, toMove Player) (*Position, error) {
 	if toMove != DefaultToMove && toMove != First && toMove != Second {
-		return nil, fmt.Errorf("%w: player to move %d (expected first or second)", ErrBadConfig, toMove)
+		return nil, faultf(ErrBadConfig, "player to move %d (expected first or second)", toMove)
 	}
 	pos := g.Start()
 	if board != nil {
@@ -82,7 +82,7 @@ func (g *Game) NewPosition(board []string, moves []string, toMove Player) (*Posi
 func (g *Game) parseBoard(rows []string) (*Position, error) {
 	geo := g.geo
 	if len(rows) != geo.Height {
-		return nil, fmt.Errorf("%w: board has %d rows, expected %d", ErrBadBoard, len(rows), geo.Height)
+		return nil, faultf(ErrBadBoard, "board has %d rows, expected %d", len(rows), geo.Height)
 	}
 	pos := &Position{game: g, occ: geo.Blocked, avail: g.hands}
 	labels := map[rune][]Cell{}
@@ -90,7 +90,7 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 	for y, row := range rows {
 		r := []rune(row)
 		if len(r) != geo.Width {
-			return nil, fmt.Errorf("%w: board row %d has %d cells, expected %d", ErrBadBoard, y+1, len(r), geo.Width)
+			return nil, faultf(ErrBadBoard, "board row %d has %d cells, expected %d", y+1, len(r), geo.Width)
 		}
 		for x, ch := range r {
 			c := Cell{x, y}
@@ -100,10 +100,10 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 			case ch == '#':
 				pos.occ.Set(i)
 			case ch <= ' ' || ch == 0x7f:
-				return nil, fmt.Errorf("%w: board row %d: control or space character at cell %s (use '.' for empty)", ErrBadBoard, y+1, c)
+				return nil, faultf(ErrBadBoard, "board row %d: control or space character at cell %s (use '.' for empty)", y+1, c)
 			default:
 				if geo.Blocked.Has(i) {
-					return nil, fmt.Errorf("%w: cell %s is blocked, but board row %d puts piece label %q on it", ErrBadBoard, c, y+1, ch)
+					return nil, faultf(ErrBadBoard, "cell %s is blocked, but board row %d puts piece label %q on it", c, y+1, ch)
 				}
 				if _, ok := labels[ch]; !ok {
 					order = append(order, ch)
@@ -119,10 +119,10 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 	for _, ch := range order {
 		cells := labels[ch]
 		if len(cells) != g.set.Order {
-			return nil, fmt.Errorf("%w: piece labelled %q has %d cells (%s), expected %d", ErrBadBoard, ch, len(cells), cellList(cells), g.set.Order)
+			return nil, faultf(ErrBadBoard, "piece labelled %q has %d cells (%s), expected %d", ch, len(cells), cellList(cells), g.set.Order)
 		}
 		if !connected(cells) {
-			return nil, fmt.Errorf("%w: cells labelled %q (%s) are not connected", ErrBadBoard, ch, cellList(cells))
+			return nil, faultf(ErrBadBoard, "cells labelled %q (%s) are not connected", ch, cellList(cells))
 		}
 		shape := Shape(append([]Cell(nil), cells...)).Canonical()
 		var piece *Piece
@@ -132,10 +132,10 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 			}
 		}
 		if piece == nil {
-			return nil, fmt.Errorf("%w: cells labelled %q do not form a piece of order %d", ErrBadBoard, ch, g.set.Order)
+			return nil, faultf(ErrBadBoard, "cells labelled %q do not form a piece of order %d", ch, g.set.Order)
 		}
 		if other, ok := usedBy[piece.Index]; ok {
-			return nil, fmt.Errorf("%w: piece %s is placed twice (labels %q and %q)", ErrPieceUsed, piece.Name, other, ch)
+			return nil, faultf(ErrPieceUsed, "piece %s is placed twice (labels %q and %q)", piece.Name, other, ch)
 		}
 		usedBy[piece.Index] = ch
 		used |= 1 << piece.Index
@@ -150,7 +150,7 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 		case g.pool && g.hands[0]&(1<<piece.Index) != 0:
 			unknown++
 		default:
-			return nil, fmt.Errorf("%w: piece %s (label %q) is not in this game", ErrBadBoard, piece.Name, ch)
+			return nil, faultf(ErrBadBoard, "piece %s (label %q) is not in this game", piece.Name, ch)
 		}
 		if owner == First || owner == Second {
 			pos.score[owner]++
@@ -224,7 +224,7 @@ func (p *Position) Play(m Move) (*Position, error) {
 	g := p.game
 	piece, ok := g.set.Piece(m.Piece)
 	if !ok {
-		return nil, fmt.Errorf("%w: no piece %q in the set of order %d (%s)", ErrUnknownPiece, m.Piece, g.set.Order, strings.Join(g.set.Names(), " "))
+		return nil, faultf(ErrUnknownPiece, "no piece %q in the set of order %d (%s)", m.Piece, g.set.Order, strings.Join(g.set.Names(), " "))
 	}
 	bit := uint64(1) << piece.Index
 	pl, err := g.resolveCells(piece, m.Cells)
@@ -234,9 +234,9 @@ func (p *Position) Play(m Move) (*Position, error) {
 	mover := p.toMove
 	switch {
 	case (g.hands[0]|g.hands[1])&bit == 0:
-		return nil, fmt.Errorf("%w: piece %s is not in this game", ErrUnknownPiece, piece.Name)
+		return nil, faultf(ErrUnknownPiece, "piece %s is not in this game", piece.Name)
 	case (p.avail[0]|p.avail[1])&bit == 0:
-		return nil, fmt.Errorf("%w: piece %s is already placed", ErrPieceUsed, piece.Name)
+		return nil, faultf(ErrPieceUsed, "piece %s is already placed", piece.Name)
 	case !g.pool && p.avail[mover]&bit == 0:
 		// Hand mode: the owner of the piece moves. Under normal play the
 		// owner must be the player to move; under the score rule the
@@ -244,14 +244,14 @@ func (p *Position) Play(m Move) (*Position, error) {
 		if g.score && !p.hasMove(mover) {
 			mover = mover.Opponent()
 		} else {
-			return nil, fmt.Errorf("%w: piece %s belongs to the %s player, but the %s player is to move", ErrIllegalMove, piece.Name, mover.Opponent(), mover)
+			return nil, faultf(ErrIllegalMove, "piece %s belongs to the %s player, but the %s player is to move", piece.Name, mover.Opponent(), mover)
 		}
 	}
 	if !p.hasMove(First) && !p.hasMove(Second) {
-		return nil, fmt.Errorf("%w: no piece can be placed any more", ErrGameOver)
+		return nil, faultf(ErrGameOver, "no piece can be placed any more")
 	}
 	if g.cfg.EndRule == NormalPlay && !p.hasMove(mover) {
-		return nil, fmt.Errorf("%w: the %s player cannot move and has lost", ErrGameOver, mover)
+		return nil, faultf(ErrGameOver, "the %s player cannot move and has lost", mover)
 	}
 	for _, c := range pl.cells {
 		if p.occ.Has(g.geo.Index(c)) {
@@ -259,7 +259,7 @@ func (p *Position) Play(m Move) (*Position, error) {
 			if g.geo.Blocked.Has(g.geo.Index(c)) {
 				what = "blocked"
 			}
-			return nil, fmt.Errorf("%w: cell %s is %s", ErrIllegalMove, c, what)
+			return nil, faultf(ErrIllegalMove, "cell %s is %s", c, what)
 		}
 	}
 	q := p.clone()

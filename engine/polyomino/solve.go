@@ -2,7 +2,6 @@ package polyomino
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sort"
 	"sync"
@@ -98,7 +97,7 @@ type Result struct {
 func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 	g := pos.game
 	if g.cfg.Variant == Capture {
-		return Result{}, fmt.Errorf("%w: analysis of the capture variant", ErrUnsupported)
+		return Result{}, faultf(ErrUnsupported, "analysis of the capture variant is not supported yet")
 	}
 	clock := opts.Clock
 	if clock == nil {

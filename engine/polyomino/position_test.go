@@ -1,0 +1,341 @@
+package polyomino
+
+import (
+	"context"
+	"errors"
+	"math/bits"
+	"strings"
+	"testing"
+)
+
+func mustPreset(t testing.TB, name string) Config {
+	t.Helper()
+	cfg, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestNotationRoundTrip(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"L:a1,a2,a3,a4,b4", "L:a1,a2,a3,a4,b4"},
+		{"l:b4,a4,a3,a2,a1", "L:a1,a2,a3,a4,b4"},
+		{" X : d5, c4,d3 ,e4,d4 ", "X:d3,c4,d4,e4,d5"},
+		{"H17:p16,o16,n16,m16,l16,k16", "H17:k16,l16,m16,n16,o16,p16"},
+	}
+	for _, tt := range tests {
+		m, err := ParseMove(tt.in)
+		if err != nil {
+			t.Errorf("ParseMove(%q): %v", tt.in, err)
+			continue
+		}
+		if got := m.String(); got != tt.want {
+			t.Errorf("ParseMove(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+		if m2, err := ParseMove(m.String()); err != nil || m2.String() != tt.want {
+			t.Errorf("round trip of %s: %v %v", tt.want, m2, err)
+		}
+	}
+	// Every legal move of the empty board prints and parses back to itself.
+	pos, _ := NewPosition(mustPreset(t, "pentominoes"), nil, nil, DefaultToMove)
+	for _, m := range pos.LegalMoves() {
+		back, err := ParseMove(m.String())
+		if err != nil || back.String() != m.String() {
+			t.Fatalf("%s: %v %v", m, back, err)
+		}
+		if _, err := pos.Play(back); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+}
+
+func TestParseMoveErrors(t *testing.T) {
+	tests := []struct {
+		in   string
+		want error
+		msg  string
+	}{
+		{"", ErrBadNotation, "expected <piece>:<cells>"},
+		{"L", ErrBadNotation, "expected <piece>:<cells>"},
+		{"L:", ErrBadNotation, "cell"},
+		{"L:a1,a1,a2,a3,a4", ErrBadNotation, "twice"},
+		{"L:a0,a1", ErrBadNotation, "row number"},
+		{"L-:a1", ErrBadNotation, "letters and digits"},
+		{"L:q1,a1", ErrOffBoard, "off every board"},
+		{"~Y Z:b3,c3,c4,c5,d5", ErrUnsupported, "capture"},
+	}
+	for _, tt := range tests {
+		_, err := ParseMove(tt.in)
+		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("ParseMove(%q) error = %v, want %v containing %q", tt.in, err, tt.want, tt.msg)
+		}
+	}
+}
+
+func TestPositionErrors(t *testing.T) {
+	pent := mustPreset(t, "pentominoes")
+	empty := strings.Split(strings.Repeat("........\n", 8), "\n")[:8]
+	with := func(rows ...string) []string { return append(rows, empty[len(rows):]...) }
+	hex := mustPreset(t, "hexominoes")
+	tests := []struct {
+		name  string
+		cfg   Config
+		board []string
+		moves []string
+		want  error
+		msg   string
+	}{
+		{"row count", pent, empty[:7], nil, ErrBadBoard, "board has 7 rows, expected 8"},
+		{"row length", pent, with("........", "........", "........."), nil, ErrBadBoard, "board row 3 has 9 cells, expected 8"},
+		{"piece size", pent, with("LLLL...."), nil, ErrBadBoard, "has 4 cells"},
+		{"disconnected", pent, with("LLLL.L.."), nil, ErrBadBoard, "not connected"},
+		{"used twice", pent, with("LLLL....", "L.......", "MMMM....", "M......."), nil, ErrPieceUsed, "piece L is placed twice"},
+		{"not in game", Config{Width: 8, Height: 8, Order: 5, Pool: true, Pieces: []string{"F", "I"}}, with("LLLL....", "L......."), nil, ErrBadBoard, "not in this game"},
+		{"control char", pent, with("...\t...."), nil, ErrBadBoard, "control"},
+		{"off board", pent, nil, []string{"I:k3,k4,k5,k6,k7"}, ErrOffBoard, "move 1: cell k3 is off the 8x8 board"},
+		{"already placed", pent, nil, []string{"L:a1,a2,a3,a4,b4", "L:c1,c2,c3,c4,d4"}, ErrPieceUsed, "move 2: piece L is already placed"},
+		{"overlap", pent, nil, []string{"L:a1,a2,a3,a4,b4", "I:a1,b1,c1,d1,e1"}, ErrIllegalMove, "move 2: cell a1 is covered"},
+		{"shape", pent, nil, []string{"L:a1,a2,a3,a4,b3"}, ErrIllegalMove, "do not form piece L"},
+		{"cell count", pent, nil, []string{"L:a1,a2,a3,a4"}, ErrIllegalMove, "has 5 cells"},
+		{"unknown piece", pent, nil, []string{"Q:a1,a2,a3,a4,a5"}, ErrUnknownPiece, "no piece \"Q\""},
+		{"bad syntax", pent, nil, []string{"L a1"}, ErrBadNotation, "move 1"},
+		{"hexomino hand", hex, nil, []string{"H01:a1,b1,c1,d1,e1,f1", "H01:a3,b3,c3,d3,e3,f3"}, nil, "move"},
+	}
+	for _, tt := range tests {
+		_, err := NewPosition(tt.cfg, tt.board, tt.moves, DefaultToMove)
+		if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: error = %v, want %v containing %q", tt.name, err, tt.want, tt.msg)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	base := mustPreset(t, "pentominoes")
+	mod := func(f func(*Config)) Config { c := base; f(&c); return c }
+	tests := []struct {
+		cfg Config
+		msg string
+	}{
+		{mod(func(c *Config) { c.Width = 17 }), "width and height must be 1..16"},
+		{mod(func(c *Config) { c.Order = 7 }), "order 7"},
+		{mod(func(c *Config) { c.Pieces = []string{"L", "Q"} }), "no piece \"Q\""},
+		{mod(func(c *Config) { c.Pieces = []string{"L", "l"} }), "listed twice"},
+		{mod(func(c *Config) { c.Blocked = []string{"i9"} }), "cell i9 is off the 8x8 board"},
+		{mod(func(c *Config) { c.EndRule = "sudden" }), "end rule"},
+		{mod(func(c *Config) { c.Variant = "x" }), "variant"},
+		{mod(func(c *Config) { c.Pool = false; c.Hands = [2][]string{{"L"}, {"L"}} }), "in both hands"},
+		{mod(func(c *Config) { c.Hands = [2][]string{{"L"}, nil} }), "hands given for a common-pool game"},
+	}
+	for _, tt := range tests {
+		err := tt.cfg.Validate()
+		if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%+v: error = %v, want %q", tt.cfg, err, tt.msg)
+		}
+	}
+	if _, err := Preset("chess"); !errors.Is(err, ErrUnknownPreset) {
+		t.Errorf("Preset(chess) = %v", err)
+	}
+}
+
+func TestPresets(t *testing.T) {
+	for _, p := range Presets() {
+		g, err := NewGame(p.Config)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		t.Logf("%s: %d placements, first hand %v", p.Name, g.Placements(), g.Hand(First))
+	}
+	g, _ := NewGame(mustPreset(t, "hexominoes"))
+	start := g.Start()
+	if n := len(g.Hand(First)); n != 17 || len(g.Hand(Second)) != 17 {
+		t.Errorf("hexomino hands %d and %d pieces, want 17 each", n, len(g.Hand(Second)))
+	}
+	placed := start.Placed()
+	if len(placed) != 1 || placed[0].Owner != Neutral {
+		t.Fatalf("hexomino start: %+v", placed)
+	}
+	for _, c := range placed[0].Cells {
+		if c.X < 4 || c.X > 10 || c.Y < 4 || c.Y > 10 {
+			t.Errorf("neutral piece cell %s is near the edge", c)
+		}
+	}
+	// The deal is a function of the seed.
+	cfg := mustPreset(t, "hexominoes")
+	cfg.Seed = 1
+	g1, _ := NewGame(cfg)
+	if strings.Join(g1.Hand(First), " ") == strings.Join(g.Hand(First), " ") {
+		t.Errorf("seeds 0 and 1 deal the same hand")
+	}
+	cfg.Seed = 0
+	g0, _ := NewGame(cfg)
+	if strings.Join(g0.Hand(First), " ") != strings.Join(g.Hand(First), " ") {
+		t.Errorf("seed 0 deals differently twice")
+	}
+	// Capture: positions work, analysis is not supported yet.
+	cap, err := NewPosition(mustPreset(t, "capture"), nil, []string{"X:d3,c4,d4,e4,d5"}, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Solve(context.Background(), cap, Options{}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("capture analysis: %v", err)
+	}
+}
+
+// TestBoardRoundTrip reads back the board rows of random positions.
+func TestBoardRoundTrip(t *testing.T) {
+	rng := splitmix64(9)
+	for _, cfg := range append(crossConfigs(), mustPreset(t, "hexominoes"), mustPreset(t, "pentominoes")) {
+		g, _ := NewGame(cfg)
+		for i := 0; i < 10; i++ {
+			pos := randomPosition(t, g, int(rng.next()%8), &rng)
+			back, err := g.NewPosition(pos.Board(), nil, pos.ToMove())
+			if err != nil {
+				t.Fatalf("%s\n%s\n%v", cfg.Preset, pos, err)
+			}
+			if back.occ != pos.occ || back.avail != pos.avail || back.LegalMoveCount() != pos.LegalMoveCount() {
+				t.Fatalf("%s: board round trip differs\n%s\n%s", cfg.Preset, pos, back)
+			}
+			if !g.pool && back.score != pos.score {
+				t.Fatalf("%s: scores %v, want %v", cfg.Preset, back.score, pos.score)
+			}
+		}
+	}
+}
+
+func TestFrameTransforms(t *testing.T) {
+	rng := splitmix64(3)
+	naive := func(x uint64, f func(c Cell) Cell) uint64 {
+		var out uint64
+		for i := 0; i < 64; i++ {
+			if x>>uint(i)&1 != 0 {
+				c := f(Cell{i % 8, i / 8})
+				out |= 1 << uint(c.Y*8+c.X)
+			}
+		}
+		return out
+	}
+	for i := 0; i < 200; i++ {
+		x := rng.next() & rng.next()
+		if got, want := flipH(x), naive(x, func(c Cell) Cell { return Cell{7 - c.X, c.Y} }); got != want {
+			t.Fatalf("flipH(%x) = %x, want %x", x, got, want)
+		}
+		if got, want := flipV(x), naive(x, func(c Cell) Cell { return Cell{c.X, 7 - c.Y} }); got != want {
+			t.Fatalf("flipV(%x) = %x, want %x", x, got, want)
+		}
+		if got, want := transpose(x), naive(x, func(c Cell) Cell { return Cell{c.Y, c.X} }); got != want {
+			t.Fatalf("transpose(%x) = %x, want %x", x, got, want)
+		}
+		if x != 0 {
+			o := toOrigin8(x)
+			if o&0xff == 0 || o&0x0101010101010101 == 0 || bits.OnesCount64(o) != bits.OnesCount64(x) {
+				t.Fatalf("toOrigin8(%x) = %x", x, o)
+			}
+		}
+	}
+}
+
+// TestSymmetricPositions: images of a position under the board's
+// symmetries have the same key and value, and canonical moves agree.
+func TestSymmetricPositions(t *testing.T) {
+	rng := splitmix64(11)
+	for _, cfg := range []Config{mustPreset(t, "tetrominoes"), crossConfigs()[2], crossConfigs()[5]} {
+		g, _ := NewGame(cfg)
+		for i := 0; i < 8; i++ {
+			pos := randomPosition(t, g, 1+int(rng.next()%3), &rng)
+			key := CanonicalKey(pos)
+			res, _ := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 1})
+			var canon []string
+			for _, m := range res.BestMoves {
+				canon = append(canon, pos.ToCanonical(m).String())
+				if back := pos.FromCanonical(pos.ToCanonical(m)); back.String() != m.String() {
+					t.Fatalf("FromCanonical(ToCanonical(%s)) = %s", m, back)
+				}
+			}
+			for s := range g.geo.Symmetries {
+				img := pos.clone()
+				img.occ = g.geo.MapBits(s, pos.occ)
+				if k := CanonicalKey(img); k != key {
+					t.Fatalf("%s symmetry %d: key %s, want %s", cfg.Preset, s, k, key)
+				}
+				r2, _ := Solve(context.Background(), img, Options{Workers: 1, TableMB: 1})
+				if r2.Value != res.Value || len(r2.BestMoves) != len(res.BestMoves) {
+					t.Fatalf("%s symmetry %d: value %d (%d best), want %d (%d)", cfg.Preset, s, r2.Value, len(r2.BestMoves), res.Value, len(res.BestMoves))
+				}
+				got := map[string]bool{}
+				for _, m := range r2.BestMoves {
+					got[img.ToCanonical(m).String()] = true
+				}
+				for _, c := range canon {
+					if !got[c] {
+						t.Fatalf("%s symmetry %d: canonical best move %s missing", cfg.Preset, s, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestChildrenCombine(t *testing.T) {
+	rng := splitmix64(5)
+	for _, cfg := range crossConfigs() {
+		g, _ := NewGame(cfg)
+		pos := randomPosition(t, g, 2, &rng)
+		want, _ := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 1})
+		children := pos.Children()
+		results := make([]Result, len(children))
+		for i, c := range children {
+			results[i], _ = Solve(context.Background(), c.Position, Options{Workers: 1, TableMB: 1})
+		}
+		got, err := Combine(pos, children, results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Value != want.Value || got.Proven != want.Proven || len(got.BestMoves) != len(want.BestMoves) {
+			t.Errorf("%s: combined %d/%v/%d best, solved %d/%v/%d", cfg.Preset, got.Value, got.Proven, len(got.BestMoves), want.Value, want.Proven, len(want.BestMoves))
+		}
+	}
+}
+
+func TestPieceList(t *testing.T) {
+	list, err := PieceList(5)
+	if err != nil || len(list) != 12 || list[1].Name != "I" || list[1].Picture[0] != "XXXXX" {
+		t.Errorf("PieceList(5) = %+v, %v", list, err)
+	}
+}
+
+func FuzzParseMove(f *testing.F) {
+	for _, s := range []string{"L:a1,a2,a3,a4,b4", "x:d5,c4,d3,e4,d4", "H01:a1,b1,c1,d1,e1,f1", ":", "L:", "~Y Z:a1", "L:a99", "L:p16"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMove(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseMove(m.String())
+		if err != nil || back.String() != m.String() {
+			t.Fatalf("%q: %s does not parse back (%v)", s, m, err)
+		}
+	})
+}
+
+func FuzzParseBoard(f *testing.F) {
+	f.Add("LLLL..../L......./......../......../......../......../......../........", "I:h1,h2,h3,h4,h5")
+	f.Add("##......", "")
+	f.Add("AAAAA.../......../BB....../BB....../B......./......../......../........", "X:d3,c4,d4,e4,d5")
+	cfg, _ := Preset("pentominoes")
+	g, _ := NewGame(cfg)
+	f.Fuzz(func(t *testing.T, board, moves string) {
+		rows := strings.Split(board, "/")
+		pos, err := g.NewPosition(rows, strings.Fields(moves), DefaultToMove)
+		if err != nil {
+			return
+		}
+		// A position read back from its own rows is the same position.
+		back, err := g.NewPosition(pos.Board(), nil, pos.ToMove())
+		if err != nil || back.occ != pos.occ || back.LegalMoveCount() != pos.LegalMoveCount() {
+			t.Fatalf("%q %q: read back %v", board, moves, err)
+		}
+	})
+}
