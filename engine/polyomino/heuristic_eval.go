@@ -1,6 +1,33 @@
 package polyomino
 
-import "math/bits"
+import (
+	"math/bits"
+	"sort"
+)
+
+// The heuristic player, for positions too big to solve.
+//
+// Common pool (impartial): the player who makes the last placement wins,
+// so the player prefers moves after which a greedy playout of the rest of
+// the game has an even length (he would make its last move), and among
+// those the moves that leave the opponent the fewest replies.
+//
+// Hands: a player's future is the pieces he will still manage to place. A
+// piece with many live placements is almost sure to be placed; one with a
+// single placement is easily blocked; one with none is lost. A placement no
+// opposing placement overlaps is a sanctuary: the opponent can never spoil
+// it, and it keeps its piece's count up however the opponent plays. The
+// evaluation of a state for a player is
+//
+//	placed(me) - placed(other) + sum over my live pieces of f(n_p)
+//	                           - sum over his live pieces of f(n_p)
+//	f(n) = 1 - 1/(1 + n)       (n_p: live placements of piece p;
+//	                            sanctuaries count double)
+//
+// which rewards keeping every own piece alive and killing the opponent's
+// scarce pieces more than raw mobility does. The player looks two plies
+// ahead on the most promising candidates: his move, then the opponent's
+// best reply by the same evaluation.
 
 // heuristic evaluates the moves of one position with the conflict graph
 // of every live placement.
@@ -9,6 +36,10 @@ type heuristic struct {
 	g    cgraph
 	L    []uint64
 	side int
+	// count[p] is the number of live placements of piece p (set index),
+	// safe[p] of those no opposing placement overlaps.
+	count, safe [64]int
+	owner       [64]int
 }
 
 func newHeuristic(pos *Position) *heuristic {
@@ -22,20 +53,102 @@ func newHeuristic(pos *Position) *heuristic {
 	}
 	h.g.build(pos.game, list)
 	h.L = h.g.full(nil)
+	for p := range h.owner {
+		h.owner[p] = -1
+		for s := range 2 {
+			if pos.game.hands[s]&(1<<p) != 0 && !pos.game.pool {
+				h.owner[p] = s
+			}
+		}
+	}
+	k := h.g.words
+	for v := 0; v < h.g.n; v++ {
+		p := bits.TrailingZeros64(h.g.pbit[v])
+		h.count[p]++
+		if !pos.game.pool && !intersects(h.g.adj[v*k:(v+1)*k], h.g.own[1-h.owner[p]]) {
+			h.safe[p]++
+		}
+	}
 	return h
 }
 
-// score rates vertex v for the player to move: higher is better.
-func (h *heuristic) score(v int) int {
+// value of piece counts for side s.
+func (h *heuristic) value(count *[64]int, s int) float64 {
+	v := float64(h.pos.score[s] - h.pos.score[1-s])
+	for p := range count {
+		if count[p] == 0 || h.owner[p] < 0 {
+			continue
+		}
+		n := count[p] + h.safe[p]
+		f := 1 - 1/float64(1+n)
+		if h.owner[p] == s {
+			v += f
+		} else {
+			v -= f
+		}
+	}
+	return v
+}
+
+// play removes vertex v from state L (in place) and from the counts; it
+// returns the piece placed.
+func (h *heuristic) play(L []uint64, count *[64]int, v int) {
+	k := h.g.words
+	row := h.g.adj[v*k : (v+1)*k]
+	for i := range L {
+		for t := L[i] & row[i]; t != 0; t &= t - 1 {
+			u := i*64 + bits.TrailingZeros64(t)
+			count[bits.TrailingZeros64(h.g.pbit[u])]--
+		}
+		L[i] &^= row[i]
+	}
+}
+
+// evalMove is the one-ply value of vertex v for the player to move.
+func (h *heuristic) evalMove(v int, tmp []uint64) float64 {
 	g := &h.g
 	k := g.words
 	row := g.adj[v*k : (v+1)*k]
-	_, mine := andNotCountOwn(h.L, row, g.own[h.side])
-	_, theirs := andNotCountOwn(h.L, row, g.own[1-h.side])
 	if h.pos.game.pool {
-		return -theirs
+		andNotCount(tmp, h.L, row)
+		replies := popcount(tmp)
+		n := playoutK(g, tmp)
+		return -float64(n&1)*1000 - float64(replies)
 	}
-	return mine - theirs
+	copy(tmp, h.L)
+	count := h.count
+	h.play(tmp, &count, v)
+	return h.value(&count, h.side) + 1
+}
+
+// evalTwoPly is the value of v after the opponent's best reply.
+func (h *heuristic) evalTwoPly(v int) float64 {
+	g := &h.g
+	k := g.words
+	L1 := append([]uint64(nil), h.L...)
+	c1 := h.count
+	h.play(L1, &c1, v)
+	opp := 1 - h.side
+	best, any := 0.0, false
+	L2 := make([]uint64, k)
+	base := h.value(&c1, h.side) + 1
+	for i, word := range L1 {
+		word &= g.own[opp][i]
+		for ; word != 0; word &= word - 1 {
+			w := i*64 + bits.TrailingZeros64(word)
+			copy(L2, L1)
+			c2 := c1
+			h.play(L2, &c2, w)
+			// the opponent's view: his placed piece counts for him
+			if val := h.value(&c2, h.side) + 1 - 1; !any || val < best {
+				best, any = val, true
+			}
+		}
+	}
+	if !any {
+		return base
+	}
+	return best
 }
 
 func (h *heuristic) best(excluded []Move) (Move, bool) {
@@ -44,8 +157,13 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 	for _, m := range excluded {
 		ex[m.String()] = true
 	}
-	bestV, bestS := -1, 0
-	var fallback = -1
+	type cand struct {
+		v   int
+		val float64
+	}
+	var cands []cand
+	fallback := -1
+	tmp := make([]uint64, g.words)
 	for i, word := range h.L {
 		word &= g.own[h.side][i]
 		for ; word != 0; word &= word - 1 {
@@ -53,19 +171,28 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 			if fallback < 0 {
 				fallback = v
 			}
-			if ex[h.pos.game.move(g.place[v]).String()] {
+			if len(ex) > 0 && ex[h.pos.game.move(g.place[v]).String()] {
 				continue
 			}
-			if s := h.score(v); bestV < 0 || s > bestS {
-				bestV, bestS = v, s
-			}
+			cands = append(cands, cand{v, h.evalMove(v, tmp)})
 		}
 	}
-	if bestV < 0 {
-		bestV = fallback
+	if len(cands) == 0 {
+		if fallback < 0 {
+			return Move{}, false
+		}
+		return h.pos.game.move(g.place[fallback]), true
 	}
-	if bestV < 0 {
-		return Move{}, false
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].val > cands[j].val })
+	bestV := cands[0].v
+	if !h.pos.game.pool {
+		top := cands[:min(len(cands), 6)]
+		bestVal := 0.0
+		for i, c := range top {
+			if val := h.evalTwoPly(c.v); i == 0 || val > bestVal {
+				bestV, bestVal = c.v, val
+			}
+		}
 	}
 	return h.pos.game.move(g.place[bestV]), true
 }

@@ -1,0 +1,128 @@
+package polyomino
+
+import (
+	"context"
+	"flag"
+	"math/bits"
+	"testing"
+	"time"
+)
+
+var selfPlayGames = flag.Int("selfplay", 0, "play this many self-play games per pairing (sides swapped) and print win rates")
+
+// A player picks a move for the player to move (who has one).
+type player func(pos *Position, rng *splitmix64) Move
+
+func randomPlayer(pos *Position, rng *splitmix64) Move {
+	moves := pos.LegalMoves()
+	return moves[rng.next()%uint64(len(moves))]
+}
+
+// greedyPlayer is the one-ply greedy mobility player: the move that
+// maximises his own moves minus the opponent's after it (in a common pool
+// the two are equal, so: the fewest replies), ties broken at random.
+func greedyPlayer(pos *Position, rng *splitmix64) Move {
+	h := newHeuristic(pos)
+	g := &h.g
+	k := g.words
+	best, bestScore, ties := -1, 0, 0
+	for i, word := range h.L {
+		word &= g.own[h.side][i]
+		for ; word != 0; word &= word - 1 {
+			v := i*64 + bits.TrailingZeros64(word)
+			_, mine := andNotCountOwn(h.L, g.adj[v*k:(v+1)*k], g.own[h.side])
+			_, theirs := andNotCountOwn(h.L, g.adj[v*k:(v+1)*k], g.own[1-h.side])
+			score := mine - theirs
+			if pos.game.pool {
+				score = -theirs
+			}
+			switch {
+			case best < 0 || score > bestScore:
+				best, bestScore, ties = v, score, 1
+			case score == bestScore:
+				ties++
+				if rng.next()%uint64(ties) == 0 {
+					best = v
+				}
+			}
+		}
+	}
+	return pos.game.move(g.place[best])
+}
+
+func enginePlayer(nodes int64) player {
+	tt := NewTable(32)
+	return func(pos *Position, rng *splitmix64) Move {
+		m, _, err := BestMove(context.Background(), pos, Options{MaxNodes: nodes, Workers: 1, Table: tt})
+		if err != nil {
+			panic(err)
+		}
+		return m
+	}
+}
+
+// playGame returns the result for the first player: 1 win, 0.5 draw, 0 loss.
+func playGame(t testing.TB, g *Game, first, second player, rng *splitmix64) float64 {
+	pos := g.Start()
+	players := [2]player{first, second}
+	for !pos.Over() {
+		if pos.MustPass() {
+			q := pos.clone()
+			q.toMove = pos.toMove.Opponent()
+			pos = q
+			continue
+		}
+		m := players[pos.toMove](pos, rng)
+		next, err := pos.Play(m)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		pos = next
+	}
+	if !g.score {
+		if pos.toMove == First {
+			return 0
+		}
+		return 1
+	}
+	switch d := pos.score[0] - pos.score[1]; {
+	case d > 0:
+		return 1
+	case d < 0:
+		return 0
+	}
+	return 0.5
+}
+
+// TestSelfPlay measures the engine's player against the random mover and
+// the greedy mobility player: go test -run TestSelfPlay -selfplay 100 -v
+// (100 games with each side, so 200 per pairing).
+func TestSelfPlay(t *testing.T) {
+	n := *selfPlayGames
+	if n == 0 {
+		t.Skip("use -selfplay N")
+	}
+	for _, preset := range []string{"pentominoes", "hexominoes"} {
+		g, _ := NewGame(mustPreset(t, preset))
+		for _, opp := range []struct {
+			name string
+			p    player
+		}{{"random", randomPlayer}, {"greedy", greedyPlayer}} {
+			rng := splitmix64(1)
+			engine := enginePlayer(200000)
+			t0 := time.Now()
+			score := 0.0
+			for i := 0; i < n; i++ {
+				g2 := g
+				if preset == "hexominoes" { // a fresh deal each game pair
+					cfg := mustPreset(t, preset)
+					cfg.Seed = uint64(i)
+					g2, _ = NewGame(cfg)
+				}
+				score += playGame(t, g2, engine, opp.p, &rng)
+				score += 1 - playGame(t, g2, opp.p, engine, &rng)
+			}
+			t.Logf("%s: engine vs %s: %.1f / %d = %.1f%% (%.0fs)", preset, opp.name, score, 2*n, 100*score/float64(2*n), time.Since(t0).Seconds())
+		}
+	}
+}
