@@ -10,5 +10,104 @@
 //
 // Cells are addressed by column X (0 = left) and row Y (0 = top); in
 // notation columns are letters from 'a' and rows numbers from 1 at the top,
-// so "a1" is the top-left cell.
+// so "a1" is the top-left cell.//
+// # Games
+//
+// A Config describes a game: board size (up to 16 x 16) and blocked cells,
+// the piece order and the pieces in play, a common pool or hands, the end
+// rule (NormalPlay: who cannot place loses; ScoreRule: who cannot place
+// passes, the game ends when neither can, each scores the pieces he placed)
+// and the variant. Preset returns the presets of RULES.md (pentominoes,
+// tetrominoes, hexominoes, capture); every field may be overridden.
+// NewGame compiles a Config into every placement of every playable piece;
+// NewPosition builds a position from board rows and/or moves.
+//
+// Choices the rule book leaves open (house rules, to be documented by the
+// API as such):
+//
+//   - The deal (hand mode without explicit hands): the game's pieces not in
+//     a given hand or neutral, in set order, are shuffled by a Fisher-Yates
+//     shuffle driven by splitmix64(Config.Seed) (for i from n-1 down to 1,
+//     swap i with next() mod (i+1)); the first NeutralCount become neutral
+//     pieces, the rest go alternately to the first and second player (or
+//     all to the one empty hand). Seed 0 is the default deal.
+//   - A dealt neutral piece is placed before the first move where the
+//     centre of its bounding box lies nearest the centre of the board
+//     (ties: canonical orientation first, then reading order); on the
+//     hexomino board it sits in the middle, away from every edge.
+//   - The player to move defaults from the pieces placed: first after an
+//     even number in a common pool; in hand mode first unless he placed
+//     more than the second. A caller that knows better says so.
+//   - Board rows: '.' empty, '#' blocked or covered by a piece whose
+//     identity does not matter (it scores for nobody), any other character
+//     a placed piece named by its shape. A blocked cell of the Config drawn
+//     as '.' stays blocked. In hand mode a placed piece counts for the
+//     player whose hand holds it; in a common pool the placers of labelled
+//     pieces are unknown and the first player is credited with ceil(n/2).
+//   - Moves: in a common pool the players alternate; in hand mode each move
+//     is made by the owner of its piece, and under the score rule a player
+//     who cannot place passes without a move being written.
+//
+// # Notation
+//
+// A move is <piece>:<cells>, the cells in reading order (by row from the
+// top, then by column): "L:a1,a2,a3,a4,b4". ParseMove accepts the cells in
+// any order and either case; Move.String prints the canonical form. Errors
+// wrap the package's Err values (errors.Is) and name the row, cell, piece
+// or move at fault: "board row 3 has 9 cells, expected 8", "move 2: piece
+// L is already placed", "move 1: cell k3 is off the 8x8 board".
+//
+// # Solving
+//
+// Solve sees a position as a conflict graph: its vertices are the
+// placements still possible, two of them conflicting when they overlap or
+// use the same piece; a move takes a vertex and removes its neighbours.
+// With a common pool that is Node Kayles on the graph. States are bitsets
+// over the vertices; sparse states are compacted into smaller graphs, and
+// states of at most 64 vertices are single words (the fast path, search1).
+// The search is a negamax (win/loss under normal play, alpha-beta on the
+// final score difference under the score rule with hands; a common pool
+// under the score rule is normal play scored 1/0) with:
+//
+//   - dead cells and dead pieces dropped implicitly: the state holds only
+//     live placements, and the transposition key is the set of live cells
+//     up to rotation, reflection and translation plus the live pieces
+//     (key.go), so positions whose live regions are congruent share
+//     entries;
+//   - the clique rule: when the state splits into groups of placements such
+//     that each move removes exactly its own group (for instance regions
+//     that only one piece can use, or pieces that fit in one region only),
+//     the number of moves left is fixed and parity decides, without search;
+//     the rule is also applied one ply ahead to find winning moves;
+//   - move ordering by the parity of a greedy playout of the position after
+//     the move, then by the fewest replies;
+//   - a shared lock-free transposition table (tt.go) for the larger states
+//     and a small private, cache-resident one per goroutine for the
+//     endgame states;
+//   - parallel search: the replies of the root moves are split among the
+//     goroutines (parallel.go);
+//   - budgets: ctx (deadline, cancellation; looked at every 4096 nodes) and
+//     Options.MaxNodes. A stopped search reports Proven false, what it
+//     proved (moves proven losing) and the heuristic player's move.
+//
+// Symmetric positions have the same value; CanonicalKey is a cache key
+// equal for congruent positions, and ToCanonical / FromCanonical carry the
+// moves of a cached result between them.
+//
+// # Long work
+//
+// A job system splits a deep proof at shallow plies with
+// Position.Children (one child per symmetry class of moves), solves the
+// children anywhere, and puts the results together with Combine. A Table
+// passed in Options keeps what was proved between Solve calls on the same
+// game, and Options.Progress reports nodes as the search goes.
+//
+// # Playing
+//
+// BestMove plays: an exact move when the search finishes within the budget,
+// otherwise the heuristic player's (heuristic_eval.go): parity of the
+// remaining moves in a common pool; with hands, the survival of each
+// player's pieces (a piece with many live placements, above all
+// sanctuaries no opposing piece can spoil, is nearly sure to be placed),
+// two plies deep.
 package polyomino
