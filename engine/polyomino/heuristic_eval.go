@@ -40,6 +40,7 @@ type heuristic struct {
 	// safe[p] of those no opposing placement overlaps.
 	count, safe [64]int
 	owner       [64]int
+	prow        [][]uint64 // the vertices of each piece
 }
 
 func newHeuristic(pos *Position) *heuristic {
@@ -62,8 +63,13 @@ func newHeuristic(pos *Position) *heuristic {
 		}
 	}
 	k := h.g.words
+	h.prow = make([][]uint64, 64)
 	for v := 0; v < h.g.n; v++ {
 		p := bits.TrailingZeros64(h.g.pbit[v])
+		if h.prow[p] == nil {
+			h.prow[p] = make([]uint64, k)
+		}
+		h.prow[p][v>>6] |= 1 << (uint(v) & 63)
 		h.count[p]++
 		if !pos.game.pool && !intersects(h.g.adj[v*k:(v+1)*k], h.g.own[1-h.owner[p]]) {
 			h.safe[p]++
@@ -90,17 +96,23 @@ func (h *heuristic) value(count *[64]int, s int) float64 {
 	return v
 }
 
-// play removes vertex v from state L (in place) and from the counts; it
-// returns the piece placed.
-func (h *heuristic) play(L []uint64, count *[64]int, v int) {
+// play removes vertex v from state L (in place, unless L is nil) and its
+// victims from the counts: every placement of its piece and the
+// placements of other pieces that overlap it.
+func (h *heuristic) play(L []uint64, from []uint64, count *[64]int, v int) {
 	k := h.g.words
 	row := h.g.adj[v*k : (v+1)*k]
-	for i := range L {
-		for t := L[i] & row[i]; t != 0; t &= t - 1 {
+	p := bits.TrailingZeros64(h.g.pbit[v])
+	same := h.prow[p]
+	count[p] = 0
+	for i := range from {
+		for t := from[i] & row[i] &^ same[i]; t != 0; t &= t - 1 {
 			u := i*64 + bits.TrailingZeros64(t)
 			count[bits.TrailingZeros64(h.g.pbit[u])]--
 		}
-		L[i] &^= row[i]
+		if L != nil {
+			L[i] = from[i] &^ row[i]
+		}
 	}
 }
 
@@ -115,9 +127,8 @@ func (h *heuristic) evalMove(v int, tmp []uint64) float64 {
 		n := playoutK(g, tmp)
 		return -float64(n&1)*1000 - float64(replies)
 	}
-	copy(tmp, h.L)
 	count := h.count
-	h.play(tmp, &count, v)
+	h.play(nil, h.L, &count, v)
 	return h.value(&count, h.side) + 1
 }
 
@@ -125,22 +136,20 @@ func (h *heuristic) evalMove(v int, tmp []uint64) float64 {
 func (h *heuristic) evalTwoPly(v int) float64 {
 	g := &h.g
 	k := g.words
-	L1 := append([]uint64(nil), h.L...)
+	L1 := make([]uint64, k)
 	c1 := h.count
-	h.play(L1, &c1, v)
+	h.play(L1, h.L, &c1, v)
 	opp := 1 - h.side
 	best, any := 0.0, false
-	L2 := make([]uint64, k)
 	base := h.value(&c1, h.side) + 1
 	for i, word := range L1 {
 		word &= g.own[opp][i]
 		for ; word != 0; word &= word - 1 {
 			w := i*64 + bits.TrailingZeros64(word)
-			copy(L2, L1)
 			c2 := c1
-			h.play(L2, &c2, w)
-			// the opponent's view: his placed piece counts for him
-			if val := h.value(&c2, h.side) + 1 - 1; !any || val < best {
+			h.play(nil, L1, &c2, w)
+			// his placed piece counts for him: +1 (ours) - 1 (his)
+			if val := h.value(&c2, h.side); !any || val < best {
 				best, any = val, true
 			}
 		}
@@ -186,7 +195,11 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].val > cands[j].val })
 	bestV := cands[0].v
 	if !h.pos.game.pool {
-		top := cands[:min(len(cands), 6)]
+		// Two plies on the best few candidates, as many as a budget of
+		// about 6000 replies allows (the opening is wide open anyway).
+		opp := popcount(andAll(h.L, g.own[1-h.side]))
+		n := min(len(cands), 6, max(1, 6000/max(opp, 1)))
+		top := cands[:n]
 		bestVal := 0.0
 		for i, c := range top {
 			if val := h.evalTwoPly(c.v); i == 0 || val > bestVal {
@@ -195,4 +208,12 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 		}
 	}
 	return h.pos.game.move(g.place[bestV]), true
+}
+
+func andAll(a, b []uint64) []uint64 {
+	out := make([]uint64, len(a))
+	for i := range a {
+		out[i] = a[i] & b[i]
+	}
+	return out
 }

@@ -57,7 +57,12 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 			for ; word != 0; word &= word - 1 {
 				r := i*64 + bits.TrailingZeros64(word)
 				_, mine := andNotCountOwn(t.child, root.adj[r*k:(r+1)*k], root.own[side])
-				order = append(order, uint64(mine)<<32|uint64(r))
+				key := uint64(mine)
+				if s.pool {
+					andNotCount(w.tmpK(k), t.child, root.adj[r*k:(r+1)*k])
+					key |= uint64(playoutK(root, w.tmpK(k))&1) << 16
+				}
+				order = append(order, key<<32|uint64(r))
 			}
 		}
 		if len(order) == 0 { // the opponent cannot move: the root move wins

@@ -14,7 +14,6 @@ var probeWorkers = flag.Int("probe-workers", 0, "workers of -probe")
 var probeAll = flag.Bool("probe-all", false, "-probe: all moves")
 
 func TestProbe(t *testing.T) {
-	debugStats = func(w *worker) { t.Logf("st %v nodes %d", w.st, w.nodes) }
 	if *probeMoves == "" {
 		t.Skip("use -probe 'moves'")
 	}

@@ -38,7 +38,6 @@ const checkEvery = 4096
 
 // worker is one search goroutine with its own scratch memory.
 type worker struct {
-	st     [16]int64 // debug statistics
 	s      *solver
 	nodes  int64 // nodes searched by this worker
 	flush  int64 // nodes already added to s.nodes
@@ -183,7 +182,6 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	game := w.s.game
 	k := g.words
 	if k == 1 && game.small {
-		w.st[14]++
 		w.nodes-- // search1 counts the node
 		return w.search1(g, L[0], side, ply)
 	}
@@ -206,18 +204,12 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// states of at most 64 vertices have the one-word fast path.
 	if k > 1 && (cnt*4 <= k*64 || cnt <= 64 && game.small) {
 		g.compact(game, L, &f.g, f.list)
-		w.st[11]++
-		if f.g.words > 1 {
-			w.st[15]++
-		}
 		f.state = f.g.full(f.state)
 		w.nodes--
 		return w.solveBool(&f.g, f.state, side, ply)
 	}
 	key := w.key(g, L, side)
-	w.st[12]++
 	if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
-		w.st[13]++
 		return v
 	}
 	start := w.nodes
@@ -278,7 +270,6 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		// The state splits into cliques (each move kills exactly its own
 		// group): the number of moves left is fixed, parity decides.
 		if n, ok := cliqueCount(adj, L); ok {
-			w.st[8]++
 			if n&1 == 1 {
 				return resWin
 			}
@@ -289,9 +280,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	probe := bits.OnesCount64(L) >= w.s.ttMin1
 	if probe {
 		key = w.key1(g, L, side)
-		w.st[9]++
 		if v := w.nearProbe(key); v != resAbort {
-			w.st[10]++
 			return v
 		}
 	}
@@ -330,13 +319,12 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	}
 	f.ms = ms
 	insertionSort(ms)
-	for mi, m := range ms {
+	for _, m := range ms {
 		v := uint32(m)
 		switch w.search1(g, L&^adj[v], 1-side, ply+1) {
 		case resAbort:
 			return resAbort
 		case resLoss:
-			w.st[min(mi, 7)]++
 			if probe {
 				w.nearStore(key, resWin)
 			}
@@ -399,4 +387,11 @@ func playoutK(g *cgraph, c []uint64) int {
 		n++
 	}
 	return n
+}
+
+// tmpK is a scratch state of k words.
+func (w *worker) tmpK(k int) []uint64 {
+	f := w.frame(0)
+	f.tmp = grow(f.tmp, k)
+	return f.tmp
 }

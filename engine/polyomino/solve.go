@@ -269,7 +269,6 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 				}
 				mu.Unlock()
 			}
-			debugStats(w)
 			s.nodes.Add(w.nodes - w.flush)
 			w.flush = w.nodes
 		}()
@@ -376,5 +375,3 @@ func outcomeOf(v int) Outcome {
 	}
 	return Draw
 }
-
-var debugStats = func(w *worker) {}

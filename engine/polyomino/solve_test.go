@@ -3,6 +3,7 @@ package polyomino
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -184,6 +185,11 @@ func TestSolveBudgets(t *testing.T) {
 	}
 	if res.Proven || res.Outcome != UnknownWDL || len(res.BestMoves) != 1 || !res.Heuristic {
 		t.Errorf("node budget: %+v", res)
+	}
+	var calls atomic.Int64
+	res, _ = Solve(context.Background(), pos, Options{MaxNodes: 3 << 20, TableMB: 4, Progress: func(int64) { calls.Add(1) }})
+	if calls.Load() == 0 || res.Proven || res.Nodes < 3<<20 {
+		t.Errorf("progress: %d calls, %d nodes, proven %v", calls.Load(), res.Nodes, res.Proven)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()

@@ -1,0 +1,74 @@
+package polyomino
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// benchMoves is a 3-ply suite position that is lost for the player to
+// move (every move must be refuted): a steady mix of all the search's work.
+const benchMoves = "V:f3,f4,d5,e5,f5 F:d2,d3,e3,c4,d4 L:g5,d6,e6,f6,g6"
+
+func benchSolve(b *testing.B, moves []string, workers int) {
+	cfg, _ := Preset("pentominoes")
+	pos, err := NewPosition(cfg, nil, moves, DefaultToMove)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tt := NewTable(256)
+	var nodes int64
+	b.ResetTimer()
+	for range b.N {
+		tt.Clear()
+		res, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: workers, Table: tt})
+		if err != nil || !res.Proven {
+			b.Fatalf("%v %+v", err, res.Outcome)
+		}
+		nodes += res.Nodes
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+// go test -run '^$' -bench NodesPerSecond -benchtime 5x
+func BenchmarkNodesPerSecond1Core(b *testing.B)  { benchSolve(b, strings.Fields(benchMoves), 1) }
+func BenchmarkNodesPerSecond2Cores(b *testing.B) { benchSolve(b, strings.Fields(benchMoves), 2) }
+
+// BenchmarkSuite3Ply / 4Ply solve every position of testdata/suite8x8.txt
+// of that depth (one op = the whole set).
+func BenchmarkSuite3Ply(b *testing.B) { benchSuite(b, 3) }
+func BenchmarkSuite4Ply(b *testing.B) { benchSuite(b, 4) }
+
+func benchSuite(b *testing.B, depth int) {
+	cfg, _ := Preset("pentominoes")
+	tt := NewTable(256)
+	var nodes int64
+	for range b.N {
+		for _, sp := range loadSuite(b) {
+			if sp.depth != depth {
+				continue
+			}
+			pos, _ := NewPosition(cfg, nil, sp.moves, DefaultToMove)
+			tt.Clear()
+			res, err := Solve(context.Background(), pos, Options{FirstWin: true, Table: tt})
+			if err != nil || !res.Proven {
+				b.Fatalf("%v: %v", sp.moves, err)
+			}
+			nodes += res.Nodes
+		}
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// BenchmarkHeuristicMove times one decision of the heuristic player on the
+// hexomino start position.
+func BenchmarkHeuristicMove(b *testing.B) {
+	g, _ := NewGame(mustPreset(b, "hexominoes"))
+	pos := g.Start()
+	for range b.N {
+		if _, ok := heuristicMove(pos, nil); !ok {
+			b.Fatal("no move")
+		}
+	}
+}
