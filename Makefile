@@ -7,6 +7,8 @@ ADDR     ?= :8080
 DATA_DIR ?= ./data
 # Every test, fuzz seed corpora included; the timeout is a guard, not a goal.
 TEST_FLAGS ?= -count=1 -timeout 45m
+# Tables built once and shared by every test binary, and by later runs.
+TEST_DATA_DIR ?= $(CURDIR)/data/test
 BENCH      ?= .
 BENCH_PKGS ?= ./...
 
@@ -18,7 +20,8 @@ run: build
 
 ## test: every test, with a private redis-server for the integration tests
 test:
-	.ci/with-redis $(GO) test $(TEST_FLAGS) ./...
+	$(GO) run ./cmd/gamesolver teeko build --quiet --data-dir $(TEST_DATA_DIR)
+	GAMESOLVER_TEST_DATA_DIR=$(TEST_DATA_DIR) .ci/with-redis $(GO) test $(TEST_FLAGS) ./...
 
 ## bench: every benchmark (see BENCHMARKS.md for the figures and their commands)
 bench:

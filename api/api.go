@@ -55,6 +55,8 @@ type Deps struct {
 	Gatherer  prometheus.Gatherer
 	Version   string
 	StartedAt time.Time
+	// Teeko answers the Teeko routes.
+	Teeko *service.Teeko
 }
 
 // New builds the router with every middleware and route.
@@ -91,6 +93,11 @@ func New(cfg Config, d Deps) *gin.Engine {
 
 	v1 := r.Group("/v1")
 	v1.GET("/games", h.games)
+	if d.Teeko != nil {
+		v1.POST("/teeko/analyze", h.teekoAnalyze)
+		v1.POST("/teeko/annotate", h.teekoAnnotate)
+		v1.GET("/teeko/tablebase", h.teekoTablebase)
+	}
 	return r
 }
 

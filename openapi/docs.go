@@ -142,6 +142,172 @@ const docTemplate = `{
                     }
                 }
             }
+        },
+        "/v1/teeko/analyze": {
+            "post": {
+                "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board.\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "teeko"
+                ],
+                "summary": "Analyze a Teeko position",
+                "parameters": [
+                    {
+                        "description": "the position",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.TeekoAnalyzeRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.TeekoAnalysis"
+                        }
+                    },
+                    "400": {
+                        "description": "malformed or impossible position",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "413": {
+                        "description": "Request Entity Too Large",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "415": {
+                        "description": "Unsupported Media Type",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "tablebase still building (progress given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
+        "/v1/teeko/annotate": {
+            "post": {
+                "description": "Compares every move of a game with the best moves of the player who decided it and marks it as RULES.md says: ` + "`" + `!` + "`" + ` the unique best move (only fastest win or only slowest loss; a drawing move among several is never ` + "`" + `!` + "`" + `), ` + "`" + `!!` + "`" + ` the only move that does not lose (takes precedence), ` + "`" + `?=` + "`" + ` a won position turned into a draw, ` + "`" + `??` + "`" + ` a drawn position into a loss, ` + "`" + `???` + "`" + ` a won position into a loss, empty otherwise. Each ply lists the best moves and their value.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "teeko"
+                ],
+                "summary": "Annotate a Teeko game",
+                "parameters": [
+                    {
+                        "description": "the game",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.TeekoAnnotateRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.TeekoAnnotation"
+                        }
+                    },
+                    "400": {
+                        "description": "illegal move (the problem names it)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "tablebase still building",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
+        "/v1/teeko/tablebase": {
+            "get": {
+                "description": "Positions by outcome, the value of the empty board, and the longest forced win over all move-phase positions, for one rule set and drop style.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "teeko"
+                ],
+                "summary": "Teeko tablebase statistics",
+                "parameters": [
+                    {
+                        "enum": [
+                            "standard",
+                            "advanced"
+                        ],
+                        "type": "string",
+                        "default": "standard",
+                        "description": "standard or advanced",
+                        "name": "rules",
+                        "in": "query"
+                    },
+                    {
+                        "enum": [
+                            "standard",
+                            "alternate",
+                            "one-move-alternate",
+                            "two-move-alternate",
+                            "three-move-alternate",
+                            "one-move-standard",
+                            "two-move-standard",
+                            "three-move-standard"
+                        ],
+                        "type": "string",
+                        "default": "standard",
+                        "description": "drop style",
+                        "name": "drop_style",
+                        "in": "query"
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.TeekoTablebase"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "tablebase still building",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
         }
     },
     "definitions": {
@@ -219,6 +385,492 @@ const docTemplate = `{
                     "description": "Type identifies the kind of problem; GET it for a description.",
                     "type": "string",
                     "example": "/problems/validation"
+                }
+            }
+        },
+        "api.Stats": {
+            "type": "object",
+            "properties": {
+                "elapsed_ms": {
+                    "type": "number",
+                    "example": 0.05
+                },
+                "nodes": {
+                    "description": "Nodes searched, where a search ran.",
+                    "type": "integer",
+                    "example": 123456
+                }
+            }
+        },
+        "api.TeekoAnalysis": {
+            "type": "object",
+            "properties": {
+                "best_moves": {
+                    "description": "BestMoves: every move reaching the best value, ties included.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "15-9"
+                    ]
+                },
+                "board": {
+                    "type": "string",
+                    "example": "...........br.rb.r.b..b.."
+                },
+                "decides": {
+                    "description": "Decides: who chooses this ply's move (differs from to_move in the\ndrop phase of the alternate drop styles).",
+                    "type": "string",
+                    "enum": [
+                        "black",
+                        "red"
+                    ],
+                    "example": "red"
+                },
+                "drop_style": {
+                    "type": "string",
+                    "example": "standard"
+                },
+                "game_over": {
+                    "description": "GameOver is true when a side already has a configuration.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "moves": {
+                    "description": "Moves: every legal move, best first (fastest win, draws, slowest loss).",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.TeekoMove"
+                    }
+                },
+                "outcome": {
+                    "type": "string",
+                    "enum": [
+                        "black_wins",
+                        "red_wins",
+                        "draw"
+                    ],
+                    "example": "red_wins"
+                },
+                "phase": {
+                    "type": "string",
+                    "enum": [
+                        "drop",
+                        "move"
+                    ],
+                    "example": "move"
+                },
+                "plies": {
+                    "description": "Plies to the end under perfect play counting the winning move; null\nfor a draw, 0 when the game is already over.",
+                    "type": "integer",
+                    "example": 9
+                },
+                "result": {
+                    "description": "Result for the player who decides.",
+                    "type": "string",
+                    "enum": [
+                        "win",
+                        "loss",
+                        "draw"
+                    ],
+                    "example": "win"
+                },
+                "rules": {
+                    "type": "string",
+                    "example": "standard"
+                },
+                "source": {
+                    "type": "string",
+                    "enum": [
+                        "tablebase"
+                    ],
+                    "example": "tablebase"
+                },
+                "stats": {
+                    "$ref": "#/definitions/api.Stats"
+                },
+                "to_move": {
+                    "description": "ToMove: whose piece is placed or moved this ply.",
+                    "type": "string",
+                    "enum": [
+                        "black",
+                        "red"
+                    ],
+                    "example": "red"
+                }
+            }
+        },
+        "api.TeekoAnalyzeRequest": {
+            "type": "object",
+            "properties": {
+                "black": {
+                    "description": "Black and Red: square numbers 1..25, instead of board.",
+                    "type": "array",
+                    "items": {
+                        "type": "integer"
+                    },
+                    "example": [
+                        12,
+                        16,
+                        20,
+                        23
+                    ]
+                },
+                "board": {
+                    "description": "Board: 25 characters for squares 1..25 in reading order: b, r or '.'.",
+                    "type": "string",
+                    "example": "...........br.rb.r.b..b.."
+                },
+                "drop_style": {
+                    "description": "DropStyle decides who chooses the square of each drop.",
+                    "type": "string",
+                    "default": "standard",
+                    "enum": [
+                        "standard",
+                        "alternate",
+                        "one-move-alternate",
+                        "two-move-alternate",
+                        "three-move-alternate",
+                        "one-move-standard",
+                        "two-move-standard",
+                        "three-move-standard"
+                    ],
+                    "example": "standard"
+                },
+                "moves": {
+                    "description": "Moves: the game so far from the empty board, instead of board:\ndrops as the square (\"13\"), slides as from-to (\"14-9\").",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "13",
+                        "7",
+                        "12"
+                    ]
+                },
+                "red": {
+                    "type": "array",
+                    "items": {
+                        "type": "integer"
+                    },
+                    "example": [
+                        13,
+                        15,
+                        18
+                    ]
+                },
+                "rules": {
+                    "description": "Rules: standard (44 configurations) or advanced (58).",
+                    "type": "string",
+                    "default": "standard",
+                    "enum": [
+                        "standard",
+                        "advanced"
+                    ],
+                    "example": "standard"
+                },
+                "to_move": {
+                    "description": "ToMove: black or red; required only with all eight pieces down.",
+                    "type": "string",
+                    "enum": [
+                        "black",
+                        "red"
+                    ],
+                    "example": "red"
+                }
+            }
+        },
+        "api.TeekoAnnotateRequest": {
+            "type": "object",
+            "properties": {
+                "drop_style": {
+                    "type": "string",
+                    "default": "standard",
+                    "enum": [
+                        "standard",
+                        "alternate",
+                        "one-move-alternate",
+                        "two-move-alternate",
+                        "three-move-alternate",
+                        "one-move-standard",
+                        "two-move-standard",
+                        "three-move-standard"
+                    ],
+                    "example": "standard"
+                },
+                "moves": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "13",
+                        "7",
+                        "12",
+                        "8",
+                        "14",
+                        "9",
+                        "11"
+                    ]
+                },
+                "rules": {
+                    "type": "string",
+                    "default": "standard",
+                    "enum": [
+                        "standard",
+                        "advanced"
+                    ],
+                    "example": "standard"
+                }
+            }
+        },
+        "api.TeekoAnnotatedPly": {
+            "type": "object",
+            "properties": {
+                "after": {
+                    "$ref": "#/definitions/api.TeekoValue"
+                },
+                "before": {
+                    "$ref": "#/definitions/api.TeekoValue"
+                },
+                "best_moves": {
+                    "description": "BestMoves and BestValue: what the one who decided could have played.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "13"
+                    ]
+                },
+                "best_value": {
+                    "$ref": "#/definitions/api.TeekoValue"
+                },
+                "decides": {
+                    "description": "Decides: who chose the move.",
+                    "type": "string",
+                    "enum": [
+                        "black",
+                        "red"
+                    ],
+                    "example": "black"
+                },
+                "is_best": {
+                    "description": "IsBest: the move played is among the best moves.",
+                    "type": "boolean",
+                    "example": true
+                },
+                "mark": {
+                    "description": "Mark: \"!\" unique best, \"!!\" only move that does not lose, \"?=\" win\nturned into a draw, \"??\" draw into a loss, \"???\" win into a loss,\n\"\" otherwise.",
+                    "type": "string",
+                    "enum": [
+                        "",
+                        "!",
+                        "!!",
+                        "?=",
+                        "??",
+                        "???"
+                    ],
+                    "example": "!"
+                },
+                "move": {
+                    "type": "string",
+                    "example": "13"
+                },
+                "player": {
+                    "description": "Player: whose piece was placed or moved.",
+                    "type": "string",
+                    "enum": [
+                        "black",
+                        "red"
+                    ],
+                    "example": "black"
+                },
+                "ply": {
+                    "type": "integer",
+                    "example": 1
+                }
+            }
+        },
+        "api.TeekoAnnotation": {
+            "type": "object",
+            "properties": {
+                "drop_style": {
+                    "type": "string",
+                    "example": "standard"
+                },
+                "final": {
+                    "description": "Final is the position after the last move.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.TeekoAnalysis"
+                        }
+                    ]
+                },
+                "plies": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.TeekoAnnotatedPly"
+                    }
+                },
+                "rules": {
+                    "type": "string",
+                    "example": "standard"
+                },
+                "source": {
+                    "type": "string",
+                    "example": "tablebase"
+                },
+                "stats": {
+                    "$ref": "#/definitions/api.Stats"
+                }
+            }
+        },
+        "api.TeekoMove": {
+            "type": "object",
+            "properties": {
+                "move": {
+                    "type": "string",
+                    "example": "15-9"
+                },
+                "outcome": {
+                    "type": "string",
+                    "enum": [
+                        "black_wins",
+                        "red_wins",
+                        "draw"
+                    ],
+                    "example": "red_wins"
+                },
+                "plies": {
+                    "description": "Plies left after this move under perfect play (null for a draw).",
+                    "type": "integer",
+                    "example": 8
+                },
+                "result": {
+                    "description": "Result for the player who decides this ply.",
+                    "type": "string",
+                    "enum": [
+                        "win",
+                        "loss",
+                        "draw"
+                    ],
+                    "example": "win"
+                }
+            }
+        },
+        "api.TeekoOutcomeCounts": {
+            "type": "object",
+            "properties": {
+                "black_wins": {
+                    "type": "integer",
+                    "example": 1000
+                },
+                "draws": {
+                    "type": "integer",
+                    "example": 500
+                },
+                "red_wins": {
+                    "type": "integer",
+                    "example": 900
+                },
+                "total": {
+                    "type": "integer",
+                    "example": 2400
+                }
+            }
+        },
+        "api.TeekoPositionCounts": {
+            "type": "object",
+            "properties": {
+                "drop_levels": {
+                    "description": "DropLevels[k]: positions with k pieces down.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.TeekoOutcomeCounts"
+                    }
+                },
+                "drop_phase": {
+                    "description": "DropPhase: positions with 0..7 pieces down, valued with the drop style.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.TeekoOutcomeCounts"
+                        }
+                    ]
+                },
+                "move_phase": {
+                    "description": "MovePhase: all eight pieces down, Black to move, Black without a\nconfiguration (the Red-to-move figures are the same, colours\nswapped); games already over included.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.TeekoOutcomeCounts"
+                        }
+                    ]
+                },
+                "move_phase_over": {
+                    "type": "integer",
+                    "example": 10000
+                }
+            }
+        },
+        "api.TeekoTablebase": {
+            "type": "object",
+            "properties": {
+                "drop_style": {
+                    "type": "string",
+                    "example": "standard"
+                },
+                "empty_board": {
+                    "description": "EmptyBoard is the value of the game from the start.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.TeekoValue"
+                        }
+                    ]
+                },
+                "file_bytes": {
+                    "type": "integer",
+                    "example": 3000000
+                },
+                "load_ms": {
+                    "type": "number",
+                    "example": 200
+                },
+                "longest_win_plies": {
+                    "description": "LongestWinPlies is the longest forced win (plies, counting the\nwinning move) over all move-phase positions.",
+                    "type": "integer",
+                    "example": 30
+                },
+                "positions": {
+                    "description": "Positions are counted one by one, not up to symmetry.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.TeekoPositionCounts"
+                        }
+                    ]
+                },
+                "rules": {
+                    "type": "string",
+                    "example": "standard"
+                }
+            }
+        },
+        "api.TeekoValue": {
+            "type": "object",
+            "properties": {
+                "outcome": {
+                    "type": "string",
+                    "enum": [
+                        "black_wins",
+                        "red_wins",
+                        "draw"
+                    ],
+                    "example": "black_wins"
+                },
+                "plies": {
+                    "type": "integer",
+                    "example": 5
                 }
             }
         },

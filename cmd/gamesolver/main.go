@@ -27,6 +27,8 @@ const usage = `gamesolver: exact analysis of Teeko, polyomino placement games an
 
 Usage:
   gamesolver serve [flags]      start the HTTP server (gamesolver serve -h lists the flags)
+  gamesolver teeko build [--data-dir DIR] [--rules R] [--force]
+                                build the Teeko tablebases with a progress bar
   gamesolver healthcheck [--url U]
                                 exit 0 when U (default http://127.0.0.1:8080/healthz) answers 200;
                                 for container health checks, where no curl exists
@@ -47,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		err = serve(rest, os.Getenv)
+	case "teeko":
+		err = teekoCommand(rest, stdout, stderr)
 	case "healthcheck":
 		err = healthcheck(rest, stdout)
 	case "version", "--version", "-v":

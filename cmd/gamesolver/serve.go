@@ -81,12 +81,16 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	readiness := service.NewReadiness(c)
 	catalogue := &service.Catalogue{}
 
+	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko")})
+	teeko.Start(ctx)
+	readiness.Add(teeko.Component)
+	catalogue.Register(service.TeekoInfo())
+
 	gin.SetMode(gin.ReleaseMode)
 	a.handler = api.New(api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins()}, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
-		Version: versionString(), StartedAt: time.Now(),
+		Version: versionString(), StartedAt: time.Now(), Teeko: teeko,
 	})
-	_ = ctx
 	return a, nil
 }
 

@@ -14,12 +14,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service/redistest"
+	"github.com/gamesolver/gamesolver/service/servicetest"
 )
 
 // startApp wires and serves a real server on a free loopback port.
 func startApp(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
-	args = append([]string{"--data-dir", t.TempDir()}, args...)
+	// The shared test data dir holds the Teeko tables, built once per run.
+	servicetest.Teeko(t)
+	args = append([]string{"--data-dir", servicetest.DataDir(t)}, args...)
 	cfg, err := parseConfig("serve", args, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +45,9 @@ func startApp(t *testing.T, env map[string]string, args ...string) string {
 		}
 		a.close()
 	})
-	return "http://" + ln.Addr().String()
+	base := "http://" + ln.Addr().String()
+	waitUntil(t, func() bool { code, _ := getReady(t, base); return code == 200 })
+	return base
 }
 
 type readyBody struct {
