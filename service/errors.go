@@ -12,14 +12,14 @@ type Kind int
 
 // Kinds of errors.
 const (
-	KindInternal   Kind = iota // a bug: 500
-	KindInvalid                // the request is wrong: 400 (or 422)
-	KindNotFound               // no such thing: 404
-	KindNotReady               // engine still starting: 503 + Retry-After
-	KindBusy                   // no solver slot free: 503 + Retry-After
-	KindRateLimited            // this client asks too often: 429 + Retry-After
-	KindConflict               // state does not allow it: 409
-	KindUnauthorized           // missing or wrong API key: 401
+	KindInternal     Kind = iota // a bug: 500
+	KindInvalid                  // the request is wrong: 400 (or 422)
+	KindNotFound                 // no such thing: 404
+	KindNotReady                 // engine still starting: 503 + Retry-After
+	KindBusy                     // no solver slot free: 503 + Retry-After
+	KindRateLimited              // this client asks too often: 429 + Retry-After
+	KindConflict                 // state does not allow it: 409
+	KindUnauthorized             // missing or wrong API key: 401
 )
 
 // FieldError names one field of a request and what is wrong with it.

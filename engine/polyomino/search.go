@@ -319,9 +319,23 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	}
 	f.ms = ms
 	insertionSort(ms)
-	for _, m := range ms {
+	for i, m := range ms {
 		v := uint32(m)
-		switch w.search1(g, L&^adj[v], 1-side, ply+1) {
+		child := L &^ adj[v]
+		// Twins: a move with the same sort key as an earlier one may lead
+		// to the same state (the placements of a region only one piece
+		// fits, say); such a state is known to be a win for the opponent.
+		twin := false
+		for j := i - 1; j >= 0 && ms[j]>>32 == m>>32; j-- {
+			if L&^adj[uint32(ms[j])] == child {
+				twin = true
+				break
+			}
+		}
+		if twin {
+			continue
+		}
+		switch w.search1(g, child, 1-side, ply+1) {
 		case resAbort:
 			return resAbort
 		case resLoss:
