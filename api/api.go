@@ -34,6 +34,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
 // Config is what the HTTP layer needs from the server configuration.
@@ -57,6 +58,8 @@ type Deps struct {
 	StartedAt time.Time
 	// Teeko answers the Teeko routes.
 	Teeko *service.Teeko
+	// Jobs runs long computations.
+	Jobs *jobs.Manager
 }
 
 // New builds the router with every middleware and route.
@@ -93,6 +96,12 @@ func New(cfg Config, d Deps) *gin.Engine {
 
 	v1 := r.Group("/v1")
 	v1.GET("/games", h.games)
+	if d.Jobs != nil {
+		v1.POST("/jobs", h.createJob)
+		v1.GET("/jobs/:id", h.getJob)
+		v1.DELETE("/jobs/:id", h.cancelJob)
+		v1.GET("/jobs/:id/events", h.jobEvents)
+	}
 	if d.Teeko != nil {
 		v1.POST("/teeko/analyze", h.teekoAnalyze)
 		v1.POST("/teeko/annotate", h.teekoAnnotate)

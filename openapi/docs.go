@@ -143,6 +143,193 @@ const docTemplate = `{
                 }
             }
         },
+        "/v1/jobs": {
+            "post": {
+                "security": [
+                    {
+                        "APIKey": []
+                    }
+                ],
+                "description": "Queues a job of the given type; ` + "`" + `request` + "`" + ` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "jobs"
+                ],
+                "summary": "Start a long computation",
+                "parameters": [
+                    {
+                        "description": "job type and request",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.JobRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "202": {
+                        "description": "Accepted",
+                        "schema": {
+                            "$ref": "#/definitions/api.JobCreated"
+                        },
+                        "headers": {
+                            "Location": {
+                                "type": "string",
+                                "description": "/v1/jobs/{id}"
+                            }
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "401": {
+                        "description": "API key required",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "Service Unavailable",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
+        "/v1/jobs/{id}": {
+            "get": {
+                "security": [
+                    {
+                        "APIKey": []
+                    }
+                ],
+                "description": "Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result in the same shape as the synchronous answer.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "jobs"
+                ],
+                "summary": "A job's state",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "job id",
+                        "name": "id",
+                        "in": "path",
+                        "required": true
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.Job"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            },
+            "delete": {
+                "security": [
+                    {
+                        "APIKey": []
+                    }
+                ],
+                "description": "Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409.",
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "jobs"
+                ],
+                "summary": "Cancel a job",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "job id",
+                        "name": "id",
+                        "in": "path",
+                        "required": true
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.Job"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "409": {
+                        "description": "job already finished",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
+        "/v1/jobs/{id}/events": {
+            "get": {
+                "security": [
+                    {
+                        "APIKey": []
+                    }
+                ],
+                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream.",
+                "produces": [
+                    "text/event-stream"
+                ],
+                "tags": [
+                    "jobs"
+                ],
+                "summary": "Stream a job's progress",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "job id",
+                        "name": "id",
+                        "in": "path",
+                        "required": true
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "a stream of events whose data is a Job",
+                        "schema": {
+                            "$ref": "#/definitions/api.Job"
+                        }
+                    },
+                    "404": {
+                        "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
         "/v1/teeko/analyze": {
             "post": {
                 "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board.\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
@@ -337,6 +524,111 @@ const docTemplate = `{
                 "version": {
                     "type": "string",
                     "example": "v0.1.0"
+                }
+            }
+        },
+        "api.Job": {
+            "type": "object",
+            "properties": {
+                "created": {
+                    "type": "string"
+                },
+                "error": {
+                    "description": "Error, when failed, says why.",
+                    "type": "string",
+                    "example": ""
+                },
+                "finished": {
+                    "type": "string"
+                },
+                "href": {
+                    "type": "string",
+                    "example": "/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"
+                },
+                "id": {
+                    "type": "string",
+                    "example": "o2iWq1Zx3mJ8b9Qk7tV0aA"
+                },
+                "progress": {
+                    "$ref": "#/definitions/api.JobProgress"
+                },
+                "result": {
+                    "description": "Result, when done, has the shape of the synchronous endpoint's answer.",
+                    "type": "object"
+                },
+                "started": {
+                    "type": "string"
+                },
+                "status": {
+                    "type": "string",
+                    "enum": [
+                        "queued",
+                        "running",
+                        "done",
+                        "failed",
+                        "canceled"
+                    ],
+                    "example": "running"
+                },
+                "type": {
+                    "type": "string",
+                    "example": "polyomino.tilings"
+                }
+            }
+        },
+        "api.JobCreated": {
+            "type": "object",
+            "properties": {
+                "href": {
+                    "type": "string",
+                    "example": "/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"
+                },
+                "id": {
+                    "type": "string",
+                    "example": "o2iWq1Zx3mJ8b9Qk7tV0aA"
+                },
+                "status": {
+                    "type": "string",
+                    "example": "queued"
+                }
+            }
+        },
+        "api.JobProgress": {
+            "type": "object",
+            "properties": {
+                "done": {
+                    "type": "integer",
+                    "example": 3
+                },
+                "elapsed_ms": {
+                    "type": "integer",
+                    "example": 4200
+                },
+                "estimate_ms": {
+                    "type": "integer",
+                    "example": 12600
+                },
+                "nodes": {
+                    "type": "integer",
+                    "example": 123456789
+                },
+                "total": {
+                    "type": "integer",
+                    "example": 12
+                }
+            }
+        },
+        "api.JobRequest": {
+            "type": "object",
+            "properties": {
+                "request": {
+                    "description": "Request is the body the synchronous endpoint of that type takes.",
+                    "type": "object"
+                },
+                "type": {
+                    "description": "Type of job: polyomino.analyze or polyomino.tilings.",
+                    "type": "string",
+                    "example": "polyomino.tilings"
                 }
             }
         },

@@ -31,6 +31,9 @@ type config struct {
 	CacheTTL      time.Duration
 	RedisTimeout  time.Duration
 	ShutdownGrace time.Duration
+	Worker        bool
+	WorkerSlots   int
+	WorkerName    string
 }
 
 // flagHelp is returned after -h printed the usage.
@@ -61,6 +64,9 @@ func (c *config) settings() []setting {
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
 		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM", value: (*durationValue)(&c.ShutdownGrace)},
+		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
+		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
+		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 	}
 }
 
@@ -80,6 +86,8 @@ func defaultConfig() config {
 		CacheTTL:      7 * 24 * time.Hour,
 		RedisTimeout:  20 * time.Millisecond,
 		ShutdownGrace: 20 * time.Second,
+		Worker:        true,
+		WorkerSlots:   1,
 	}
 }
 
@@ -114,6 +122,9 @@ func (c *config) validate() error {
 	}
 	if c.SolverSlots < 1 {
 		errs = append(errs, "solver-slots must be at least 1")
+	}
+	if c.WorkerSlots < 1 {
+		errs = append(errs, "worker-slots must be at least 1")
 	}
 	if c.SolverQueue < 0 {
 		errs = append(errs, "solver-queue must not be negative")
@@ -192,6 +203,19 @@ func (v *durationValue) Set(s string) error {
 	return nil
 }
 func (v *durationValue) String() string { return time.Duration(*v).String() }
+
+type boolValue bool
+
+func (v *boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("expected true or false")
+	}
+	*v = boolValue(b)
+	return nil
+}
+func (v *boolValue) String() string   { return strconv.FormatBool(bool(*v)) }
+func (v *boolValue) IsBoolFlag() bool { return true }
 
 type bytesValue int64
 

@@ -32,6 +32,7 @@ Usage:
   gamesolver healthcheck [--url U]
                                 exit 0 when U (default http://127.0.0.1:8080/healthz) answers 200;
                                 for container health checks, where no curl exists
+  gamesolver worker [flags]     run a job worker against REDIS_URL (same flags as serve)
   gamesolver version            print the version
 `
 
@@ -49,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		err = serve(rest, os.Getenv)
+	case "worker":
+		err = worker(rest, os.Getenv)
 	case "teeko":
 		err = teekoCommand(rest, stdout, stderr)
 	case "healthcheck":

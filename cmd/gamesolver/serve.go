@@ -20,6 +20,7 @@ import (
 	"github.com/gamesolver/gamesolver/api"
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
 // app is a wired server: everything serve starts and stops.
@@ -28,6 +29,7 @@ type app struct {
 	log     *zap.Logger
 	handler http.Handler
 	cache   cache.Cache
+	jobs    *jobs.Manager
 	closers []func()
 }
 
@@ -78,6 +80,13 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	a.cache = c
 	a.closers = append(a.closers, func() { _ = c.Close() })
 
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log)
+	if err != nil {
+		return nil, err
+	}
+	a.jobs = jm
+	a.closers = append(a.closers, closeJobs)
+
 	readiness := service.NewReadiness(c)
 	catalogue := &service.Catalogue{}
 
@@ -89,7 +98,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	gin.SetMode(gin.ReleaseMode)
 	a.handler = api.New(api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins()}, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
-		Version: versionString(), StartedAt: time.Now(), Teeko: teeko,
+		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Jobs: jm,
 	})
 	return a, nil
 }
@@ -135,6 +144,20 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	a.log.Info("serving", zap.String("addr", ln.Addr().String()))
+	// The in-process worker stops with ctx and hands its running units
+	// back to the queue before serve returns.
+	workerDone := make(chan struct{})
+	if a.cfg.Worker {
+		go func() {
+			defer close(workerDone)
+			if err := a.jobs.RunWorker(ctx, workerName(a.cfg), a.cfg.WorkerSlots); err != nil && ctx.Err() == nil {
+				a.log.Error("job worker stopped", zap.Error(err))
+			}
+		}()
+	} else {
+		close(workerDone)
+	}
+	defer func() { <-workerDone }()
 	select {
 	case err := <-errc:
 		return err

@@ -1,0 +1,234 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+// JobRequest asks for a long computation.
+type JobRequest struct {
+	// Type of job: polyomino.analyze or polyomino.tilings.
+	Type string `json:"type" example:"polyomino.tilings"`
+	// Request is the body the synchronous endpoint of that type takes.
+	Request json.RawMessage `json:"request" swaggertype:"object"`
+}
+
+// JobCreated is the answer to a submitted job.
+type JobCreated struct {
+	ID     string `json:"id" example:"o2iWq1Zx3mJ8b9Qk7tV0aA"`
+	Status string `json:"status" example:"queued"`
+	Href   string `json:"href" example:"/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"`
+}
+
+// JobProgress counts measured work: units done of the total, nodes
+// searched, elapsed time and, once a unit has finished, the estimated time
+// left at the rate measured so far.
+type JobProgress struct {
+	Done       int    `json:"done" example:"3"`
+	Total      int    `json:"total" example:"12"`
+	Nodes      int64  `json:"nodes" example:"123456789"`
+	ElapsedMs  int64  `json:"elapsed_ms" example:"4200"`
+	EstimateMs *int64 `json:"estimate_ms" example:"12600"`
+}
+
+// Job is the state of a job.
+type Job struct {
+	ID       string      `json:"id" example:"o2iWq1Zx3mJ8b9Qk7tV0aA"`
+	Type     string      `json:"type" example:"polyomino.tilings"`
+	Status   string      `json:"status" enums:"queued,running,done,failed,canceled" example:"running"`
+	Href     string      `json:"href" example:"/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"`
+	Created  time.Time   `json:"created"`
+	Started  *time.Time  `json:"started,omitempty"`
+	Finished *time.Time  `json:"finished,omitempty"`
+	Progress JobProgress `json:"progress"`
+	// Result, when done, has the shape of the synchronous endpoint's answer.
+	Result any `json:"result,omitempty" swaggertype:"object"`
+	// Error, when failed, says why.
+	Error string `json:"error,omitempty" example:""`
+}
+
+func jobHref(id string) string { return "/v1/jobs/" + id }
+
+func toJob(j jobs.Job, convert func(json.RawMessage) (any, error)) (Job, error) {
+	out := Job{
+		ID: j.ID, Type: j.Type, Status: string(j.Status), Href: jobHref(j.ID), Created: j.Created,
+		Progress: JobProgress{Done: j.Progress.Done, Total: j.Progress.Total, Nodes: j.Progress.Nodes,
+			ElapsedMs: j.Progress.ElapsedMS, EstimateMs: j.Progress.EstimateMS},
+		Error: j.Error,
+	}
+	if !j.Started.IsZero() {
+		out.Started = &j.Started
+	}
+	if !j.Finished.IsZero() {
+		out.Finished = &j.Finished
+	}
+	if len(j.Result) > 0 {
+		if convert == nil {
+			out.Result = j.Result
+		} else {
+			r, err := convert(j.Result)
+			if err != nil {
+				return out, err
+			}
+			out.Result = r
+		}
+	}
+	return out, nil
+}
+
+// jobResultConverters turn a job type's stored result into the wire shape
+// of its synchronous endpoint.
+var jobResultConverters = map[string]func(json.RawMessage) (any, error){}
+
+func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultConverters[j.Type]) }
+
+// createJob godoc
+//
+//	@Summary		Start a long computation
+//	@Description	Queues a job of the given type; `request` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory.
+//	@Tags			jobs
+//	@Accept			json
+//	@Produce		json
+//	@Param			request	body		JobRequest	true	"job type and request"
+//	@Success		202		{object}	JobCreated
+//	@Header			202		{string}	Location	"/v1/jobs/{id}"
+//	@Failure		400		{object}	Problem
+//	@Failure		401		{object}	Problem	"API key required"
+//	@Failure		503		{object}	Problem
+//	@Security		APIKey
+//	@Router			/v1/jobs [post]
+func (h *handlers) createJob(c *gin.Context) {
+	var req JobRequest
+	if !decodeJSON(c, &req) {
+		return
+	}
+	if req.Type == "" {
+		fail(c, service.Invalid("type", nil, "type is required: one of %v", h.deps.Jobs.Types()))
+		return
+	}
+	if len(req.Request) == 0 || string(req.Request) == "null" {
+		req.Request = json.RawMessage("{}")
+	}
+	j, err := h.deps.Jobs.Submit(c.Request.Context(), req.Type, req.Request)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("Location", jobHref(j.ID))
+	c.JSON(http.StatusAccepted, JobCreated{ID: j.ID, Status: string(j.Status), Href: jobHref(j.ID)})
+}
+
+// getJob godoc
+//
+//	@Summary		A job's state
+//	@Description	Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result in the same shape as the synchronous answer.
+//	@Tags			jobs
+//	@Produce		json
+//	@Param			id	path		string	true	"job id"
+//	@Success		200	{object}	Job
+//	@Failure		404	{object}	Problem
+//	@Security		APIKey
+//	@Router			/v1/jobs/{id} [get]
+func (h *handlers) getJob(c *gin.Context) {
+	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	view, err := h.jobView(j)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, view)
+}
+
+// cancelJob godoc
+//
+//	@Summary		Cancel a job
+//	@Description	Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409.
+//	@Tags			jobs
+//	@Produce		json
+//	@Param			id	path		string	true	"job id"
+//	@Success		200	{object}	Job
+//	@Failure		404	{object}	Problem
+//	@Failure		409	{object}	Problem	"job already finished"
+//	@Security		APIKey
+//	@Router			/v1/jobs/{id} [delete]
+func (h *handlers) cancelJob(c *gin.Context) {
+	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	view, err := h.jobView(j)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, view)
+}
+
+// jobEvents godoc
+//
+//	@Summary		Stream a job's progress
+//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream.
+//	@Tags			jobs
+//	@Produce		text/event-stream
+//	@Param			id	path		string	true	"job id"
+//	@Success		200	{object}	Job	"a stream of events whose data is a Job"
+//	@Failure		404	{object}	Problem
+//	@Security		APIKey
+//	@Router			/v1/jobs/{id}/events [get]
+func (h *handlers) jobEvents(c *gin.Context) {
+	ctx := c.Request.Context()
+	updates, err := h.deps.Jobs.Watch(ctx, c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	// The stream lives as long as the job; no write deadline applies.
+	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
+	c.Header("Content-Type", "text/event-stream")
+	c.Header("Cache-Control", "no-store")
+	c.Header("X-Accel-Buffering", "no")
+	c.Status(http.StatusOK)
+	keepAlive := time.NewTicker(15 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-keepAlive.C:
+			if _, err := c.Writer.WriteString(": keep-alive\n\n"); err != nil {
+				return
+			}
+			c.Writer.Flush()
+		case j, ok := <-updates:
+			if !ok {
+				return
+			}
+			view, err := h.jobView(j)
+			if err != nil {
+				logger(c).Error("job event", zap.Error(err))
+				return
+			}
+			event := "progress"
+			if j.Status.Final() {
+				event = string(j.Status)
+			}
+			c.SSEvent(event, view)
+			c.Writer.Flush()
+			if j.Status.Final() {
+				return
+			}
+		}
+	}
+}

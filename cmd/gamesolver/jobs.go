@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+// jobKinds are the job types every process knows.
+func jobKinds(kinds ...service.JobKind) []jobs.Kind {
+	out := make([]jobs.Kind, len(kinds))
+	for i, k := range kinds {
+		out[i] = k
+	}
+	return out
+}
+
+// newJobs builds the job manager: on Redis (its own client, with timeouts
+// fit for submitting a whole job in one transaction) when REDIS_URL is set,
+// in process with a journal in the data directory otherwise.
+func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger) (*jobs.Manager, func(), error) {
+	var store jobs.Store
+	closeStore := func() {}
+	if cfg.RedisURL != "" {
+		opt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
+		client := redis.NewClient(opt)
+		store = jobs.NewRedisStore(client)
+		closeStore = func() { _ = client.Close() }
+	} else {
+		ms, err := jobs.NewMemoryStore(filepath.Join(cfg.DataDir, "jobs"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("job journal: %w", err)
+		}
+		store = ms
+	}
+	jm, err := jobs.NewManager(store, jobKinds(), jobs.Options{
+		Logger:  log.Named("jobs"),
+		Metrics: jobs.NewMetrics(reg, m.Jobs),
+	})
+	if err != nil {
+		closeStore()
+		return nil, nil, err
+	}
+	return jm, closeStore, nil
+}
+
+func workerName(cfg config) string {
+	if cfg.WorkerName != "" {
+		return cfg.WorkerName
+	}
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+// worker runs `gamesolver worker`: a job worker without an HTTP server, for
+// other machines sharing the same Redis.
+func worker(args []string, getenv func(string) string) error {
+	cfg, err := parseConfig("worker", args, getenv)
+	if err != nil {
+		if errors.Is(err, flagHelp) {
+			return nil
+		}
+		return err
+	}
+	if cfg.RedisURL == "" {
+		return errors.New("worker needs REDIS_URL: without Redis the server runs its jobs in process")
+	}
+	log, err := newLogger(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	reg := prometheus.NewRegistry()
+	jm, closeJobs, err := newJobs(cfg, service.NewMetrics(reg), reg, log)
+	if err != nil {
+		return err
+	}
+	defer closeJobs()
+	name := workerName(cfg)
+	log.Info("worker starting", zap.String("name", name), zap.Int("slots", cfg.WorkerSlots), zap.Strings("types", jm.Types()), zap.Any("config", cfg.effective()))
+	err = jm.RunWorker(ctx, name, cfg.WorkerSlots)
+	log.Info("worker stopped; running units were handed back")
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
