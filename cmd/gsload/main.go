@@ -1,0 +1,237 @@
+// Command gsload drives a running gamesolver server with a mix of requests
+// and reports throughput and latency percentiles. With --baseline it first
+// measures a bare gin handler served from this process, so that the figures
+// for the server can be read as a ratio measured in the same run.
+//
+//	gsload --url http://127.0.0.1:8080 --scenario teeko --duration 10s --concurrency 16 --baseline
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gamesolver/gamesolver/engine/teeko"
+)
+
+// request is one prepared request.
+type request struct {
+	name, method, path string
+	body               []byte
+}
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:8080", "server base URL")
+	scenario := flag.String("scenario", "teeko", "teeko (analyze random positions), healthz, or mix:NAME=WEIGHT,... of teeko, annotate, healthz, games")
+	duration := flag.Duration("duration", 10*time.Second, "how long to drive each target")
+	concurrency := flag.Int("concurrency", 16, "requests in flight")
+	baseline := flag.Bool("baseline", false, "also measure a bare gin handler in this process, first")
+	seed := flag.Uint64("seed", 1, "random seed for the positions")
+	flag.Parse()
+
+	reqs, err := prepare(*scenario, *seed)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gsload:", err)
+		os.Exit(2)
+	}
+	if *baseline {
+		base, stop := bareGin()
+		r := drive(base, []request{{name: "bare", method: "GET", path: "/bare"}}, *duration, *concurrency)
+		stop()
+		r.print("bare gin handler (baseline)")
+		s := drive(*url, reqs, *duration, *concurrency)
+		s.print("gamesolver " + *scenario)
+		fmt.Printf("ratio: gamesolver throughput is %.2f of the bare handler's; p99 %.1fx\n",
+			s.rate()/r.rate(), float64(s.pct(0.99))/float64(max(r.pct(0.99), 1)))
+		return
+	}
+	drive(*url, reqs, *duration, *concurrency).print("gamesolver " + *scenario)
+}
+
+// prepare builds the requests of a scenario; a mix repeats each kind by
+// its weight.
+func prepare(scenario string, seed uint64) ([]request, error) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	kinds := map[string]int{}
+	switch {
+	case strings.HasPrefix(scenario, "mix:"):
+		for _, part := range strings.Split(strings.TrimPrefix(scenario, "mix:"), ",") {
+			var name string
+			var w int
+			if _, err := fmt.Sscanf(strings.Replace(part, "=", " ", 1), "%s %d", &name, &w); err != nil {
+				return nil, fmt.Errorf("mix part %q: expected name=weight", part)
+			}
+			kinds[name] = w
+		}
+	default:
+		kinds[scenario] = 1
+	}
+	var out []request
+	for name, w := range kinds {
+		for i := 0; i < 200*w; i++ {
+			r, err := makeRequest(name, rng)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out, nil
+}
+
+func makeRequest(name string, rng *rand.Rand) (request, error) {
+	switch name {
+	case "teeko":
+		rules := teeko.AllRules()[rng.IntN(2)]
+		moves := randomGame(rng, rules, rng.IntN(24))
+		style := teeko.AllDropStyles()[rng.IntN(8)].String()
+		return request{name: name, method: "POST", path: "/v1/teeko/analyze",
+			body: []byte(fmt.Sprintf(`{"rules":%q,"drop_style":%q,"moves":[%s]}`, rules.String(), style, quoteAll(moves)))}, nil
+	case "annotate":
+		moves := randomGame(rng, teeko.Standard, 8+rng.IntN(16))
+		return request{name: name, method: "POST", path: "/v1/teeko/annotate",
+			body: []byte(fmt.Sprintf(`{"moves":[%s]}`, quoteAll(moves)))}, nil
+	case "healthz":
+		return request{name: name, method: "GET", path: "/healthz"}, nil
+	case "games":
+		return request{name: name, method: "GET", path: "/v1/games"}, nil
+	}
+	return request{}, fmt.Errorf("unknown request kind %q", name)
+}
+
+// randomGame plays up to n random legal moves from the empty board under
+// the given rules, stopping when the game is over.
+func randomGame(rng *rand.Rand, rules teeko.Rules, n int) []string {
+	pos := teeko.Start(rules)
+	var moves []string
+	for len(moves) < n {
+		if _, over := pos.Over(); over {
+			break
+		}
+		legal := pos.LegalMoves()
+		m := legal[rng.IntN(len(legal))]
+		next, err := pos.Play(m)
+		if err != nil {
+			break
+		}
+		pos = next
+		moves = append(moves, m.String())
+	}
+	return moves
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ",")
+}
+
+// result collects latencies and statuses.
+type result struct {
+	elapsed   time.Duration
+	latencies []time.Duration
+	statuses  map[int]int
+	errors    int
+}
+
+func (r *result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
+
+func (r *result) pct(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	return r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))]
+}
+
+func (r *result) print(title string) {
+	codes := make([]int, 0, len(r.statuses))
+	for c := range r.statuses {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	var parts []string
+	for _, c := range codes {
+		parts = append(parts, fmt.Sprintf("%d x%d", c, r.statuses[c]))
+	}
+	fmt.Printf("%s: %d requests in %v = %.0f req/s; statuses %s; transport errors %d\n",
+		title, len(r.latencies), r.elapsed.Round(time.Millisecond), r.rate(), strings.Join(parts, ", "), r.errors)
+	fmt.Printf("  latency p50 %v  p90 %v  p99 %v  max %v\n", r.pct(0.5), r.pct(0.9), r.pct(0.99), r.pct(1))
+}
+
+// drive sends requests from concurrency goroutines for d (closed loop).
+func drive(base string, reqs []request, d time.Duration, concurrency int) *result {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency, MaxConnsPerHost: concurrency}, Timeout: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var mu sync.Mutex
+	res := &result{statuses: map[int]int{}}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < concurrency; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var lat []time.Duration
+			statuses := map[int]int{}
+			errs := 0
+			for i := w; ctx.Err() == nil; i += concurrency {
+				rq := reqs[i%len(reqs)]
+				req, _ := http.NewRequest(rq.method, base+rq.path, bytes.NewReader(rq.body))
+				if rq.body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				t := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					errs++
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				lat = append(lat, time.Since(t))
+				statuses[resp.StatusCode]++
+			}
+			mu.Lock()
+			res.latencies = append(res.latencies, lat...)
+			for c, n := range statuses {
+				res.statuses[c] += n
+			}
+			res.errors += errs
+			mu.Unlock()
+		}(w)
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	slices.Sort(res.latencies)
+	return res
+}
+
+// bareGin serves one trivial JSON handler on a loopback port.
+func bareGin() (string, func()) {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.GET("/bare", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	srv := &http.Server{Handler: r}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }
+}
