@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// benchMoves is a 3-ply suite position that is lost for the player to
-// move (every move must be refuted): a steady mix of all the search's work.
-const benchMoves = "V:f3,f4,d5,e5,f5 F:d2,d3,e3,c4,d4 L:g5,d6,e6,f6,g6"
+// benchMoves is a 2-ply position (a win for the player to move, about 15
+// million nodes): a steady mix of all the search's work.
+const benchMoves = "X:d4,c5,d5,e5,d6 I:a1,a2,a3,a4,a5"
 
 func benchSolve(b *testing.B, moves []string, workers int) {
 	cfg, _ := Preset("pentominoes")
@@ -16,7 +16,7 @@ func benchSolve(b *testing.B, moves []string, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tt := NewTable(256)
+	tt := NewTable(512)
 	var nodes int64
 	b.ResetTimer()
 	for range b.N {
@@ -59,6 +59,7 @@ func benchSuite(b *testing.B, depth int) {
 		}
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
 
 // BenchmarkHeuristicMove times one decision of the heuristic player on the

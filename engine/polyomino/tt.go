@@ -57,9 +57,7 @@ func (t *Table) Entries() int { return len(t.words) / 2 }
 
 // Clear empties the table (not concurrently with a search).
 func (t *Table) Clear() {
-	for i := range t.words {
-		t.words[i].Store(0)
-	}
+	clear(t.words)
 }
 
 func (t *Table) nextGeneration() { t.gen.Add(1) }
