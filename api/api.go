@@ -58,6 +58,8 @@ type Deps struct {
 	StartedAt time.Time
 	// Teeko answers the Teeko routes.
 	Teeko *service.Teeko
+	// Tilings answers the tiling puzzles.
+	Tilings *service.Tilings
 	// Jobs runs long computations.
 	Jobs *jobs.Manager
 }
@@ -101,6 +103,9 @@ func New(cfg Config, d Deps) *gin.Engine {
 		v1.GET("/jobs/:id", h.getJob)
 		v1.DELETE("/jobs/:id", h.cancelJob)
 		v1.GET("/jobs/:id/events", h.jobEvents)
+	}
+	if d.Tilings != nil {
+		v1.POST("/polyomino/tilings", h.tilings)
 	}
 	if d.Teeko != nil {
 		v1.POST("/teeko/analyze", h.teekoAnalyze)

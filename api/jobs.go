@@ -83,11 +83,17 @@ func toJob(j jobs.Job, convert func(json.RawMessage) (any, error)) (Job, error) 
 	return out, nil
 }
 
-// jobResultConverters turn a job type's stored result into the wire shape
+// jobResultConverter turns a job type's stored result into the wire shape
 // of its synchronous endpoint.
-var jobResultConverters = map[string]func(json.RawMessage) (any, error){}
+func jobResultConverter(typ string) func(json.RawMessage) (any, error) {
+	switch typ {
+	case "polyomino.tilings":
+		return tilingsJobResult
+	}
+	return nil
+}
 
-func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultConverters[j.Type]) }
+func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultConverter(j.Type)) }
 
 // createJob godoc
 //

@@ -330,6 +330,52 @@ const docTemplate = `{
                 }
             }
         },
+        "/v1/polyomino/tilings": {
+            "post": {
+                "description": "Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless ` + "`" + `multiset` + "`" + `), in total (` + "`" + `count_all` + "`" + `) and distinct up to the symmetries of the region (` + "`" + `count` + "`" + `), and lists up to ` + "`" + `limit` + "`" + ` of them. A search that runs out of budget answers with ` + "`" + `complete: false` + "`" + ` and the counts so far; use POST /v1/jobs with type ` + "`" + `polyomino.tilings` + "`" + ` for long counts. Solutions are printed with the piece letters (hexominoes: see the piece sets in /v1/games).",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "polyomino"
+                ],
+                "summary": "Count and list tilings",
+                "parameters": [
+                    {
+                        "description": "the puzzle",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.TilingsRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.TilingsResponse"
+                        }
+                    },
+                    "400": {
+                        "description": "bad region, unknown piece, area mismatch",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "every solver slot busy",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
         "/v1/teeko/analyze": {
             "post": {
                 "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board.\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
@@ -1163,6 +1209,145 @@ const docTemplate = `{
                 "plies": {
                     "type": "integer",
                     "example": 5
+                }
+            }
+        },
+        "api.TilingsRequest": {
+            "type": "object",
+            "properties": {
+                "allow_leftover": {
+                    "description": "AllowLeftover lets the pieces cover fewer cells than are open.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "blocked": {
+                    "description": "Blocked cells by name: column letter from a (left), row number from\n1 (top), e.g. \"d4\".",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        ""
+                    ]
+                },
+                "board": {
+                    "description": "Board rows instead of width/height/blocked: '.' open, '#' blocked.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "budget_ms": {
+                    "description": "BudgetMs bounds the search (server default when 0, capped by the\nserver); complete is false when it runs out.",
+                    "type": "integer",
+                    "example": 2000
+                },
+                "every_tiling": {
+                    "description": "EveryTiling lists every tiling (symmetric images included) instead\nof one per class.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "height": {
+                    "type": "integer",
+                    "example": 6
+                },
+                "limit": {
+                    "description": "Limit: how many solutions to list (0..1000).",
+                    "type": "integer",
+                    "example": 5
+                },
+                "multiset": {
+                    "description": "Multiset allows a piece to be listed more than once.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "order": {
+                    "description": "Order fixes the piece order (4, 5 or 6) when names are ambiguous.",
+                    "type": "integer",
+                    "example": 5
+                },
+                "pieces": {
+                    "description": "Pieces: names concatenated or comma separated (\"FILNPTUVWXYZ\",\n\"H01,H02\"), or a whole set (\"tetrominoes\", \"pentominoes\",\n\"hexominoes\"); default the twelve pentominoes.",
+                    "type": "string",
+                    "example": "FILNPTUVWXYZ"
+                },
+                "width": {
+                    "type": "integer",
+                    "example": 10
+                }
+            }
+        },
+        "api.TilingsResponse": {
+            "type": "object",
+            "properties": {
+                "complete": {
+                    "description": "Complete is false when the budget stopped the search; the counts\nare then those found so far.",
+                    "type": "boolean",
+                    "example": true
+                },
+                "count": {
+                    "description": "Count: tilings distinct up to the symmetries of the region.",
+                    "type": "integer",
+                    "example": 2339
+                },
+                "count_all": {
+                    "description": "CountAll: every tiling.",
+                    "type": "integer",
+                    "example": 9356
+                },
+                "pieces": {
+                    "type": "string",
+                    "example": "FILNPTUVWXYZ"
+                },
+                "placements": {
+                    "description": "Placements: the same tilings piece by piece in move notation.",
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "items": {
+                            "type": "string"
+                        }
+                    }
+                },
+                "region": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "..........",
+                        "..........",
+                        "..........",
+                        "..........",
+                        "..........",
+                        ".........."
+                    ]
+                },
+                "solutions": {
+                    "description": "Solutions: up to limit tilings, rows top first, each cell the letter\nof its piece ('#' blocked, '.' uncovered).",
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "items": {
+                            "type": "string"
+                        }
+                    }
+                },
+                "source": {
+                    "type": "string",
+                    "enum": [
+                        "search",
+                        "cache"
+                    ],
+                    "example": "search"
+                },
+                "stats": {
+                    "$ref": "#/definitions/api.Stats"
+                },
+                "symmetries": {
+                    "description": "Symmetries of the region (1, 2, 4 or 8).",
+                    "type": "integer",
+                    "example": 4
                 }
             }
         },

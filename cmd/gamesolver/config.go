@@ -15,25 +15,26 @@ import (
 // environment variable; a flag given on the command line wins over the
 // environment, which wins over the default.
 type config struct {
-	Addr          string
-	DataDir       string
-	RedisURL      string
-	LogLevel      string
-	LogFormat     string
-	MaxBodyBytes  int64
-	DefaultBudget time.Duration
-	MaxBudget     time.Duration
-	SolverSlots   int
-	SolverQueue   int
-	QueueWait     time.Duration
-	CORSOrigins   string
-	CacheBytes    int64
-	CacheTTL      time.Duration
-	RedisTimeout  time.Duration
-	ShutdownGrace time.Duration
-	Worker        bool
-	WorkerSlots   int
-	WorkerName    string
+	Addr           string
+	DataDir        string
+	RedisURL       string
+	LogLevel       string
+	LogFormat      string
+	MaxBodyBytes   int64
+	DefaultBudget  time.Duration
+	MaxBudget      time.Duration
+	SolverSlots    int
+	SolverQueue    int
+	QueueWait      time.Duration
+	CORSOrigins    string
+	CacheBytes     int64
+	CacheTTL       time.Duration
+	RedisTimeout   time.Duration
+	ShutdownGrace  time.Duration
+	Worker         bool
+	MaxJobDuration time.Duration
+	WorkerSlots    int
+	WorkerName     string
 }
 
 // flagHelp is returned after -h printed the usage.
@@ -65,6 +66,7 @@ func (c *config) settings() []setting {
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
 		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM", value: (*durationValue)(&c.ShutdownGrace)},
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
+		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 	}
@@ -72,22 +74,23 @@ func (c *config) settings() []setting {
 
 func defaultConfig() config {
 	return config{
-		Addr:          ":8080",
-		DataDir:       "./data",
-		LogLevel:      "info",
-		LogFormat:     "json",
-		MaxBodyBytes:  64 << 10,
-		DefaultBudget: 2 * time.Second,
-		MaxBudget:     30 * time.Second,
-		SolverSlots:   runtime.NumCPU(),
-		SolverQueue:   4 * runtime.NumCPU(),
-		QueueWait:     2 * time.Second,
-		CacheBytes:    256 << 20,
-		CacheTTL:      7 * 24 * time.Hour,
-		RedisTimeout:  20 * time.Millisecond,
-		ShutdownGrace: 20 * time.Second,
-		Worker:        true,
-		WorkerSlots:   1,
+		Addr:           ":8080",
+		DataDir:        "./data",
+		LogLevel:       "info",
+		LogFormat:      "json",
+		MaxBodyBytes:   64 << 10,
+		DefaultBudget:  2 * time.Second,
+		MaxBudget:      30 * time.Second,
+		SolverSlots:    runtime.NumCPU(),
+		SolverQueue:    4 * runtime.NumCPU(),
+		QueueWait:      2 * time.Second,
+		CacheBytes:     256 << 20,
+		CacheTTL:       7 * 24 * time.Hour,
+		RedisTimeout:   20 * time.Millisecond,
+		ShutdownGrace:  20 * time.Second,
+		Worker:         true,
+		MaxJobDuration: time.Hour,
+		WorkerSlots:    1,
 	}
 }
 

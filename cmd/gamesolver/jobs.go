@@ -15,11 +15,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
 // jobKinds are the job types every process knows.
-func jobKinds(kinds ...service.JobKind) []jobs.Kind {
+func jobKinds(cfg config, s *service.Searcher) []jobs.Kind {
+	kinds := []service.JobKind{
+		service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: cfg.MaxJobDuration},
+	}
 	out := make([]jobs.Kind, len(kinds))
 	for i, k := range kinds {
 		out[i] = k
@@ -30,7 +34,7 @@ func jobKinds(kinds ...service.JobKind) []jobs.Kind {
 // newJobs builds the job manager: on Redis (its own client, with timeouts
 // fit for submitting a whole job in one transaction) when REDIS_URL is set,
 // in process with a journal in the data directory otherwise.
-func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger) (*jobs.Manager, func(), error) {
+func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger, kinds ...jobs.Kind) (*jobs.Manager, func(), error) {
 	var store jobs.Store
 	closeStore := func() {}
 	if cfg.RedisURL != "" {
@@ -49,7 +53,7 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		}
 		store = ms
 	}
-	jm, err := jobs.NewManager(store, jobKinds(), jobs.Options{
+	jm, err := jobs.NewManager(store, kinds, jobs.Options{
 		Logger:  log.Named("jobs"),
 		Metrics: jobs.NewMetrics(reg, m.Jobs),
 	})
@@ -89,7 +93,14 @@ func worker(args []string, getenv func(string) string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	reg := prometheus.NewRegistry()
-	jm, closeJobs, err := newJobs(cfg, service.NewMetrics(reg), reg, log)
+	metrics := service.NewMetrics(reg)
+	searcher := &service.Searcher{
+		Loader:  cache.NewLoader(cache.NewMemory(cfg.CacheBytes, cfg.CacheTTL), cfg.CacheTTL),
+		Slots:   service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, metrics),
+		Budgets: service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
+		Metrics: metrics,
+	}
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher)...)
 	if err != nil {
 		return err
 	}

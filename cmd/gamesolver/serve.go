@@ -79,16 +79,25 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	}
 	a.cache = c
 	a.closers = append(a.closers, func() { _ = c.Close() })
+	readiness := service.NewReadiness(c)
+	catalogue := &service.Catalogue{}
 
-	jm, closeJobs, err := newJobs(cfg, metrics, reg, log)
+	searcher := &service.Searcher{
+		Loader:       cache.NewLoader(c, cfg.CacheTTL),
+		Slots:        service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, metrics),
+		Budgets:      service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
+		Metrics:      metrics,
+		MinCacheTime: 20 * time.Millisecond,
+	}
+	tilings := service.NewTilings(searcher)
+	catalogue.Register(service.TilingInfo())
+
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher)...)
 	if err != nil {
 		return nil, err
 	}
 	a.jobs = jm
 	a.closers = append(a.closers, closeJobs)
-
-	readiness := service.NewReadiness(c)
-	catalogue := &service.Catalogue{}
 
 	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko")})
 	teeko.Start(ctx)
@@ -98,7 +107,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	gin.SetMode(gin.ReleaseMode)
 	a.handler = api.New(api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins()}, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
-		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Jobs: jm,
+		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Jobs: jm,
 	})
 	return a, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service/redistest"
@@ -155,4 +156,103 @@ func TestHealthcheckCommand(t *testing.T) {
 	if code := run([]string{"healthcheck", "--url", base + "/nope"}, &out, &errb); code != 1 {
 		t.Errorf("healthcheck of a 404: %d", code)
 	}
+}
+
+func postTilings(t *testing.T, base, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(base+"/v1/polyomino/tilings", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestCacheThroughRedisDeath drives the real server against a real Redis:
+// answers are stored in Redis; with Redis dead requests keep answering
+// (from the in-memory layer, or by searching again) without a 5xx; when
+// Redis is back new answers are stored in it again.
+func TestCacheThroughRedisDeath(t *testing.T) {
+	srv := redistest.Start(t)
+	base := startApp(t, map[string]string{"REDIS_URL": srv.URL()})
+	rdb := redisClient(t, srv.URL())
+
+	six := `{"width":10,"height":6}`
+	if code, body := postTilings(t, base, six); code != 200 || !strings.Contains(body, `"count":2339`) || !strings.Contains(body, `"source":"search"`) {
+		t.Fatalf("first 6x10: %d %.200s", code, body)
+	}
+	keys := rdb.Keys(context.Background(), "gs:tiling:*").Val()
+	if len(keys) != 1 {
+		t.Fatalf("Redis keys after a cached answer: %v", keys)
+	}
+
+	srv.Kill()
+	for i := 0; i < 3; i++ {
+		code, body := postTilings(t, base, six)
+		if code != 200 || !strings.Contains(body, `"source":"cache"`) {
+			t.Fatalf("6x10 with Redis dead: %d %.200s", code, body)
+		}
+	}
+	// A new question with Redis dead is computed and answered.
+	five := `{"width":12,"height":5}`
+	if code, body := postTilings(t, base, five); code != 200 || !strings.Contains(body, `"count":1010`) {
+		t.Fatalf("5x12 with Redis dead: %d %.200s", code, body)
+	}
+	_, rb := getReady(t, base)
+	if rb.Cache.Reachable {
+		t.Error("readyz says Redis is reachable while it is dead")
+	}
+
+	srv.Restart()
+	waitUntil(t, func() bool { _, rb := getReady(t, base); return rb.Cache.Reachable })
+	// Long enough to be worth caching (MinCacheTime).
+	again := `{"width":10,"height":6,"limit":1}`
+	if code, body := postTilings(t, base, again); code != 200 || !strings.Contains(body, `"count":2339`) {
+		t.Fatalf("6x10 after restart: %d %.200s", code, body)
+	}
+	rdb = redisClient(t, srv.URL())
+	if n := len(rdb.Keys(context.Background(), "gs:tiling:*").Val()); n < 2 {
+		t.Errorf("after Redis came back, %d tiling keys in Redis, want the new answer stored again", n)
+	}
+}
+
+// TestJobsOnRedis runs a job through the server's in-process worker with
+// its state in Redis.
+func TestJobsOnRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	base := startApp(t, map[string]string{"REDIS_URL": srv.URL()})
+	resp, err := http.Post(base+"/v1/jobs", "application/json", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":12,"height":5}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := resp.Header.Get("Location")
+	resp.Body.Close()
+	if resp.StatusCode != 202 || loc == "" {
+		t.Fatalf("submit: %d", resp.StatusCode)
+	}
+	waitUntil(t, func() bool {
+		r, err := http.Get(base + loc)
+		if err != nil {
+			return false
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return strings.Contains(string(b), `"status":"done"`) && strings.Contains(string(b), `"count":1010`)
+	})
+	rdb := redisClient(t, srv.URL())
+	if n := rdb.Exists(context.Background(), "gs:jobs:"+strings.TrimPrefix(loc, "/v1/jobs/")).Val(); n != 1 {
+		t.Errorf("job hash not in Redis")
+	}
+}
+
+func redisClient(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }

@@ -1,0 +1,187 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+// newJobServer serves the real router with an in-process job manager and
+// worker.
+func newJobServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	gin.SetMode(gin.TestMode)
+	reg := prometheus.NewRegistry()
+	s := newSearcher(reg, 30*time.Second)
+	store, err := jobs.NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jm, err := jobs.NewManager(store, []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Minute}},
+		jobs.Options{Heartbeat: 50 * time.Millisecond, ReclaimAfter: time.Second, Poll: 50 * time.Millisecond, WatchEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = jm.RunWorker(ctx, "test", 1) }()
+	srv := httptest.NewServer(New(Config{MaxBodyBytes: 64 << 10}, Deps{
+		Log: zap.NewNop(), Registry: reg,
+		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
+		Tilings: service.NewTilings(s), Jobs: jm,
+	}))
+	t.Cleanup(func() { srv.Close(); cancel(); <-done })
+	return srv
+}
+
+func postJSON(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestJobLifecycleOverHTTP(t *testing.T) {
+	srv := newJobServer(t)
+	resp := postJSON(t, srv.URL+"/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":6,"limit":1}}`)
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if resp.StatusCode != 202 || resp.Header.Get("Location") != created.Href || created.Href != "/v1/jobs/"+created.ID || len(created.ID) < 22 {
+		t.Fatalf("create: %d %v %+v", resp.StatusCode, resp.Header, created)
+	}
+
+	// The event stream ends with a "done" event carrying the result.
+	ev, err := http.Get(srv.URL + created.Href + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Body.Close()
+	if ct := ev.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("events Content-Type %q", ct)
+	}
+	var last Job
+	lastEvent := ""
+	sc := bufio.NewScanner(ev.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event:"):
+			lastEvent = strings.TrimPrefix(line, "event:")
+		case strings.HasPrefix(line, "data:"):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data:")), &last); err != nil {
+				t.Fatalf("event data %q: %v", line, err)
+			}
+		}
+	}
+	if lastEvent != "done" || last.Status != "done" || last.Progress.Done != 1 || last.Progress.Total != 1 || last.Progress.Nodes == 0 {
+		t.Fatalf("last event %q: %+v", lastEvent, last)
+	}
+	// The result has the shape of the synchronous answer.
+	get, _ := http.Get(srv.URL + created.Href)
+	var j struct {
+		Status string          `json:"status"`
+		Result TilingsResponse `json:"result"`
+	}
+	_ = json.NewDecoder(get.Body).Decode(&j)
+	get.Body.Close()
+	if j.Status != "done" || j.Result.Count != 2339 || j.Result.CountAll != 9356 || len(j.Result.Solutions) != 1 {
+		t.Errorf("job result %+v", j)
+	}
+	// A finished job cannot be canceled.
+	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)
+	del, _ := http.DefaultClient.Do(req)
+	del.Body.Close()
+	if del.StatusCode != 409 {
+		t.Errorf("cancel of a done job: %d, want 409", del.StatusCode)
+	}
+}
+
+func TestJobCancelOverHTTP(t *testing.T) {
+	srv := newJobServer(t)
+	// A count far beyond the test's patience: canceled while it runs.
+	resp := postJSON(t, srv.URL+"/v1/jobs", `{"type":"polyomino.tilings","request":{"width":15,"height":15,"pieces":"hexominoes","allow_leftover":true}}`)
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		get, _ := http.Get(srv.URL + created.Href)
+		var j Job
+		_ = json.NewDecoder(get.Body).Decode(&j)
+		get.Body.Close()
+		if j.Status == "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job never ran: %+v", j)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)
+	del, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j Job
+	_ = json.NewDecoder(del.Body).Decode(&j)
+	del.Body.Close()
+	if del.StatusCode != 200 || j.Status != "canceled" {
+		t.Errorf("cancel: %d %+v", del.StatusCode, j)
+	}
+}
+
+func TestJobErrorsOverHTTP(t *testing.T) {
+	srv := newJobServer(t)
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		field                    string
+	}{
+		{"unknown type", "POST", "/v1/jobs", `{"type":"chess.mate","request":{}}`, 400, "type"},
+		{"missing type", "POST", "/v1/jobs", `{"request":{}}`, 400, "type"},
+		{"bad request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":7}}`, 400, ""},
+		{"unknown field in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"colour":1}}`, 400, ""},
+		{"unknown id", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA", ``, 404, ""},
+		{"malformed id", "GET", "/v1/jobs/..%2f..", ``, 404, ""},
+		{"unknown id events", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA/events", ``, 404, ""},
+		{"cancel unknown", "DELETE", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA", ``, 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
+			if tt.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var p Problem
+			_ = json.NewDecoder(resp.Body).Decode(&p)
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("%d %s %+v", resp.StatusCode, resp.Header.Get("Content-Type"), p)
+			}
+			if tt.field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != tt.field) {
+				t.Errorf("errors %+v, want field %q", p.Errors, tt.field)
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+// Searcher runs solver work for requests: from the cache when it has the
+// answer, else in a bounded solver slot under the request's budget, merging
+// identical concurrent requests, and caching what was proven and was worth
+// caching.
+type Searcher struct {
+	Loader  *cache.Loader
+	Slots   *Slots
+	Budgets Budgets
+	Metrics *Metrics
+	// MinCacheTime: answers found faster than this are not cached (they
+	// are cheaper to recompute than to store).
+	MinCacheTime time.Duration
+}
+
+// searchOutcome is what a computation reports besides its answer.
+type searchOutcome struct {
+	nodes  int64
+	proven bool
+}
+
+// Source of an answer, as the API names it.
+const (
+	SourceSearch = "search"
+	SourceCache  = "cache"
+)
+
+// runCached answers key from the cache or by compute. compute runs with a
+// slot taken and ctx bounded by the budget; it returns its answer, the
+// nodes searched and whether the answer is final (proven and complete).
+func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget time.Duration,
+	compute func(ctx context.Context) (T, int64, bool, error)) (T, string, error) {
+	var zero T
+	raw, origin, err := s.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
+		release, err := s.Slots.Acquire(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		defer release()
+		bctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		start := time.Now()
+		v, nodes, proven, err := compute(bctx)
+		took := time.Since(start)
+		if s.Metrics != nil {
+			s.Metrics.SolverNodes.WithLabelValues(game).Add(float64(nodes))
+			s.Metrics.Searches.WithLabelValues(game, strconv.FormatBool(proven)).Observe(took.Seconds())
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, false, fmt.Errorf("encode %s answer: %w", game, err)
+		}
+		return b, proven && took >= s.MinCacheTime, nil
+	})
+	if err != nil {
+		return zero, "", err
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return zero, "", fmt.Errorf("decode %s answer: %w", game, err)
+	}
+	if origin == cache.Cached {
+		return v, SourceCache, nil
+	}
+	return v, SourceSearch, nil
+}

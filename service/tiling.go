@@ -1,0 +1,243 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/tiling"
+)
+
+// Tilings counts and lists the tilings of regions by polyominoes.
+type Tilings struct {
+	search *Searcher
+	// MaxLimit caps the number of solutions listed.
+	maxLimit int
+}
+
+// NewTilings returns the tiling use case over a searcher.
+func NewTilings(s *Searcher) *Tilings { return &Tilings{search: s, maxLimit: 1000} }
+
+// TilingQuery is a tiling puzzle as a client gives it.
+type TilingQuery struct {
+	Width, Height int
+	Blocked       []string
+	// Board, instead of width/height/blocked: rows top first, '.' open,
+	// '#' blocked.
+	Board         []string
+	Pieces        string
+	Order         int
+	Multiset      bool
+	AllowLeftover bool
+	Limit         int
+	EveryTiling   bool
+	BudgetMs      int64
+}
+
+// TilingAnswer is the result of a tiling query.
+type TilingAnswer struct {
+	Result tiling.Result
+	Pieces string
+	Rows   []string
+	Source string
+	// Budget is the budget the search ran under (after the server cap).
+	Budget time.Duration
+}
+
+// tilingAnswer is what is cached for a problem.
+type tilingAnswer struct {
+	Result tiling.Result `json:"result"`
+}
+
+// problem validates a query into an engine problem.
+func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
+	var (
+		region tiling.Region
+		err    error
+	)
+	switch {
+	case len(q.Board) > 0:
+		if q.Width != 0 || q.Height != 0 || len(q.Blocked) > 0 {
+			return tiling.Problem{}, Invalid("board", nil, "give the region either as board rows or as width, height and blocked, not both")
+		}
+		region, err = tiling.ParseBoard(q.Board)
+		if err != nil {
+			return tiling.Problem{}, Invalid("board", err, "%s", err.Error())
+		}
+	default:
+		region, err = tiling.ParseRegion(q.Width, q.Height, q.Blocked)
+		if err != nil {
+			field := "blocked"
+			switch {
+			case q.Width < 1 || q.Width > tiling.MaxSide:
+				field = "width"
+			case q.Height < 1 || q.Height > tiling.MaxSide || q.Width*q.Height > tiling.MaxCells:
+				field = "height"
+			}
+			return tiling.Problem{}, Invalid(field, err, "%s", err.Error())
+		}
+	}
+	pieces, err := tiling.ParsePieces(q.Pieces, q.Order)
+	if err != nil {
+		return tiling.Problem{}, Invalid("pieces", err, "%s", err.Error())
+	}
+	p := tiling.Problem{Region: region, Pieces: pieces, Multiset: q.Multiset, AllowLeftover: q.AllowLeftover}
+	if err := p.Validate(); err != nil {
+		field := "pieces"
+		if errors.Is(err, tiling.ErrAreaMismatch) || errors.Is(err, tiling.ErrBadRegion) {
+			field = "blocked"
+			if len(q.Board) > 0 {
+				field = "board"
+			}
+		}
+		return tiling.Problem{}, Invalid(field, err, "%s", err.Error())
+	}
+	if q.Limit < 0 || q.Limit > t.maxLimit {
+		return tiling.Problem{}, Invalid("limit", nil, "limit %d: expected 0..%d", q.Limit, t.maxLimit)
+	}
+	if q.BudgetMs < 0 {
+		return tiling.Problem{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
+	}
+	return p, nil
+}
+
+// key identifies a problem for the cache: the region's rows, the sorted
+// piece list and every option that changes the answer. Solutions are
+// listed in search order, which does not depend on the worker count.
+func tilingKey(p tiling.Problem, q TilingQuery) string {
+	names := strings.Fields(p.Pieces.String())
+	if len(names) <= 1 {
+		names = strings.Split(p.Pieces.String(), "")
+	}
+	sort.Strings(names)
+	variant := fmt.Sprintf("limit=%d,every=%t,multi=%t,leftover=%t", q.Limit, q.EveryTiling, q.Multiset, q.AllowLeftover)
+	return cacheKey("tiling", variant, p.Region.String()+"|"+strings.Join(names, ","))
+}
+
+// Solve counts the tilings of a problem.
+func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error) {
+	p, err := t.problem(q)
+	if err != nil {
+		return TilingAnswer{}, err
+	}
+	budget := t.search.Budgets.Clamp(q.BudgetMs)
+	a, source, err := runCached(ctx, t.search, "tiling", tilingKey(p, q), budget,
+		func(ctx context.Context) (tilingAnswer, int64, bool, error) {
+			r, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling})
+			return tilingAnswer{Result: r}, r.Nodes, r.Complete, err
+		})
+	if err != nil {
+		return TilingAnswer{}, err
+	}
+	return TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget}, nil
+}
+
+// TilingsJob runs a tiling count as a job, without the request budget: a
+// job may run up to its own cap.
+type TilingsJob struct {
+	Tilings *Tilings
+	// MaxDuration bounds one job.
+	MaxDuration time.Duration
+}
+
+// Name implements JobKind.
+func (TilingsJob) Name() string { return "polyomino.tilings" }
+
+// tilingsJobRequest is the body of POST /v1/polyomino/tilings.
+type tilingsJobRequest struct {
+	Width         int      `json:"width"`
+	Height        int      `json:"height"`
+	Blocked       []string `json:"blocked"`
+	Board         []string `json:"board"`
+	Pieces        string   `json:"pieces"`
+	Order         int      `json:"order"`
+	Multiset      bool     `json:"multiset"`
+	AllowLeftover bool     `json:"allow_leftover"`
+	Limit         int      `json:"limit"`
+	EveryTiling   bool     `json:"every_tiling"`
+	BudgetMs      int64    `json:"budget_ms"`
+}
+
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return Invalid("request", err, "request: %v", err)
+	}
+	return nil
+}
+
+func (r tilingsJobRequest) query() TilingQuery {
+	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: r.Pieces,
+		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}
+}
+
+// Plan implements JobKind: the request is validated now; one unit counts
+// everything (the engine spreads it over every core of the worker).
+func (j TilingsJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+	var r tilingsJobRequest
+	if err := decodeStrict(request, &r); err != nil {
+		return nil, err
+	}
+	if _, err := j.Tilings.problem(r.query()); err != nil {
+		return nil, err
+	}
+	return []json.RawMessage{request}, nil
+}
+
+// Run implements JobKind.
+func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	var r tilingsJobRequest
+	if err := decodeStrict(unit, &r); err != nil {
+		return nil, err
+	}
+	q := r.query()
+	p, err := j.Tilings.problem(q)
+	if err != nil {
+		return nil, err
+	}
+	budget := j.MaxDuration
+	if q.BudgetMs > 0 && time.Duration(q.BudgetMs)*time.Millisecond < budget {
+		budget = time.Duration(q.BudgetMs) * time.Millisecond
+	}
+	res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget,
+		Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // handed back, not a partial answer
+	}
+	report(res.Nodes)
+	return json.Marshal(TilingAnswer{Result: res, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: SourceSearch, Budget: budget})
+}
+
+// Combine implements JobKind.
+func (TilingsJob) Combine(_ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	r, ok := results[0]
+	return r, ok && total == 1, nil
+}
+
+// TilingInfo describes the tiling puzzles for the catalogue.
+func TilingInfo() GameInfo {
+	return GameInfo{
+		ID:          "tiling",
+		Name:        "Polyomino tiling puzzles",
+		Description: "Cover every open cell of a region (a rectangle up to 16 x 16 with blocked cells) exactly once with a set of polyominoes of one order, by default the twelve pentominoes each once. Counts every tiling and the tilings distinct up to the symmetries of the region, and lists some.",
+		Endpoints:   []string{"POST /v1/polyomino/tilings", "POST /v1/jobs (type polyomino.tilings)"},
+		Parameters: []Parameter{
+			{Name: "width, height, blocked", Description: "the region: a rectangle and its blocked cells (a1 is the top-left cell)"},
+			{Name: "board", Description: "the region as rows, top first: '.' open, '#' blocked"},
+			{Name: "pieces", Description: "piece names (FILNPTUVWXYZ, H01,H02, ...) or a whole set", Default: "FILNPTUVWXYZ"},
+			{Name: "limit", Description: "solutions to list (0..1000)", Default: "0"},
+			{Name: "budget_ms", Description: "search budget in milliseconds, capped by the server"},
+		},
+		Notes: []string{
+			"count is the number of tilings distinct up to the symmetries of the region that also map its blocked cells onto themselves (Burnside-exact: symmetric tilings are counted once).",
+		},
+	}
+}
