@@ -1,0 +1,106 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+func TestBudgetsClamp(t *testing.T) {
+	b := Budgets{Default: 2 * time.Second, Max: 30 * time.Second}
+	tests := []struct {
+		ms   int64
+		want time.Duration
+	}{
+		{0, 2 * time.Second},
+		{-5, 2 * time.Second},
+		{500, 500 * time.Millisecond},
+		{30000, 30 * time.Second},
+		{1 << 50, 30 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := b.Clamp(tt.ms); got != tt.want {
+			t.Errorf("Clamp(%d) = %v, want %v", tt.ms, got, tt.want)
+		}
+	}
+}
+
+func TestSlotsAdmission(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry())
+	s := NewSlots(2, 1, 100*time.Millisecond, m)
+	ctx := context.Background()
+	r1, err1 := s.Acquire(ctx)
+	r2, err2 := s.Acquire(ctx)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if got := testutil.ToFloat64(m.SlotsInUse); got != 2 {
+		t.Errorf("slots in use = %v", got)
+	}
+	// One may wait in the queue; it gets the slot released while it waits.
+	got := make(chan error, 1)
+	go func() {
+		r, err := s.Acquire(ctx)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	waitUntil(t, func() bool { return testutil.ToFloat64(m.SlotsWaiting) == 1 })
+	// The queue is full: refused at once, with a Retry-After.
+	start := time.Now()
+	_, err := s.Acquire(ctx)
+	var se *Error
+	if !errors.As(err, &se) || se.Kind != KindBusy || se.RetryAfter <= 0 || time.Since(start) > 50*time.Millisecond {
+		t.Errorf("full queue: err %v after %v", err, time.Since(start))
+	}
+	r1()
+	if err := <-got; err != nil {
+		t.Errorf("queued request: %v", err)
+	}
+	// A queued request gives up after the longest wait.
+	_, _ = s.Acquire(ctx) // takes the slot r1 freed
+	start = time.Now()
+	if _, err := s.Acquire(ctx); KindOf(err) != KindBusy || time.Since(start) < 90*time.Millisecond {
+		t.Errorf("queue wait: %v after %v", err, time.Since(start))
+	}
+	// A canceled client leaves the queue.
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	if _, err := s.Acquire(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled wait: %v", err)
+	}
+	r2()
+	if testutil.ToFloat64(m.SlotsRefused) != 2 {
+		t.Errorf("refused = %v, want 2", testutil.ToFloat64(m.SlotsRefused))
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	r := NewReadiness(cache.NewMemory(1<<10, 0))
+	if rep := r.Report(context.Background()); !rep.Ready || rep.Cache.Backend != "memory" {
+		t.Errorf("empty readiness %+v", rep)
+	}
+	r.Add(func() Component { return Component{Name: "a", Ready: true, State: "ready"} })
+	r.Add(func() Component { return Component{Name: "b", State: "building"} })
+	if rep := r.Report(context.Background()); rep.Ready || len(rep.Components) != 2 {
+		t.Errorf("readiness with a building component %+v", rep)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
