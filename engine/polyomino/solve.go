@@ -149,12 +149,11 @@ func (s *solver) workers(opts Options) int {
 
 // rootMove is a root move being solved (one per symmetry class).
 type rootMove struct {
-	vertex  int
-	order   uint64
-	class   []Move
-	value   int
-	proven  bool
-	started bool
+	vertex int
+	order  uint64
+	class  []Move
+	value  int
+	proven bool
 }
 
 func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
@@ -205,7 +204,6 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	for v, pi := range all {
 		vertexOf[pi] = v
 	}
-	probe := newWorker(s)
 	k := root.words
 	for _, pi := range idx[side] {
 		rep := pi
@@ -215,15 +213,19 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		rm, ok := classes[rep]
 		if !ok {
 			v := vertexOf[rep]
-			all, theirs := andNotCountOwn(L, root.adj[v*k:(v+1)*k], root.own[1-side])
-			_ = all
-			rm = &rootMove{vertex: v, order: uint64(theirs)<<32 | uint64(v)}
+			_, theirs := andNotCountOwn(L, root.adj[v*k:(v+1)*k], root.own[1-side])
+			key := uint64(theirs)
+			if g.pool { // as in the search: playout parity, then replies
+				c := make([]uint64, k)
+				andNotCount(c, L, root.adj[v*k:(v+1)*k])
+				key |= uint64(playoutK(&root, c)&1) << 16
+			}
+			rm = &rootMove{vertex: v, order: key<<32 | uint64(v)}
 			classes[rep] = rm
 			moves = append(moves, rm)
 		}
 		rm.class = append(rm.class, g.move(pi))
 	}
-	_ = probe
 	sort.Slice(moves, func(i, j int) bool { return moves[i].order < moves[j].order })
 
 	if !g.score || g.pool {
