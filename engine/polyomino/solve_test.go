@@ -216,3 +216,22 @@ func ExampleSolve() {
 	fmt.Println(pos.ToMove(), res.Outcome, res.Proven, len(res.BestMoves) > 0)
 	// Output: second win true true
 }
+
+// TestHexominoBudget: on a board far too big to solve, a small budget
+// gives the heuristic player's move quickly.
+func TestHexominoBudget(t *testing.T) {
+	g, _ := NewGame(mustPreset(t, "hexominoes"))
+	pos := g.Start()
+	t0 := time.Now()
+	res, err := Solve(context.Background(), pos, Options{MaxNodes: 20000, TableMB: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Proven || !res.Heuristic || len(res.BestMoves) != 1 || time.Since(t0) > 20*time.Second {
+		t.Fatalf("%+v in %v", res.Outcome, time.Since(t0))
+	}
+	if _, err := pos.Play(res.BestMoves[0]); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("hexomino start: %d legal moves, heuristic move %s in %v", res.LegalMoves, res.BestMoves[0], time.Since(t0))
+}
