@@ -238,8 +238,11 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		}
 	}
 	slices.Sort(f.ms)
-	for _, m := range f.ms {
+	for i, m := range f.ms {
 		v := int(uint32(m))
+		if w.twin(g, L, f.ms[:i], m, v) {
+			continue
+		}
 		andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
 		switch w.solveBool(g, f.child, opp, ply+1) {
 		case resAbort:
@@ -408,4 +411,26 @@ func (w *worker) tmpK(k int) []uint64 {
 	f := w.frame(0)
 	f.tmp = grow(f.tmp, k)
 	return f.tmp
+}
+
+// twin reports whether an earlier move with the same sort key leads to the
+// same state as move v (see search1).
+func (w *worker) twin(g *cgraph, L []uint64, earlier []uint64, m uint64, v int) bool {
+	k := g.words
+	rv := g.adj[v*k : (v+1)*k]
+	for j := len(earlier) - 1; j >= 0 && earlier[j]>>32 == m>>32; j-- {
+		u := int(uint32(earlier[j]))
+		ru := g.adj[u*k : (u+1)*k]
+		same := true
+		for i := range L {
+			if (rv[i]^ru[i])&L[i] != 0 {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
