@@ -41,3 +41,21 @@ func BenchmarkSolve(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSetup measures what Solve does before searching: checking the
+// problem, building the placement tables and symmetry images, and cutting
+// the search into subtrees.
+func BenchmarkSetup(b *testing.B) {
+	for _, br := range benchRegions {
+		b.Run(br.name, func(b *testing.B) {
+			p := Problem{Region: mustRegion(b, br.w, br.h, br.blocked...)}
+			for b.Loop() {
+				c, err := compile(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.split(minSubtrees)
+			}
+		})
+	}
+}
