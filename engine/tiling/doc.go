@@ -53,8 +53,8 @@
 //
 // The search is exact cover by backtracking on bitboards: it always fills
 // the first empty cell, scanning the rectangle in lines along its shorter
-// side (10 to 300 times fewer nodes than along the longer side on the
-// pentomino rectangles), trying only the placements whose first cell is
+// side (on the pentomino rectangles 10 to 3000 times faster than along the
+// longer side), trying only the placements whose first cell is
 // that cell. The state is a 128-bit window of filled cells from that cell
 // on. Placements are looked up by the cell and by which of five cells next
 // to it are filled, so most that cannot fit are never tried, and a
