@@ -10,7 +10,8 @@
 //
 // Cells are addressed by column X (0 = left) and row Y (0 = top); in
 // notation columns are letters from 'a' and rows numbers from 1 at the top,
-// so "a1" is the top-left cell.//
+// so "a1" is the top-left cell.
+//
 // # Games
 //
 // A Config describes a game: board size (up to 16 x 16) and blocked cells,
