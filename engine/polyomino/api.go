@@ -151,7 +151,7 @@ func Combine(p *Position, children []Child, results []Result) (Result, error) {
 		r.Pass, r.Value, r.BestMoves, r.Moves = true, -r.Value, nil, nil
 		r.Outcome = outcomeOf(r.Value)
 		if !r.Proven {
-			r.Outcome = UnknownWDL
+			r.Outcome = OutcomeUnknown
 		}
 		return r, nil
 	}

@@ -12,11 +12,10 @@ import (
 type Outcome string
 
 const (
-	Win         Outcome = "win"
-	Loss        Outcome = "loss"
-	Draw        Outcome = "draw"
-	UnknownWDL  Outcome = "unknown"
-	outcomeNone Outcome = ""
+	Win            Outcome = "win"
+	Loss           Outcome = "loss"
+	Draw           Outcome = "draw"
+	OutcomeUnknown Outcome = "unknown"
 )
 
 // Options steer Solve. The zero value searches until the position is
@@ -184,7 +183,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		r.Value = -r.Value
 		r.Outcome = outcomeOf(r.Value)
 		if !r.Proven {
-			r.Outcome = UnknownWDL
+			r.Outcome = OutcomeUnknown
 		}
 		return r
 	}
@@ -342,7 +341,7 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 			}
 		}
 	} else {
-		res.Outcome = UnknownWDL
+		res.Outcome = OutcomeUnknown
 		res.Heuristic = true
 		var excluded []Move
 		for _, rm := range moves {
@@ -357,7 +356,7 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 	if opts.AllMoves {
 		for _, rm := range moves {
 			for _, m := range rm.class {
-				mr := MoveResult{Move: m, Proven: rm.proven, Outcome: UnknownWDL}
+				mr := MoveResult{Move: m, Proven: rm.proven, Outcome: OutcomeUnknown}
 				if rm.proven {
 					mr.Value, mr.Outcome = rm.value, outcomeOf(rm.value)
 				}

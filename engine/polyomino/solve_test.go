@@ -183,7 +183,7 @@ func TestSolveBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Proven || res.Outcome != UnknownWDL || len(res.BestMoves) != 1 || !res.Heuristic {
+	if res.Proven || res.Outcome != OutcomeUnknown || len(res.BestMoves) != 1 || !res.Heuristic {
 		t.Errorf("node budget: %+v", res)
 	}
 	var calls atomic.Int64
