@@ -58,6 +58,8 @@ type Deps struct {
 	StartedAt time.Time
 	// Teeko answers the Teeko routes.
 	Teeko *service.Teeko
+	// Polyomino answers the placement games.
+	Polyomino *service.Polyomino
 	// Tilings answers the tiling puzzles.
 	Tilings *service.Tilings
 	// Jobs runs long computations.
@@ -103,6 +105,10 @@ func New(cfg Config, d Deps) *gin.Engine {
 		v1.GET("/jobs/:id", h.getJob)
 		v1.DELETE("/jobs/:id", h.cancelJob)
 		v1.GET("/jobs/:id/events", h.jobEvents)
+	}
+	if d.Polyomino != nil {
+		v1.POST("/polyomino/analyze", h.polyominoAnalyze)
+		v1.POST("/polyomino/moves", h.polyominoMoves)
 	}
 	if d.Tilings != nil {
 		v1.POST("/polyomino/tilings", h.tilings)

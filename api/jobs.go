@@ -89,6 +89,8 @@ func jobResultConverter(typ string) func(json.RawMessage) (any, error) {
 	switch typ {
 	case "polyomino.tilings":
 		return tilingsJobResult
+	case "polyomino.analyze":
+		return polyominoJobResult
 	}
 	return nil
 }

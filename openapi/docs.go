@@ -330,6 +330,92 @@ const docTemplate = `{
                 }
             }
         },
+        "/v1/polyomino/analyze": {
+            "post": {
+                "description": "Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within ` + "`" + `budget_ms` + "`" + `: ` + "`" + `result` + "`" + ` for the player to move, every best move, and with ` + "`" + `all_moves` + "`" + ` every legal move's value. When the budget runs out: ` + "`" + `result: unknown` + "`" + `, ` + "`" + `proven: false` + "`" + `, the heuristic player's move, what was proven, and with ` + "`" + `background: true` + "`" + ` a ` + "`" + `job` + "`" + ` that goes on proving it. House rules (deal, neutral piece, default player to move) are listed in GET /v1/games.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "polyomino"
+                ],
+                "summary": "Analyze a polyomino game position",
+                "parameters": [
+                    {
+                        "description": "the position",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.PolyominoRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.PolyominoAnalysis"
+                        }
+                    },
+                    "400": {
+                        "description": "bad configuration, board or move (the problem names it)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "every solver slot busy",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
+        "/v1/polyomino/moves": {
+            "post": {
+                "description": "Every legal move of the player to move in canonical notation (cells in reading order), with the count and the number of moves distinct up to the symmetries of the board. On the empty 8 x 8 board with the 12 pentominoes: 2308 moves, 296 distinct.",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json"
+                ],
+                "tags": [
+                    "polyomino"
+                ],
+                "summary": "Legal moves of a polyomino game position",
+                "parameters": [
+                    {
+                        "description": "the position (budget and analysis fields are ignored)",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.PolyominoRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.PolyominoMovesResponse"
+                        }
+                    },
+                    "400": {
+                        "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    }
+                }
+            }
+        },
         "/v1/polyomino/tilings": {
             "post": {
                 "description": "Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless ` + "`" + `multiset` + "`" + `), in total (` + "`" + `count_all` + "`" + `) and distinct up to the symmetries of the region (` + "`" + `count` + "`" + `), and lists up to ` + "`" + `limit` + "`" + ` of them. A search that runs out of budget answers with ` + "`" + `complete: false` + "`" + ` and the counts so far; use POST /v1/jobs with type ` + "`" + `polyomino.tilings` + "`" + ` for long counts. Solutions are printed with the piece letters (hexominoes: see the piece sets in /v1/games).",
@@ -639,6 +725,19 @@ const docTemplate = `{
                 }
             }
         },
+        "api.JobLink": {
+            "type": "object",
+            "properties": {
+                "href": {
+                    "type": "string",
+                    "example": "/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"
+                },
+                "id": {
+                    "type": "string",
+                    "example": "o2iWq1Zx3mJ8b9Qk7tV0aA"
+                }
+            }
+        },
         "api.JobProgress": {
             "type": "object",
             "properties": {
@@ -675,6 +774,313 @@ const docTemplate = `{
                     "description": "Type of job: polyomino.analyze or polyomino.tilings.",
                     "type": "string",
                     "example": "polyomino.tilings"
+                }
+            }
+        },
+        "api.PolyominoAnalysis": {
+            "type": "object",
+            "properties": {
+                "best_moves": {
+                    "description": "BestMoves: every best move when proven (the heuristic player's\nchoice otherwise), in canonical notation.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "I:a1",
+                        "a2",
+                        "a3",
+                        "a4",
+                        "a5"
+                    ]
+                },
+                "board": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "game": {
+                    "type": "string",
+                    "example": "pentominoes"
+                },
+                "game_over": {
+                    "description": "GameOver: the game has ended (the player to move cannot move, or\nunder the score rule neither can).",
+                    "type": "boolean",
+                    "example": false
+                },
+                "heuristic": {
+                    "description": "Heuristic: best_moves come from the heuristic player, not a proof.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "job": {
+                    "$ref": "#/definitions/api.JobLink"
+                },
+                "legal_moves": {
+                    "type": "integer",
+                    "example": 1547
+                },
+                "moves": {
+                    "description": "Moves, with all_moves: every legal move with its own value where\nproven, best first.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.PolyominoMoveValue"
+                    }
+                },
+                "outcome": {
+                    "description": "Outcome in absolute terms: first_wins, second_wins, draw or unknown.",
+                    "type": "string",
+                    "enum": [
+                        "first_wins",
+                        "second_wins",
+                        "draw",
+                        "unknown"
+                    ],
+                    "example": "first_wins"
+                },
+                "pass": {
+                    "description": "Pass: under the score rule the player to move cannot place and passes.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "proven": {
+                    "type": "boolean",
+                    "example": true
+                },
+                "result": {
+                    "description": "Result for the player to move (who decides).",
+                    "type": "string",
+                    "enum": [
+                        "win",
+                        "loss",
+                        "draw",
+                        "unknown"
+                    ],
+                    "example": "loss"
+                },
+                "score": {
+                    "description": "Score: under the score rule, the final score difference (player to\nmove minus the other) under perfect play, when proven.",
+                    "type": "integer",
+                    "example": 1
+                },
+                "scores": {
+                    "description": "Scores: pieces placed so far by the first and second player.",
+                    "type": "array",
+                    "items": {
+                        "type": "integer"
+                    },
+                    "example": [
+                        1,
+                        0
+                    ]
+                },
+                "source": {
+                    "type": "string",
+                    "enum": [
+                        "search",
+                        "cache",
+                        "book",
+                        "heuristic"
+                    ],
+                    "example": "search"
+                },
+                "stats": {
+                    "$ref": "#/definitions/api.Stats"
+                },
+                "to_move": {
+                    "type": "string",
+                    "enum": [
+                        "first",
+                        "second"
+                    ],
+                    "example": "second"
+                }
+            }
+        },
+        "api.PolyominoMoveValue": {
+            "type": "object",
+            "properties": {
+                "move": {
+                    "type": "string",
+                    "example": "I:a1,a2,a3,a4,a5"
+                },
+                "proven": {
+                    "type": "boolean",
+                    "example": true
+                },
+                "result": {
+                    "type": "string",
+                    "enum": [
+                        "win",
+                        "loss",
+                        "draw",
+                        "unknown"
+                    ],
+                    "example": "loss"
+                },
+                "score": {
+                    "description": "Score: under the score rule, the final score difference for the\nplayer making the move (when proven).",
+                    "type": "integer",
+                    "example": 2
+                }
+            }
+        },
+        "api.PolyominoMovesResponse": {
+            "type": "object",
+            "properties": {
+                "board": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "count": {
+                    "description": "Count of legal moves for the player to move.",
+                    "type": "integer",
+                    "example": 2308
+                },
+                "distinct_up_to_symmetry": {
+                    "description": "DistinctUpToSymmetry: classes of moves equal under the symmetries of\nthe position's board.",
+                    "type": "integer",
+                    "example": 296
+                },
+                "moves": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "to_move": {
+                    "type": "string",
+                    "example": "first"
+                }
+            }
+        },
+        "api.PolyominoRequest": {
+            "type": "object",
+            "properties": {
+                "all_moves": {
+                    "description": "AllMoves values every legal move.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "background": {
+                    "description": "Background: when not proven within the budget, continue as a job\nand answer with its link.",
+                    "type": "boolean",
+                    "example": false
+                },
+                "blocked": {
+                    "description": "Blocked cells (\"d4\"; a1 is the top-left cell) override the preset's.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "board": {
+                    "description": "Board rows, top row first: '.' empty, '#' blocked or an anonymous\npiece, any other character a cell of a placed piece named by shape.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "........",
+                        "........",
+                        "........",
+                        "........",
+                        "........",
+                        "........",
+                        "........",
+                        "........"
+                    ]
+                },
+                "budget_ms": {
+                    "description": "BudgetMs bounds the search (server default when 0, capped by the server).",
+                    "type": "integer",
+                    "example": 2000
+                },
+                "end_rule": {
+                    "description": "EndRule: normal (who cannot move loses) or score.",
+                    "type": "string",
+                    "enum": [
+                        "normal",
+                        "score"
+                    ],
+                    "example": "normal"
+                },
+                "game": {
+                    "description": "Game: pentominoes, tetrominoes, hexominoes or capture.",
+                    "type": "string",
+                    "default": "pentominoes",
+                    "enum": [
+                        "pentominoes",
+                        "tetrominoes",
+                        "hexominoes",
+                        "capture"
+                    ],
+                    "example": "pentominoes"
+                },
+                "hands": {
+                    "description": "Hands: each player's pieces (implies pool false).",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/service.Hands"
+                        }
+                    ]
+                },
+                "height": {
+                    "type": "integer",
+                    "example": 8
+                },
+                "moves": {
+                    "description": "Moves from the start (or after the board): \u003cpiece\u003e:\u003ccells\u003e.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "L:a1",
+                        "a2",
+                        "a3",
+                        "a4",
+                        "b4"
+                    ]
+                },
+                "neutral": {
+                    "description": "Neutral placements made before the first move, in move notation.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "pieces": {
+                    "description": "Pieces in play: names run together (\"FILNP\") or comma separated\n(\"H01,H02\"); default the preset's whole set.",
+                    "type": "string",
+                    "example": "FILNPTUVWXYZ"
+                },
+                "pool": {
+                    "description": "Pool: true for a common pool, false for hands.",
+                    "type": "boolean",
+                    "example": true
+                },
+                "seed": {
+                    "description": "Seed of the deal when hands are dealt (house rule, see /v1/games).",
+                    "type": "integer",
+                    "example": 0
+                },
+                "to_move": {
+                    "description": "ToMove: first or second; defaults from the number of pieces placed.",
+                    "type": "string",
+                    "enum": [
+                        "first",
+                        "second"
+                    ],
+                    "example": "second"
+                },
+                "width": {
+                    "description": "Width and Height override the preset's board (1..16).",
+                    "type": "integer",
+                    "example": 8
                 }
             }
         },
@@ -1473,6 +1879,23 @@ const docTemplate = `{
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/service.PresetInfo"
+                    }
+                }
+            }
+        },
+        "service.Hands": {
+            "type": "object",
+            "properties": {
+                "first": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "second": {
+                    "type": "array",
+                    "items": {
+                        "type": "string"
                     }
                 }
             }

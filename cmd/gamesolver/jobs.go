@@ -23,6 +23,7 @@ import (
 func jobKinds(cfg config, s *service.Searcher) []jobs.Kind {
 	kinds := []service.JobKind{
 		service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: cfg.MaxJobDuration},
+		service.PolyominoAnalyzeJob{Search: s, MaxDuration: cfg.MaxJobDuration},
 	}
 	out := make([]jobs.Kind, len(kinds))
 	for i, k := range kinds {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -90,6 +91,8 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		MinCacheTime: 20 * time.Millisecond,
 	}
 	tilings := service.NewTilings(searcher)
+	poly := service.NewPolyomino(searcher)
+	catalogue.Register(service.PolyominoInfo())
 	catalogue.Register(service.TilingInfo())
 
 	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher)...)
@@ -97,6 +100,10 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		return nil, err
 	}
 	a.jobs = jm
+	poly.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		j, err := jm.Submit(ctx, typ, req)
+		return j.ID, err
+	})
 	a.closers = append(a.closers, closeJobs)
 
 	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko")})
@@ -107,7 +114,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	gin.SetMode(gin.ReleaseMode)
 	a.handler = api.New(api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins()}, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
-		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Jobs: jm,
+		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Polyomino: poly, Jobs: jm,
 	})
 	return a, nil
 }

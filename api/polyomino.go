@@ -1,0 +1,236 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gamesolver/gamesolver/service"
+)
+
+// PolyominoRequest is a position of a placement game: a preset (`game`),
+// overrides of its fields, and the board and/or the moves so far (neither
+// for the start).
+type PolyominoRequest struct {
+	// Game: pentominoes, tetrominoes, hexominoes or capture.
+	Game string `json:"game" enums:"pentominoes,tetrominoes,hexominoes,capture" default:"pentominoes" example:"pentominoes"`
+	// Width and Height override the preset's board (1..16).
+	Width  *int `json:"width" example:"8"`
+	Height *int `json:"height" example:"8"`
+	// Blocked cells ("d4"; a1 is the top-left cell) override the preset's.
+	Blocked *[]string `json:"blocked"`
+	// Pieces in play: names run together ("FILNP") or comma separated
+	// ("H01,H02"); default the preset's whole set.
+	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
+	// Pool: true for a common pool, false for hands.
+	Pool *bool `json:"pool" example:"true"`
+	// Hands: each player's pieces (implies pool false).
+	Hands *service.Hands `json:"hands"`
+	// Neutral placements made before the first move, in move notation.
+	Neutral *[]string `json:"neutral"`
+	// Seed of the deal when hands are dealt (house rule, see /v1/games).
+	Seed *uint64 `json:"seed" example:"0"`
+	// EndRule: normal (who cannot move loses) or score.
+	EndRule string `json:"end_rule" enums:"normal,score" example:"normal"`
+	// Board rows, top row first: '.' empty, '#' blocked or an anonymous
+	// piece, any other character a cell of a placed piece named by shape.
+	Board []string `json:"board" example:"........,........,........,........,........,........,........,........"`
+	// Moves from the start (or after the board): <piece>:<cells>.
+	Moves []string `json:"moves" example:"L:a1,a2,a3,a4,b4"`
+	// ToMove: first or second; defaults from the number of pieces placed.
+	ToMove string `json:"to_move" enums:"first,second" example:"second"`
+	// BudgetMs bounds the search (server default when 0, capped by the server).
+	BudgetMs int64 `json:"budget_ms" example:"2000"`
+	// AllMoves values every legal move.
+	AllMoves bool `json:"all_moves" example:"false"`
+	// Background: when not proven within the budget, continue as a job
+	// and answer with its link.
+	Background bool `json:"background" example:"false"`
+}
+
+// PolyominoMoveValue is a move with its own value, for its player.
+type PolyominoMoveValue struct {
+	Move   string `json:"move" example:"I:a1,a2,a3,a4,a5"`
+	Result string `json:"result" enums:"win,loss,draw,unknown" example:"loss"`
+	Proven bool   `json:"proven" example:"true"`
+	// Score: under the score rule, the final score difference for the
+	// player making the move (when proven).
+	Score *int `json:"score,omitempty" example:"2"`
+}
+
+// JobLink points at a background job.
+type JobLink struct {
+	ID   string `json:"id" example:"o2iWq1Zx3mJ8b9Qk7tV0aA"`
+	Href string `json:"href" example:"/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"`
+}
+
+// PolyominoAnalysis is the value of a position for the player to move.
+type PolyominoAnalysis struct {
+	Game   string   `json:"game" example:"pentominoes"`
+	Board  []string `json:"board"`
+	ToMove string   `json:"to_move" enums:"first,second" example:"second"`
+	// Result for the player to move (who decides).
+	Result string `json:"result" enums:"win,loss,draw,unknown" example:"loss"`
+	// Outcome in absolute terms: first_wins, second_wins, draw or unknown.
+	Outcome string `json:"outcome" enums:"first_wins,second_wins,draw,unknown" example:"first_wins"`
+	Proven  bool   `json:"proven" example:"true"`
+	// Score: under the score rule, the final score difference (player to
+	// move minus the other) under perfect play, when proven.
+	Score *int `json:"score,omitempty" example:"1"`
+	// Scores: pieces placed so far by the first and second player.
+	Scores [2]int `json:"scores" example:"1,0"`
+	// BestMoves: every best move when proven (the heuristic player's
+	// choice otherwise), in canonical notation.
+	BestMoves []string `json:"best_moves" example:"I:a1,a2,a3,a4,a5"`
+	// Heuristic: best_moves come from the heuristic player, not a proof.
+	Heuristic  bool `json:"heuristic" example:"false"`
+	LegalMoves int  `json:"legal_moves" example:"1547"`
+	// Moves, with all_moves: every legal move with its own value where
+	// proven, best first.
+	Moves []PolyominoMoveValue `json:"moves,omitempty"`
+	// GameOver: the game has ended (the player to move cannot move, or
+	// under the score rule neither can).
+	GameOver bool `json:"game_over" example:"false"`
+	// Pass: under the score rule the player to move cannot place and passes.
+	Pass   bool     `json:"pass" example:"false"`
+	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
+	Stats  Stats    `json:"stats"`
+	Job    *JobLink `json:"job,omitempty"`
+}
+
+// polyominoAnalyze godoc
+//
+//	@Summary		Analyze a polyomino game position
+//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. House rules (deal, neutral piece, default player to move) are listed in GET /v1/games.
+//	@Tags			polyomino
+//	@Accept			json
+//	@Produce		json
+//	@Param			request	body		PolyominoRequest	true	"the position"
+//	@Success		200		{object}	PolyominoAnalysis
+//	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
+//	@Failure		503		{object}	Problem	"every solver slot busy"
+//	@Router			/v1/polyomino/analyze [post]
+func (h *handlers) polyominoAnalyze(c *gin.Context) {
+	var req PolyominoRequest
+	if !decodeJSON(c, &req) {
+		return
+	}
+	a, err := h.deps.Polyomino.Analyze(c.Request.Context(), fromPolyominoRequest(req))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toPolyominoAnalysis(a))
+}
+
+func fromPolyominoRequest(r PolyominoRequest) service.PolyominoQuery {
+	return service.PolyominoQuery{
+		Game: r.Game, Width: r.Width, Height: r.Height, Blocked: r.Blocked, Pieces: r.Pieces, Pool: r.Pool,
+		Hands: r.Hands, Neutral: r.Neutral, Seed: r.Seed, EndRule: r.EndRule, Board: r.Board, Moves: r.Moves,
+		ToMove: r.ToMove, BudgetMs: r.BudgetMs, AllMoves: r.AllMoves, Background: r.Background,
+	}
+}
+
+// polyResult names a value for its player.
+func polyResult(outcome string, proven bool) string {
+	if !proven {
+		return "unknown"
+	}
+	return outcome
+}
+
+func toPolyominoAnalysis(a service.PolyominoAnswer) PolyominoAnalysis {
+	out := PolyominoAnalysis{
+		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
+		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
+		GameOver: a.Over, Pass: a.Pass, Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
+	}
+	if out.BestMoves == nil {
+		out.BestMoves = []string{}
+	}
+	if out.Game == "" {
+		out.Game = "custom"
+	}
+	out.Outcome = "unknown"
+	if a.Proven {
+		switch {
+		case out.Result == "draw":
+			out.Outcome = "draw"
+		case (out.Result == "win") == (a.ToMove == "first"):
+			out.Outcome = "first_wins"
+		default:
+			out.Outcome = "second_wins"
+		}
+		if a.ScoreRule {
+			v := a.Value
+			out.Score = &v
+		}
+	}
+	if a.Heuristic && !a.Proven {
+		out.Source = "heuristic"
+	}
+	if a.Source == service.SourceSearch {
+		n := a.Nodes
+		out.Stats.Nodes = &n
+	}
+	if a.Source == service.SourceCache {
+		out.Stats.ElapsedMs = 0
+	}
+	for _, m := range a.Moves {
+		mv := PolyominoMoveValue{Move: m.Move, Result: polyResult(m.Outcome, m.Proven), Proven: m.Proven}
+		if a.ScoreRule && m.Proven {
+			v := m.Value
+			mv.Score = &v
+		}
+		out.Moves = append(out.Moves, mv)
+	}
+	if a.JobID != "" {
+		out.Job = &JobLink{ID: a.JobID, Href: jobHref(a.JobID)}
+	}
+	return out
+}
+
+func polyominoJobResult(raw json.RawMessage) (any, error) {
+	var a service.PolyominoAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	return toPolyominoAnalysis(a), nil
+}
+
+// PolyominoMovesResponse lists the legal moves of a position.
+type PolyominoMovesResponse struct {
+	// Count of legal moves for the player to move.
+	Count int `json:"count" example:"2308"`
+	// DistinctUpToSymmetry: classes of moves equal under the symmetries of
+	// the position's board.
+	DistinctUpToSymmetry int      `json:"distinct_up_to_symmetry" example:"296"`
+	Moves                []string `json:"moves"`
+	ToMove               string   `json:"to_move" example:"first"`
+	Board                []string `json:"board"`
+}
+
+// polyominoMoves godoc
+//
+//	@Summary		Legal moves of a polyomino game position
+//	@Description	Every legal move of the player to move in canonical notation (cells in reading order), with the count and the number of moves distinct up to the symmetries of the board. On the empty 8 x 8 board with the 12 pentominoes: 2308 moves, 296 distinct.
+//	@Tags			polyomino
+//	@Accept			json
+//	@Produce		json
+//	@Param			request	body		PolyominoRequest	true	"the position (budget and analysis fields are ignored)"
+//	@Success		200		{object}	PolyominoMovesResponse
+//	@Failure		400		{object}	Problem
+//	@Router			/v1/polyomino/moves [post]
+func (h *handlers) polyominoMoves(c *gin.Context) {
+	var req PolyominoRequest
+	if !decodeJSON(c, &req) {
+		return
+	}
+	m, err := h.deps.Polyomino.Moves(c.Request.Context(), fromPolyominoRequest(req))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, PolyominoMovesResponse{Count: m.Count, DistinctUpToSymmetry: m.DistinctUpToSymmetry, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board})
+}

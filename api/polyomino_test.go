@@ -1,0 +1,173 @@
+package api
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+func newPolyominoServer(t *testing.T, maxBudget time.Duration) *gin.Engine {
+	t.Helper()
+	gin.SetMode(gin.TestMode)
+	reg := prometheus.NewRegistry()
+	s := newSearcher(reg, maxBudget)
+	s.MinCacheTime = 0
+	return New(Config{MaxBodyBytes: 64 << 10}, Deps{
+		Log: zap.NewNop(), Registry: reg,
+		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
+		Polyomino: service.NewPolyomino(s),
+	})
+}
+
+func analyze(t *testing.T, r *gin.Engine, body string) PolyominoAnalysis {
+	t.Helper()
+	w := do(r, "POST", "/v1/polyomino/analyze", "application/json", body)
+	if w.Code != 200 {
+		t.Fatalf("%s: status %d %s", body, w.Code, w.Body)
+	}
+	var a PolyominoAnalysis
+	if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func legalMoves(t *testing.T, r *gin.Engine, body string) PolyominoMovesResponse {
+	t.Helper()
+	w := do(r, "POST", "/v1/polyomino/moves", "application/json", body)
+	if w.Code != 200 {
+		t.Fatalf("%s: status %d %s", body, w.Code, w.Body)
+	}
+	var m PolyominoMovesResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestPolyominoMovesKnownCounts(t *testing.T) {
+	r := newPolyominoServer(t, 10*time.Second)
+	m := legalMoves(t, r, `{}`)
+	if m.Count != 2308 || m.DistinctUpToSymmetry != 296 || len(m.Moves) != 2308 || m.ToMove != "first" {
+		t.Errorf("empty 8x8: %d moves, %d distinct, to move %s", m.Count, m.DistinctUpToSymmetry, m.ToMove)
+	}
+	m = legalMoves(t, r, `{"moves":["L:c4,d4,e4,f4,c5"]}`)
+	if m.ToMove != "second" || m.Count == 0 || slices.Contains(m.Moves, "L:a1,a2,a3,a4,b4") {
+		t.Errorf("after L: %d moves, to move %s", m.Count, m.ToMove)
+	}
+}
+
+// TestPolyominoSymmetricPositionsAgree: a position and its mirror image
+// have the same value; the second answer comes from the cache through the
+// canonical frame, and its best moves are legal in the mirrored position.
+func TestPolyominoSymmetricPositionsAgree(t *testing.T) {
+	r := newPolyominoServer(t, 20*time.Second)
+	base := `{"game":"pentominoes","width":6,"height":6,"pieces":"FILNPTUVWXYZ","moves":["%s"],"all_moves":true}`
+	a := analyze(t, r, strings.Replace(base, "%s", "L:a1,a2,a3,a4,b4", 1))
+	b := analyze(t, r, strings.Replace(base, "%s", "L:f1,f2,f3,f4,e4", 1)) // mirrored left-right
+	if !a.Proven || !b.Proven || a.Result != b.Result || len(a.BestMoves) != len(b.BestMoves) {
+		t.Fatalf("mirror images differ: %+v vs %+v", a, b)
+	}
+	if b.Source != "cache" {
+		t.Errorf("mirror image answered from %s, want cache", b.Source)
+	}
+	legal := legalMoves(t, r, strings.Replace(base, "%s", "L:f1,f2,f3,f4,e4", 1))
+	for _, m := range b.BestMoves {
+		if !slices.Contains(legal.Moves, m) {
+			t.Errorf("best move %s of the mirrored position is not legal there", m)
+		}
+	}
+	if len(b.Moves) != legal.Count {
+		t.Errorf("all_moves lists %d moves, %d are legal", len(b.Moves), legal.Count)
+	}
+}
+
+func TestPolyominoExactValues(t *testing.T) {
+	r := newPolyominoServer(t, 20*time.Second)
+	tests := []struct {
+		name, body string
+	}{
+		{"tetrominoes preset", `{"game":"tetrominoes"}`},
+		{"pentominoes 5x5 pool", `{"width":5,"height":5,"moves":["X:c2,b3,c3,d3,c4"]}`},
+		{"score rule with hands", `{"width":6,"height":5,"hands":{"first":["F","I","L"],"second":["N","P","T"]},"end_rule":"score"}`},
+		{"blocked cells", `{"width":6,"height":6,"blocked":["c3","d4"],"pieces":"FILNPTU"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := analyze(t, r, tt.body)
+			if !a.Proven || a.Result == "unknown" || len(a.BestMoves) == 0 || a.Source != "search" || a.Stats.Nodes == nil {
+				t.Fatalf("%+v", a)
+			}
+			if strings.Contains(tt.body, "score") != (a.Score != nil) {
+				t.Errorf("score %v for %s", a.Score, tt.body)
+			}
+			// A best move leads to a position the opponent cannot win.
+			var q map[string]any
+			_ = json.Unmarshal([]byte(tt.body), &q)
+			moves, _ := q["moves"].([]any)
+			q["moves"] = append(moves, a.BestMoves[0])
+			next, _ := json.Marshal(q)
+			b := analyze(t, r, string(next))
+			if a.Result == "win" && b.Result != "loss" && !(a.Score != nil) {
+				t.Errorf("after best move %s the opponent's result is %s", a.BestMoves[0], b.Result)
+			}
+			if a.Score != nil && b.Score != nil && b.Proven && !b.Pass && *b.Score != -*a.Score {
+				t.Errorf("score after best move %d, want %d", *b.Score, -*a.Score)
+			}
+		})
+	}
+}
+
+func TestPolyominoBudgetGivesUnknown(t *testing.T) {
+	r := newPolyominoServer(t, 300*time.Millisecond)
+	start := time.Now()
+	a := analyze(t, r, `{"game":"hexominoes","budget_ms":100000}`)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("capped search took %v", took)
+	}
+	if a.Proven || a.Result != "unknown" || a.Outcome != "unknown" || !a.Heuristic || len(a.BestMoves) != 1 || a.Source != "heuristic" {
+		t.Errorf("unproven answer %+v", a)
+	}
+}
+
+func TestPolyominoBadInput(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	tests := []struct {
+		name, body, field, detail string
+	}{
+		{"unknown preset", `{"game":"chess"}`, "game", "chess"},
+		{"board row length", `{"board":["........","........","..........","........","........","........","........","........"]}`, "board", "row 3"},
+		{"unknown shape on board", `{"board":["AA......","AA......","........","........","........","........","........","........"]}`, "board", ""},
+		{"illegal move", `{"moves":["L:a1,a2,a3,a4,b4","L:c1,c2,c3,c4,d4"]}`, "moves", "move 2"},
+		{"off the board", `{"moves":["I:a1,a2,a3,a4,a9"]}`, "moves", "a9"},
+		{"bad notation", `{"moves":["hello"]}`, "moves", ""},
+		{"bad to_move", `{"to_move":"third"}`, "to_move", "first or second"},
+		{"bad end rule", `{"end_rule":"sudden"}`, "end_rule", "normal or score"},
+		{"too wide", `{"width":17}`, "width", "16"},
+		{"unknown piece", `{"pieces":"FILQ"}`, "pieces", "Q"},
+		{"negative budget", `{"budget_ms":-1}`, "budget_ms", ""},
+		{"capture not yet", `{"game":"capture"}`, "game", "capture"},
+		{"unknown field", `{"gmae":"pentominoes"}`, "gmae", "unknown field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(r, "POST", "/v1/polyomino/analyze", "application/json", tt.body)
+			if w.Code != 400 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			p := decodeProblem(t, w)
+			if len(p.Errors) == 0 || p.Errors[0].Field != tt.field || !strings.Contains(p.Detail, tt.detail) {
+				t.Errorf("problem %+v; want field %q, detail containing %q", p, tt.field, tt.detail)
+			}
+		})
+	}
+}

@@ -1,0 +1,513 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// Polyomino analyzes positions of the polyomino placement games.
+type Polyomino struct {
+	search *Searcher
+	// submit starts a background analysis job; nil without jobs.
+	submit func(ctx context.Context, typ string, request json.RawMessage) (string, error)
+}
+
+// NewPolyomino returns the use case over a searcher.
+func NewPolyomino(s *Searcher) *Polyomino { return &Polyomino{search: s} }
+
+// SetJobs lets Analyze hand unproven positions to the job system when the
+// client asks for background work.
+func (p *Polyomino) SetJobs(submit func(ctx context.Context, typ string, request json.RawMessage) (string, error)) {
+	p.submit = submit
+}
+
+// Hands are the pieces of each player in hand mode.
+type Hands struct {
+	First  []string `json:"first"`
+	Second []string `json:"second"`
+}
+
+// PolyominoQuery is a position as a client gives it: a preset, overrides of
+// its fields, and the board and/or moves.
+type PolyominoQuery struct {
+	Game    string    `json:"game,omitempty"`
+	Width   *int      `json:"width,omitempty"`
+	Height  *int      `json:"height,omitempty"`
+	Blocked *[]string `json:"blocked,omitempty"`
+	Pieces  *string   `json:"pieces,omitempty"`
+	Pool    *bool     `json:"pool,omitempty"`
+	Hands   *Hands    `json:"hands,omitempty"`
+	Neutral *[]string `json:"neutral,omitempty"`
+	Seed    *uint64   `json:"seed,omitempty"`
+	EndRule string    `json:"end_rule,omitempty"`
+	Board   []string  `json:"board,omitempty"`
+	Moves   []string  `json:"moves,omitempty"`
+	ToMove  string    `json:"to_move,omitempty"`
+	// BudgetMs bounds the synchronous search (server default when 0).
+	BudgetMs int64 `json:"budget_ms,omitempty"`
+	AllMoves bool  `json:"all_moves,omitempty"`
+	// Background asks for a job when the position is not proven in time.
+	Background bool `json:"background,omitempty"`
+}
+
+// PolyominoMove is one move with its value for the player who makes it.
+type PolyominoMove struct {
+	Move    string `json:"move"`
+	Outcome string `json:"outcome"`
+	Proven  bool   `json:"proven"`
+	Value   int    `json:"value"`
+}
+
+// PolyominoAnswer is the analysis of a position. Moves are in the frame of
+// the position asked about (cached answers are stored in a canonical frame
+// shared by congruent positions and mapped back).
+type PolyominoAnswer struct {
+	Config       polyomino.Config `json:"config"`
+	Board        []string         `json:"board"`
+	ToMove       string           `json:"to_move"`
+	Scores       [2]int           `json:"scores"`
+	Outcome      string           `json:"outcome"`
+	Proven       bool             `json:"proven"`
+	Value        int              `json:"value"`
+	BestMoves    []string         `json:"best_moves"`
+	BestComplete bool             `json:"best_complete"`
+	Heuristic    bool             `json:"heuristic"`
+	Moves        []PolyominoMove  `json:"moves,omitempty"`
+	LegalMoves   int              `json:"legal_moves"`
+	Over         bool             `json:"over"`
+	Pass         bool             `json:"pass"`
+	Nodes        int64            `json:"nodes"`
+	ElapsedNs    int64            `json:"elapsed_ns"`
+	Source       string           `json:"source"`
+	JobID        string           `json:"job_id,omitempty"`
+	ScoreRule    bool             `json:"score_rule"`
+}
+
+var hexName = regexp.MustCompile(`(?i)^(h\d{1,2})+$`)
+
+// splitPieces reads a piece list: names separated by commas or spaces, or
+// letters run together ("FILNP"), or hexomino names run together
+// ("H01H02").
+func splitPieces(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	if len(f) != 1 {
+		return f
+	}
+	one := f[0]
+	if hexName.MatchString(one) {
+		return regexp.MustCompile(`(?i)h\d{1,2}`).FindAllString(one, -1)
+	}
+	out := make([]string, 0, len(one))
+	for _, r := range one {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// config applies the query's overrides to its preset.
+func (q PolyominoQuery) config() (polyomino.Config, error) {
+	name := q.Game
+	if name == "" {
+		name = "pentominoes"
+	}
+	cfg, err := polyomino.Preset(name)
+	if err != nil {
+		return cfg, Invalid("game", err, "%s", err.Error())
+	}
+	if q.Width != nil {
+		cfg.Width = *q.Width
+	}
+	if q.Height != nil {
+		cfg.Height = *q.Height
+	}
+	if q.Blocked != nil {
+		cfg.Blocked = *q.Blocked
+	}
+	if q.Pieces != nil {
+		cfg.Pieces = splitPieces(*q.Pieces)
+		if len(cfg.Pieces) > 0 {
+			if order := pieceOrder(cfg.Pieces, cfg.Order); order != 0 {
+				cfg.Order = order
+			}
+		}
+	}
+	if q.Pool != nil {
+		cfg.Pool = *q.Pool
+	}
+	if q.Hands != nil {
+		cfg.Pool = false
+		cfg.Hands = [2][]string{q.Hands.First, q.Hands.Second}
+	}
+	if q.Neutral != nil {
+		cfg.Neutral = *q.Neutral
+	}
+	if q.Seed != nil {
+		cfg.Seed = *q.Seed
+	}
+	switch q.EndRule {
+	case "":
+	case string(polyomino.NormalPlay), string(polyomino.ScoreRule):
+		cfg.EndRule = polyomino.EndRule(q.EndRule)
+	default:
+		return cfg, Invalid("end_rule", nil, "end_rule %q: expected normal or score", q.EndRule)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, Invalid(configField(err), err, "%s", err.Error())
+	}
+	return cfg, nil
+}
+
+// pieceOrder infers the order of named pieces: hexomino names are order 6,
+// O and S only exist as tetrominoes; otherwise the preset's order stands.
+func pieceOrder(names []string, preset int) int {
+	for _, n := range names {
+		switch up := strings.ToUpper(n); {
+		case strings.HasPrefix(up, "H") && len(up) > 1:
+			return 6
+		case up == "O" || up == "S":
+			return 4
+		}
+	}
+	if preset == 6 {
+		return 5
+	}
+	return 0
+}
+
+// configField guesses which request field a configuration error is about,
+// from the words of the engine's message.
+func configField(err error) string {
+	msg := strings.ToLower(err.Error())
+	for _, f := range []struct{ word, field string }{
+		{"hand", "hands"}, {"neutral", "neutral"}, {"blocked", "blocked"}, {"width", "width"},
+		{"height", "height"}, {"piece", "pieces"}, {"order", "pieces"}, {"board", "width"},
+	} {
+		if strings.Contains(msg, f.word) {
+			return f.field
+		}
+	}
+	return "game"
+}
+
+// position builds the position a query describes.
+func (q PolyominoQuery) position() (*polyomino.Position, error) {
+	cfg, err := q.config()
+	if err != nil {
+		return nil, err
+	}
+	toMove, err := polyomino.ParsePlayer(q.ToMove)
+	if err != nil {
+		return nil, Invalid("to_move", err, "to_move %q: expected first or second", q.ToMove)
+	}
+	pos, err := polyomino.NewPosition(cfg, q.Board, q.Moves, toMove)
+	if err != nil {
+		field := "board"
+		switch {
+		case strings.HasPrefix(err.Error(), "move "), errors.Is(err, polyomino.ErrIllegalMove), errors.Is(err, polyomino.ErrBadNotation) && len(q.Board) == 0:
+			field = "moves"
+		case errors.Is(err, polyomino.ErrBadConfig), errors.Is(err, polyomino.ErrUnknownPiece) && len(q.Board) == 0:
+			field = configField(err)
+		}
+		return nil, Invalid(field, err, "%s", err.Error())
+	}
+	return pos, nil
+}
+
+// Analyze values a position: exactly when the search proves it within the
+// budget, otherwise with the heuristic player's move and what was proven.
+func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
+	if q.BudgetMs < 0 {
+		return PolyominoAnswer{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
+	}
+	pos, err := q.position()
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
+	if pos.Game().Config().Variant == polyomino.Capture {
+		return PolyominoAnswer{}, Invalid("game", polyomino.ErrUnsupported, "analysis of the capture variant is not available yet")
+	}
+	budget := p.search.Budgets.Clamp(q.BudgetMs)
+	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
+	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
+		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
+			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves})
+			if err != nil {
+				return PolyominoAnswer{}, 0, false, err
+			}
+			a := answerOf(res, pos.ToCanonical)
+			return a, res.Nodes, res.Proven && res.BestComplete, nil
+		})
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
+	a := fromCanonical(canon, pos)
+	a.Source = source
+	if !a.Proven && q.Background && p.submit != nil {
+		req, _ := json.Marshal(q)
+		id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
+		if err != nil {
+			return PolyominoAnswer{}, err
+		}
+		a.JobID = id
+	}
+	return a, nil
+}
+
+// answerOf turns an engine result into an answer, mapping its moves with
+// frame (ToCanonical for the cache, or the identity).
+func answerOf(res polyomino.Result, frame func(polyomino.Move) polyomino.Move) PolyominoAnswer {
+	a := PolyominoAnswer{
+		Outcome: string(res.Outcome), Proven: res.Proven, Value: res.Value, BestComplete: res.BestComplete,
+		Heuristic: res.Heuristic, LegalMoves: res.LegalMoves, Over: res.Over, Pass: res.Pass,
+		Nodes: res.Nodes, ElapsedNs: int64(res.Elapsed), BestMoves: []string{},
+	}
+	for _, m := range res.BestMoves {
+		a.BestMoves = append(a.BestMoves, frame(m).String())
+	}
+	for _, mr := range res.Moves {
+		a.Moves = append(a.Moves, PolyominoMove{Move: frame(mr.Move).String(), Outcome: string(mr.Outcome), Proven: mr.Proven, Value: mr.Value})
+	}
+	return a
+}
+
+// fromCanonical maps a canonical answer onto the position asked about and
+// fills in what belongs to the position rather than to its class.
+func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
+	back := func(s string) string {
+		m, err := polyomino.ParseMove(s)
+		if err != nil {
+			return s
+		}
+		return pos.FromCanonical(m).String()
+	}
+	out := a
+	out.BestMoves = make([]string, len(a.BestMoves))
+	for i, m := range a.BestMoves {
+		out.BestMoves[i] = back(m)
+	}
+	if a.Moves != nil {
+		out.Moves = make([]PolyominoMove, len(a.Moves))
+		for i, m := range a.Moves {
+			m.Move = back(m.Move)
+			out.Moves[i] = m
+		}
+	}
+	out.Config = pos.Game().Config()
+	out.Board = pos.Board()
+	out.ToMove = pos.ToMove().String()
+	out.Scores = pos.Scores()
+	out.ScoreRule = out.Config.EndRule == polyomino.ScoreRule
+	return out
+}
+
+// PolyominoMoves lists the legal moves of a position.
+type PolyominoMoves struct {
+	Count                int
+	DistinctUpToSymmetry int
+	Moves                []string
+	ToMove               string
+	Board                []string
+}
+
+// Moves lists the legal moves and counts them up to the board's symmetries.
+func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, error) {
+	pos, err := q.position()
+	if err != nil {
+		return PolyominoMoves{}, err
+	}
+	moves := pos.LegalMoves()
+	out := PolyominoMoves{Count: len(moves), DistinctUpToSymmetry: len(pos.SymmetryClasses()), Moves: make([]string, len(moves)),
+		ToMove: pos.ToMove().String(), Board: pos.Board()}
+	for i, m := range moves {
+		out.Moves[i] = m.String()
+	}
+	return out, nil
+}
+
+// PolyominoAnalyzeJob proves a position on the job system: one unit per
+// symmetry class of its moves, each solving the position after that move
+// (children proven elsewhere are shared through the cache), combined into
+// the parent's value. Without all_moves the job ends as soon as a winning
+// move is proven.
+type PolyominoAnalyzeJob struct {
+	Search      *Searcher
+	MaxDuration time.Duration
+}
+
+// Name implements JobKind.
+func (PolyominoAnalyzeJob) Name() string { return "polyomino.analyze" }
+
+type polyUnit struct {
+	Index int             `json:"index"`
+	Move  string          `json:"move"`
+	Query json.RawMessage `json:"query"`
+}
+
+func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
+	var q PolyominoQuery
+	if err := decodeStrict(raw, &q); err != nil {
+		return q, nil, err
+	}
+	pos, err := q.position()
+	return q, pos, err
+}
+
+// Plan implements JobKind.
+func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+	_, pos, err := decodeQuery(request)
+	if err != nil {
+		return nil, err
+	}
+	if pos.Game().Config().Variant == polyomino.Capture {
+		return nil, Invalid("game", polyomino.ErrUnsupported, "analysis of the capture variant is not available yet")
+	}
+	children := pos.Children()
+	if len(children) == 0 {
+		return nil, Invalid("board", nil, "the game is over: the player to move has no legal move")
+	}
+	units := make([]json.RawMessage, len(children))
+	for i, c := range children {
+		move := ""
+		if len(c.Moves) > 0 {
+			move = c.Moves[0].String()
+		}
+		units[i], _ = json.Marshal(polyUnit{Index: i, Move: move, Query: request})
+	}
+	return units, nil
+}
+
+// Run implements JobKind: it solves one child, through the shared cache.
+func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	var u polyUnit
+	if err := json.Unmarshal(unit, &u); err != nil {
+		return nil, fmt.Errorf("unit: %w", err)
+	}
+	_, pos, err := decodeQuery(u.Query)
+	if err != nil {
+		return nil, err
+	}
+	child := pos.Children()[u.Index].Position
+	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(child))
+	raw, _, err := j.Search.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
+		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
+		defer cancel()
+		res, err := polyomino.Solve(ctx, child, polyomino.Options{Progress: report})
+		if err != nil {
+			return nil, false, err
+		}
+		if ctx.Err() != nil && !res.Proven {
+			return nil, false, ctx.Err()
+		}
+		report(res.Nodes)
+		b, err := json.Marshal(answerOf(res, child.ToCanonical))
+		return b, res.Proven && res.BestComplete, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// Combine implements JobKind.
+func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	q, pos, err := decodeQuery(request)
+	if err != nil {
+		return nil, false, err
+	}
+	children := pos.Children()
+	rs := make([]polyomino.Result, len(children))
+	var nodes int64
+	for i, raw := range results {
+		var a PolyominoAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, false, err
+		}
+		rs[i] = polyomino.Result{Outcome: polyomino.Outcome(a.Outcome), Proven: a.Proven, Value: a.Value, Over: a.Over}
+		nodes += a.Nodes
+	}
+	res, err := polyomino.Combine(pos, children, rs)
+	if err != nil {
+		return nil, false, err
+	}
+	res.Nodes = nodes
+	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+	a = fromCanonical(a, pos) // fills the position's fields
+	a.BestMoves = answerOf(res, func(m polyomino.Move) polyomino.Move { return m }).BestMoves
+	if q.AllMoves {
+		a.Moves = answerOf(res, func(m polyomino.Move) polyomino.Move { return m }).Moves
+	} else {
+		a.Moves = nil
+	}
+	a.Source = SourceSearch
+	done := len(results) == total || (res.Proven && res.Value > 0 && !q.AllMoves)
+	if !done {
+		return nil, false, nil
+	}
+	b, err := json.Marshal(a)
+	return b, true, err
+}
+
+// PolyominoInfo describes the placement games for the catalogue.
+func PolyominoInfo() GameInfo {
+	info := GameInfo{
+		ID:          "polyomino",
+		Name:        "Polyomino placement games",
+		Description: "Golomb's Pentominoes and relatives: players take turns placing free polyominoes (any rotation or reflection) on empty cells of a board; each piece exists once. Exact values where the search proves them within the budget, else the move of a heuristic player.",
+		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/jobs (type polyomino.analyze)"},
+		Parameters: []Parameter{
+			{Name: "game", Description: "a preset", Values: []string{"pentominoes", "tetrominoes", "hexominoes", "capture"}, Default: "pentominoes"},
+			{Name: "width, height, blocked, pieces, pool, hands, neutral, seed, end_rule", Description: "overrides of the preset's fields"},
+			{Name: "board", Description: "one string per row, top row first: '.' empty, '#' blocked or covered by an anonymous piece, any other character a cell of a placed piece (cells sharing a character form one piece, named by its shape)"},
+			{Name: "moves", Description: "moves from the start, <piece>:<cells> with cells in reading order, e.g. L:a1,a2,a3,a4,b4 (a1 is the top-left cell); any cell order is accepted"},
+			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
+			{Name: "budget_ms", Description: "search budget, capped by the server"},
+			{Name: "all_moves", Description: "value every legal move"},
+			{Name: "background", Description: "when not proven within the budget, continue as a job and return its link"},
+		},
+		HouseRules: []string{
+			"Deal (hand mode without explicit hands): the pieces not in a given hand or neutral, in set order, are shuffled by Fisher-Yates driven by splitmix64(seed); the first neutral_count become neutral, the rest go alternately to the first and second player. Seed 0 is the default deal.",
+			"A dealt neutral piece is placed before the first move where the centre of its bounding box lies nearest the centre of the board (ties: canonical orientation first, then reading order).",
+			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second.",
+			"Under the score rule with a common pool, the value is that of normal play (the last to place wins), scored 1/0.",
+			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move) is a draw.",
+		},
+		Notes: []string{
+			"value: +1 win / -1 loss under normal play; under the score rule the final score difference for the player to move under perfect play.",
+			"Hexominoes are named H01..H35 by the width of their canonical orientation, widest first, then by their picture read row by row; see piece_sets for the pictures.",
+		},
+	}
+	for _, pi := range polyomino.Presets() {
+		c := pi.Config
+		mode := "pool"
+		if !c.Pool {
+			mode = "hands"
+		}
+		pieces := c.Pieces
+		if len(pieces) == 0 {
+			if set, err := polyomino.Pieces(c.Order); err == nil {
+				pieces = set.Names()
+			}
+		}
+		info.Presets = append(info.Presets, PresetInfo{Name: pi.Name, Description: pi.Description, Width: c.Width, Height: c.Height,
+			Pieces: pieces, Mode: mode, EndRule: string(c.EndRule), Variant: string(c.Variant)})
+	}
+	for _, order := range []int{4, 5, 6} {
+		list, err := polyomino.PieceList(order)
+		if err != nil {
+			continue
+		}
+		ps := PieceSet{Order: order, Name: map[int]string{4: "tetrominoes", 5: "pentominoes", 6: "hexominoes"}[order]}
+		for _, pi := range list {
+			ps.Pieces = append(ps.Pieces, PieceInfo{Name: pi.Name, Orientations: pi.Orientations, Picture: pi.Picture})
+		}
+		info.PieceSets = append(info.PieceSets, ps)
+	}
+	return info
+}
