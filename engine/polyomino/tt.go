@@ -13,7 +13,8 @@ import (
 // An entry is two 64-bit words, written and read without locks:
 //
 //	word 0: key.a XOR word 1   (a torn write fails the check and is a miss)
-//	word 1: bits  0-15  check: the low 16 bits of mix64(key.b)
+//	word 1: bits  0-15  check: key.b itself when it fits (a pool of at most
+//	                    16 pieces: exact), else the low 16 bits of mix64(key.b)
 //	        bits 16-23  value, int8: +1/-1 win/loss (normal play) or the
 //	                    score difference for the player to move
 //	        bits 24-25  bound: 1 exact, 2 lower bound, 3 upper bound
@@ -23,7 +24,8 @@ import (
 //
 // The bucket index comes from mix64(key.a ^ mix64(key.b)), so a false hit
 // needs the same bucket, the same key.a (exact on boards up to 8 x 8) and
-// the same 16-bit check. Replacement: an entry with the same key is
+// the same 16-bit check; on boards up to 8 x 8 with a pool of at most 16
+// pieces (Pentominoes) none can happen. Replacement: an entry with the same key is
 // overwritten; otherwise the entry of an older generation, then of least
 // work, gives way.
 type Table struct {
@@ -64,7 +66,14 @@ func (t *Table) nextGeneration() { t.gen.Add(1) }
 
 func bucketOf(k ttKey) (check uint64, h uint64) {
 	hb := mix64(k.b)
-	return hb & 0xffff, mix64(k.a ^ hb)
+	check = hb & 0xffff
+	if k.b < 1<<16 {
+		// A common pool of at most 16 pieces: the check is the piece mask
+		// itself, and with key.a exact (boards up to 8 x 8) a hit is never
+		// false, so proofs do not rest on hashing.
+		check = k.b
+	}
+	return check, mix64(k.a ^ hb)
 }
 
 // probe returns the stored value and bound for the key.
