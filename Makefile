@@ -35,7 +35,7 @@ openapi:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^openapi/')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) run golang.org/x/vuln/cmd/govulncheck@latest ./...
+	.ci/vulncheck
 
 ## build: a static binary in bin/
 build:

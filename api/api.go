@@ -41,6 +41,11 @@ import (
 type Config struct {
 	// MaxBodyBytes bounds every request body (413 beyond).
 	MaxBodyBytes int64
+	// RateLimiter, when set, limits each client's /v1 requests.
+	RateLimiter *service.RateLimiter
+	// APIKeys, when any is configured, are required by the jobs endpoints
+	// and identify clients for rate limiting.
+	APIKeys *service.APIKeys
 	// CORSOrigins lists the origins browsers may call from; "*" allows
 	// any; empty disables CORS.
 	CORSOrigins []string
@@ -99,12 +104,19 @@ func New(cfg Config, d Deps) *gin.Engine {
 	registerDocs(r)
 
 	v1 := r.Group("/v1")
+	if cfg.RateLimiter != nil {
+		v1.Use(rateLimit(cfg.RateLimiter, cfg.APIKeys))
+	}
 	v1.GET("/games", h.games)
 	if d.Jobs != nil {
-		v1.POST("/jobs", h.createJob)
-		v1.GET("/jobs/:id", h.getJob)
-		v1.DELETE("/jobs/:id", h.cancelJob)
-		v1.GET("/jobs/:id/events", h.jobEvents)
+		jobsGroup := v1.Group("/jobs")
+		if cfg.APIKeys.Enabled() {
+			jobsGroup.Use(requireAPIKey(cfg.APIKeys))
+		}
+		jobsGroup.POST("", h.createJob)
+		jobsGroup.GET("/:id", h.getJob)
+		jobsGroup.DELETE("/:id", h.cancelJob)
+		jobsGroup.GET("/:id/events", h.jobEvents)
 	}
 	if d.Polyomino != nil {
 		v1.POST("/polyomino/analyze", h.polyominoAnalyze)

@@ -12,6 +12,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
 )
 
 const (
@@ -172,6 +174,41 @@ func securityHeaders() gin.HandlerFunc {
 		h.Set("Referrer-Policy", "no-referrer")
 		if !strings.HasPrefix(c.Request.URL.Path, "/swagger/") {
 			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		}
+		c.Next()
+	}
+}
+
+// rateLimit refuses a client's requests beyond its rate with 429 and
+// Retry-After; every answer carries the X-RateLimit-* headers.
+func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		d := rl.Allow(c.Request.Context(), keys.ClientID(c.GetHeader(headerAPIKey), c.ClientIP()))
+		if d.Limit > 0 {
+			h := c.Writer.Header()
+			h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
+			h.Set("X-RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
+			h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+		}
+		if !d.Allowed {
+			wait := max(time.Until(d.Reset), time.Second)
+			fail(c, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
+				Message: fmt.Sprintf("more than %d requests in this period; retry after %v", d.Limit, wait.Round(time.Second))})
+			return
+		}
+		c.Next()
+	}
+}
+
+const headerAPIKey = "X-API-Key"
+
+// requireAPIKey answers 401 unless the request carries a valid X-API-Key.
+func requireAPIKey(keys *service.APIKeys) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !keys.Valid(c.GetHeader(headerAPIKey)) {
+			c.Header("WWW-Authenticate", `APIKey header="X-API-Key"`)
+			fail(c, &service.Error{Kind: service.KindUnauthorized, Message: "this endpoint needs a valid API key in the X-API-Key header"})
+			return
 		}
 		c.Next()
 	}

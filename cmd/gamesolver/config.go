@@ -32,6 +32,8 @@ type config struct {
 	RedisTimeout   time.Duration
 	ShutdownGrace  time.Duration
 	Worker         bool
+	RateLimit      string
+	APIKeys        string
 	MaxJobDuration time.Duration
 	WorkerSlots    int
 	WorkerName     string
@@ -65,6 +67,8 @@ func (c *config) settings() []setting {
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
 		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM", value: (*durationValue)(&c.ShutdownGrace)},
+		{flag: "rate-limit", env: "GAMESOLVER_RATE_LIMIT", usage: "requests per client (API key, else address) per period on /v1: 100-S, 3000-M, ...; off to disable", value: (*stringValue)(&c.RateLimit)},
+		{flag: "api-keys", env: "GAMESOLVER_API_KEYS", usage: "comma-separated API keys; when set, the jobs endpoints require X-API-Key", secret: true, value: (*stringValue)(&c.APIKeys)},
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
@@ -156,9 +160,13 @@ func (c *config) effective() map[string]string {
 	return out
 }
 
-func (c *config) corsOrigins() []string {
+func (c *config) corsOrigins() []string { return splitList(c.CORSOrigins) }
+
+func (c *config) apiKeys() []string { return splitList(c.APIKeys) }
+
+func splitList(s string) []string {
 	var out []string
-	for _, o := range strings.Split(c.CORSOrigins, ",") {
+	for _, o := range strings.Split(s, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			out = append(out, o)
 		}
@@ -166,10 +174,13 @@ func (c *config) corsOrigins() []string {
 	return out
 }
 
-// redactIf hides the password of a URL-like secret.
+// redactIf hides the password of a URL-like secret, and any other secret.
 func redactIf(secret bool, v string) string {
 	if !secret || v == "" {
 		return v
+	}
+	if !strings.Contains(v, "://") {
+		return "(hidden)"
 	}
 	u, err := url.Parse(v)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -74,7 +75,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	metrics := service.NewMetrics(reg)
 	a := &app{cfg: cfg, log: log}
 
-	c, err := newCache(cfg, metrics, reg, log)
+	c, rdb, err := newCache(cfg, metrics, reg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +112,17 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	readiness.Add(teeko.Component)
 	catalogue.Register(service.TeekoInfo())
 
+	apiCfg := api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins(), APIKeys: service.NewAPIKeys(cfg.apiKeys())}
+	if cfg.RateLimit != "" && cfg.RateLimit != "off" {
+		rl, err := service.NewRateLimiter(cfg.RateLimit, rdb, cfg.RedisTimeout, log.Named("ratelimit"))
+		if err != nil {
+			return nil, err
+		}
+		apiCfg.RateLimiter = rl
+		a.closers = append(a.closers, rl.Close)
+	}
 	gin.SetMode(gin.ReleaseMode)
-	a.handler = api.New(api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins()}, api.Deps{
+	a.handler = api.New(apiCfg, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
 		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Polyomino: poly, Jobs: jm,
 	})
@@ -121,10 +131,10 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 
 // newCache picks Redis (with an in-memory layer in front) when REDIS_URL is
 // set, the in-memory LRU otherwise.
-func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger) (cache.Cache, error) {
+func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger) (cache.Cache, *redis.Client, error) {
 	mem := cache.Observe(cache.NewMemory(cfg.CacheBytes, cfg.CacheTTL), "memory", m.CacheObserver)
 	if cfg.RedisURL == "" {
-		return mem, nil
+		return mem, nil, nil
 	}
 	m.RegisterRedis(reg)
 	m.RedisUp.Set(1)
@@ -141,9 +151,9 @@ func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *za
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &cache.Tiered{Near: mem, Far: cache.Observe(r, "redis", m.CacheObserver)}, nil
+	return &cache.Tiered{Near: mem, Far: cache.Observe(r, "redis", m.CacheObserver)}, r.Client(), nil
 }
 
 // serve runs the HTTP server until ctx ends, then shuts down gracefully:

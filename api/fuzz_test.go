@@ -1,0 +1,105 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/servicetest"
+)
+
+var (
+	fuzzOnce   sync.Once
+	fuzzRouter *gin.Engine
+)
+
+// fuzzServer is the real router with every engine, small budgets.
+func fuzzServer(t testing.TB) *gin.Engine {
+	fuzzOnce.Do(func() {
+		gin.SetMode(gin.TestMode)
+		reg := prometheus.NewRegistry()
+		s := newSearcher(reg, 50*time.Millisecond)
+		fuzzRouter = New(Config{MaxBodyBytes: 64 << 10}, Deps{
+			Log: zap.NewNop(), Registry: reg,
+			Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
+			Teeko: servicetest.Teeko(t), Polyomino: service.NewPolyomino(s), Tilings: service.NewTilings(s),
+		})
+	})
+	return fuzzRouter
+}
+
+// checkAnswer: user input never causes a 5xx other than 503, and every
+// error is problem+json.
+func checkAnswer(t *testing.T, path, body string, code int, ct string) {
+	t.Helper()
+	if code >= 500 && code != http.StatusServiceUnavailable {
+		t.Fatalf("POST %s %q: status %d", path, body, code)
+	}
+	if code >= 400 && ct != "application/problem+json" {
+		t.Fatalf("POST %s %q: %d with Content-Type %q", path, body, code, ct)
+	}
+}
+
+func fuzzHandler(f *testing.F, path string, seeds ...string) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := fuzzServer(t)
+		w := do(r, "POST", path, "application/json", body)
+		checkAnswer(t, path, body, w.Code, w.Header().Get("Content-Type"))
+		if w.Code == 200 && !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("POST %s %q: invalid JSON answer", path, body)
+		}
+	})
+}
+
+func FuzzTeekoAnalyzeHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/teeko/analyze", `{}`, `{"rules":"advanced"}`,
+		`{"board":"...........br.rb.r.b..b..","to_move":"red"}`, `{"black":[1,7,13,20],"red":[2,3,9,25],"to_move":"red"}`,
+		`{"moves":["13","7","12-8"]}`, `{"drop_style":"three-move-standard","moves":["1"]}`, `{"board":"BBBB.RRR................."}`,
+		`{"black":[0],"red":[26]}`, `[]`, `{"board":null}`, `{"moves":["14-9","x"]}`)
+}
+
+func FuzzTeekoAnnotateHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/teeko/annotate", `{"moves":["13","7","12","8","14","9","11"]}`,
+		`{"rules":"advanced","drop_style":"alternate","moves":["13"]}`, `{"moves":[]}`, `{"moves":["1","2","3","4","5","6","7","8","1-9"]}`)
+}
+
+func FuzzPolyominoAnalyzeHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/polyomino/analyze", `{"game":"tetrominoes"}`, `{"moves":["L:a1,a2,a3,a4,b4"],"budget_ms":1}`,
+		`{"width":5,"height":5,"hands":{"first":["F","I"],"second":["L","N"]},"end_rule":"score"}`,
+		`{"board":["AA......","AA......"]}`, `{"game":"hexominoes","seed":7,"budget_ms":1}`, `{"width":0}`, `{"pieces":"H01,O"}`,
+		`{"blocked":["a1","p16"],"to_move":"second"}`, `{"neutral":["X:c2,b3,c3,d3,c4"],"pool":false}`)
+}
+
+func FuzzPolyominoMovesHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/polyomino/moves", `{}`, `{"game":"capture"}`, `{"moves":["I:a1,a2,a3,a4,a5","L:c1,c2,c3,c4,d4"]}`,
+		`{"board":["I.......","I.......","I.......","I.......","I......."]}`)
+}
+
+func FuzzTilingsHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/polyomino/tilings", `{"width":10,"height":6,"limit":1,"budget_ms":1}`, `{"width":5,"height":4,"pieces":"tetrominoes"}`,
+		`{"board":["#....","....."],"pieces":"II","multiset":true,"allow_leftover":true}`, `{"width":3,"height":3,"pieces":"h1"}`)
+}
+
+func TestFuzzSeedsDoNotPanicOnPrefixes(t *testing.T) {
+	// Every prefix of a valid body: truncated JSON must be a clean 400.
+	r := fuzzServer(t)
+	body := `{"rules":"standard","drop_style":"alternate","moves":["13","7","12"]}`
+	for i := range len(body) {
+		w := do(r, "POST", "/v1/teeko/analyze", "application/json", body[:i])
+		checkAnswer(t, "/v1/teeko/analyze", body[:i], w.Code, w.Header().Get("Content-Type"))
+		if w.Code != 400 {
+			t.Fatalf("prefix %q: %d", body[:i], w.Code)
+		}
+	}
+}

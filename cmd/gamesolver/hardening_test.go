@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/service/redistest"
+	"github.com/gamesolver/gamesolver/service/servicetest"
+)
+
+func get(t *testing.T, url string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+// TestRateLimitSharedThroughRedis: two replicas on one Redis count a
+// client's requests together; a third request of 2 per minute is refused
+// with 429, Retry-After and problem+json. Health checks are not limited.
+func TestRateLimitSharedThroughRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	// Clients are told apart by API key: "probe" waits for the Redis
+	// store, "alice" is counted.
+	env := map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_RATE_LIMIT": "2-M", "GAMESOLVER_API_KEYS": "probe,alice"}
+	a := startApp(t, env)
+	b := startApp(t, env)
+	for _, base := range []string{a, b} {
+		waitUntil(t, func() bool {
+			_ = redisClient(t, srv.URL()).FlushAll(context.Background())
+			resp, _ := get(t, base+"/v1/games", "X-API-Key", "probe")
+			// Only the shared store writes gs:rate keys.
+			return resp.StatusCode == 200 && len(redisClient(t, srv.URL()).Keys(context.Background(), "gs:rate*").Val()) > 0
+		})
+	}
+	var codes []int
+	for _, base := range []string{a, b, a, b} {
+		resp, body := get(t, base+"/v1/games", "X-API-Key", "alice")
+		codes = append(codes, resp.StatusCode)
+		if resp.StatusCode == 429 && (resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "/problems/rate-limited")) {
+			t.Errorf("429 without Retry-After or problem: %v %s", resp.Header, body)
+		}
+	}
+	if fmt.Sprint(codes) != "[200 200 429 429]" {
+		t.Errorf("statuses across two replicas %v, want [200 200 429 429]: the limit is shared", codes)
+	}
+	if resp, _ := get(t, a+"/healthz"); resp.StatusCode != 200 {
+		t.Errorf("healthz limited: %d", resp.StatusCode)
+	}
+}
+
+func TestRateLimitInMemory(t *testing.T) {
+	base := startApp(t, map[string]string{"GAMESOLVER_RATE_LIMIT": "3-M"})
+	var codes []int
+	for i := 0; i < 5; i++ {
+		resp, _ := get(t, base+"/v1/games")
+		codes = append(codes, resp.StatusCode)
+	}
+	if fmt.Sprint(codes) != "[200 200 200 429 429]" {
+		t.Errorf("statuses %v", codes)
+	}
+}
+
+func TestAPIKeysGuardJobs(t *testing.T) {
+	base := startApp(t, map[string]string{"GAMESOLVER_API_KEYS": "k1,k2"})
+	post := func(key string) int {
+		req, _ := http.NewRequest("POST", base+"/v1/jobs", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":5,"height":12}}`))
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("X-API-Key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := post(""); c != 401 {
+		t.Errorf("no key: %d", c)
+	}
+	if c := post("wrong"); c != 401 {
+		t.Errorf("wrong key: %d", c)
+	}
+	if c := post("k2"); c != 202 {
+		t.Errorf("good key: %d", c)
+	}
+	if resp, _ := get(t, base+"/v1/games"); resp.StatusCode != 200 {
+		t.Errorf("other routes need no key: %d", resp.StatusCode)
+	}
+}
+
+// TestHostileRequests: each is answered at once with a 4xx problem+json.
+func TestHostileRequests(t *testing.T) {
+	base := startApp(t, nil, "--max-budget", "2s", "--default-budget", "1s")
+	deep := strings.Repeat("[", 30000) + strings.Repeat("]", 30000)
+	tests := []struct {
+		name, method, path, ct, body string
+		status                       int
+	}{
+		{"huge body", "POST", "/v1/teeko/analyze", "application/json", `{"board":"` + strings.Repeat("b", 1<<20) + `"}`, 413},
+		{"deeply nested", "POST", "/v1/teeko/analyze", "application/json", `{"moves":` + deep + `}`, 400},
+		{"deeply nested object", "POST", "/v1/polyomino/analyze", "application/json", strings.Repeat(`{"a":`, 10000) + strings.Repeat("}", 10000), 400},
+		{"wrong types", "POST", "/v1/polyomino/analyze", "application/json", `{"width":"eight","moves":7}`, 400},
+		{"null body", "POST", "/v1/teeko/annotate", "application/json", `null`, 400},
+		{"impossible teeko", "POST", "/v1/teeko/analyze", "application/json", `{"black":[1,2,3,4],"red":[21,22,23,24],"to_move":"red"}`, 400},
+		{"impossible board", "POST", "/v1/polyomino/analyze", "application/json", `{"board":["LLLL....","L.......","LLLL....","L.......","........","........","........","........"]}`, 400},
+		{"enormous numbers", "POST", "/v1/polyomino/tilings", "application/json", `{"width":99999999999999999999,"height":6}`, 400},
+		{"enormous board", "POST", "/v1/polyomino/analyze", "application/json", `{"width":1000000,"height":1000000}`, 400},
+		{"long move list", "POST", "/v1/teeko/annotate", "application/json", `{"moves":[` + strings.Repeat(`"13",`, 5000) + `"13"]}`, 400},
+		{"unknown route", "GET", "/v1/chess/analyze", "", ``, 404},
+		{"path traversal", "GET", "/v1/jobs/..%2f..%2fetc%2fpasswd", "", ``, 404},
+		{"wrong method", "PUT", "/v1/teeko/analyze", "application/json", `{}`, 405},
+		{"form body", "POST", "/v1/teeko/analyze", "application/x-www-form-urlencoded", `rules=standard`, 415},
+		{"invalid UTF-8", "POST", "/v1/teeko/analyze", "application/json", "{\"board\":\"\xff\xfe\"}", 400},
+		{"control characters", "POST", "/v1/polyomino/moves", "application/json", "{\"moves\":[\"L:\\u0000a1\"]}", 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, base+tt.path, strings.NewReader(tt.body))
+			if tt.ct != "" {
+				req.Header.Set("Content-Type", tt.ct)
+			}
+			start := time.Now()
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("answered in %v", took)
+			}
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("%d %s: %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+		})
+	}
+	// An enormous budget is capped: the answer comes within the cap.
+	start := time.Now()
+	resp, err := http.Post(base+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{"game":"hexominoes","budget_ms":999999999999}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if took := time.Since(start); resp.StatusCode != 200 || took > 5*time.Second {
+		t.Errorf("capped budget: %d after %v", resp.StatusCode, took)
+	}
+}
+
+// TestGracefulShutdown: on shutdown a request in flight finishes with its
+// answer, and new connections are refused.
+func TestGracefulShutdown(t *testing.T) {
+	servicetest.Teeko(t)
+	cfg, err := parseConfig("serve", []string{"--data-dir", servicetest.DataDir(t), "--shutdown-grace", "10s"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := build(ctx, cfg, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	done := make(chan error, 1)
+	go func() { done <- a.serve(ctx, ln) }()
+	waitUntil(t, func() bool { code, _ := getReady(t, base); return code == 200 })
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var status int
+	go func() {
+		defer wg.Done()
+		// A search that takes its whole 1.5 s budget.
+		resp, err := http.Post(base+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{"game":"hexominoes","budget_ms":1500}`))
+		if err == nil {
+			status = resp.StatusCode
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel() // SIGTERM
+	wg.Wait()
+	if status != 200 {
+		t.Errorf("request in flight during shutdown: status %d", status)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("server still accepts connections after shutdown")
+	}
+}

@@ -1,0 +1,143 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/ulule/limiter/v3"
+	"github.com/ulule/limiter/v3/drivers/store/memory"
+	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
+	"go.uber.org/zap"
+)
+
+// RateLimiter limits each client's requests per period (a fixed window,
+// github.com/ulule/limiter). With Redis the counters live there, so a
+// client's rate holds across replicas; without, or while Redis cannot be
+// reached, each process counts in memory: a Redis failure relaxes the limit
+// to per-replica, it never refuses or fails requests.
+type RateLimiter struct {
+	rate    limiter.Rate
+	local   *limiter.Limiter
+	shared  atomic.Pointer[limiter.Limiter]
+	timeout time.Duration
+	log     *zap.Logger
+	stop    chan struct{}
+}
+
+// RateDecision is the outcome of one request's check.
+type RateDecision struct {
+	Allowed   bool
+	Limit     int64
+	Remaining int64
+	Reset     time.Time
+}
+
+// NewRateLimiter parses a rate such as "100-S" (per second), "3000-M" or
+// "50000-H". client may be nil for memory only; the Redis store is created
+// in the background (it loads scripts) and retried until Redis answers.
+func NewRateLimiter(rate string, client *redis.Client, timeout time.Duration, log *zap.Logger) (*RateLimiter, error) {
+	r, err := limiter.NewRateFromFormatted(rate)
+	if err != nil {
+		return nil, fmt.Errorf("rate limit %q: expected <requests>-<S|M|H|D>, such as 100-S: %w", rate, err)
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	rl := &RateLimiter{rate: r, local: limiter.New(memory.NewStore(), r), timeout: timeout, log: log, stop: make(chan struct{})}
+	if client != nil {
+		go rl.connect(client)
+	}
+	return rl, nil
+}
+
+func (rl *RateLimiter) connect(client *redis.Client) {
+	for {
+		store, err := redisstore.NewStoreWithOptions(client, limiter.StoreOptions{Prefix: "gs:rate", MaxRetry: 1})
+		if err == nil {
+			rl.shared.Store(limiter.New(store, rl.rate))
+			return
+		}
+		select {
+		case <-rl.stop:
+			return
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// Close stops the background connection attempts.
+func (rl *RateLimiter) Close() { close(rl.stop) }
+
+// Allow counts one request of the client identified by key.
+func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
+	lim := rl.local
+	if shared := rl.shared.Load(); shared != nil {
+		sctx, cancel := context.WithTimeout(ctx, rl.timeout)
+		c, err := shared.Get(sctx, key)
+		cancel()
+		if err == nil {
+			return decision(c)
+		}
+		rl.log.Debug("shared rate limit unavailable, counting locally", zap.Error(err))
+	}
+	c, err := lim.Get(ctx, key)
+	if err != nil {
+		return RateDecision{Allowed: true}
+	}
+	return decision(c)
+}
+
+func decision(c limiter.Context) RateDecision {
+	return RateDecision{Allowed: !c.Reached, Limit: c.Limit, Remaining: c.Remaining, Reset: time.Unix(c.Reset, 0)}
+}
+
+// APIKeys checks API keys in constant time. Keys are kept hashed, so that a
+// key never sits in memory next to its neighbours in plain text longer
+// than the configuration parse.
+type APIKeys struct {
+	hashes [][32]byte
+}
+
+// NewAPIKeys holds the given keys (empty strings are ignored).
+func NewAPIKeys(keys []string) *APIKeys {
+	k := &APIKeys{}
+	for _, key := range keys {
+		if key != "" {
+			k.hashes = append(k.hashes, sha256.Sum256([]byte(key)))
+		}
+	}
+	return k
+}
+
+// Enabled reports whether any key is configured.
+func (k *APIKeys) Enabled() bool { return k != nil && len(k.hashes) > 0 }
+
+// Valid reports whether key is one of the configured keys.
+func (k *APIKeys) Valid(key string) bool {
+	if !k.Enabled() || key == "" {
+		return false
+	}
+	h := sha256.Sum256([]byte(key))
+	ok := 0
+	for _, want := range k.hashes {
+		ok |= subtle.ConstantTimeCompare(h[:], want[:])
+	}
+	return ok == 1
+}
+
+// ClientID names the client of a request for rate limiting: its API key
+// (hashed, never the key itself) when it sent a valid one, else its
+// address.
+func (k *APIKeys) ClientID(key, addr string) string {
+	if k.Valid(key) {
+		h := sha256.Sum256([]byte(key))
+		return "key:" + hex.EncodeToString(h[:8])
+	}
+	return "ip:" + addr
+}
