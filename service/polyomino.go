@@ -237,7 +237,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
-			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves})
+			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers})
 			if err != nil {
 				return PolyominoAnswer{}, 0, false, err
 			}
@@ -339,6 +339,8 @@ func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, 
 type PolyominoAnalyzeJob struct {
 	Search      *Searcher
 	MaxDuration time.Duration
+	// Workers is the number of goroutines of one unit's search (0: every core).
+	Workers int
 }
 
 // Name implements JobKind.
@@ -398,7 +400,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	raw, _, err := j.Search.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
 		defer cancel()
-		res, err := polyomino.Solve(ctx, child, polyomino.Options{Progress: report})
+		res, err := polyomino.Solve(ctx, child, polyomino.Options{Progress: report, Workers: j.Workers})
 		if err != nil {
 			return nil, false, err
 		}

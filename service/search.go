@@ -19,6 +19,10 @@ type Searcher struct {
 	Slots   *Slots
 	Budgets Budgets
 	Metrics *Metrics
+	// Workers is the number of goroutines of one search (0: every core).
+	// Searches for requests default to one each, so that a flood of
+	// expensive requests leaves cores to the cheap ones.
+	Workers int
 	// MinCacheTime: answers found faster than this are not cached (they
 	// are cheaper to recompute than to store).
 	MinCacheTime time.Duration

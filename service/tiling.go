@@ -127,7 +127,7 @@ func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error
 	budget := t.search.Budgets.Clamp(q.BudgetMs)
 	a, source, err := runCached(ctx, t.search, "tiling", tilingKey(p, q), budget,
 		func(ctx context.Context) (tilingAnswer, int64, bool, error) {
-			r, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling})
+			r, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Workers: t.search.Workers})
 			return tilingAnswer{Result: r}, r.Nodes, r.Complete, err
 		})
 	if err != nil {
@@ -142,6 +142,8 @@ type TilingsJob struct {
 	Tilings *Tilings
 	// MaxDuration bounds one job.
 	MaxDuration time.Duration
+	// Workers is the number of goroutines of the count (0: every core).
+	Workers int
 }
 
 // Name implements JobKind.
@@ -204,7 +206,7 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	if q.BudgetMs > 0 && time.Duration(q.BudgetMs)*time.Millisecond < budget {
 		budget = time.Duration(q.BudgetMs) * time.Millisecond
 	}
-	res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget,
+	res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget, Workers: j.Workers,
 		Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
 	if err != nil {
 		return nil, err

@@ -24,6 +24,8 @@ type config struct {
 	DefaultBudget  time.Duration
 	MaxBudget      time.Duration
 	SolverSlots    int
+	SolverWorkers  int
+	JobWorkers     int
 	SolverQueue    int
 	QueueWait      time.Duration
 	CORSOrigins    string
@@ -59,7 +61,9 @@ func (c *config) settings() []setting {
 		{flag: "max-body", env: "GAMESOLVER_MAX_BODY", usage: "largest request body in bytes (suffixes KiB, MiB)", value: (*bytesValue)(&c.MaxBodyBytes)},
 		{flag: "default-budget", env: "GAMESOLVER_DEFAULT_BUDGET", usage: "search time budget when a request gives none", value: (*durationValue)(&c.DefaultBudget)},
 		{flag: "max-budget", env: "GAMESOLVER_MAX_BUDGET", usage: "server-side cap on any request's search budget", value: (*durationValue)(&c.MaxBudget)},
-		{flag: "solver-slots", env: "GAMESOLVER_SOLVER_SLOTS", usage: "searches running at once", value: (*intValue)(&c.SolverSlots)},
+		{flag: "solver-slots", env: "GAMESOLVER_SOLVER_SLOTS", usage: "searches running at once (default: one core is left to cheap requests)", value: (*intValue)(&c.SolverSlots)},
+		{flag: "solver-workers", env: "GAMESOLVER_SOLVER_WORKERS", usage: "goroutines of one request's search", value: (*intValue)(&c.SolverWorkers)},
+		{flag: "job-workers", env: "GAMESOLVER_JOB_WORKERS", usage: "goroutines of one job unit's search (0: every core; serve's in-process worker defaults to solver-workers)", value: (*intValue)(&c.JobWorkers)},
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
 		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
 		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS, * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
@@ -85,7 +89,9 @@ func defaultConfig() config {
 		MaxBodyBytes:   64 << 10,
 		DefaultBudget:  2 * time.Second,
 		MaxBudget:      30 * time.Second,
-		SolverSlots:    runtime.NumCPU(),
+		SolverSlots:    max(1, runtime.NumCPU()-1),
+		SolverWorkers:  1,
+		JobWorkers:     -1,
 		SolverQueue:    4 * runtime.NumCPU(),
 		QueueWait:      2 * time.Second,
 		CacheBytes:     256 << 20,
@@ -126,6 +132,9 @@ func (c *config) validate() error {
 	var errs []string
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, "max-body must be at least 1KiB")
+	}
+	if c.SolverWorkers < 1 {
+		errs = append(errs, "solver-workers must be at least 1")
 	}
 	if c.SolverSlots < 1 {
 		errs = append(errs, "solver-slots must be at least 1")

@@ -20,10 +20,10 @@ import (
 )
 
 // jobKinds are the job types every process knows.
-func jobKinds(cfg config, s *service.Searcher) []jobs.Kind {
+func jobKinds(cfg config, s *service.Searcher, workers int) []jobs.Kind {
 	kinds := []service.JobKind{
-		service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: cfg.MaxJobDuration},
-		service.PolyominoAnalyzeJob{Search: s, MaxDuration: cfg.MaxJobDuration},
+		service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: cfg.MaxJobDuration, Workers: workers},
+		service.PolyominoAnalyzeJob{Search: s, MaxDuration: cfg.MaxJobDuration, Workers: workers},
 	}
 	out := make([]jobs.Kind, len(kinds))
 	for i, k := range kinds {
@@ -101,7 +101,9 @@ func worker(args []string, getenv func(string) string) error {
 		Budgets: service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
 		Metrics: metrics,
 	}
-	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher)...)
+	// A worker process has the machine to itself: every core per unit.
+	workers := max(cfg.JobWorkers, 0)
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher, workers)...)
 	if err != nil {
 		return err
 	}

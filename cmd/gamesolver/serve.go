@@ -89,6 +89,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		Slots:        service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, metrics),
 		Budgets:      service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
 		Metrics:      metrics,
+		Workers:      cfg.SolverWorkers,
 		MinCacheTime: 20 * time.Millisecond,
 	}
 	tilings := service.NewTilings(searcher)
@@ -96,7 +97,12 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	catalogue.Register(service.PolyominoInfo())
 	catalogue.Register(service.TilingInfo())
 
-	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher)...)
+	// The in-process worker shares the machine with requests.
+	jobWorkers := cfg.JobWorkers
+	if jobWorkers < 0 {
+		jobWorkers = cfg.SolverWorkers
+	}
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher, jobWorkers)...)
 	if err != nil {
 		return nil, err
 	}

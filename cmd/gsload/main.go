@@ -40,6 +40,7 @@ func main() {
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	baseline := flag.Bool("baseline", false, "also measure a bare gin handler in this process, first")
 	seed := flag.Uint64("seed", 1, "random seed for the positions")
+	flood := flag.Int("flood", 0, "also measure the scenario while this many clients flood the server with expensive hexomino analyses (2 s budget each)")
 	flag.Parse()
 
 	reqs, err := prepare(*scenario, *seed)
@@ -58,7 +59,54 @@ func main() {
 			s.rate()/r.rate(), float64(s.pct(0.99))/float64(max(r.pct(0.99), 1)))
 		return
 	}
+	if *flood > 0 {
+		alone := drive(*url, reqs, *duration, *concurrency)
+		alone.print("gamesolver " + *scenario + " alone")
+		stop, report := startFlood(*url, *flood)
+		during := drive(*url, reqs, *duration, *concurrency)
+		stop()
+		during.print(fmt.Sprintf("gamesolver %s during a flood of %d expensive clients", *scenario, *flood))
+		report()
+		fmt.Printf("ratio: p50 %.2fx, p99 %.2fx of the figures without the flood\n",
+			float64(during.pct(0.5))/float64(max(alone.pct(0.5), 1)), float64(during.pct(0.99))/float64(max(alone.pct(0.99), 1)))
+		return
+	}
 	drive(*url, reqs, *duration, *concurrency).print("gamesolver " + *scenario)
+}
+
+// startFlood runs n clients sending expensive searches until stopped.
+func startFlood(base string, n int) (stop func(), report func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/polyomino/analyze", bytes.NewReader([]byte(fmt.Sprintf(`{"game":"hexominoes","seed":%d,"budget_ms":2000}`, i))))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+				if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests {
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+		}(i)
+	}
+	return func() { cancel(); wg.Wait() }, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Printf("  flood answers by status: %v (503: refused at once, no slot free)\n", statuses)
+	}
 }
 
 // prepare builds the requests of a scenario; a mix repeats each kind by
