@@ -1,0 +1,120 @@
+package capture
+
+import (
+	"math"
+	"sort"
+)
+
+// The heuristic player. Its evaluation is mobility with removals: the
+// placements each player could make from the position (on empty cells and
+// the cells of the pieces carrying his marker, which he may remove), the
+// player to move's minus the other's. Captures count through it: a piece
+// captured becomes the capturer's reserve of cells and leaves the
+// victim's. A player who cannot place has lost.
+const (
+	evalWin  = 1 << 20
+	evalLoss = -evalWin
+)
+
+// mobility counts the placements of pool pieces (the ban aside) each
+// player could make: the player to move's and the other's.
+func (g *Game) mobility(st *state) (mine, theirs int) {
+	empty := g.open.andNot(st.occ)
+	var cells [2]cellSet
+	for side := range 2 {
+		for m := st.marks[side]; m != 0; m &= m - 1 {
+			cells[side] = cells[side].or(g.placements[st.where[m.lowest()]].mask)
+		}
+	}
+	me := st.toMove
+	rm, ro := empty.or(cells[me]), empty.or(cells[1-me])
+	for avail := st.pool; avail != 0; avail &= avail - 1 {
+		p := avail.lowest()
+		banned := st.banned.has(p)
+		for _, pi := range g.byPiece[p] {
+			m := g.placements[pi].mask
+			if !banned && m.within(rm) {
+				mine++
+			}
+			if m.within(ro) {
+				theirs++
+			}
+		}
+	}
+	return mine, theirs
+}
+
+// evaluate scores a position for the player to move.
+func (g *Game) evaluate(st *state) int {
+	mine, theirs := g.mobility(st)
+	if mine == 0 {
+		return evalLoss
+	}
+	return mine - theirs
+}
+
+// scoreTurn scores a turn for the player making it by one ply: the
+// evaluation of the position it leaves, negated.
+func (g *Game) scoreTurn(st *state, t turn) int {
+	child := *st
+	child.play(g, t)
+	return -g.evaluate(&child)
+}
+
+// rootOrder lists the indices of turns best first for the player to move,
+// by one ply of the evaluation.
+func rootOrder(pos *Position, turns []turn) []int {
+	g := pos.game
+	scores := make([]int, len(turns))
+	idx := make([]int, len(turns))
+	for i, t := range turns {
+		idx[i] = i
+		scores[i] = g.scoreTurn(&pos.st, t)
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	return idx
+}
+
+// heuristicBreadth is the number of turns the heuristic player looks at
+// two plies deep.
+const heuristicBreadth = 24
+
+// heuristicChoice is the heuristic player's turn among allowed (all legal
+// turns when allowed is empty): the best few by one ply, then the one whose
+// opponent's best reply (by one ply, placements with the removals they
+// need) leaves the mover best off.
+func heuristicChoice(pos *Position, allowed []turn) turn {
+	g := pos.game
+	if len(allowed) == 0 {
+		allowed = pos.st.appendTurns(g, nil)
+	}
+	type cand struct {
+		t     turn
+		score int
+	}
+	cands := make([]cand, len(allowed))
+	for i, t := range allowed {
+		cands[i] = cand{t, g.scoreTurn(&pos.st, t)}
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
+	if cands[0].score >= -evalLoss {
+		return cands[0].t
+	}
+	best, bestScore := cands[0].t, math.MinInt
+	var replies []turn
+	for _, c := range cands[:min(len(cands), heuristicBreadth)] {
+		child := pos.st
+		child.play(g, c.t)
+		replies = child.appendPlacements(g, replies[:0])
+		worst := math.MaxInt
+		for _, r := range replies {
+			if s := -g.scoreTurn(&child, r); s < worst {
+				worst = s
+			}
+		}
+		if worst > bestScore {
+			best, bestScore = c.t, worst
+		}
+	}
+	return best
+}

@@ -1,0 +1,221 @@
+package capture
+
+import (
+	"context"
+	"math/bits"
+	"sort"
+	"time"
+)
+
+// Outcome is a result for one player: win, loss, draw or unknown.
+type Outcome string
+
+const (
+	Win     Outcome = "win"
+	Loss    Outcome = "loss"
+	Draw    Outcome = "draw"
+	Unknown Outcome = "unknown"
+)
+
+func outcomeOf(v int8) Outcome {
+	switch v {
+	case valWin:
+		return Win
+	case valLoss:
+		return Loss
+	case valDraw:
+		return Draw
+	}
+	return Unknown
+}
+
+// Options steer Solve. The zero value searches until the position is
+// solved or ctx is done.
+type Options struct {
+	// MaxNodes stops the search after about this many nodes (0: no limit).
+	MaxNodes int64
+	// AllMoves asks for the value of every legal turn in Result.Turns.
+	// Without it Solve still solves every turn (unless FirstWin), so that
+	// BestTurns lists every best turn, but reports only the best ones.
+	AllMoves bool
+	// FirstWin stops as soon as the value is proven (at the first winning
+	// turn found); BestTurns then holds that turn only.
+	FirstWin bool
+	// TableMB is the size of the transposition table in megabytes
+	// (default 16; never more than the node budget can fill).
+	TableMB int
+	// Clock is used only to report Elapsed (default time.Now); budgets come
+	// from ctx and MaxNodes.
+	Clock func() time.Time
+}
+
+// TurnResult is the value of one turn for the player who makes it.
+type TurnResult struct {
+	Turn    Turn
+	Outcome Outcome // Unknown when not proven
+}
+
+// Result is the analysis of a position, from the point of view of the
+// player to move.
+type Result struct {
+	// Outcome is the value under perfect play (the house rule on
+	// repetition included); Unknown when the search could not prove it.
+	Outcome Outcome
+	Proven  bool
+	// BestTurns are the turns proven to reach Outcome: all of them when
+	// BestComplete. When the value is not proven, BestTurns holds the
+	// heuristic player's choice among the turns not proven to lose, and
+	// Heuristic is true.
+	BestTurns    []Turn
+	BestComplete bool
+	Heuristic    bool
+	// Turns holds every legal turn with its value (Options.AllMoves), best
+	// first: wins, draws, unproven turns, losses.
+	Turns []TurnResult
+	// LegalTurns is the number of legal turns of the player to move.
+	LegalTurns int
+	// Over: the game has ended; Outcome is Loss (the player to move is
+	// stuck) or Draw (the position occurred for the third time).
+	Over    bool
+	Nodes   int64
+	Elapsed time.Duration
+}
+
+// maxHorizon bounds the iterative deepening (a game this long has long
+// been decided by the repetition rule in any position the search can
+// prove).
+const maxHorizon = 512
+
+// Solve analyses a position exactly, within the budget of ctx (deadline,
+// cancellation) and opts.MaxNodes. It never returns an error for a valid
+// position; a stopped search returns Proven false with what it did prove
+// and the heuristic player's turn.
+func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	began := clock()
+	var res Result
+	if pos.Over() {
+		res.Over, res.Proven, res.Outcome = true, true, Loss
+		if pos.Drawn() {
+			res.Outcome = Draw
+		}
+		res.Elapsed = clock().Sub(began)
+		return res, nil
+	}
+	g := pos.game
+	turns := pos.st.appendTurns(g, nil)
+	res.LegalTurns = len(turns)
+	vals := make([]int8, len(turns))
+	for i := range vals {
+		vals[i] = valUnknown
+	}
+	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
+	order := rootOrder(pos, turns)
+	done := false
+	for horizon := 1; !done && horizon <= maxHorizon; horizon++ {
+		s.horizon, s.horizonHit = horizon, false
+		for _, i := range order {
+			if vals[i] != valUnknown {
+				continue
+			}
+			child := pos.st
+			child.play(g, turns[i])
+			r := s.search(&child, 1)
+			if s.stopped {
+				break
+			}
+			if r.val != valUnknown {
+				vals[i] = -r.val
+				if vals[i] == valWin && opts.FirstWin {
+					done = true
+					break
+				}
+			}
+		}
+		if s.stopped || !s.horizonHit {
+			break
+		}
+		done = done || allKnown(vals)
+	}
+	res.Nodes = s.nodes
+
+	best, known := valLoss, true
+	for _, v := range vals {
+		if v == valUnknown {
+			known = false
+		} else {
+			best = max(best, v)
+		}
+	}
+	switch {
+	case best == valWin:
+		res.Proven, res.Outcome = true, Win
+	case known:
+		res.Proven, res.Outcome = true, outcomeOf(best)
+	default:
+		res.Outcome = Unknown
+	}
+	if res.Proven {
+		for _, i := range order {
+			if vals[i] == best {
+				res.BestTurns = append(res.BestTurns, g.toTurn(turns[i]))
+			}
+		}
+		res.BestComplete = known
+	} else {
+		var allowed []turn
+		for i, t := range turns {
+			if vals[i] != valLoss {
+				allowed = append(allowed, t)
+			}
+		}
+		res.BestTurns = []Turn{g.toTurn(heuristicChoice(pos, allowed))}
+		res.Heuristic = true
+	}
+	if opts.AllMoves {
+		rank := func(v int8) int {
+			switch v {
+			case valWin:
+				return 0
+			case valDraw:
+				return 1
+			case valUnknown:
+				return 2
+			}
+			return 3
+		}
+		idx := append([]int(nil), order...)
+		sort.SliceStable(idx, func(a, b int) bool { return rank(vals[idx[a]]) < rank(vals[idx[b]]) })
+		for _, i := range idx {
+			res.Turns = append(res.Turns, TurnResult{Turn: g.toTurn(turns[i]), Outcome: outcomeOf(vals[i])})
+		}
+	}
+	res.Elapsed = clock().Sub(began)
+	return res, nil
+}
+
+func allKnown(vals []int8) bool {
+	for _, v := range vals {
+		if v == valUnknown {
+			return false
+		}
+	}
+	return true
+}
+
+// tableLog2 sizes the table: TableMB megabytes (default 16) of 64-byte
+// buckets, but no more buckets than twice the node budget.
+func tableLog2(opts Options) int {
+	mb := opts.TableMB
+	if mb <= 0 {
+		mb = 16
+	}
+	n := bits.Len64(uint64(mb)<<20/64) - 1
+	if opts.MaxNodes > 0 {
+		n = min(n, max(10, bits.Len64(uint64(opts.MaxNodes))+1))
+	}
+	return max(n, 4)
+}
