@@ -10,10 +10,10 @@ import (
 // breaks a rule (ErrOffBoard to ErrGameOver) also wrap ErrIllegalTurn, and
 // NewPosition wraps them in a *TurnError naming the turn.
 var (
-	ErrBadConfig   = errors.New("bad game configuration")
-	ErrBadNotation = errors.New("bad notation")
-	ErrBadBoard    = errors.New("bad board")
-	ErrBadPosition = errors.New("bad position")
+	ErrBadConfig    = errors.New("bad game configuration")
+	ErrBadNotation  = errors.New("bad notation")
+	ErrBadBoard     = errors.New("bad board")
+	ErrBadPosition  = errors.New("bad position")
 	ErrUnknownPiece = errors.New("unknown piece")
 
 	// ErrIllegalTurn is wrapped by every error for a turn the rules forbid.

@@ -15,11 +15,11 @@ var playerNames = [2]string{"first", "second"}
 type state struct {
 	where   [maxPieces]int32 // placement of each piece on the board, -1 otherwise
 	owner   [MaxSide * MaxSide]int8
-	occ     cellSet    // cells covered by pieces
-	onBoard pieceSet   // pieces on the board
-	pool    pieceSet   // pieces that may be placed
+	occ     cellSet     // cells covered by pieces
+	onBoard pieceSet    // pieces on the board
+	pool    pieceSet    // pieces that may be placed
 	marks   [2]pieceSet // pieces carrying the first / second player's marker
-	banned  pieceSet   // pieces the player to move removed on this turn
+	banned  pieceSet    // pieces the player to move removed on this turn
 	toMove  int
 	key     posKey
 }
