@@ -27,6 +27,15 @@ type rootTask struct {
 	expanded bool
 	decided  bool
 	cancel   atomic.Bool
+	runs     map[int]*replyRun // replies being searched
+}
+
+// replyRun is a reply being searched, by its worker and maybe a helper.
+type replyRun struct {
+	reply   int
+	helpers int
+	done    bool
+	cancel  atomic.Bool
 }
 
 func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*rootMove, opts Options) {
@@ -104,6 +113,8 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 			for {
 				mu.Lock()
 				var t *rootTask
+				var run *replyRun
+				helping := false
 				reply := -1
 				for !finished && !s.stop.Load() {
 					settle()
@@ -127,6 +138,11 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 							t, reply = c, c.replies[c.next]
 							c.next++
 							c.running++
+							run = &replyRun{reply: reply}
+							if c.runs == nil {
+								c.runs = map[int]*replyRun{}
+							}
+							c.runs[reply] = run
 						}
 					}
 					if t != nil {
@@ -135,7 +151,25 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 					if again {
 						continue
 					}
-					// Everything is handed out: wait for a running search.
+					// Everything is handed out: help a running search that
+					// has no helper yet, with another move order; whoever
+					// finishes first cancels the other.
+					for i := cur; i < len(tasks) && t == nil; i++ {
+						c := tasks[i]
+						if c.decided {
+							continue
+						}
+						for _, r := range c.runs {
+							if !r.done && r.helpers == 0 {
+								r.helpers++
+								t, run, reply, helping = c, r, r.reply, true
+								break
+							}
+						}
+					}
+					if t != nil {
+						break
+					}
 					wake.Wait()
 				}
 				mu.Unlock()
@@ -143,20 +177,25 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 					break
 				}
 				andNotCount(gc, t.child, root.adj[reply*k:(reply+1)*k])
-				w.cancel = &t.cancel
+				w.cancel, w.cancel2, w.perturb = &t.cancel, &run.cancel, helping
 				r := w.solveBool(root, gc, side, 2)
-				w.cancel = nil
+				w.cancel, w.cancel2, w.perturb = nil, nil, false
 				mu.Lock()
-				t.running--
-				switch {
-				case t.decided:
-				case r == resLoss: // the reply wins for the opponent
-					t.decided, t.rm.proven, t.rm.value = true, true, -1
-					t.cancel.Store(true)
-					s.tt.store(w.key(root, t.child, opp), resWin, boundExact, 1<<20)
-				case r == resWin && t.next == len(t.replies) && t.running == 0:
-					t.decided, t.rm.proven, t.rm.value = true, true, 1
-					s.tt.store(w.key(root, t.child, opp), resLoss, boundExact, 1<<20)
+				if r != resAbort && !run.done {
+					run.done = true
+					run.cancel.Store(true) // stop the other searcher, if any
+					delete(t.runs, reply)
+					t.running--
+					switch {
+					case t.decided:
+					case r == resLoss: // the reply wins for the opponent
+						t.decided, t.rm.proven, t.rm.value = true, true, -1
+						t.cancel.Store(true)
+						s.tt.store(w.key(root, t.child, opp), resWin, boundExact, 1<<20)
+					case r == resWin && t.next == len(t.replies) && t.running == 0:
+						t.decided, t.rm.proven, t.rm.value = true, true, 1
+						s.tt.store(w.key(root, t.child, opp), resLoss, boundExact, 1<<20)
+					}
 				}
 				wake.Broadcast()
 				mu.Unlock()

@@ -44,7 +44,11 @@ type worker struct {
 	frames []frame
 	// cancel, when set, stops the current task early (its result is no
 	// longer needed).
-	cancel *atomic.Bool
+	cancel, cancel2 *atomic.Bool
+	// perturb: this worker helps another on the same subtree; near its
+	// root it tries the second move first, to fill the table with what the
+	// other will need next.
+	perturb bool
 	// near is a small private table for the one-word endgame states:
 	// their subtrees are small and their transpositions mostly local, so
 	// a table that stays in the processor's cache serves them best.
@@ -102,7 +106,7 @@ func (w *worker) check() bool {
 	s := w.s
 	total := s.nodes.Add(w.nodes - w.flush)
 	w.flush = w.nodes
-	if s.stop.Load() || w.cancel != nil && w.cancel.Load() {
+	if s.stop.Load() || w.cancel != nil && w.cancel.Load() || w.cancel2 != nil && w.cancel2.Load() {
 		return true
 	}
 	if s.maxNodes > 0 && total >= s.maxNodes {
@@ -238,6 +242,9 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		}
 	}
 	slices.Sort(f.ms)
+	if w.perturb && ply <= 4 && len(f.ms) > 1 {
+		f.ms[0], f.ms[1] = f.ms[1], f.ms[0]
+	}
 	for i, m := range f.ms {
 		v := int(uint32(m))
 		if w.twin(g, L, f.ms[:i], m, v) {
