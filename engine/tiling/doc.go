@@ -60,7 +60,7 @@
 // to it are filled, so most that cannot fit are never tried, and a
 // placement that walls in a single empty cell is not followed. Dancing
 // Links (in the tests, for comparison) visits fewer nodes on 6 x 10 but
-// takes about 20 times longer (see BENCHMARKS-tiling.md).
+// takes about 20 times longer (see the top-level BENCHMARKS.md).
 //
 // Solve cuts the search tree into subtrees a few levels down and runs
 // them on Options.Workers goroutines (every core by default). The results,
