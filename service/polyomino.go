@@ -90,7 +90,10 @@ type PolyominoAnswer struct {
 	ScoreRule    bool             `json:"score_rule"`
 }
 
-var hexName = regexp.MustCompile(`(?i)^(h\d{1,2})+$`)
+var (
+	hexNames = regexp.MustCompile(`(?i)^(h\d{1,2})+$`)
+	hexName  = regexp.MustCompile(`(?i)h\d{1,2}`)
+)
 
 // splitPieces reads a piece list: names separated by commas or spaces, or
 // letters run together ("FILNP"), or hexomino names run together
@@ -101,8 +104,8 @@ func splitPieces(s string) []string {
 		return f
 	}
 	one := f[0]
-	if hexName.MatchString(one) {
-		return regexp.MustCompile(`(?i)h\d{1,2}`).FindAllString(one, -1)
+	if hexNames.MatchString(one) {
+		return hexName.FindAllString(one, -1)
 	}
 	out := make([]string, 0, len(one))
 	for _, r := range one {
@@ -299,12 +302,18 @@ func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 			out.Moves[i] = m
 		}
 	}
-	out.Config = pos.Game().Config()
-	out.Board = pos.Board()
-	out.ToMove = pos.ToMove().String()
-	out.Scores = pos.Scores()
-	out.ScoreRule = out.Config.EndRule == polyomino.ScoreRule
-	return out
+	return withPosition(out, pos)
+}
+
+// withPosition fills in what belongs to the position rather than to its
+// class of congruent positions.
+func withPosition(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
+	a.Config = pos.Game().Config()
+	a.Board = pos.Board()
+	a.ToMove = pos.ToMove().String()
+	a.Scores = pos.Scores()
+	a.ScoreRule = a.Config.EndRule == polyomino.ScoreRule
+	return a
 }
 
 // PolyominoMoves lists the legal moves of a position.
@@ -439,14 +448,11 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 		return nil, false, err
 	}
 	res.Nodes = nodes
-	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
-	a = fromCanonical(a, pos) // fills the position's fields
-	a.BestMoves = answerOf(res, func(m polyomino.Move) polyomino.Move { return m }).BestMoves
-	if q.AllMoves {
-		a.Moves = answerOf(res, func(m polyomino.Move) polyomino.Move { return m }).Moves
-	} else {
-		a.Moves = nil
+	if !q.AllMoves {
+		res.Moves = nil
 	}
+	// The children's moves are already the position's own: no frame.
+	a := withPosition(answerOf(res, func(m polyomino.Move) polyomino.Move { return m }), pos)
 	a.Source = SourceSearch
 	done := len(results) == total || (res.Proven && res.Value > 0 && !q.AllMoves)
 	if !done {
