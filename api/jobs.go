@@ -146,16 +146,19 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
-	if err != nil {
-		fail(c, err)
-		return
+	h.answerJob(c, j, err)
+}
+
+// answerJob sends a job's view, or the error that kept it from us.
+func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
+	if err == nil {
+		var view Job
+		if view, err = h.jobView(j); err == nil {
+			c.JSON(http.StatusOK, view)
+			return
+		}
 	}
-	view, err := h.jobView(j)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, view)
+	fail(c, err)
 }
 
 // cancelJob godoc
@@ -172,16 +175,7 @@ func (h *handlers) getJob(c *gin.Context) {
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	view, err := h.jobView(j)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, view)
+	h.answerJob(c, j, err)
 }
 
 // jobEvents godoc

@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service"
-	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
@@ -76,31 +75,26 @@ func workerName(cfg config) string {
 // worker runs `gamesolver worker`: a job worker without an HTTP server, for
 // other machines sharing the same Redis.
 func worker(args []string, getenv func(string) string) error {
-	cfg, err := parseConfig("worker", args, getenv)
-	if err != nil {
-		if errors.Is(err, flagHelp) {
-			return nil
-		}
-		return err
-	}
-	if cfg.RedisURL == "" {
-		return errors.New("worker needs REDIS_URL: without Redis the server runs its jobs in process")
-	}
-	log, err := newLogger(cfg)
-	if err != nil {
+	cfg, log, err := start("worker", args, getenv)
+	if err != nil || log == nil {
 		return err
 	}
 	defer func() { _ = log.Sync() }()
+	if cfg.RedisURL == "" {
+		return errors.New("worker needs REDIS_URL: without Redis the server runs its jobs in process")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	reg := prometheus.NewRegistry()
 	metrics := service.NewMetrics(reg)
-	searcher := &service.Searcher{
-		Loader:  cache.NewLoader(cache.NewMemory(cfg.CacheBytes, cfg.CacheTTL), cfg.CacheTTL),
-		Slots:   service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, metrics),
-		Budgets: service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
-		Metrics: metrics,
+	// The same cache as the servers: sub-results proven by one worker are
+	// found by the others (and by the servers) in Redis.
+	c, _, err := newCache(cfg, metrics, reg, log)
+	if err != nil {
+		return err
 	}
+	defer c.Close()
+	searcher := newSearcher(cfg, c, metrics)
 	// A worker process has the machine to itself: every core per unit.
 	workers := max(cfg.JobWorkers, 0)
 	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher, workers)...)

@@ -36,15 +36,8 @@ type app struct {
 }
 
 func serve(args []string, getenv func(string) string) error {
-	cfg, err := parseConfig("serve", args, getenv)
-	if err != nil {
-		if errors.Is(err, flagHelp) {
-			return nil
-		}
-		return err
-	}
-	log, err := newLogger(cfg)
-	if err != nil {
+	cfg, log, err := start("serve", args, getenv)
+	if err != nil || log == nil {
 		return err
 	}
 	defer func() { _ = log.Sync() }()
@@ -84,14 +77,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	readiness := service.NewReadiness(c)
 	catalogue := &service.Catalogue{}
 
-	searcher := &service.Searcher{
-		Loader:       cache.NewLoader(c, cfg.CacheTTL),
-		Slots:        service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, metrics),
-		Budgets:      service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
-		Metrics:      metrics,
-		Workers:      cfg.SolverWorkers,
-		MinCacheTime: 20 * time.Millisecond,
-	}
+	searcher := newSearcher(cfg, c, metrics)
 	tilings := service.NewTilings(searcher)
 	poly := service.NewPolyomino(searcher)
 	catalogue.Register(service.PolyominoInfo())
@@ -133,6 +119,32 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Polyomino: poly, Jobs: jm,
 	})
 	return a, nil
+}
+
+// start reads the configuration and makes the logger; a nil logger with
+// a nil error means -h printed the usage.
+func start(name string, args []string, getenv func(string) string) (config, *zap.Logger, error) {
+	cfg, err := parseConfig(name, args, getenv)
+	if err != nil {
+		if errors.Is(err, flagHelp) {
+			return cfg, nil, nil
+		}
+		return cfg, nil, err
+	}
+	log, err := newLogger(cfg)
+	return cfg, log, err
+}
+
+// newSearcher runs request searches over the cache c.
+func newSearcher(cfg config, c cache.Cache, m *service.Metrics) *service.Searcher {
+	return &service.Searcher{
+		Loader:       cache.NewLoader(c, cfg.CacheTTL),
+		Slots:        service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, m),
+		Budgets:      service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
+		Metrics:      m,
+		Workers:      cfg.SolverWorkers,
+		MinCacheTime: 20 * time.Millisecond,
+	}
 }
 
 // newCache picks Redis (with an in-memory layer in front) when REDIS_URL is
