@@ -53,7 +53,13 @@ type Game struct {
 	// placements of every piece; byPiece lists each piece's (ascending).
 	placements []placement
 	byPiece    [][]int32
-	index      map[placementKey]int32
+	// masks[p][j] is the mask of placement byPiece[p][j]; masks64 the same
+	// as single words when the board has at most 64 cells (small), which
+	// the hot loops use.
+	masks   [][]cellSet
+	masks64 [][]uint64
+	small   bool
+	index   map[placementKey]int32
 	zobrist    zobristTable
 }
 
@@ -181,6 +187,9 @@ func (g *Game) buildPlacements() {
 	}
 	// Placements of a piece in reading order of their cells, so that turn
 	// lists come out in a stable, readable order.
+	g.small = g.cells <= 64
+	g.masks = make([][]cellSet, len(g.pieces))
+	g.masks64 = make([][]uint64, len(g.pieces))
 	for pi := range g.byPiece {
 		list := g.byPiece[pi]
 		sort.Slice(list, func(a, b int) bool {
@@ -192,6 +201,10 @@ func (g *Game) buildPlacements() {
 			}
 			return false
 		})
+		for _, i := range list {
+			g.masks[pi] = append(g.masks[pi], g.placements[i].mask)
+			g.masks64[pi] = append(g.masks64[pi], g.placements[i].mask[0])
+		}
 	}
 }
 

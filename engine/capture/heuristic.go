@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"math"
 	"sort"
 )
 
@@ -30,14 +29,34 @@ func (g *Game) mobility(st *state) (mine, theirs int) {
 	rm, ro := empty.or(cells[me]), empty.or(cells[1-me])
 	for avail := st.pool; avail != 0; avail &= avail - 1 {
 		p := avail.lowest()
-		banned := st.banned.has(p)
-		for _, pi := range g.byPiece[p] {
-			m := g.placements[pi].mask
-			if !banned && m.within(rm) {
-				mine++
+		if g.small {
+			a, b := rm[0], ro[0]
+			for _, m := range g.masks64[p] {
+				if m&^a == 0 {
+					mine++
+				}
+				if m&^b == 0 {
+					theirs++
+				}
 			}
-			if m.within(ro) {
-				theirs++
+		} else {
+			for _, m := range g.masks[p] {
+				if m.within(rm) {
+					mine++
+				}
+				if m.within(ro) {
+					theirs++
+				}
+			}
+		}
+	}
+	if st.banned != 0 { // a turn in progress: recount without the banned pieces
+		mine = 0
+		for avail := st.pool &^ st.banned; avail != 0; avail &= avail - 1 {
+			for _, m := range g.masks[avail.lowest()] {
+				if m.within(rm) {
+					mine++
+				}
 			}
 		}
 	}
@@ -75,46 +94,3 @@ func rootOrder(pos *Position, turns []turn) []int {
 	return idx
 }
 
-// heuristicBreadth is the number of turns the heuristic player looks at
-// two plies deep.
-const heuristicBreadth = 24
-
-// heuristicChoice is the heuristic player's turn among allowed (all legal
-// turns when allowed is empty): the best few by one ply, then the one whose
-// opponent's best reply (by one ply, placements with the removals they
-// need) leaves the mover best off.
-func heuristicChoice(pos *Position, allowed []turn) turn {
-	g := pos.game
-	if len(allowed) == 0 {
-		allowed = pos.st.appendTurns(g, nil)
-	}
-	type cand struct {
-		t     turn
-		score int
-	}
-	cands := make([]cand, len(allowed))
-	for i, t := range allowed {
-		cands[i] = cand{t, g.scoreTurn(&pos.st, t)}
-	}
-	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
-	if cands[0].score >= -evalLoss {
-		return cands[0].t
-	}
-	best, bestScore := cands[0].t, math.MinInt
-	var replies []turn
-	for _, c := range cands[:min(len(cands), heuristicBreadth)] {
-		child := pos.st
-		child.play(g, c.t)
-		replies = child.appendPlacements(g, replies[:0])
-		worst := math.MaxInt
-		for _, r := range replies {
-			if s := -g.scoreTurn(&child, r); s < worst {
-				worst = s
-			}
-		}
-		if worst > bestScore {
-			best, bestScore = c.t, worst
-		}
-	}
-	return best
-}

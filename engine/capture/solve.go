@@ -41,6 +41,10 @@ type Options struct {
 	// FirstWin stops as soon as the value is proven (at the first winning
 	// turn found); BestTurns then holds that turn only.
 	FirstWin bool
+	// HeuristicNodes is the node budget of the heuristic player when the
+	// search does not prove the value (default 150,000; ctx still
+	// applies).
+	HeuristicNodes int64
 	// TableMB is the size of the transposition table in megabytes
 	// (default 16; never more than the node budget can fill).
 	TableMB int
@@ -172,7 +176,7 @@ func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 				allowed = append(allowed, t)
 			}
 		}
-		res.BestTurns = []Turn{g.toTurn(heuristicChoice(pos, allowed))}
+		res.BestTurns = []Turn{g.toTurn(heuristicChoice(ctx, pos, allowed, opts.HeuristicNodes))}
 		res.Heuristic = true
 	}
 	if opts.AllMoves {

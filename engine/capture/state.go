@@ -146,14 +146,34 @@ func (s *state) reach(g *Game) (reach, mine cellSet) {
 // marked pieces.
 func (s *state) canPlace(g *Game) bool {
 	reach, _ := s.reach(g)
-	for avail := s.pool &^ s.banned; avail != 0; avail &= avail - 1 {
-		for _, pi := range g.byPiece[avail.lowest()] {
-			if g.placements[pi].mask.within(reach) {
+	avail := s.pool &^ s.banned
+	if g.small {
+		r := reach[0]
+		for ; avail != 0; avail &= avail - 1 {
+			for _, m := range g.masks64[avail.lowest()] {
+				if m&^r == 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for ; avail != 0; avail &= avail - 1 {
+		for _, m := range g.masks[avail.lowest()] {
+			if m.within(reach) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// fits reports whether placement j of piece p lies within reach.
+func (g *Game) fits(p, j int, reach *cellSet) bool {
+	if g.small {
+		return g.masks64[p][j]&^reach[0] == 0
+	}
+	return g.masks[p][j].within(*reach)
 }
 
 // need returns the marked pieces of the player to move that a placement
@@ -182,12 +202,12 @@ func (s *state) appendTurns(g *Game, buf []turn) []turn {
 	reach, mine := s.reach(g)
 	marked := s.marks[s.toMove]
 	for avail := s.pool &^ s.banned; avail != 0; avail &= avail - 1 {
-		for _, pi := range g.byPiece[avail.lowest()] {
-			pl := &g.placements[pi]
-			if !pl.mask.within(reach) {
+		p := avail.lowest()
+		for j, pi := range g.byPiece[p] {
+			if !g.fits(p, j, &reach) {
 				continue
 			}
-			need := s.need(g, pl, mine)
+			need := s.need(g, &g.placements[pi], mine)
 			extra := marked &^ need
 			for sub := pieceSet(0); ; sub = (sub - extra) & extra {
 				buf = append(buf, turn{remove: need | sub, place: pi})
@@ -206,10 +226,10 @@ func (s *state) appendTurns(g *Game, buf []turn) []turn {
 func (s *state) appendPlacements(g *Game, buf []turn) []turn {
 	reach, mine := s.reach(g)
 	for avail := s.pool &^ s.banned; avail != 0; avail &= avail - 1 {
-		for _, pi := range g.byPiece[avail.lowest()] {
-			pl := &g.placements[pi]
-			if pl.mask.within(reach) {
-				buf = append(buf, turn{remove: s.need(g, pl, mine), place: pi})
+		p := avail.lowest()
+		for j, pi := range g.byPiece[p] {
+			if g.fits(p, j, &reach) {
+				buf = append(buf, turn{remove: s.need(g, &g.placements[pi], mine), place: pi})
 			}
 		}
 	}
@@ -222,10 +242,10 @@ func (s *state) countTurns(g *Game) int {
 	marked := s.marks[s.toMove]
 	n := 0
 	for avail := s.pool &^ s.banned; avail != 0; avail &= avail - 1 {
-		for _, pi := range g.byPiece[avail.lowest()] {
-			pl := &g.placements[pi]
-			if pl.mask.within(reach) {
-				n += 1 << uint((marked &^ s.need(g, pl, mine)).count())
+		p := avail.lowest()
+		for j, pi := range g.byPiece[p] {
+			if g.fits(p, j, &reach) {
+				n += 1 << uint((marked &^ s.need(g, &g.placements[pi], mine)).count())
 			}
 		}
 	}
