@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"time"
 	"testing"
+	"time"
 )
 
 // randomSetup places up to pieces random pieces with random markers (none,

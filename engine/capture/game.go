@@ -60,7 +60,7 @@ type Game struct {
 	masks64 [][]uint64
 	small   bool
 	index   map[placementKey]int32
-	zobrist    zobristTable
+	zobrist zobristTable
 }
 
 // placement is one way to put one piece on the board.

@@ -93,4 +93,3 @@ func rootOrder(pos *Position, turns []turn) []int {
 	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
 	return idx
 }
-

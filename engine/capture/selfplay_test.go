@@ -114,9 +114,9 @@ func playGame(t testing.TB, g *Game, a, b player, rng *rand.Rand) (string, int) 
 
 type matchStats struct {
 	games, aWins, bWins, draws, cut int
-	firstWins, secondWins          int
-	turns                          int
-	elapsed                        time.Duration
+	firstWins, secondWins           int
+	turns                           int
+	elapsed                         time.Duration
 }
 
 // match plays n games between a and b, a moving first in the even games.
@@ -177,4 +177,3 @@ func TestSelfPlay(t *testing.T) {
 		t.Logf("%s vs %s: %s", m.a.name, m.b.name, st)
 	}
 }
-
