@@ -225,8 +225,9 @@ func (g *Game) Pieces() []string {
 	return out
 }
 
-// Placements is the number of placements of all pieces on the empty board.
-func (g *Game) Placements() int { return len(g.placements) }
+// PlacementCount is the number of placements of all pieces on the empty
+// board.
+func (g *Game) PlacementCount() int { return len(g.placements) }
 
 func (g *Game) onBoard(c polyomino.Cell) bool {
 	return c.X >= 0 && c.Y >= 0 && c.X < g.width && c.Y < g.height

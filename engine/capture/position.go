@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -471,6 +472,44 @@ func (p *Position) Occurrences() int {
 	return n
 }
 
+// Key identifies the position together with what its analysis depends on:
+// the game, the board, markers, pool, ban and player to move, and how many
+// times each earlier position occurred (the repetition rule). Positions
+// with equal keys have the same analysis, so a cache may use it.
+func (p *Position) Key() string {
+	g := p.game
+	counts := map[posKey]int{}
+	for _, h := range p.history {
+		counts[h.key]++
+	}
+	keys := make([]posKey, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].a < keys[j].a || keys[i].a == keys[j].a && keys[i].b < keys[j].b })
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%dx%d/%v/%v/%s|%s|%x|%d|", g.width, g.height, g.cfg.Blocked, g.Pieces(), strings.Join(p.Board(), "/"),
+		mapString(p.Markers()), uint64(p.st.pool), p.st.toMove)
+	fmt.Fprintf(h, "%x|", uint64(p.st.banned))
+	for _, k := range keys {
+		fmt.Fprintf(h, "%x:%x:%d,", k.a, k.b, counts[k])
+	}
+	return fmt.Sprintf("capture:%x", h.Sum(nil))
+}
+
+func mapString(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	for _, k := range keys {
+		sb.WriteString(k + "=" + m[k] + ",")
+	}
+	return sb.String()
+}
+
 // Drawn reports whether the game ended in a draw by the house rule: the
 // position occurred for the third time.
 func (p *Position) Drawn() bool { return p.Occurrences() >= 3 }
@@ -493,9 +532,9 @@ func (p *Position) Winner() string {
 
 // LegalTurns lists every legal turn of the player to move: each placement
 // he can make, with the removals it needs and every combination of
-// removals of his other marked pieces, removals in set order (so the list
-// grows as 2^k with k marked pieces the placement does not need). Nil when
-// the game is over.
+// removals of his other marked pieces (so the list grows as 2^k with k
+// marked pieces the placement does not need); removals sorted by name.
+// Nil when the game is over.
 func (p *Position) LegalTurns() []Turn {
 	if p.Over() {
 		return nil
