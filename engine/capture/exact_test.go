@@ -157,6 +157,33 @@ func exactCases(t *testing.T) map[string][]exactCase {
 		}
 		out["cycle"] = append(out["cycle"], ec)
 	}
+	// Positions whose value the history changes: on these boards, after
+	// going round the cycle once and then k-4 more turns, the player to
+	// move draws by completing the third occurrence where, without the
+	// history, he would lose or win (found by a search over such boards
+	// with the reference minimax). Each comes with the positions one and
+	// two turns earlier.
+	for i, h := range []struct {
+		rows   []string
+		pieces []string
+		k      int
+	}{
+		{[]string{"FF..", "IFF.", "IF..", "IPP.", "IPP.", "IP.#", ".##."}, []string{"F", "I", "P", "Y", "U"}, 6},
+		{[]string{"FF..", "IFF.", "IF..", "IPP.", "IPP.", "IP.#", "#.##"}, []string{"F", "I", "P", "Y", "U"}, 7},
+		{[]string{"FF.#.", "IFF..", "IF..#", "IPP.#", "IPP.#", "IP...", "##.#."}, []string{"F", "I", "P", "Y", "U"}, 7},
+		{[]string{"FF##", "IFF.", "IF..", "IPP.", "IPP.", "IP.#", "...."}, []string{"F", "I", "P", "Y", "N"}, 7},
+		{[]string{"FF..", "IFF.", "IF..", "IPP.", "IPP.", "IP##", "#.#."}, []string{"F", "I", "P", "Y", "L", "W"}, 7},
+	} {
+		cfg := Config{Width: len(h.rows[0]), Height: 7, Order: 5, Pieces: h.pieces}
+		start, err := NewPosition(cfg, h.rows, cycleMarkers, nil, "first", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for back := 0; back <= 2; back++ {
+			turns := append(slices.Clone(cycleTurns), cycleTurns[:h.k-4-back]...)
+			out["history"] = append(out["history"], exactCase{name: fmt.Sprintf("history #%d-%d", i, back), start: start, turns: turns})
+		}
+	}
 	return out
 }
 
@@ -226,4 +253,44 @@ func TestExactAgainstMinimax(t *testing.T) {
 	if total < 100 || repeats == 0 {
 		t.Errorf("%d positions, %d with a repeated position: the cases do not cover what they should", total, repeats)
 	}
+}
+
+// TestTableValuesHoldWithoutHistory checks the rule that keeps the table
+// sound with the repetition rule: a value the search stores must not
+// depend on the history before the position, so it must be the plain
+// minimax value of the position as the start of a game. The positions
+// are those of the exact cases, the cycle's (histories full of
+// repetitions) included.
+func TestTableValuesHoldWithoutHistory(t *testing.T) {
+	checked := 0
+	for _, cases := range exactCases(t) {
+		for _, c := range cases {
+			pos := c.position(t)
+			rg := newRefGame(t, pos.game.cfg)
+			type entry struct {
+				st  state
+				val int8
+			}
+			var stored []entry
+			_, err := solve(t.Context(), pos, Options{}, func(st *state, val int8) {
+				if len(stored) < 100000 {
+					stored = append(stored, entry{*st, val})
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range stored {
+				val := e.val
+				fresh := &Position{game: pos.game, st: e.st}
+				fresh.history = []histEntry{entryOf(&fresh.st)}
+				n := 0
+				if v := refFrom(t, rg, fresh).value(&n); int8(v) != val {
+					t.Fatalf("%s: the table holds %d for\n%s\nbut its value without history is %d", c.name, val, fresh, v)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d table entries checked", checked)
 }

@@ -91,6 +91,8 @@ type searcher struct {
 	keys [][]int32
 	// history counts the wins each placement produced (move ordering).
 	history []uint32
+	// stored, when set (tests), sees every value the table keeps.
+	stored func(st *state, val int8)
 }
 
 func newSearcher(ctx context.Context, g *Game, history []histEntry, maxNodes int64, tableLog2 int) *searcher {
@@ -241,6 +243,9 @@ func (s *searcher) search(st *state, ply int) proof {
 func (s *searcher) store(st *state, res proof, idx int32, start int64) {
 	if res.dep < idx {
 		return
+	}
+	if s.stored != nil {
+		s.stored(st, res.val)
 	}
 	work := uint8(bits.Len64(uint64(s.nodes-start+1))) + 1
 	s.tt.store(ttEntry{key: st.key, core: res.core, val: res.val, kmin: uint8(res.kmin), kmax: uint8(res.kmax), work: work})

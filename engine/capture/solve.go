@@ -95,6 +95,12 @@ const maxHorizon = 512
 // position; a stopped search returns Proven false with what it did prove
 // and the heuristic player's turn.
 func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
+	return solve(ctx, pos, opts, nil)
+}
+
+// solve is Solve; stored, when set, sees every value the search's table
+// keeps (for the tests).
+func solve(ctx context.Context, pos *Position, opts Options, stored func(*state, int8)) (Result, error) {
 	clock := opts.Clock
 	if clock == nil {
 		clock = time.Now
@@ -117,6 +123,7 @@ func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 		vals[i] = valUnknown
 	}
 	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
+	s.stored = stored
 	order := rootOrder(pos, turns)
 	done := false
 	for horizon := 1; !done && horizon <= maxHorizon; horizon++ {

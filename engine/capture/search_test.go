@@ -1,0 +1,60 @@
+package capture
+
+import (
+	"context"
+	"testing"
+)
+
+// TestTableFilter checks the filter that keeps table values out of reach
+// of the history: an entry is refused when a position of the path could
+// lie in its proof (pieces on the board within [kmin, kmax], the core
+// pieces where the entry's position has them).
+func TestTableFilter(t *testing.T) {
+	g, err := NewGame(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	place := func(s *state, turn string) {
+		tt, err := ParseTurn(turn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := g.resolve(s, tt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.play(g, r)
+	}
+	x := g.emptyState()
+	place(&x, "I:a1,b1,c1,d1,e1")
+	place(&x, "X:b3,a4,b4,c4,b5")
+	z := x
+	place(&z, "L:a7,b7,c7,d7,d6")
+	moved := g.emptyState()
+	place(&moved, "I:a2,b2,c2,d2,e2")
+	place(&moved, "X:b4,a5,b5,c5,b6")
+	i, xp, l := pieceSet(1)<<uint(g.byName["I"]), pieceSet(1)<<uint(g.byName["X"]), pieceSet(1)<<uint(g.byName["L"])
+
+	s := newSearcher(context.Background(), g, []histEntry{entryOf(&x)}, 0, 4)
+	tests := []struct {
+		name string
+		e    ttEntry
+		safe bool
+	}{
+		{"the path's position may be in the proof", ttEntry{core: i | xp, kmin: 2, kmax: 3}, false},
+		{"an empty core admits any position of the right size", ttEntry{core: 0, kmin: 0, kmax: 3}, false},
+		{"a core piece missing from the path's position", ttEntry{core: i | xp | l, kmin: 2, kmax: 3}, true},
+		{"too few pieces on the path's position", ttEntry{core: i, kmin: 3, kmax: 4}, true},
+		{"too many pieces on the path's position", ttEntry{core: i, kmin: 0, kmax: 1}, true},
+	}
+	for _, tc := range tests {
+		if got := s.safe(&tc.e, &z); got != tc.safe {
+			t.Errorf("%s: safe %v, want %v", tc.name, got, tc.safe)
+		}
+	}
+	// The same pieces elsewhere on the board cannot be in the proof.
+	s.path = []histEntry{entryOf(&moved)}
+	if e := (ttEntry{core: i | xp, kmin: 2, kmax: 3}); !s.safe(&e, &z) {
+		t.Error("pieces placed elsewhere: refused")
+	}
+}
