@@ -56,11 +56,16 @@ var greedyPlayer = player{"greedy", func(pos *Position, rng *rand.Rand) Turn {
 	return g.toTurn(best)
 }}
 
-// enginePlayer is BestTurn with the given node budget. Its first two
-// turns (the opening) are picked at random among the heuristic's best
-// three, so that self-play games differ.
+// enginePlayer is BestTurn with the given node budget for the exact
+// search (0: BestTurn's default). Its first two turns (the opening) are
+// picked at random among the best three by one ply, so that self-play
+// games differ.
 func enginePlayer(nodes int64) player {
-	return player{fmt.Sprintf("engine(%dk nodes)", nodes/1000), func(pos *Position, rng *rand.Rand) Turn {
+	name := "engine"
+	if nodes > 0 {
+		name = fmt.Sprintf("engine(%dk nodes)", nodes/1000)
+	}
+	return player{name, func(pos *Position, rng *rand.Rand) Turn {
 		if pos.TurnsPlayed() < 4 {
 			return pos.game.toTurn(openingChoice(pos, rng, 3))
 		}
@@ -166,7 +171,7 @@ func TestSelfPlay(t *testing.T) {
 	if n == 0 {
 		t.Skip("pass -selfplay N to play the matches")
 	}
-	engine := enginePlayer(100_000)
+	engine := enginePlayer(0)
 	for _, m := range []struct{ a, b player }{
 		{engine, engine},
 		{engine, randomPlayer},

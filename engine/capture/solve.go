@@ -218,7 +218,8 @@ func allKnown(vals []int8) bool {
 }
 
 // tableLog2 sizes the table: TableMB megabytes (default 16) of 64-byte
-// buckets, but no more buckets than twice the node budget.
+// buckets, but no more buckets than a quarter of the node budget (most
+// nodes are never stored).
 func tableLog2(opts Options) int {
 	mb := opts.TableMB
 	if mb <= 0 {
@@ -226,7 +227,7 @@ func tableLog2(opts Options) int {
 	}
 	n := bits.Len64(uint64(mb)<<20/64) - 1
 	if opts.MaxNodes > 0 {
-		n = min(n, max(10, bits.Len64(uint64(opts.MaxNodes))+1))
+		n = min(n, max(10, bits.Len64(uint64(opts.MaxNodes/4))))
 	}
 	return max(n, 4)
 }
