@@ -28,7 +28,7 @@ func BenchmarkLegalTurns(b *testing.B) {
 	buf := make([]turn, 0, 1024)
 	n := 0
 	for b.Loop() {
-		n = len(pos.st.appendTurns(pos.game, buf[:0]))
+		n = len(pos.st.appendTurns(pos.game, buf[:0], 0))
 	}
 	b.ReportMetric(float64(n), "turns")
 }

@@ -59,7 +59,11 @@ type Game struct {
 	masks   [][]cellSet
 	masks64 [][]uint64
 	small   bool
-	index   map[placementKey]int32
+	// evalCost is what one evaluation counts against the heuristic
+	// player's node budget: it scans every placement, so big boards pay
+	// more (one node per 2048 placements).
+	evalCost int64
+	index    map[placementKey]int32
 	zobrist zobristTable
 }
 
@@ -144,6 +148,7 @@ func NewGame(cfg Config) (*Game, error) {
 		}
 	}
 	g.buildPlacements()
+	g.evalCost = max(1, int64(len(g.placements))/2048)
 	g.zobrist = newZobrist(len(g.placements), len(g.pieces))
 	return g, nil
 }

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"sort"
 )
 
@@ -80,14 +81,27 @@ func (g *Game) scoreTurn(st *state, t turn) int {
 	return -g.evaluate(&child)
 }
 
+// rootOrderWork bounds the work of rootOrder (turns times placements):
+// beyond it the turns keep their generation order.
+const rootOrderWork = 1 << 26
+
 // rootOrder lists the indices of turns best first for the player to move,
-// by one ply of the evaluation.
-func rootOrder(pos *Position, turns []turn) []int {
+// by one ply of the evaluation (in generation order on boards where that
+// would take long, or once ctx is done).
+func rootOrder(ctx context.Context, pos *Position, turns []turn) []int {
 	g := pos.game
-	scores := make([]int, len(turns))
 	idx := make([]int, len(turns))
-	for i, t := range turns {
+	for i := range idx {
 		idx[i] = i
+	}
+	if len(turns)*len(g.placements) > rootOrderWork {
+		return idx
+	}
+	scores := make([]int, len(turns))
+	for i, t := range turns {
+		if i%256 == 255 && ctx.Err() != nil {
+			return idx
+		}
 		scores[i] = g.scoreTurn(&pos.st, t)
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })

@@ -56,6 +56,7 @@ func (h *hsearch) ab(st *state, depth, ply, alpha, beta int) int {
 	g := h.g
 	h.nodes++
 	if depth == 0 {
+		h.nodes += g.evalCost - 1
 		return g.evaluate(st)
 	}
 	e, hit := h.tt[st.key]
@@ -127,7 +128,7 @@ func (h *hsearch) order(st *state, ts []turn, first turn, hit bool) {
 		child := *st
 		child.play(g, t)
 		keys[i] = -g.evaluate(&child)
-		h.nodes++
+		h.nodes += g.evalCost
 	}
 	sort.Stable(byScore{ts, keys})
 }
@@ -160,10 +161,19 @@ func heuristicChoice(ctx context.Context, pos *Position, allowed []turn, budget 
 	ts := append([]turn(nil), allowed...)
 	scores := make([]int, len(ts))
 	for i, t := range ts {
+		if h.stop() {
+			// Out of budget before every turn had one ply: the best of
+			// those that had.
+			ts, scores = ts[:i], scores[:i]
+			break
+		}
 		child := pos.st
 		child.play(g, t)
 		scores[i] = -g.evaluate(&child)
-		h.nodes++
+		h.nodes += g.evalCost
+	}
+	if len(ts) == 0 {
+		return allowed[0]
 	}
 	sort.Stable(byScore{ts, scores})
 	best := ts[0]

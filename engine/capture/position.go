@@ -530,16 +530,22 @@ func (p *Position) Winner() string {
 	return playerNames[1-p.st.toMove]
 }
 
+// MaxListedTurns bounds LegalTurns: with many marked pieces the number of
+// turns explodes (a mover with 20 marked pieces has a million removal
+// combinations for every placement).
+const MaxListedTurns = 1 << 20
+
 // LegalTurns lists every legal turn of the player to move: each placement
 // he can make, with the removals it needs and every combination of
 // removals of his other marked pieces (so the list grows as 2^k with k
 // marked pieces the placement does not need); removals sorted by name.
-// Nil when the game is over.
+// The list stops after MaxListedTurns turns (CountTurns says how many
+// there are). Nil when the game is over.
 func (p *Position) LegalTurns() []Turn {
 	if p.Over() {
 		return nil
 	}
-	ts := p.st.appendTurns(p.game, nil)
+	ts := p.st.appendTurns(p.game, nil, MaxListedTurns)
 	out := make([]Turn, len(ts))
 	for i, t := range ts {
 		out[i] = p.game.toTurn(t)

@@ -74,6 +74,10 @@ func (p proof) join(q proof) proof {
 
 var unknownProof = proof{val: valUnknown}
 
+// maxNodeTurns is the most turns a node below the root may have for the
+// search to look at it (more come only from many marked pieces).
+const maxNodeTurns = 1 << 16
+
 type searcher struct {
 	g          *Game
 	ctx        context.Context
@@ -184,8 +188,11 @@ func (s *searcher) search(st *state, ply int) proof {
 	s.nodes++
 	start := s.nodes
 	buf, keys := s.buffers(ply)
-	turns := st.appendTurns(g, buf)
+	turns := st.appendTurns(g, buf, maxNodeTurns+1)
 	s.bufs[ply] = turns
+	if len(turns) > maxNodeTurns {
+		return unknownProof // too wide to search
+	}
 	s.path = append(s.path, entryOf(st))
 	defer func() { s.path = s.path[:len(s.path)-1] }()
 

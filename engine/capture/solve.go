@@ -85,6 +85,10 @@ type Result struct {
 	Elapsed time.Duration
 }
 
+// maxRootTurns is the most turns Solve analyses; beyond, it only asks
+// the heuristic player.
+const maxRootTurns = 1 << 20
+
 // maxHorizon bounds the iterative deepening (a game this long has long
 // been decided by the repetition rule in any position the search can
 // prove).
@@ -116,15 +120,23 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 		return res, nil
 	}
 	g := pos.game
-	turns := pos.st.appendTurns(g, nil)
-	res.LegalTurns = len(turns)
+	res.LegalTurns = pos.CountTurns()
+	if res.LegalTurns > maxRootTurns {
+		// Too many removal combinations to analyse: the heuristic player
+		// looks at the placements with the removals they need.
+		res.Outcome, res.Heuristic = Unknown, true
+		res.BestTurns = []Turn{g.toTurn(heuristicChoice(ctx, pos, nil, opts.HeuristicNodes))}
+		res.Elapsed = clock().Sub(began)
+		return res, nil
+	}
+	turns := pos.st.appendTurns(g, nil, 0)
 	vals := make([]int8, len(turns))
 	for i := range vals {
 		vals[i] = valUnknown
 	}
 	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
 	s.stored = stored
-	order := rootOrder(pos, turns)
+	order := rootOrder(ctx, pos, turns)
 	done := false
 	for horizon := 1; !done && horizon <= maxHorizon; horizon++ {
 		s.horizon, s.horizonHit = horizon, false

@@ -197,8 +197,10 @@ func (s *state) need(g *Game, pl *placement, mine cellSet) pieceSet {
 // placement of a pool piece (not banned) on cells that are empty or covered
 // by his marked pieces, the removal of those pieces together with every
 // subset of his other marked pieces. The turns without extra removals come
-// first for each placement.
-func (s *state) appendTurns(g *Game, buf []turn) []turn {
+// first for each placement. It stops after limit turns (limit <= 0: no
+// limit).
+func (s *state) appendTurns(g *Game, buf []turn, limit int) []turn {
+	start := len(buf)
 	reach, mine := s.reach(g)
 	marked := s.marks[s.toMove]
 	for avail := s.pool &^ s.banned; avail != 0; avail &= avail - 1 {
@@ -210,6 +212,9 @@ func (s *state) appendTurns(g *Game, buf []turn) []turn {
 			need := s.need(g, &g.placements[pi], mine)
 			extra := marked &^ need
 			for sub := pieceSet(0); ; sub = (sub - extra) & extra {
+				if limit > 0 && len(buf)-start >= limit {
+					return buf
+				}
 				buf = append(buf, turn{remove: need | sub, place: pi})
 				if sub == extra {
 					break
