@@ -64,7 +64,7 @@ type Game struct {
 	// more (one node per 2048 placements).
 	evalCost int64
 	index    map[placementKey]int32
-	zobrist zobristTable
+	zobrist  zobristTable
 }
 
 // placement is one way to put one piece on the board.
