@@ -236,6 +236,9 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if pos.Game().Config().Variant == polyomino.Capture {
 		return PolyominoAnswer{}, Invalid("game", polyomino.ErrUnsupported, "analysis of the capture variant is not available yet")
 	}
+	if a, ok := bookAnswer(pos, q.AllMoves); ok {
+		return a, nil
+	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,

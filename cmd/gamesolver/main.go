@@ -29,6 +29,9 @@ Usage:
   gamesolver serve [flags]      start the HTTP server (gamesolver serve -h lists the flags)
   gamesolver teeko build [--data-dir DIR] [--rules R] [--force]
                                 build the Teeko tablebases with a progress bar
+  gamesolver book build|verify [flags]
+                                prove the Pentominoes opening book (certificate, long-L, openings)
+                                and re-verify it with the independent checker
   gamesolver healthcheck [--url U]
                                 exit 0 when U (default http://127.0.0.1:8080/healthz) answers 200;
                                 for container health checks, where no curl exists
@@ -54,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = worker(rest, os.Getenv)
 	case "teeko":
 		err = teekoCommand(rest, stdout, stderr)
+	case "book":
+		err = bookCommand(rest, stdout, stderr)
 	case "healthcheck":
 		err = healthcheck(rest, stdout)
 	case "version", "--version", "-v":

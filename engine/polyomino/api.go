@@ -70,6 +70,20 @@ func canonicalFrame(p *Position) (t Transform, dx, dy int) {
 // through FromCanonical of the position asking.
 func (p *Position) ToCanonical(m Move) Move {
 	t, dx, dy := canonicalFrame(p)
+	return toFrame(m, t, dx, dy)
+}
+
+// ToCanonicalMoves is ToCanonical for many moves (the frame is found once).
+func (p *Position) ToCanonicalMoves(ms []Move) []Move {
+	t, dx, dy := canonicalFrame(p)
+	out := make([]Move, len(ms))
+	for i, m := range ms {
+		out[i] = toFrame(m, t, dx, dy)
+	}
+	return out
+}
+
+func toFrame(m Move, t Transform, dx, dy int) Move {
 	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}
 	for i, c := range m.Cells {
 		d := t.Apply(c)

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+
+	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/engine/verify"
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+const bookUsage = `usage:
+  gamesolver book build [--what certificate|position|openings] [--out DIR] [--jobs] [flags]
+      certificate: find the first move on the empty board by search, then a winning
+                   third move for every class of replies (certificate.txt)
+      position:    classify every class of moves of --moves (default the long-L
+                   opening L:c4,d4,e4,f4,c5) with a winning reply for each losing one
+      openings:    classify the first moves --classes (indices of the 296 classes)
+      --jobs:      the classes become units of a polyomino.book job, in process or,
+                   with REDIS_URL, shared with "gamesolver book worker" processes
+  gamesolver book verify [--file F] [--sample N] [--workers N]
+      check a certificate (default: the embedded one) with the independent checker,
+      re-solving every third-ply position (or N of them)
+  gamesolver book worker [--slots N] [--workers N]
+      run polyomino.book units from REDIS_URL
+  gamesolver book stats
+      what the embedded book holds`
+
+// bookCommand runs `gamesolver book ...`.
+func bookCommand(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(bookUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "build":
+		return bookBuild(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return bookVerify(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return bookWorker(ctx, args[1:], stderr)
+	case "stats":
+		return bookStats(stdout)
+	}
+	return errors.New(bookUsage)
+}
+
+// bookFlags are the settings of a build.
+type bookFlags struct {
+	what, out, moves, classes, redisURL string
+	tableMB, workers, slots             int
+	jobs, verbose                       bool
+}
+
+func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("book build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f bookFlags
+	fs.StringVar(&f.what, "what", "certificate", "certificate, position or openings")
+	fs.StringVar(&f.out, "out", filepath.Join(envOr("GAMESOLVER_DATA_DIR", "./data"), "book"), "directory for the files written")
+	fs.StringVar(&f.moves, "moves", "L:c4,d4,e4,f4,c5", "--what position: the position's moves from the empty board, space separated")
+	fs.StringVar(&f.classes, "classes", "", "--what openings: class indices, e.g. 0-49,60 (default all 296)")
+	fs.IntVar(&f.tableMB, "table-mb", 2048, "transposition table shared by the searches of this process (MB)")
+	fs.IntVar(&f.workers, "workers", 0, "search goroutines of each search (0: every core)")
+	fs.BoolVar(&f.jobs, "jobs", false, "run the classes as units of a polyomino.book job (REDIS_URL: shared with book workers)")
+	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default 1 without Redis, 0 with)")
+	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("REDIS_URL"), "--jobs: Redis URL (default REDIS_URL; empty: in process)")
+	fs.BoolVar(&f.verbose, "v", false, "a line per classified move")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	opts := &book.Options{Workers: f.workers, TableMB: f.tableMB}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	if f.verbose {
+		opts.Log = logf
+	}
+	t0 := time.Now()
+	var classify classifier = func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error) {
+		return classifyDirect(ctx, moves, classes, untilWin, opts)
+	}
+	if f.jobs {
+		jc, closeJobs, err := newBookJobs(ctx, f, logf)
+		if err != nil {
+			return err
+		}
+		defer closeJobs()
+		classify = jc
+	}
+	switch f.what {
+	case "certificate":
+		start := book.Pentominoes().Start()
+		first, ok, res, err := book.FirstWin(ctx, start, opts)
+		if err != nil {
+			return fmt.Errorf("empty board: %w", err)
+		}
+		if !ok {
+			return errors.New("empty board: the search proves it lost for the first player")
+		}
+		firstTime := time.Since(t0)
+		logf("first move %s: %d nodes, %.1fs", first, res.Nodes, firstTime.Seconds())
+		sec, err := classify(ctx, []string{first.String()}, nil, true)
+		if err != nil {
+			return err
+		}
+		cf, err := book.NewCertificate(first, res, firstTime, sec)
+		if err != nil {
+			return err
+		}
+		data := cf.Format()
+		path := filepath.Join(f.out, "certificate.txt")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+		var nodes int64
+		for _, l := range sec.Lines {
+			nodes += l.Nodes
+		}
+		fmt.Fprintf(stdout, "first move %s: %d nodes, %.1fs; %d reply classes: %d nodes, %.1fs; total %.1fs; %s (%d bytes)\n",
+			first, res.Nodes, firstTime.Seconds(), len(sec.Lines), nodes, (time.Since(t0) - firstTime).Seconds(),
+			time.Since(t0).Seconds(), path, len(data))
+	case "position", "openings":
+		moves := strings.Fields(f.moves)
+		name := "position.txt"
+		var classes []int
+		if f.what == "openings" {
+			moves, name = nil, "openings.txt"
+			var err error
+			if classes, err = parseClasses(f.classes); err != nil {
+				return err
+			}
+		}
+		sec, err := classify(ctx, moves, classes, false)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(f.out, name)
+		file := &book.File{Sections: []book.Section{sec}}
+		if err := os.WriteFile(path, file.Format(), 0o644); err != nil {
+			return err
+		}
+		wins, nodes := 0, int64(0)
+		for _, l := range sec.Lines {
+			if l.Wins {
+				wins++
+			}
+			nodes += l.Nodes
+		}
+		fmt.Fprintf(stdout, "position %q: %d classes classified, %d win for their maker; %d nodes, %.1fs; %s\n",
+			strings.Join(moves, " "), len(sec.Lines), wins, nodes, time.Since(t0).Seconds(), path)
+	default:
+		return fmt.Errorf("--what %q: expected certificate, position or openings", f.what)
+	}
+	return nil
+}
+
+// classifier classifies classes of moves of the position after moves (nil
+// classes: all); untilWin stops at the first move that wins for its maker.
+type classifier func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error)
+
+func classifyDirect(ctx context.Context, moves []string, classes []int, untilWin bool, opts *book.Options) (book.Section, error) {
+	pos, err := book.PositionAfter(moves)
+	if err != nil {
+		return book.Section{}, err
+	}
+	return book.Classify(ctx, moves, pos, classes, opts, func(l book.Line) error {
+		if untilWin && l.Wins {
+			return fmt.Errorf("move %s wins for its maker: %w", l.Move, book.ErrRefuted)
+		}
+		return nil
+	})
+}
+
+// parseClasses reads "0-49,60".
+func parseClasses(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("--classes %q: %q is not a number", s, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
+				return nil, fmt.Errorf("--classes %q: bad range %q", s, part)
+			}
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// newBookJobs makes a classifier over the job system: a Manager with the
+// polyomino.book kind over Redis (f.redisURL) or in process, and local
+// worker slots.
+func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (classifier, func(), error) {
+	kind := service.NewBookJob(0, f.workers, f.tableMB)
+	jm, closeStore, err := bookManager(f.redisURL, filepath.Join(f.out, "jobs"), kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	slots := f.slots
+	if slots < 0 {
+		slots = 1
+		if f.redisURL != "" {
+			slots = 0
+		}
+	}
+	wctx, stopWorker := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if slots > 0 {
+			_ = jm.RunWorker(wctx, fmt.Sprintf("book-%d", os.Getpid()), slots)
+		}
+	}()
+	closeAll := func() {
+		stopWorker()
+		<-done
+		closeStore()
+	}
+	return func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error) {
+		req, _ := json.Marshal(service.BookJobRequest{Moves: moves, UntilWin: untilWin, Classes: classes})
+		job, err := jm.Submit(ctx, kind.Name(), req)
+		if err != nil {
+			return book.Section{}, err
+		}
+		logf("job %s: %d units", job.ID, job.Progress.Total)
+		last := time.Now()
+		for !job.Status.Final() {
+			select {
+			case <-ctx.Done():
+				_, _ = jm.Cancel(context.Background(), job.ID)
+				return book.Section{}, ctx.Err()
+			case <-time.After(time.Second):
+			}
+			if job, err = jm.Get(ctx, job.ID); err != nil {
+				return book.Section{}, err
+			}
+			if time.Since(last) >= 10*time.Second {
+				last = time.Now()
+				logf("job %s: %s %d/%d units, %d nodes, %.0fs", job.ID, job.Status, job.Progress.Done, job.Progress.Total, job.Progress.Nodes, float64(job.Progress.ElapsedMS)/1000)
+			}
+		}
+		if job.Status != jobs.StatusDone {
+			return book.Section{}, fmt.Errorf("job %s %s: %s", job.ID, job.Status, job.Error)
+		}
+		var res service.BookJobResult
+		if err := json.Unmarshal(job.Result, &res); err != nil {
+			return book.Section{}, err
+		}
+		logf("job %s: done, %d units, %d nodes, %.1fs", job.ID, len(res.Lines), res.Nodes, float64(job.Progress.ElapsedMS)/1000)
+		if untilWin && res.Wins > 0 {
+			return book.Section{}, fmt.Errorf("a move wins for its maker: %w", book.ErrRefuted)
+		}
+		return book.Section{Moves: moves, Lines: res.Lines}, nil
+	}, closeAll, nil
+}
+
+// bookManager builds a job manager knowing only the book kind.
+func bookManager(redisURL, dir string, kind service.BookJob) (*jobs.Manager, func(), error) {
+	var store jobs.Store
+	closeStore := func() {}
+	if redisURL != "" {
+		opt, err := redis.ParseURL(redisURL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
+		}
+		client := redis.NewClient(opt)
+		store = jobs.NewRedisStore(client)
+		closeStore = func() { _ = client.Close() }
+	} else {
+		ms, err := jobs.NewMemoryStore(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		store = ms
+	}
+	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Logger: zap.NewNop()})
+	if err != nil {
+		closeStore()
+		return nil, nil, err
+	}
+	return jm, closeStore, nil
+}
+
+// bookWorker runs `gamesolver book worker`: polyomino.book units from Redis.
+func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("book worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	slots := fs.Int("slots", 1, "units run at once")
+	workers := fs.Int("workers", 0, "search goroutines of each unit (0: every core)")
+	tableMB := fs.Int("table-mb", 1024, "transposition table shared by this worker's units (MB)")
+	redisURL := fs.String("redis-url", os.Getenv("REDIS_URL"), "Redis URL (default REDIS_URL)")
+	name := fs.String("name", "", "worker name (default book-<pid>)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *redisURL == "" {
+		return errors.New("book worker needs REDIS_URL (or --redis-url)")
+	}
+	jm, closeStore, err := bookManager(*redisURL, "", service.NewBookJob(0, *workers, *tableMB))
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if *name == "" {
+		*name = fmt.Sprintf("book-%d", os.Getpid())
+	}
+	err = jm.RunWorker(ctx, *name, *slots)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// bookVerify runs `gamesolver book verify`.
+func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("book verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("file", "", "certificate to check (default: the embedded one)")
+	sample := fs.Int("sample", 0, "re-solve only this many third-ply positions (0: all)")
+	workers := fs.Int("workers", 2, "positions re-solved at once")
+	memoBits := fs.Int("memo-bits", 23, "memo of each checker solver: 2^N entries of 16 bytes")
+	costs := fs.String("costs", "", "write each re-solved position's nodes and time to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	data := book.EmbeddedCertificate()
+	if *file != "" {
+		var err error
+		if data, err = os.ReadFile(*file); err != nil {
+			return err
+		}
+	}
+	g, err := verify.NewGame()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	last := t0
+	rep, err := verify.Check(ctx, g, data, verify.Options{Sample: *sample, Workers: *workers, MemoBits: *memoBits,
+		Progress: func(done, total int, nodes int64) {
+			if time.Since(last) > 10*time.Second || done == total {
+				last = time.Now()
+				fmt.Fprintf(stderr, "%d/%d positions re-solved, %d nodes, %.0fs\n", done, total, nodes, time.Since(t0).Seconds())
+			}
+		}})
+	if *costs != "" && len(rep.Costs) > 0 {
+		idx := make([]int, 0, len(rep.Costs))
+		for i := range rep.Costs {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		var sb strings.Builder
+		for _, i := range idx {
+			c := rep.Costs[i]
+			fmt.Fprintf(&sb, "%d %d %d %s\n", i, c.Nodes, c.Elapsed.Milliseconds(), c.Line)
+		}
+		if werr := os.WriteFile(*costs, []byte(sb.String()), 0o644); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "certificate accepted: first move %s; %d replies in %d classes, each with a winning third move; %d third-ply positions re-solved (each lost for the player to move), %d nodes, %.1fs\n",
+		rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Nodes, rep.Elapsed.Seconds())
+	return nil
+}
+
+// bookStats runs `gamesolver book stats`.
+func bookStats(stdout io.Writer) error {
+	t0 := time.Now()
+	b, err := book.Embedded()
+	if err != nil {
+		return err
+	}
+	files := book.Files()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(stdout, "%s: %d bytes\n", n, len(files[n]))
+	}
+	fmt.Fprintf(stdout, "%d positions (up to symmetry), loaded in %v\n", b.Size(), time.Since(t0).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,102 @@
+package book
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+func embeddedBook(t testing.TB) *Book {
+	t.Helper()
+	b, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func lookup(t *testing.T, b *Book, moves string) (polyomino.Result, *polyomino.Position) {
+	t.Helper()
+	pos, err := PositionAfter(strings.Fields(moves))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := b.Lookup(pos)
+	if !ok {
+		t.Fatalf("%q: not in the book", moves)
+	}
+	return res, pos
+}
+
+func moveStrings(ms []polyomino.Move) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.String()
+	}
+	return out
+}
+
+func TestEmbeddedCertificate(t *testing.T) {
+	f, err := Parse(EmbeddedCertificate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := f.Section(nil)
+	if start == nil || len(start.Lines) != 1 || !start.Lines[0].Wins {
+		t.Fatalf("start section %+v", start)
+	}
+	first := start.Lines[0].Move
+	replies := f.Section([]string{first})
+	if replies == nil || len(replies.Lines) != 1189 {
+		t.Fatalf("reply section of %s: %+v", first, replies)
+	}
+	if n := len(EmbeddedCertificate()); n > 100_000 {
+		t.Fatalf("certificate of %d bytes", n)
+	}
+}
+
+// TestLookupThroughSymmetry asks for positions of the certificate drawn in
+// other orientations of the board: the book maps its moves onto them.
+func TestLookupThroughSymmetry(t *testing.T) {
+	b := embeddedBook(t)
+	res, _ := lookup(t, b, "")
+	if res.Outcome != polyomino.Win || !res.Proven || !slices.Contains(moveStrings(res.BestMoves), "L:c5,d5,e5,f5,c6") {
+		t.Fatalf("start: %s %v", res.Outcome, moveStrings(res.BestMoves))
+	}
+	// The first move mirrored left to right, and the reply mirrored too.
+	res, pos := lookup(t, b, "L:c5,d5,e5,f5,f6")
+	if res.Outcome != polyomino.Loss || !res.BestComplete || len(res.Moves) != pos.LegalMoveCount() {
+		t.Fatalf("after the first move: %s complete %v, %d moves", res.Outcome, res.BestComplete, len(res.Moves))
+	}
+	// Certificate line: F:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4; mirrored
+	// (column x -> 7-x): F:g1,h1,f2,g2,g3 answered by P:b3,c3,d3,b4,c4.
+	res, _ = lookup(t, b, "L:c5,d5,e5,f5,f6 F:g1,h1,f2,g2,g3")
+	if res.Outcome != polyomino.Win || res.BestComplete || !slices.Equal(moveStrings(res.BestMoves), []string{"P:b3,c3,d3,b4,c4"}) {
+		t.Fatalf("after the reply: %s %v", res.Outcome, moveStrings(res.BestMoves))
+	}
+	res, _ = lookup(t, b, "L:c5,d5,e5,f5,f6 F:g1,h1,f2,g2,g3 P:b3,c3,d3,b4,c4")
+	if res.Outcome != polyomino.Loss {
+		t.Fatalf("after the third move: %s", res.Outcome)
+	}
+	pos, _ = PositionAfter([]string{"L:c5,d5,e5,f5,c6", "F:a1,b1,b2,c2,b3", "I:h1,h2,h3,h4,h5"})
+	if _, ok := b.Lookup(pos); ok {
+		t.Fatal("a position the book does not prove was answered")
+	}
+}
+
+// TestBookAgreesWithSearch solves a few book positions two plies from the
+// end of the certificate with the engine.
+func TestBookAgreesWithSearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("search")
+	}
+	b := embeddedBook(t)
+	res, _ := lookup(t, b, "L:c5,d5,e5,f5,c6 T:f2,g2,h2,g3,g4")
+	pos, _ := PositionAfter([]string{"L:c5,d5,e5,f5,c6", "T:f2,g2,h2,g3,g4", res.BestMoves[0].String()})
+	r, err := polyomino.Solve(t.Context(), pos, polyomino.Options{FirstWin: true, TableMB: 64})
+	if err != nil || !r.Proven || r.Outcome != polyomino.Loss {
+		t.Fatalf("engine: %v %v %s", err, r.Proven, r.Outcome)
+	}
+}

@@ -1,0 +1,239 @@
+package book
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// ErrNotProven is returned when a search ends (budget, cancellation)
+// before it proves what the book needs.
+var ErrNotProven = errors.New("not proven")
+
+// ErrRefuted is returned when the search finds that a claimed win is not
+// one (the certificate cannot be built from that move).
+var ErrRefuted = errors.New("refuted")
+
+// Options steer the builders.
+type Options struct {
+	// Workers is the number of search goroutines of each Solve (0: every core).
+	Workers int
+	// Table is shared by every Solve of a build (nil: one of TableMB
+	// megabytes, default 1024, made for the build).
+	Table   *polyomino.Table
+	TableMB int
+	// Progress, if set, is called with the nodes of the running search.
+	Progress func(nodes int64)
+	// Log, if set, receives one line per finished step.
+	Log func(format string, args ...any)
+}
+
+func (o *Options) table() *polyomino.Table {
+	if o.Table == nil {
+		mb := o.TableMB
+		if mb <= 0 {
+			mb = 1024
+		}
+		o.Table = polyomino.NewTable(mb)
+	}
+	return o.Table
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		o.Log(format, args...)
+	}
+}
+
+func (o *Options) solveOptions() polyomino.Options {
+	return polyomino.Options{FirstWin: true, Workers: o.Workers, Table: o.table(), Progress: o.Progress}
+}
+
+// Pentominoes is the game of the book: the pentominoes preset (8 x 8, the
+// 12 pentominoes in a common pool, normal play).
+func Pentominoes() *polyomino.Game {
+	cfg, err := polyomino.Preset("pentominoes")
+	if err != nil {
+		panic(err) // the preset is part of the engine
+	}
+	g, err := polyomino.NewGame(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// PositionAfter plays moves (notation) from the start of the pentominoes game.
+func PositionAfter(moves []string) (*polyomino.Position, error) {
+	return Pentominoes().NewPosition(nil, moves, polyomino.DefaultToMove)
+}
+
+// ClassifyMove solves the position after move (one of the class) by
+// search: the move wins for its maker when the position after it is lost
+// for the player to move; otherwise Reply is a winning reply found by the
+// search (Options.FirstWin). The line records the search's cost.
+func ClassifyMove(ctx context.Context, pos *polyomino.Position, class []polyomino.Move, opts *Options) (Line, error) {
+	if len(class) == 0 {
+		return Line{}, fmt.Errorf("empty class of moves")
+	}
+	child, err := pos.Play(class[0])
+	if err != nil {
+		return Line{}, fmt.Errorf("move %s: %w", class[0], err)
+	}
+	t0 := time.Now()
+	res, err := polyomino.Solve(ctx, child, opts.solveOptions())
+	if err != nil {
+		return Line{}, err
+	}
+	l := Line{Move: class[0].String(), Class: len(class), Nodes: res.Nodes, Elapsed: time.Since(t0)}
+	if !res.Proven {
+		return l, fmt.Errorf("position after %s: %w after %d nodes", l.Move, ErrNotProven, res.Nodes)
+	}
+	switch res.Outcome {
+	case polyomino.Loss:
+		l.Wins = true
+	case polyomino.Win:
+		if len(res.BestMoves) == 0 {
+			return l, fmt.Errorf("position after %s: won without a winning move", l.Move)
+		}
+		l.Reply = res.BestMoves[0].String()
+	default:
+		return l, fmt.Errorf("position after %s: outcome %s under normal play", l.Move, res.Outcome)
+	}
+	return l, nil
+}
+
+// FirstWin finds, by search, a winning move of pos (the first found, with
+// Options.FirstWin); ok is false when pos is lost.
+func FirstWin(ctx context.Context, pos *polyomino.Position, opts *Options) (move polyomino.Move, ok bool, res polyomino.Result, err error) {
+	res, err = polyomino.Solve(ctx, pos, opts.solveOptions())
+	if err != nil {
+		return move, false, res, err
+	}
+	if !res.Proven {
+		return move, false, res, fmt.Errorf("%w after %d nodes", ErrNotProven, res.Nodes)
+	}
+	if res.Outcome != polyomino.Win {
+		return move, false, res, nil
+	}
+	return res.BestMoves[0], true, res, nil
+}
+
+// Certificate proves the empty board a first-player win: it finds the first
+// move by search, then, for every class of replies of the position after
+// it, a winning third move, every Solve sharing one table.
+func Certificate(ctx context.Context, opts *Options) (*File, error) {
+	start := Pentominoes().Start()
+	t0 := time.Now()
+	first, ok, res, err := FirstWin(ctx, start, opts)
+	if err != nil {
+		return nil, fmt.Errorf("empty board: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("empty board: %w: the search proves it a loss for the first player", ErrRefuted)
+	}
+	elapsed := time.Since(t0)
+	opts.logf("first move %s: %d nodes, %.1fs", first, res.Nodes, elapsed.Seconds())
+	after, err := start.Play(first)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := Classify(ctx, []string{first.String()}, after, nil, opts, func(l Line) error {
+		if l.Wins {
+			return fmt.Errorf("reply %s: %w: it wins for the second player", l.Move, ErrRefuted)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return NewCertificate(first, res, elapsed, sec)
+}
+
+// NewCertificate puts a certificate together: the section of the start
+// position (the first move, a win, with the cost of the search that found
+// it) and the section of the position after it (each class of replies, a
+// loss, with its winning third move).
+func NewCertificate(first polyomino.Move, res polyomino.Result, elapsed time.Duration, replies Section) (*File, error) {
+	start := Pentominoes().Start()
+	after, err := start.Play(first)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(after.SymmetryClasses()); len(replies.Lines) != n {
+		return nil, fmt.Errorf("%d reply classes classified, the position has %d", len(replies.Lines), n)
+	}
+	var nodes int64
+	var took time.Duration
+	count := 0
+	for _, l := range replies.Lines {
+		if l.Wins || l.Reply == "" {
+			return nil, fmt.Errorf("reply %s: %w: no winning third move", l.Move, ErrRefuted)
+		}
+		nodes += l.Nodes
+		took += l.Elapsed
+		count += l.Class
+	}
+	f := &File{
+		Comments: []string{
+			" Pentominoes 8x8 (12 pentominoes, common pool, normal play) is a first-player win.",
+			fmt.Sprintf(" Certificate: the first move, found by search (%d nodes, %.0f s), and for each of the", res.Nodes, elapsed.Seconds()),
+			fmt.Sprintf(" %d classes of replies (%d replies) a winning third move (%d nodes, %.0f s of searches).", len(replies.Lines), count, nodes, took.Seconds()),
+			" Lines: <move> <class size> win|loss [<winning reply>]; see package engine/book.",
+		},
+		Sections: []Section{{Lines: []Line{{Move: first.String(), Class: classSize(start, first), Wins: true}}}},
+	}
+	sec := Section{Moves: replies.Moves}
+	for _, l := range replies.Lines {
+		l.Nodes, l.Elapsed = 0, 0 // the certificate stays small
+		sec.Lines = append(sec.Lines, l)
+	}
+	f.Sections = append(f.Sections, sec)
+	return f, nil
+}
+
+// Classify classifies classes of moves of pos (the position after moves):
+// the given indices into pos.Children(), or all of them (nil), in that
+// order, every Solve sharing the table; check sees each line as it is
+// found and may stop the work with an error.
+func Classify(ctx context.Context, moves []string, pos *polyomino.Position, classes []int, opts *Options, check func(Line) error) (Section, error) {
+	sec := Section{Moves: moves}
+	children := pos.Children()
+	if classes == nil {
+		for i := range children {
+			classes = append(classes, i)
+		}
+	}
+	for k, i := range classes {
+		if i < 0 || i >= len(children) {
+			return sec, fmt.Errorf("class %d: the position has classes 0..%d", i, len(children)-1)
+		}
+		l, err := ClassifyMove(ctx, pos, children[i].Moves, opts)
+		if err != nil {
+			return sec, err
+		}
+		sec.Lines = append(sec.Lines, l)
+		opts.logf("%d/%d %s %d %s %s: %d nodes, %.2fs", k+1, len(classes), l.Move, l.Class, l.Outcome(), l.Reply, l.Nodes, l.Elapsed.Seconds())
+		if check != nil {
+			if err := check(l); err != nil {
+				return sec, err
+			}
+		}
+	}
+	return sec, nil
+}
+
+// classSize is the number of moves in the symmetry class of m in pos.
+func classSize(pos *polyomino.Position, m polyomino.Move) int {
+	for _, c := range pos.SymmetryClasses() {
+		for _, x := range c {
+			if x.String() == m.String() {
+				return len(c)
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,41 @@
+// Package book proves Pentominoes positions for an opening book, writes the
+// proofs as compact text files, and serves the book embedded in the binary.
+//
+// # Files
+//
+// A book file lists positions of the pentominoes game (8 x 8, the 12
+// pentominoes in a common pool, normal play) and some of their moves, one
+// line per symmetry class:
+//
+//	# comment lines (at the top: the file's description)
+//	position start
+//	L:c5,d5,e5,f5,c6 8 win
+//	position L:c5,d5,e5,f5,c6
+//	I:a1,a2,a3,a4,a5 1 loss L:b3,c3,d3,e3,e4
+//
+// "position" names a position by its moves from the empty board ("start"
+// for the empty board). Each following line is a move of that position in
+// canonical notation standing for its class (the images of the move under
+// the symmetries of the board that map the position onto itself), the
+// size of the class, and the move's value for the player who makes it:
+// "win" (every reply loses) or "loss", followed for a loss by a winning
+// reply found by the search. Optional fields nodes=N ms=T record the cost
+// of the search that classified the move.
+//
+// The certificate (certificate.txt) proves the empty board a first-player
+// win: the section of the start position names the first move, found by
+// search; the section of the position after it lists every class of
+// replies, each a loss with a winning third move. The package verify
+// checks it with a solver of its own.
+//
+// # The embedded book
+//
+// Book indexes the embedded files by the engine's CanonicalKey, so that a
+// position is found whatever symmetry of the board (or translation of its
+// live region) it is drawn in, and its moves are mapped through the
+// engine's canonical frame. A section's position is a win when one of its
+// lines wins, a loss when its lines cover every class of moves and all
+// lose; the position after a losing move is a win (its reply wins) and the
+// position after a winning move a loss, as is the position after a losing
+// move and its winning reply.
+package book

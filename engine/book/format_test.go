@@ -1,0 +1,44 @@
+package book
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestFormatRoundTrip(t *testing.T) {
+	f := &File{
+		Comments: []string{" a book"},
+		Sections: []Section{
+			{Lines: []Line{{Move: "L:c5,d5,e5,f5,c6", Class: 8, Wins: true, Nodes: 12, Elapsed: 3 * time.Millisecond}}},
+			{Moves: []string{"L:c5,d5,e5,f5,c6"}, Lines: []Line{{Move: "I:a1,a2,a3,a4,a5", Class: 1, Reply: "L:b3,c3,d3,e3,e4"}}},
+		},
+	}
+	text := f.Format()
+	g, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(g.Format()) != string(text) {
+		t.Fatalf("round trip:\n%s\n---\n%s", text, g.Format())
+	}
+	if s := g.Section([]string{"L:c5,d5,e5,f5,c6"}); s == nil || s.Lines[0].Reply != "L:b3,c3,d3,e3,e4" {
+		t.Fatalf("section: %+v", s)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, bad := range []string{
+		"I:a1,a2,a3,a4,a5 1 loss\n",                // before a position
+		"position\n",                               // no moves
+		"position start\nI:a1,a2,a3,a4,a5 x win\n", // class size
+		"position start\nI:a1,a2,a3,a4,a5 1 draw\n",
+		"position start\nI:a1,a2,a3,a4,a5 1 win L:b1,b2,b3,b4,c4\n", // a reply for a win
+		"position start\nI:a1,a2,a3,a4,a5 1 loss nodes=x\n",
+		"position start\nI:a1,a2,a3,a4,a5 1 loss foo=1\n",
+	} {
+		if _, err := Parse([]byte(bad)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: err %v, want ErrFormat", bad, err)
+		}
+	}
+}

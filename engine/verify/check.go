@@ -1,0 +1,315 @@
+package verify
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A certificate is read here with a parser of the checker's own (the
+// format is written down in package book):
+//
+//	position start
+//	<first move> <class size> win
+//	position <first move>
+//	<reply> <class size> loss <third move>      (one line per reply class)
+
+// certLine is one move line of a certificate.
+type certLine struct {
+	n      int // line number
+	move   string
+	class  int
+	wins   bool
+	answer string // the winning reply of a losing move
+}
+
+type certSection struct {
+	moves []string
+	lines []certLine
+}
+
+func parseCertificate(data []byte) ([]certSection, error) {
+	var secs []certSection
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	for sc.Scan() {
+		n++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if f[0] == "position" {
+			s := certSection{}
+			if len(f) < 2 {
+				return nil, fmt.Errorf("%w: line %d: position without moves", ErrCertificate, n)
+			}
+			if f[1] != "start" {
+				s.moves = f[1:]
+			}
+			secs = append(secs, s)
+			continue
+		}
+		if len(secs) == 0 {
+			return nil, fmt.Errorf("%w: line %d: move before any position", ErrCertificate, n)
+		}
+		if len(f) < 3 {
+			return nil, fmt.Errorf("%w: line %d: expected <move> <class size> win|loss [<reply>]", ErrCertificate, n)
+		}
+		l := certLine{n: n, move: f[0]}
+		c, err := strconv.Atoi(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("%w: line %d: class size %q", ErrCertificate, n, f[1])
+		}
+		l.class = c
+		switch f[2] {
+		case "win":
+			l.wins = true
+		case "loss":
+		default:
+			return nil, fmt.Errorf("%w: line %d: outcome %q", ErrCertificate, n, f[2])
+		}
+		for _, x := range f[3:] {
+			if !strings.Contains(x, "=") && l.answer == "" {
+				l.answer = x
+			}
+		}
+		secs[len(secs)-1].lines = append(secs[len(secs)-1].lines, l)
+	}
+	return secs, sc.Err()
+}
+
+// Options steer Check.
+type Options struct {
+	// Sample re-solves only this many third-ply positions, spread evenly
+	// over the certificate (0: all of them).
+	Sample int
+	// Only, if set, picks the lines to re-solve by index (in file order
+	// of the reply section); it overrides Sample.
+	Only func(i int) bool
+	// Workers re-solve positions in parallel, each with its own solver
+	// (0: 1).
+	Workers int
+	// MemoBits sets each solver's memo to 2^MemoBits entries (0: 22).
+	MemoBits int
+	// Progress, if set, is called after each re-solved position.
+	Progress func(done, total int, nodes int64)
+}
+
+// Report is what Check found.
+type Report struct {
+	FirstMove string
+	// Replies is the number of legal replies to the first move, Classes
+	// the number of their symmetry classes (each covered by one line).
+	Replies, Classes int
+	// Solved is the number of third-ply positions re-solved, each a loss
+	// for the player to move.
+	Solved  int
+	Nodes   int64
+	Elapsed time.Duration
+	// Costs holds each re-solved line's nodes and time, by line index.
+	Costs map[int]Cost
+}
+
+// Cost is the work of one re-solve.
+type Cost struct {
+	Line    string
+	Nodes   int64
+	Elapsed time.Duration
+}
+
+// Check verifies a certificate that the empty 8 x 8 board is a first-player
+// win: the first move is legal and claimed to win; every class of replies
+// (under the symmetries of the board that map the position after the first
+// move onto itself) has exactly one line, with the right class size, and a
+// legal third move; and every third-ply position (or a sample) is re-solved
+// by this package's own solver and found lost for the player to move.
+func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Report, error) {
+	t0 := time.Now()
+	var rep Report
+	secs, err := parseCertificate(certificate)
+	if err != nil {
+		return rep, err
+	}
+	// The first move.
+	var start *certSection
+	for i := range secs {
+		if len(secs[i].moves) == 0 {
+			start = &secs[i]
+		}
+	}
+	if start == nil {
+		return rep, fmt.Errorf("%w: no \"position start\" section", ErrCertificate)
+	}
+	var first *certLine
+	for i := range start.lines {
+		if start.lines[i].wins {
+			if first != nil {
+				return rep, fmt.Errorf("%w: line %d: a second first move", ErrCertificate, start.lines[i].n)
+			}
+			first = &start.lines[i]
+		}
+	}
+	if first == nil {
+		return rep, fmt.Errorf("%w: the start section claims no winning first move", ErrCertificate)
+	}
+	m1, err := g.ParseMove(first.move)
+	if err != nil {
+		return rep, fmt.Errorf("%w: line %d: %v", ErrCertificate, first.n, err)
+	}
+	empty := State{}
+	if n := classSize(g, empty, m1); first.class != n {
+		return rep, fmt.Errorf("%w: line %d: class of %s has %d moves, the certificate says %d", ErrCertificate, first.n, first.move, n, first.class)
+	}
+	rep.FirstMove = g.String(m1)
+	s1 := empty.Play(m1)
+	// The replies: every class covered once.
+	var replies *certSection
+	for i := range secs {
+		if len(secs[i].moves) == 1 {
+			if m, err := g.ParseMove(secs[i].moves[0]); err == nil && m == m1 {
+				replies = &secs[i]
+			}
+		}
+	}
+	if replies == nil {
+		return rep, fmt.Errorf("%w: no section for the position after %s", ErrCertificate, rep.FirstMove)
+	}
+	classes := map[uint64]int{}
+	for _, r := range g.Moves(s1) {
+		classes[classOf(s1, r)]++
+		rep.Replies++
+	}
+	rep.Classes = len(classes)
+	covered := map[uint64]int{}
+	type task struct {
+		i    int
+		line string
+		s    State
+	}
+	var tasks []task
+	for i, l := range replies.lines {
+		r, err := g.ParseMove(l.move)
+		if err != nil {
+			return rep, fmt.Errorf("%w: line %d: %v", ErrCertificate, l.n, err)
+		}
+		if !s1.Legal(r) {
+			return rep, fmt.Errorf("%w: line %d: reply %s is not legal after %s", ErrCertificate, l.n, l.move, rep.FirstMove)
+		}
+		c := classOf(s1, r)
+		if prev, ok := covered[c]; ok {
+			return rep, fmt.Errorf("%w: line %d: reply %s is in the class of line %d", ErrCertificate, l.n, l.move, prev)
+		}
+		covered[c] = l.n
+		if l.class != classes[c] {
+			return rep, fmt.Errorf("%w: line %d: class of %s has %d replies, the certificate says %d", ErrCertificate, l.n, l.move, classes[c], l.class)
+		}
+		if l.wins || l.answer == "" {
+			return rep, fmt.Errorf("%w: line %d: reply %s has no winning third move", ErrCertificate, l.n, l.move)
+		}
+		t, err := g.ParseMove(l.answer)
+		if err != nil {
+			return rep, fmt.Errorf("%w: line %d: third move: %v", ErrCertificate, l.n, err)
+		}
+		s2 := s1.Play(r)
+		if !s2.Legal(t) {
+			return rep, fmt.Errorf("%w: line %d: third move %s is not legal after %s %s", ErrCertificate, l.n, l.answer, rep.FirstMove, l.move)
+		}
+		tasks = append(tasks, task{i: i, line: rep.FirstMove + " " + l.move + " " + l.answer, s: s2.Play(t)})
+	}
+	for c := range classes {
+		if _, ok := covered[c]; !ok {
+			for _, r := range g.Moves(s1) {
+				if classOf(s1, r) == c {
+					return rep, fmt.Errorf("%w: no line for reply %s (a class of %d)", ErrCertificate, g.String(r), classes[c])
+				}
+			}
+		}
+	}
+	// Re-solve the third-ply positions.
+	var todo []task
+	switch {
+	case opts.Only != nil:
+		for _, t := range tasks {
+			if opts.Only(t.i) {
+				todo = append(todo, t)
+			}
+		}
+	case opts.Sample > 0 && opts.Sample < len(tasks):
+		for k := range opts.Sample {
+			todo = append(todo, tasks[k*len(tasks)/opts.Sample])
+		}
+	default:
+		todo = tasks
+	}
+	workers := max(opts.Workers, 1)
+	memo := opts.MemoBits
+	if memo <= 0 {
+		memo = 22
+	}
+	var (
+		mu      sync.Mutex
+		next    int
+		failure error
+		nodes   atomic.Int64
+		done    int
+		wg      sync.WaitGroup
+	)
+	rep.Costs = map[int]Cost{}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := NewSolver(g, memo)
+			for {
+				mu.Lock()
+				if next >= len(todo) || failure != nil {
+					mu.Unlock()
+					return
+				}
+				t := todo[next]
+				next++
+				mu.Unlock()
+				before := v.Nodes
+				t1 := time.Now()
+				win, err := v.Wins(ctx, t.s)
+				c := Cost{Line: t.line, Nodes: v.Nodes - before, Elapsed: time.Since(t1)}
+				nodes.Add(c.Nodes)
+				mu.Lock()
+				switch {
+				case err != nil:
+					failure = err
+				case win:
+					failure = fmt.Errorf("%w: after %s the second player wins: the third move does not win", ErrCertificate, t.line)
+				default:
+					rep.Costs[t.i] = c
+					done++
+					if opts.Progress != nil {
+						opts.Progress(done, len(todo), nodes.Load())
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	rep.Solved, rep.Nodes, rep.Elapsed = done, nodes.Load(), time.Since(t0)
+	return rep, failure
+}
+
+// classSize is the number of legal moves of s in the class of m.
+func classSize(g *Game, s State, m Move) int {
+	c := classOf(s, m)
+	n := 0
+	for _, r := range g.Moves(s) {
+		if classOf(s, r) == c {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,135 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/engine/verify"
+)
+
+func game(t testing.TB) *verify.Game {
+	t.Helper()
+	g, err := verify.NewGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestCheckAcceptsCertificate checks the committed certificate's structure
+// in full and re-solves a sample of its third-ply positions (the full
+// re-check is `gamesolver book verify`, see BENCHMARKS-proof.md).
+func TestCheckAcceptsCertificate(t *testing.T) {
+	g := game(t)
+	rep, err := verify.Check(context.Background(), g, book.EmbeddedCertificate(), verify.Options{Sample: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FirstMove != "L:c5,d5,e5,f5,c6" || rep.Replies != 1189 || rep.Classes != 1189 || rep.Solved != 3 {
+		t.Fatalf("report %+v", rep)
+	}
+	t.Logf("first move %s, %d replies in %d classes; %d positions re-solved, %d nodes, %v",
+		rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Nodes, rep.Elapsed)
+}
+
+// corrupt edits the certificate's lines: edit returns the new line, or
+// "" to drop it.
+func corrupt(cert []byte, edit func(line string) string) []byte {
+	var out []string
+	for _, l := range strings.Split(string(cert), "\n") {
+		if n := edit(l); n != "" || l == "" {
+			out = append(out, n)
+		}
+	}
+	return []byte(strings.Join(out, "\n"))
+}
+
+const (
+	firstReply = "F:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4"
+	// badThird is legal after the first reply but loses: the second
+	// player then wins (the checker finds a winning move for him).
+	badThird = "F:a1,b1,b2,c2,b3 1 loss I:h1,h2,h3,h4,h5"
+)
+
+func TestCheckRejectsCorruptCertificates(t *testing.T) {
+	g := game(t)
+	cert := book.EmbeddedCertificate()
+	if !strings.Contains(string(cert), firstReply+"\n") {
+		t.Fatalf("the certificate has no line %q", firstReply)
+	}
+	only0 := verify.Options{Only: func(i int) bool { return i == 0 }}
+	for _, tc := range []struct {
+		name string
+		cert []byte
+		opts verify.Options
+		want string
+	}{
+		{"a third move that does not win", corrupt(cert, func(l string) string {
+			if l == firstReply {
+				return badThird
+			}
+			return l
+		}), only0, "does not win"},
+		{"a missing reply", corrupt(cert, func(l string) string {
+			if strings.HasPrefix(l, "N:c1,c2,c3,d3,d4 ") {
+				return ""
+			}
+			return l
+		}), only0, "no line for reply N:c1,c2,c3,d3,d4"},
+		{"an illegal third move", corrupt(cert, func(l string) string {
+			if l == firstReply {
+				return "F:a1,b1,b2,c2,b3 1 loss I:a1,a2,a3,a4,a5"
+			}
+			return l
+		}), only0, "not legal"},
+		{"a wrong class size", corrupt(cert, func(l string) string {
+			if l == firstReply {
+				return strings.Replace(l, " 1 loss", " 2 loss", 1)
+			}
+			return l
+		}), only0, "class of"},
+		{"a reply listed twice", corrupt(cert, func(l string) string {
+			if l == firstReply {
+				return l + "\n" + l
+			}
+			return l
+		}), only0, "in the class of line"},
+		{"a reply claimed to win", corrupt(cert, func(l string) string {
+			if l == firstReply {
+				return "F:a1,b1,b2,c2,b3 1 win"
+			}
+			return l
+		}), only0, "no winning third move"},
+		{"no first move", corrupt(cert, func(l string) string {
+			if l == "L:c5,d5,e5,f5,c6 8 win" {
+				return "L:c5,d5,e5,f5,c6 8 loss"
+			}
+			return l
+		}), only0, "no winning first move"},
+		{"a first move without its replies", corrupt(cert, func(l string) string {
+			if l == "L:c5,d5,e5,f5,c6 8 win" {
+				return "L:c4,d4,e4,f4,c5 8 win"
+			}
+			return l
+		}), only0, "no section for the position after L:c4,d4,e4,f4,c5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := verify.Check(context.Background(), g, tc.cert, tc.opts)
+			if !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want ErrCertificate mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := verify.Check(ctx, game(t), book.EmbeddedCertificate(), verify.Options{Sample: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,207 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// SourceBook marks answers read from the embedded opening book.
+const SourceBook = "book"
+
+// bookAnswer answers from the embedded Pentominoes book when it proves the
+// position (the book maps moves through the position's symmetries).
+func bookAnswer(pos *polyomino.Position, allMoves bool) (PolyominoAnswer, bool) {
+	b, err := book.Embedded()
+	if err != nil {
+		return PolyominoAnswer{}, false
+	}
+	t0 := time.Now()
+	res, ok := b.Lookup(pos)
+	if !ok {
+		return PolyominoAnswer{}, false
+	}
+	if !allMoves {
+		res.Moves = nil
+	}
+	res.Elapsed = time.Since(t0)
+	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+	a.Config = pos.Game().Config()
+	a.Board = pos.Board()
+	a.ToMove = pos.ToMove().String()
+	a.Scores = pos.Scores()
+	a.Source = SourceBook
+	return a, true
+}
+
+// BookJob classifies the moves of a Pentominoes position on the job system,
+// one unit per symmetry class of its moves: each unit proves the position
+// after the move by search and reports whether the move wins for its
+// maker, and for a losing move a winning reply (the third move of the
+// opening book's certificate). Units that run in one process share a
+// transposition table. gamesolver book build submits these jobs.
+type BookJob struct {
+	MaxDuration time.Duration
+	// Workers is the number of goroutines of one unit's search (0: every core).
+	Workers int
+	// TableMB sizes the table the units of this process share (0: 1024).
+	TableMB int
+
+	once  *sync.Once
+	table **polyomino.Table
+}
+
+// NewBookJob returns the kind with its process-wide table (made on first use).
+func NewBookJob(maxDuration time.Duration, workers, tableMB int) BookJob {
+	return BookJob{MaxDuration: maxDuration, Workers: workers, TableMB: tableMB, once: new(sync.Once), table: new(*polyomino.Table)}
+}
+
+// BookJobRequest is the request of a polyomino.book job.
+type BookJobRequest struct {
+	// Moves lead from the empty 8 x 8 board to the position.
+	Moves []string `json:"moves"`
+	// UntilWin ends the job as soon as one move wins for its maker (the
+	// certificate's reply job: one winning reply refutes the first move).
+	UntilWin bool `json:"until_win,omitempty"`
+	// Classes, if given, limits the job to these classes (indices in the
+	// order of the position's classes of moves).
+	Classes []int `json:"classes,omitempty"`
+}
+
+// BookJobResult is the result of a polyomino.book job.
+type BookJobResult struct {
+	Moves []string    `json:"moves"`
+	Lines []book.Line `json:"lines"`
+	// Wins counts the classes that win for their maker.
+	Wins int `json:"wins"`
+	// Complete: every requested class is classified.
+	Complete bool  `json:"complete"`
+	Nodes    int64 `json:"nodes"`
+}
+
+type bookUnit struct {
+	Class   int      `json:"class"`
+	Moves   []string `json:"moves"`
+	Classes int      `json:"classes"`
+}
+
+// Name implements JobKind.
+func (BookJob) Name() string { return "polyomino.book" }
+
+func (j BookJob) children(moves []string) (*polyomino.Position, []polyomino.Child, error) {
+	pos, err := book.PositionAfter(moves)
+	if err != nil {
+		return nil, nil, Invalid("moves", err, "%s", err.Error())
+	}
+	return pos, pos.Children(), nil
+}
+
+// Plan implements JobKind.
+func (j BookJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+	var r BookJobRequest
+	if err := decodeStrict(request, &r); err != nil {
+		return nil, err
+	}
+	_, children, err := j.children(r.Moves)
+	if err != nil {
+		return nil, err
+	}
+	if len(children) == 0 {
+		return nil, Invalid("moves", nil, "the game is over after these moves")
+	}
+	classes := r.Classes
+	if classes == nil {
+		for i := range children {
+			classes = append(classes, i)
+		}
+	}
+	units := make([]json.RawMessage, 0, len(classes))
+	for _, c := range classes {
+		if c < 0 || c >= len(children) {
+			return nil, Invalid("classes", nil, "class %d: the position has classes 0..%d", c, len(children)-1)
+		}
+		u, _ := json.Marshal(bookUnit{Class: c, Moves: r.Moves, Classes: len(children)})
+		units = append(units, u)
+	}
+	return units, nil
+}
+
+// Run implements JobKind: it classifies one class of moves.
+func (j BookJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	var u bookUnit
+	if err := json.Unmarshal(unit, &u); err != nil {
+		return nil, fmt.Errorf("unit: %w", err)
+	}
+	pos, children, err := j.children(u.Moves)
+	if err != nil {
+		return nil, err
+	}
+	if len(children) != u.Classes || u.Class >= len(children) {
+		return nil, fmt.Errorf("unit: position with %d classes, unit planned for %d", len(children), u.Classes)
+	}
+	if j.MaxDuration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, j.MaxDuration)
+		defer cancel()
+	}
+	opts := &book.Options{Workers: j.Workers, Table: j.sharedTable(), Progress: report}
+	l, err := book.ClassifyMove(ctx, pos, children[u.Class].Moves, opts)
+	if err != nil {
+		return nil, err
+	}
+	report(l.Nodes)
+	return json.Marshal(l)
+}
+
+func (j BookJob) sharedTable() *polyomino.Table {
+	if j.once == nil {
+		mb := j.TableMB
+		if mb <= 0 {
+			mb = 1024
+		}
+		return polyomino.NewTable(mb)
+	}
+	j.once.Do(func() {
+		mb := j.TableMB
+		if mb <= 0 {
+			mb = 1024
+		}
+		*j.table = polyomino.NewTable(mb)
+	})
+	return *j.table
+}
+
+// Combine implements JobKind.
+func (j BookJob) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	var r BookJobRequest
+	if err := json.Unmarshal(request, &r); err != nil {
+		return nil, false, err
+	}
+	out := BookJobResult{Moves: r.Moves, Lines: make([]book.Line, 0, len(results))}
+	for i := range total {
+		raw, ok := results[i]
+		if !ok {
+			continue
+		}
+		var l book.Line
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, false, err
+		}
+		out.Lines = append(out.Lines, l)
+		out.Nodes += l.Nodes
+		if l.Wins {
+			out.Wins++
+		}
+	}
+	out.Complete = len(results) == total
+	if !out.Complete && !(r.UntilWin && out.Wins > 0) {
+		return nil, false, nil
+	}
+	b, err := json.Marshal(out)
+	return b, true, err
+}
