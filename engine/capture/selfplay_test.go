@@ -12,7 +12,10 @@ import (
 
 // go test -run TestSelfPlay -selfplay 200 ./engine/capture/ plays the
 // matches of BENCHMARKS-capture.md on the capture preset.
-var selfPlayGames = flag.Int("selfplay", 0, "games per match for TestSelfPlay (0: skip)")
+var (
+	selfPlayGames = flag.Int("selfplay", 0, "games per match for TestSelfPlay (0: skip)")
+	selfPlayScale = flag.Int64("selfplayscale", 1, "multiply the engine's node budgets in TestSelfPlay")
+)
 
 // player chooses a turn; rng breaks ties and varies the openings.
 type player struct {
@@ -56,20 +59,20 @@ var greedyPlayer = player{"greedy", func(pos *Position, rng *rand.Rand) Turn {
 	return g.toTurn(best)
 }}
 
-// enginePlayer is BestTurn with the given node budget for the exact
-// search (0: BestTurn's default). Its first two turns (the opening) are
-// picked at random among the best three by one ply, so that self-play
-// games differ.
-func enginePlayer(nodes int64) player {
+// enginePlayer is BestTurn with the given node budgets for the exact
+// search and the heuristic player (0: BestTurn's defaults). Its first two
+// turns (the opening) are picked at random among the best three by one
+// ply, so that self-play games differ.
+func enginePlayer(nodes, heuristic int64) player {
 	name := "engine"
-	if nodes > 0 {
-		name = fmt.Sprintf("engine(%dk nodes)", nodes/1000)
+	if nodes > 0 || heuristic > 0 {
+		name = fmt.Sprintf("engine(%dk+%dk nodes)", nodes/1000, heuristic/1000)
 	}
 	return player{name, func(pos *Position, rng *rand.Rand) Turn {
 		if pos.TurnsPlayed() < 4 {
 			return pos.game.toTurn(openingChoice(pos, rng, 3))
 		}
-		t, _, err := BestTurn(context.Background(), pos, Options{MaxNodes: nodes, TableMB: 8})
+		t, _, err := BestTurn(context.Background(), pos, Options{MaxNodes: nodes, HeuristicNodes: heuristic, TableMB: 8})
 		if err != nil {
 			panic(err)
 		}
@@ -171,14 +174,52 @@ func TestSelfPlay(t *testing.T) {
 	if n == 0 {
 		t.Skip("pass -selfplay N to play the matches")
 	}
-	engine := enginePlayer(0)
+	engine := enginePlayer(0, 0)
+	if k := *selfPlayScale; k > 1 {
+		engine = enginePlayer(k*playerNodes, k*heuristicNodes)
+	}
 	for _, m := range []struct{ a, b player }{
 		{engine, engine},
 		{engine, randomPlayer},
 		{engine, greedyPlayer},
 		{greedyPlayer, randomPlayer},
+		{greedyPlayer, greedyPlayer},
+		{randomPlayer, randomPlayer},
 	} {
 		st := match(t, m.a, m.b, n, 1)
 		t.Logf("%s vs %s: %s", m.a.name, m.b.name, st)
+	}
+}
+
+var smallBoards = flag.Bool("smallboards", false, "TestSmallBoards: solve the capture game on small empty boards")
+
+// TestSmallBoards solves the game from the empty board on small boards
+// (go test -run TestSmallBoards -smallboards ./engine/capture/), a minute
+// at most each.
+func TestSmallBoards(t *testing.T) {
+	if !*smallBoards {
+		t.Skip("pass -smallboards")
+	}
+	for _, cfg := range []Config{
+		{Width: 4, Height: 4, Order: 4},
+		{Width: 5, Height: 4, Order: 4},
+		{Width: 5, Height: 5, Order: 4},
+		{Width: 6, Height: 5, Order: 4},
+		{Width: 5, Height: 5, Order: 5},
+		{Width: 6, Height: 5, Order: 5},
+	} {
+		pos, err := NewPosition(cfg, nil, nil, nil, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, _ := Solve(ctx, pos, Options{FirstWin: true})
+		cancel()
+		best := ""
+		if res.Outcome == Win {
+			best = res.BestTurns[0].String()
+		}
+		t.Logf("%dx%d, %d pieces of order %d: first player %s (proven %v), %d nodes, %v %s",
+			cfg.Width, cfg.Height, len(pos.game.pieces), cfg.Order, res.Outcome, res.Proven, res.Nodes, res.Elapsed.Round(time.Millisecond), best)
 	}
 }
