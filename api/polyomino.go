@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 
 	"github.com/gin-gonic/gin"
 
@@ -23,8 +24,10 @@ type PolyominoRequest struct {
 	// Pieces in play: names run together ("FILNP") or comma separated
 	// ("H01,H02"); default the preset's whole set.
 	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
-	// Pool: true for a common pool, false for hands.
-	Pool *bool `json:"pool" example:"true"`
+	// Pool: true for a common pool, false for hands. For the capture
+	// variant, the list of pieces in the pool (default: every piece not
+	// on the board).
+	Pool *PoolField `json:"pool" swaggertype:"boolean" example:"true"`
 	// Hands: each player's pieces (implies pool false).
 	Hands *service.Hands `json:"hands"`
 	// Neutral placements made before the first move, in move notation.
@@ -47,6 +50,37 @@ type PolyominoRequest struct {
 	// Background: when not proven within the budget, continue as a job
 	// and answer with its link.
 	Background bool `json:"background" example:"false"`
+	// Markers (capture variant): piece on the board -> first or second;
+	// pieces not listed are unmarked.
+	Markers map[string]string `json:"markers"`
+	// Banned (capture variant): pieces the player to move has removed on
+	// the turn in progress; he must now place another piece.
+	Banned []string `json:"banned"`
+}
+
+// PoolField is `pool`: a boolean (common pool or hands) or, for the capture
+// variant, the list of pieces in the pool.
+type PoolField struct {
+	Common *bool
+	Pieces []string
+}
+
+// UnmarshalJSON accepts true, false or an array of piece names.
+func (p *PoolField) UnmarshalJSON(b []byte) error {
+	var v bool
+	if err := json.Unmarshal(b, &v); err == nil {
+		p.Common = &v
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeOf(true)}
+	}
+	p.Pieces = list
+	if p.Pieces == nil {
+		p.Pieces = []string{}
+	}
+	return nil
 }
 
 // PolyominoMoveValue is a move with its own value, for its player.
@@ -97,12 +131,17 @@ type PolyominoAnalysis struct {
 	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`
+	// Markers (capture variant): every marked piece on the board -> first
+	// or second; an empty object when none.
+	Markers *map[string]string `json:"markers,omitempty"`
+	// Pool (capture variant): the pieces that may be placed.
+	Pool []string `json:"pool,omitempty"`
 }
 
 // polyominoAnalyze godoc
 //
 //	@Summary		Analyze a polyomino game position
-//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. House rules (deal, neutral piece, default player to move) are listed in GET /v1/games.
+//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json
@@ -125,11 +164,16 @@ func (h *handlers) polyominoAnalyze(c *gin.Context) {
 }
 
 func fromPolyominoRequest(r PolyominoRequest) service.PolyominoQuery {
-	return service.PolyominoQuery{
-		Game: r.Game, Width: r.Width, Height: r.Height, Blocked: r.Blocked, Pieces: r.Pieces, Pool: r.Pool,
+	q := service.PolyominoQuery{
+		Game: r.Game, Width: r.Width, Height: r.Height, Blocked: r.Blocked, Pieces: r.Pieces,
 		Hands: r.Hands, Neutral: r.Neutral, Seed: r.Seed, EndRule: r.EndRule, Board: r.Board, Moves: r.Moves,
 		ToMove: r.ToMove, BudgetMs: r.BudgetMs, AllMoves: r.AllMoves, Background: r.Background,
+		Markers: r.Markers, Banned: r.Banned,
 	}
+	if r.Pool != nil {
+		q.Pool, q.PoolPieces = r.Pool.Common, r.Pool.Pieces
+	}
+	return q
 }
 
 // polyResult names a value for its player.
@@ -188,6 +232,17 @@ func toPolyominoAnalysis(a service.PolyominoAnswer) PolyominoAnalysis {
 	if a.JobID != "" {
 		out.Job = &JobLink{ID: a.JobID, Href: jobHref(a.JobID)}
 	}
+	if a.Capture {
+		markers := a.Markers
+		if markers == nil {
+			markers = map[string]string{} // present, and empty, when nothing is marked
+		}
+		out.Markers = &markers
+		out.Pool = a.Pool
+		if out.Pool == nil {
+			out.Pool = []string{}
+		}
+	}
 	return out
 }
 
@@ -204,11 +259,15 @@ type PolyominoMovesResponse struct {
 	// Count of legal moves for the player to move.
 	Count int `json:"count" example:"2308"`
 	// DistinctUpToSymmetry: classes of moves equal under the symmetries of
-	// the position's board.
-	DistinctUpToSymmetry int      `json:"distinct_up_to_symmetry" example:"296"`
-	Moves                []string `json:"moves"`
-	ToMove               string   `json:"to_move" example:"first"`
-	Board                []string `json:"board"`
+	// the position's board (absent for the capture variant).
+	DistinctUpToSymmetry *int `json:"distinct_up_to_symmetry,omitempty" example:"296"`
+	// Truncated (capture variant): the turns are too many to list (every
+	// subset of removals no placement needs is a turn too); moves then lists
+	// each placement once with only the removals it needs.
+	Truncated bool     `json:"truncated,omitempty" example:"false"`
+	Moves     []string `json:"moves"`
+	ToMove    string   `json:"to_move" example:"first"`
+	Board     []string `json:"board"`
 }
 
 // polyominoMoves godoc
@@ -232,5 +291,10 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, PolyominoMovesResponse{Count: m.Count, DistinctUpToSymmetry: m.DistinctUpToSymmetry, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board})
+	out := PolyominoMovesResponse{Count: m.Count, Truncated: m.Truncated, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board}
+	if m.DistinctUpToSymmetry >= 0 {
+		d := m.DistinctUpToSymmetry
+		out.DistinctUpToSymmetry = &d
+	}
+	c.JSON(http.StatusOK, out)
 }

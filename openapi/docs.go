@@ -332,7 +332,7 @@ const docTemplate = `{
         },
         "/v1/polyomino/analyze": {
             "post": {
-                "description": "Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within ` + "`" + `budget_ms` + "`" + `: ` + "`" + `result` + "`" + ` for the player to move, every best move, and with ` + "`" + `all_moves` + "`" + ` every legal move's value. When the budget runs out: ` + "`" + `result: unknown` + "`" + `, ` + "`" + `proven: false` + "`" + `, the heuristic player's move, what was proven, and with ` + "`" + `background: true` + "`" + ` a ` + "`" + `job` + "`" + ` that goes on proving it. House rules (deal, neutral piece, default player to move) are listed in GET /v1/games.",
+                "description": "Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within ` + "`" + `budget_ms` + "`" + `: ` + "`" + `result` + "`" + ` for the player to move, every best move, and with ` + "`" + `all_moves` + "`" + ` every legal move's value. When the budget runs out: ` + "`" + `result: unknown` + "`" + `, ` + "`" + `proven: false` + "`" + `, the heuristic player's move, what was proven, and with ` + "`" + `background: true` + "`" + ` a ` + "`" + `job` + "`" + ` that goes on proving it. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With ` + "`" + `game: capture` + "`" + ` (O'Dwyer's capture variant) the position may also carry ` + "`" + `markers` + "`" + `, ` + "`" + `pool` + "`" + ` as a list of pieces and ` + "`" + `banned` + "`" + `; turns are written with their removals first (` + "`" + `~Y Z:b3,c3,c4,c5,d5` + "`" + `) and the answer carries ` + "`" + `markers` + "`" + ` (an empty object when none) and ` + "`" + `pool` + "`" + `.",
                 "consumes": [
                     "application/json"
                 ],
@@ -821,6 +821,13 @@ const docTemplate = `{
                     "type": "integer",
                     "example": 1547
                 },
+                "markers": {
+                    "description": "Markers (capture variant): every marked piece on the board -\u003e first\nor second; an empty object when none.",
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "string"
+                    }
+                },
                 "moves": {
                     "description": "Moves, with all_moves: every legal move with its own value where\nproven, best first.",
                     "type": "array",
@@ -843,6 +850,13 @@ const docTemplate = `{
                     "description": "Pass: under the score rule the player to move cannot place and passes.",
                     "type": "boolean",
                     "example": false
+                },
+                "pool": {
+                    "description": "Pool (capture variant): the pieces that may be placed.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
                 },
                 "proven": {
                     "type": "boolean",
@@ -941,7 +955,7 @@ const docTemplate = `{
                     "example": 2308
                 },
                 "distinct_up_to_symmetry": {
-                    "description": "DistinctUpToSymmetry: classes of moves equal under the symmetries of\nthe position's board.",
+                    "description": "DistinctUpToSymmetry: classes of moves equal under the symmetries of\nthe position's board (absent for the capture variant).",
                     "type": "integer",
                     "example": 296
                 },
@@ -954,6 +968,11 @@ const docTemplate = `{
                 "to_move": {
                     "type": "string",
                     "example": "first"
+                },
+                "truncated": {
+                    "description": "Truncated (capture variant): the turns are too many to list (every\nsubset of removals no placement needs is a turn too); moves then lists\neach placement once with only the removals it needs.",
+                    "type": "boolean",
+                    "example": false
                 }
             }
         },
@@ -969,6 +988,13 @@ const docTemplate = `{
                     "description": "Background: when not proven within the budget, continue as a job\nand answer with its link.",
                     "type": "boolean",
                     "example": false
+                },
+                "banned": {
+                    "description": "Banned (capture variant): pieces the player to move has removed on\nthe turn in progress; he must now place another piece.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
                 },
                 "blocked": {
                     "description": "Blocked cells (\"d4\"; a1 is the top-left cell) override the preset's.",
@@ -1032,6 +1058,13 @@ const docTemplate = `{
                     "type": "integer",
                     "example": 8
                 },
+                "markers": {
+                    "description": "Markers (capture variant): piece on the board -\u003e first or second;\npieces not listed are unmarked.",
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "string"
+                    }
+                },
                 "moves": {
                     "description": "Moves from the start (or after the board): \u003cpiece\u003e:\u003ccells\u003e.",
                     "type": "array",
@@ -1059,7 +1092,7 @@ const docTemplate = `{
                     "example": "FILNPTUVWXYZ"
                 },
                 "pool": {
-                    "description": "Pool: true for a common pool, false for hands.",
+                    "description": "Pool: true for a common pool, false for hands. For the capture\nvariant, the list of pieces in the pool (default: every piece not\non the board).",
                     "type": "boolean",
                     "example": true
                 },

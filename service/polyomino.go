@@ -55,6 +55,12 @@ type PolyominoQuery struct {
 	AllMoves bool  `json:"all_moves,omitempty"`
 	// Background asks for a job when the position is not proven in time.
 	Background bool `json:"background,omitempty"`
+	// Capture variant only: markers of pieces on the board (piece ->
+	// first/second), the pieces in the pool, and pieces the player to
+	// move removed on the turn in progress.
+	Markers    map[string]string `json:"markers,omitempty"`
+	PoolPieces []string          `json:"pool_pieces,omitempty"`
+	Banned     []string          `json:"banned,omitempty"`
 }
 
 // PolyominoMove is one move with its value for the player who makes it.
@@ -88,6 +94,10 @@ type PolyominoAnswer struct {
 	Source       string           `json:"source"`
 	JobID        string           `json:"job_id,omitempty"`
 	ScoreRule    bool             `json:"score_rule"`
+	// Capture variant: markers on the board and the pool.
+	Capture bool              `json:"capture,omitempty"`
+	Markers map[string]string `json:"markers,omitempty"`
+	Pool    []string          `json:"pool,omitempty"`
 }
 
 var (
@@ -229,12 +239,15 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if q.BudgetMs < 0 {
 		return PolyominoAnswer{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
 	}
+	if q.isCapture() {
+		return p.analyzeCapture(ctx, q)
+	}
+	if q.Markers != nil || q.PoolPieces != nil || q.Banned != nil {
+		return PolyominoAnswer{}, Invalid("markers", nil, "markers, a pool list and banned pieces belong to the capture variant (game \"capture\")")
+	}
 	pos, err := q.position()
 	if err != nil {
 		return PolyominoAnswer{}, err
-	}
-	if pos.Game().Config().Variant == polyomino.Capture {
-		return PolyominoAnswer{}, Invalid("game", polyomino.ErrUnsupported, "analysis of the capture variant is not available yet")
 	}
 	if a, ok := bookAnswer(pos, q.AllMoves); ok {
 		return a, nil
@@ -321,15 +334,22 @@ func withPosition(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 
 // PolyominoMoves lists the legal moves of a position.
 type PolyominoMoves struct {
-	Count                int
+	Count int
+	// DistinctUpToSymmetry is -1 where it is not computed (capture).
 	DistinctUpToSymmetry int
-	Moves                []string
-	ToMove               string
-	Board                []string
+	// Truncated: the list holds each placement once with only the removals
+	// it needs, because every subset of extra removals is too many.
+	Truncated bool
+	Moves     []string
+	ToMove    string
+	Board     []string
 }
 
 // Moves lists the legal moves and counts them up to the board's symmetries.
 func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, error) {
+	if q.isCapture() {
+		return p.captureMoves(q)
+	}
 	pos, err := q.position()
 	if err != nil {
 		return PolyominoMoves{}, err
@@ -480,14 +500,18 @@ func PolyominoInfo() GameInfo {
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
 			{Name: "budget_ms", Description: "search budget, capped by the server"},
 			{Name: "all_moves", Description: "value every legal move"},
-			{Name: "background", Description: "when not proven within the budget, continue as a job and return its link"},
+			{Name: "background", Description: "when not proven within the budget, continue as a job and return its link (not for the capture variant)"},
+			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},
 		},
 		HouseRules: []string{
 			"Deal (hand mode without explicit hands): the pieces not in a given hand or neutral, in set order, are shuffled by Fisher-Yates driven by splitmix64(seed); the first neutral_count become neutral, the rest go alternately to the first and second player. Seed 0 is the default deal.",
 			"A dealt neutral piece is placed before the first move where the centre of its bounding box lies nearest the centre of the board (ties: canonical orientation first, then reading order).",
 			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second.",
 			"Under the score rule with a common pool, the value is that of normal play (the last to place wins), scored 1/0.",
-			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move) is a draw.",
+			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move; the position a request starts from counts once) is a draw.",
+			"Capture variant: a placed piece carries no marker until a later placement captures it (3 or more shared unit edges); a capture gives every captured piece the capturer's marker; a removed piece returns to the pool unmarked.",
+			"Capture variant: every turn places a piece (no turn of removals alone); a piece removed on a turn cannot be placed on that same turn, the opponent may place it on his next turn, and the ban never outlives the turn.",
+			"Capture variant: the player to move loses when no pool piece (other than those he removed this turn) fits on the empty cells together with the cells of his own marked pieces.",
 		},
 		Notes: []string{
 			"value: +1 win / -1 loss under normal play; under the score rule the final score difference for the player to move under perfect play.",

@@ -1,0 +1,70 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCaptureOverHTTP(t *testing.T) {
+	r := newPolyominoServer(t, 5*time.Second)
+	// The start: markers present and empty.
+	w := do(r, "POST", "/v1/polyomino/analyze", "application/json", `{"game":"capture","budget_ms":200}`)
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"markers":{}`) {
+		t.Fatalf("start: %d %s", w.Code, w.Body)
+	}
+	// L captures I (4 shared edges): I carries second's marker.
+	a := analyze(t, r, `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2"],"budget_ms":300}`)
+	if a.ToMove != "first" || (*a.Markers)["I"] != "second" || len(*a.Markers) != 1 || len(a.BestMoves) == 0 {
+		t.Errorf("after a capture: %+v", a)
+	}
+	// Z recaptures: the marker flips.
+	b := analyze(t, r, `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","Z:g1,e2,f2,g2,e3"],"budget_ms":300}`)
+	if (*b.Markers)["I"] != "first" {
+		t.Errorf("after the recapture: markers %v", b.Markers)
+	}
+	// From board, markers and pool: second removes his I and places Y.
+	c := analyze(t, r, `{"game":"capture","board":["LIIIII.","LLLL...",".......",".......",".......",".......","......."],"markers":{"I":"second"},"pool":["Y","T","X"],"to_move":"second","budget_ms":300}`)
+	if c.Pool == nil || len(c.Pool) != 3 || (*c.Markers)["I"] != "second" {
+		t.Errorf("from a board: %+v", c)
+	}
+	// A small board solved exactly: 4 x 4 with the tetrominoes.
+	e := analyze(t, r, `{"game":"capture","width":4,"height":4,"pieces":"IOTSL","moves":["I:a1,b1,c1,d1"],"all_moves":true}`)
+	if !e.Proven || e.Result != "win" || e.Outcome != "second_wins" || len(e.Moves) != e.LegalMoves {
+		t.Errorf("4x4 capture: %+v", e)
+	}
+	// Legal turns with their count.
+	w = do(r, "POST", "/v1/polyomino/moves", "application/json", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2"]}`)
+	var m PolyominoMovesResponse
+	_ = json.Unmarshal(w.Body.Bytes(), &m)
+	if w.Code != 200 || m.Count == 0 || m.DistinctUpToSymmetry != nil {
+		t.Errorf("capture moves: %d %+v", w.Code, m)
+	}
+}
+
+func TestCaptureIllegalTurns(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	tests := []struct {
+		name, body, field, detail string
+	}{
+		{"removal of the opponent's piece", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","~I Z:g1,e2,f2,g2,e3"]}`, "moves", "carries second's marker"},
+		{"piece already placed", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","I:a3,b3,c3,d3,e3"]}`, "moves", "turn 2"},
+		{"hands do not apply", `{"game":"capture","hands":{"first":["F"],"second":["I"]}}`, "hands", "common pool"},
+		{"markers outside capture", `{"game":"pentominoes","markers":{"I":"first"}}`, "markers", "capture"},
+		{"pool false", `{"game":"capture","pool":false}`, "pool", ""},
+		{"pool of the wrong type", `{"game":"capture","pool":7}`, "pool", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(r, "POST", "/v1/polyomino/analyze", "application/json", tt.body)
+			if w.Code != 400 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			p := decodeProblem(t, w)
+			if len(p.Errors) == 0 || p.Errors[0].Field != tt.field || !strings.Contains(p.Detail, tt.detail) {
+				t.Errorf("problem %+v; want field %q, detail containing %q", p, tt.field, tt.detail)
+			}
+		})
+	}
+}

@@ -1,0 +1,145 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gamesolver/gamesolver/engine/capture"
+)
+
+// isCapture reports whether a query is about O'Dwyer's capture variant.
+func (q PolyominoQuery) isCapture() bool { return strings.EqualFold(q.Game, "capture") }
+
+// captureConfig applies the overrides that make sense for the capture
+// variant to its preset, and refuses the others.
+func (q PolyominoQuery) captureConfig() (capture.Config, error) {
+	cfg := capture.DefaultConfig()
+	switch {
+	case q.Hands != nil:
+		return cfg, Invalid("hands", nil, "the capture variant plays from a common pool: hands do not apply")
+	case q.EndRule != "":
+		return cfg, Invalid("end_rule", nil, "the capture variant has its own end: the player who cannot place loses")
+	case q.Neutral != nil, q.Seed != nil:
+		return cfg, Invalid("neutral", nil, "the capture variant has no neutral piece or deal")
+	case q.Pool != nil && !*q.Pool:
+		return cfg, Invalid("pool", nil, "the capture variant plays from a common pool: pool=false does not apply (give the pool as a list of pieces)")
+	}
+	if q.Width != nil {
+		cfg.Width = *q.Width
+	}
+	if q.Height != nil {
+		cfg.Height = *q.Height
+	}
+	if q.Blocked != nil {
+		cfg.Blocked = *q.Blocked
+	}
+	if q.Pieces != nil {
+		cfg.Pieces = splitPieces(*q.Pieces)
+		if order := pieceOrder(cfg.Pieces, cfg.Order); order != 0 {
+			cfg.Order = order
+		}
+	}
+	return cfg, nil
+}
+
+// capturePosition builds the position of a capture query.
+func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
+	cfg, err := q.captureConfig()
+	if err != nil {
+		return nil, err
+	}
+	g, err := capture.NewGame(cfg)
+	if err != nil {
+		return nil, Invalid(configField(err), err, "%s", err.Error())
+	}
+	pos, err := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: q.ToMove, Turns: q.Moves})
+	if err != nil {
+		var te *capture.TurnError
+		field := "board"
+		switch {
+		case errors.As(err, &te):
+			field = "moves"
+		case strings.Contains(err.Error(), "marker"):
+			field = "markers"
+		case strings.Contains(err.Error(), "pool"):
+			field = "pool"
+		case strings.Contains(err.Error(), "banned") || strings.Contains(err.Error(), "ban"):
+			field = "banned"
+		case strings.Contains(err.Error(), "to move") || strings.Contains(err.Error(), "player"):
+			field = "to_move"
+		}
+		return nil, Invalid(field, err, "%s", err.Error())
+	}
+	return pos, nil
+}
+
+// analyzeCapture values a capture position: exactly when the search proves
+// it within the budget (repetitions handled by the engine), else with the
+// heuristic player's turn. Answers are cached by the position and its
+// history (the repetition rule makes the history part of the value).
+func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
+	pos, err := q.capturePosition()
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
+	budget := p.search.Budgets.Clamp(q.BudgetMs)
+	variant := "all=false"
+	if q.AllMoves {
+		variant = "all=true"
+	}
+	a, source, err := runCached(ctx, p.search, "capture", cacheKey("capture", variant, pos.Key()), budget,
+		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
+			res, err := capture.Solve(ctx, pos, capture.Options{AllMoves: q.AllMoves})
+			if err != nil {
+				return PolyominoAnswer{}, 0, false, err
+			}
+			a := PolyominoAnswer{
+				Outcome: string(res.Outcome), Proven: res.Proven, BestComplete: res.BestComplete, Heuristic: res.Heuristic,
+				LegalMoves: res.LegalTurns, Over: res.Over, Nodes: res.Nodes, ElapsedNs: int64(res.Elapsed), BestMoves: []string{},
+			}
+			for _, t := range res.BestTurns {
+				a.BestMoves = append(a.BestMoves, t.String())
+			}
+			for _, tr := range res.Turns {
+				a.Moves = append(a.Moves, PolyominoMove{Move: tr.Turn.String(), Outcome: string(tr.Outcome), Proven: tr.Outcome != capture.Unknown})
+			}
+			return a, res.Nodes, res.Proven && res.BestComplete, nil
+		})
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
+	a.Source = source
+	a.Board = pos.Board()
+	a.ToMove = pos.ToMove()
+	a.Markers = pos.Markers()
+	a.Pool = pos.Pool()
+	a.Capture = true
+	a.Config.Preset = "capture"
+	return a, nil
+}
+
+// captureMoves lists the legal turns of a capture position. Removals that
+// no placement needs are legal too, so the number of turns grows as 2^k
+// with the mover's k marked pieces: the list is cut at maxListedTurns,
+// while Count is exact.
+func (p *Polyomino) captureMoves(q PolyominoQuery) (PolyominoMoves, error) {
+	pos, err := q.capturePosition()
+	if err != nil {
+		return PolyominoMoves{}, err
+	}
+	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: -1, ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{}}
+	if out.Count <= maxListedTurns {
+		for _, t := range pos.LegalTurns() {
+			out.Moves = append(out.Moves, t.String())
+		}
+	} else {
+		out.Truncated = true
+		for _, t := range pos.Placements() {
+			out.Moves = append(out.Moves, t.String())
+		}
+	}
+	return out, nil
+}
+
+const maxListedTurns = 20000
