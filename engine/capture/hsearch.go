@@ -24,6 +24,7 @@ type hsearch struct {
 	stopped  bool
 	bufs     [][]turn
 	tt       map[posKey]hEntry
+	states   []state // states[ply]: see searcher.states
 }
 
 // hEntry remembers a searched position: the depth searched, the value
@@ -34,6 +35,9 @@ type hEntry struct {
 	value int32
 	best  turn
 }
+
+// maxHDepth bounds the heuristic search's iterative deepening.
+const maxHDepth = 64
 
 // maxHTable bounds the heuristic search's table (entries).
 const maxHTable = 1 << 18
@@ -86,9 +90,10 @@ func (h *hsearch) ab(st *state, depth, ply, alpha, beta int) int {
 		if h.stop() {
 			return best
 		}
-		child := *st
+		child := &h.states[ply+1]
+		*child = *st
 		child.play(g, t)
-		v := -h.ab(&child, depth-1, ply+1, -beta, -alpha)
+		v := -h.ab(child, depth-1, ply+1, -beta, -alpha)
 		if v > best {
 			best, bestTurn = v, t
 			if v > alpha {
@@ -157,7 +162,7 @@ func heuristicChoice(ctx context.Context, pos *Position, allowed []turn, budget 
 	if budget <= 0 {
 		budget = heuristicNodes
 	}
-	h := &hsearch{g: g, ctx: ctx, maxNodes: budget, tt: map[posKey]hEntry{}}
+	h := &hsearch{g: g, ctx: ctx, maxNodes: budget, tt: map[posKey]hEntry{}, states: make([]state, maxHDepth+2)}
 	ts := append([]turn(nil), allowed...)
 	scores := make([]int, len(ts))
 	for i, t := range ts {
@@ -177,7 +182,7 @@ func heuristicChoice(ctx context.Context, pos *Position, allowed []turn, budget 
 	}
 	sort.Stable(byScore{ts, scores})
 	best := ts[0]
-	for depth := 2; depth <= 64 && !h.stopped; depth++ {
+	for depth := 2; depth <= maxHDepth && !h.stopped; depth++ {
 		alpha := evalLoss - 1
 		iterBest, complete := ts[0], true
 		for i, t := range ts {
@@ -185,9 +190,10 @@ func heuristicChoice(ctx context.Context, pos *Position, allowed []turn, budget 
 				complete = false
 				break
 			}
-			child := pos.st
+			child := &h.states[1]
+			*child = pos.st
 			child.play(g, t)
-			v := -h.ab(&child, depth-1, 1, evalLoss-1, -alpha)
+			v := -h.ab(child, depth-1, 1, evalLoss-1, -alpha)
 			if h.stopped {
 				complete = false
 				break

@@ -93,6 +93,10 @@ type searcher struct {
 	path []histEntry
 	bufs [][]turn
 	keys [][]int32
+	// states[ply] holds the position searched ply turns below the root
+	// (children are made there, not on the Go stack, where the recursion
+	// would move them to the heap).
+	states []state
 	// history counts the wins each placement produced (move ordering).
 	history []uint32
 	// stored, when set (tests), sees every value the table keeps.
@@ -103,6 +107,7 @@ func newSearcher(ctx context.Context, g *Game, history []histEntry, maxNodes int
 	return &searcher{
 		g: g, ctx: ctx, maxNodes: maxNodes, nextCheck: 1024,
 		tt:      newTable(tableLog2),
+		states:  make([]state, maxHorizon+2),
 		path:    append([]histEntry(nil), history...),
 		history: make([]uint32, len(g.placements)),
 	}
@@ -198,13 +203,14 @@ func (s *searcher) search(st *state, ply int) proof {
 
 	// A turn that leaves the opponent stuck wins at once. Each position
 	// looked at here counts as a node.
+	child := &s.states[ply+1]
 	for _, t := range turns {
-		child := *st
+		*child = *st
 		child.play(g, t)
 		s.nodes++
 		if !child.canPlace(g) {
 			s.history[t.place] += 8
-			res := self.join(leaf(&child, 0))
+			res := self.join(leaf(child, 0))
 			res.val = valWin
 			s.store(st, res, idx, start)
 			return res
@@ -216,9 +222,9 @@ func (s *searcher) search(st *state, ply int) proof {
 	best := valLoss
 	unknown := false
 	for _, t := range turns {
-		child := *st
+		*child = *st
 		child.play(g, t)
-		r := s.search(&child, ply+1)
+		r := s.search(child, ply+1)
 		if s.stopped {
 			return unknownProof
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// go test -run TestSelfPlay -selfplay 200 ./engine/capture/ plays the
+// go test ./engine/capture/ -run TestSelfPlay -selfplay 200 -timeout 2h plays the
 // matches of BENCHMARKS-capture.md on the capture preset.
 var (
 	selfPlayGames = flag.Int("selfplay", 0, "games per match for TestSelfPlay (0: skip)")
@@ -194,7 +194,7 @@ func TestSelfPlay(t *testing.T) {
 var smallBoards = flag.Bool("smallboards", false, "TestSmallBoards: solve the capture game on small empty boards")
 
 // TestSmallBoards solves the game from the empty board on small boards
-// (go test -run TestSmallBoards -smallboards ./engine/capture/), a minute
+// (go test ./engine/capture/ -run TestSmallBoards -smallboards), a minute
 // at most each.
 func TestSmallBoards(t *testing.T) {
 	if !*smallBoards {

@@ -144,9 +144,10 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 			if vals[i] != valUnknown {
 				continue
 			}
-			child := pos.st
+			child := &s.states[1]
+			*child = pos.st
 			child.play(g, turns[i])
-			r := s.search(&child, 1)
+			r := s.search(child, 1)
 			if s.stopped {
 				break
 			}
