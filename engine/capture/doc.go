@@ -106,8 +106,8 @@
 // change the position (the opponent gets the piece and its cells), so
 // nothing proves them useless: the list grows as 2^k with the k marked
 // pieces a placement does not need. CountTurns counts them without
-// listing; Placements lists each placement once, with only the removals it
-// needs.
+// listing; LegalTurns stops after MaxListedTurns (2^20); Placements lists
+// each placement once, with only the removals it needs.
 //
 // # Analysis
 //
@@ -136,7 +136,9 @@
 //
 // Exact analysis is practical on small boards and in the late middle game
 // of the preset (see BENCHMARKS-capture.md): removals keep games alive,
-// and a mover with k marked pieces has 2^k times as many turns.
+// and a mover with k marked pieces has 2^k times as many turns. Positions
+// with more than 2^20 turns are left to the heuristic player, and below
+// the root a position with more than 2^16 turns counts as unproven.
 //
 // # Playing
 //

@@ -366,3 +366,25 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestKnownCounts: the placements on empty boards, the rule book's 2308 on
+// 8 x 8 (RULES.md) and the reference enumeration's count on the preset.
+func TestKnownCounts(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want int
+	}{
+		{Config{Width: 8, Height: 8, Order: 5}, 2308},
+		{DefaultConfig(), -1},
+		{Config{Width: 5, Height: 5, Order: 4, Blocked: []string{"c3"}}, -1},
+	} {
+		pos := mustPosition(t, tc.cfg, nil, nil, nil, "", nil)
+		want := tc.want
+		if want < 0 {
+			want = len(refFrom(t, newRefGame(t, tc.cfg), pos).turns())
+		}
+		if got := pos.CountTurns(); got != want || len(pos.LegalTurns()) != want {
+			t.Errorf("%+v: %d turns, want %d", tc.cfg, got, want)
+		}
+	}
+}
