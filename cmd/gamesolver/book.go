@@ -76,7 +76,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&f.what, "what", "certificate", "certificate, position or openings")
 	fs.StringVar(&f.out, "out", filepath.Join(envOr("GAMESOLVER_DATA_DIR", "./data"), "book"), "directory for the files written")
 	fs.StringVar(&f.moves, "moves", "L:c4,d4,e4,f4,c5", "--what position: the position's moves from the empty board, space separated")
-	fs.StringVar(&f.classes, "classes", "", "--what openings: class indices, e.g. 0-49,60 (default all 296)")
+	fs.StringVar(&f.classes, "classes", "", "--what position or openings: class indices in the order of the position's classes, e.g. 0-49,60 (default all)")
 	fs.IntVar(&f.tableMB, "table-mb", 2048, "transposition table shared by the searches of this process (MB)")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines of each search (0: every core)")
 	fs.BoolVar(&f.jobs, "jobs", false, "run the classes as units of a polyomino.book job (REDIS_URL: shared with book workers)")
@@ -109,7 +109,16 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	switch f.what {
 	case "certificate":
 		start := book.Pentominoes().Start()
+		// The first moves the search refutes before it finds a winning one
+		// are classified on the way: keep them for the openings.
+		var refuted []book.Line
+		opts.Decided = func(l book.Line) {
+			if !l.Wins {
+				refuted = append(refuted, l)
+			}
+		}
 		first, ok, res, err := book.FirstWin(ctx, start, opts)
+		opts.Decided = nil
 		if err != nil {
 			return fmt.Errorf("empty board: %w", err)
 		}
@@ -131,23 +140,30 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return err
 		}
+		if len(refuted) > 0 {
+			of := &book.File{Comments: []string{" First moves refuted by the search for the first player's winning move."},
+				Sections: []book.Section{{Lines: refuted}}}
+			if err := os.WriteFile(filepath.Join(f.out, "openings-refuted.txt"), of.Format(), 0o644); err != nil {
+				return err
+			}
+		}
 		var nodes int64
 		for _, l := range sec.Lines {
 			nodes += l.Nodes
 		}
+		fmt.Fprintf(stdout, "%d first moves refuted on the way; ", len(refuted))
 		fmt.Fprintf(stdout, "first move %s: %d nodes, %.1fs; %d reply classes: %d nodes, %.1fs; total %.1fs; %s (%d bytes)\n",
 			first, res.Nodes, firstTime.Seconds(), len(sec.Lines), nodes, (time.Since(t0) - firstTime).Seconds(),
 			time.Since(t0).Seconds(), path, len(data))
 	case "position", "openings":
 		moves := strings.Fields(f.moves)
 		name := "position.txt"
-		var classes []int
 		if f.what == "openings" {
 			moves, name = nil, "openings.txt"
-			var err error
-			if classes, err = parseClasses(f.classes); err != nil {
-				return err
-			}
+		}
+		classes, err := parseClasses(f.classes)
+		if err != nil {
+			return err
 		}
 		sec, err := classify(ctx, moves, classes, false)
 		if err != nil {

@@ -29,6 +29,11 @@ type Options struct {
 	Progress func(nodes int64)
 	// Log, if set, receives one line per finished step.
 	Log func(format string, args ...any)
+	// Decided, if set, sees the lines of the moves each search decides on
+	// its way (a search for one winning move refutes the moves it tries
+	// first, each with a winning reply): polyomino.Options.Decided as
+	// lines, without costs. Calls are serialised.
+	Decided func(Line)
 }
 
 func (o *Options) table() *polyomino.Table {
@@ -49,7 +54,19 @@ func (o *Options) logf(format string, args ...any) {
 }
 
 func (o *Options) solveOptions() polyomino.Options {
-	return polyomino.Options{FirstWin: true, Workers: o.Workers, Table: o.table(), Progress: o.Progress}
+	po := polyomino.Options{FirstWin: true, Workers: o.Workers, Table: o.table(), Progress: o.Progress}
+	if o.Decided != nil {
+		po.Decided = func(class []polyomino.Move, value int, refutation *polyomino.Move) {
+			l := Line{Move: class[0].String(), Class: len(class), Wins: value > 0}
+			if refutation != nil {
+				l.Reply = refutation.String()
+			}
+			if l.Wins || l.Reply != "" {
+				o.Decided(l)
+			}
+		}
+	}
+	return po
 }
 
 // Pentominoes is the game of the book: the pentominoes preset (8 x 8, the

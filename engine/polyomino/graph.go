@@ -96,8 +96,9 @@ func (g *cgraph) build(game *Game, list []int32) {
 	}
 }
 
-// compact builds into dst the graph of the vertices in L (a state of g).
-func (g *cgraph) compact(game *Game, L []uint64, dst *cgraph, scratch []int32) {
+// compact builds into dst the graph of the vertices in L (a state of g);
+// scratch is reused for the list of placements and returned.
+func (g *cgraph) compact(game *Game, L []uint64, dst *cgraph, scratch []int32) []int32 {
 	list := scratch[:0]
 	for w, word := range L {
 		for ; word != 0; word &= word - 1 {
@@ -105,6 +106,7 @@ func (g *cgraph) compact(game *Game, L []uint64, dst *cgraph, scratch []int32) {
 		}
 	}
 	dst.build(game, list)
+	return list
 }
 
 // full returns the state with every vertex playable.

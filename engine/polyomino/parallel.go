@@ -50,6 +50,12 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 	finished := false
 	cur := 0 // first root move not yet decided
 
+	// decided reports a decided root move (under mu).
+	decided := func(t *rootTask, refutation *Move) {
+		if opts.Decided != nil {
+			opts.Decided(t.rm.class, t.rm.value, refutation)
+		}
+	}
 	// expand computes the replies of a root move (under mu).
 	expand := func(w *worker, t *rootTask) {
 		t.expanded = true
@@ -57,6 +63,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 		andNotCount(t.child, L, root.adj[t.rm.vertex*k:(t.rm.vertex+1)*k])
 		if v, bound, ok := s.tt.probe(w.key(root, t.child, opp)); ok && bound == boundExact {
 			t.decided, t.rm.proven, t.rm.value = true, true, -v
+			decided(t, nil)
 			return
 		}
 		var order []uint64
@@ -76,6 +83,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 		}
 		if len(order) == 0 { // the opponent cannot move: the root move wins
 			t.decided, t.rm.proven, t.rm.value = true, true, 1
+			decided(t, nil)
 			return
 		}
 		slices.Sort(order)
@@ -190,10 +198,13 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 					case t.decided:
 					case r == resLoss: // the reply wins for the opponent
 						t.decided, t.rm.proven, t.rm.value = true, true, -1
+						m := s.game.move(root.place[reply])
+						decided(t, &m)
 						t.cancel.Store(true)
 						s.tt.store(w.key(root, t.child, opp), resWin, boundExact, 1<<20)
 					case r == resWin && t.next == len(t.replies) && t.running == 0:
 						t.decided, t.rm.proven, t.rm.value = true, true, 1
+						decided(t, nil)
 						s.tt.store(w.key(root, t.child, opp), resLoss, boundExact, 1<<20)
 					}
 				}

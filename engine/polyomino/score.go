@@ -31,7 +31,7 @@ func (w *worker) alphaBeta(g *cgraph, L []uint64, side int, alpha, beta int, ply
 	}
 	if cnt := popcount(L); k > 1 && cnt*4 <= k*64 {
 		f := w.frame(ply)
-		g.compact(game, L, &f.g, f.list)
+		f.list = g.compact(game, L, &f.g, f.list)
 		f.state = f.g.full(f.state)
 		w.nodes--
 		return w.alphaBeta(&f.g, f.state, side, alpha, beta, ply)

@@ -53,6 +53,9 @@ type worker struct {
 	// their subtrees are small and their transpositions mostly local, so
 	// a table that stays in the processor's cache serves them best.
 	near []nearEntry
+	// killer[ply] is the placement that last won at that ply: tried first
+	// where it is playable.
+	killer []int32
 }
 
 // nearEntry: key.a, and key.b's low 48 bits with the result in the top 16.
@@ -87,7 +90,11 @@ type frame struct {
 // caller holds it.
 func newWorker(s *solver) *worker {
 	n := 2*len(s.game.set.Pieces) + 8
-	return &worker{s: s, frames: make([]frame, n), near: make([]nearEntry, 1<<nearBits)}
+	w := &worker{s: s, frames: make([]frame, n), near: make([]nearEntry, 1<<nearBits), killer: make([]int32, n)}
+	for i := range w.killer {
+		w.killer[i] = -1
+	}
+	return w
 }
 
 func (w *worker) frame(ply int) *frame { return &w.frames[ply] }
@@ -207,7 +214,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// Compact sparse states: the work per move is proportional to K, and
 	// states of at most 64 vertices have the one-word fast path.
 	if k > 1 && (cnt*4 <= k*64 || cnt <= 64 && game.small) {
-		g.compact(game, L, &f.g, f.list)
+		f.list = g.compact(game, L, &f.g, f.list)
 		f.state = f.g.full(f.state)
 		w.nodes--
 		return w.solveBool(&f.g, f.state, side, ply)
@@ -238,6 +245,9 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
 				return resWin
 			}
+			if g.place[v] == w.killer[ply] {
+				key2 = 0
+			}
 			f.ms = append(f.ms, key2<<32|uint64(v))
 		}
 	}
@@ -256,6 +266,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			return resAbort
 		case resLoss:
 			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+			w.killer[ply] = g.place[v]
 			return resWin
 		}
 	}
@@ -325,6 +336,9 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			}
 			key |= (n & 1) << 8
 		}
+		if g.place[v] == w.killer[ply] {
+			key = 0
+		}
 		ms = append(ms, key<<32|uint64(v))
 	}
 	f.ms = ms
@@ -349,6 +363,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		case resAbort:
 			return resAbort
 		case resLoss:
+			w.killer[ply] = g.place[v]
 			if probe {
 				w.nearStore(key, resWin)
 			}

@@ -40,6 +40,12 @@ type Options struct {
 	// million nodes with the nodes searched so far. It must be quick and
 	// safe for concurrent use.
 	Progress func(nodes int64)
+	// Decided, if set, is called each time the search of a position under
+	// normal play decides one of its moves (a class of moves, as in
+	// Children): the value for the mover (+1 win, -1 loss) and, for a loss,
+	// the reply that refuted it when the search found one (nil when the
+	// table knew the value). Calls are serialised; keep them quick.
+	Decided func(class []Move, value int, refutation *Move)
 	// Clock is used only to report Elapsed (default time.Now); budgets come
 	// from ctx and MaxNodes.
 	Clock func() time.Time
