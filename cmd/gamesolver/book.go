@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,8 +96,22 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Log = logf
 	}
 	t0 := time.Now()
+	// The searches keep a large table that holds no pointers: collecting
+	// garbage often costs little, and keeps the heap near the table's size.
+	debug.SetGCPercent(20)
+	// Each classified class is appended to <out>/progress.txt as it is
+	// found, so that an interrupted build keeps its work.
+	progress, err := os.OpenFile(filepath.Join(f.out, "progress.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer progress.Close()
 	var classify classifier = func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error) {
-		return classifyDirect(ctx, moves, classes, untilWin, opts)
+		fmt.Fprintf(progress, "position %s\n", positionArg(moves))
+		return classifyDirect(ctx, moves, classes, untilWin, opts, func(l book.Line) {
+			b := (&book.File{Sections: []book.Section{{Lines: []book.Line{l}}}}).Format()
+			_, _ = progress.Write(b[len("position start\n"):])
+		})
 	}
 	if f.jobs {
 		jc, closeJobs, err := newBookJobs(ctx, f, logf)
@@ -193,17 +208,25 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // classes: all); untilWin stops at the first move that wins for its maker.
 type classifier func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error)
 
-func classifyDirect(ctx context.Context, moves []string, classes []int, untilWin bool, opts *book.Options) (book.Section, error) {
+func classifyDirect(ctx context.Context, moves []string, classes []int, untilWin bool, opts *book.Options, found func(book.Line)) (book.Section, error) {
 	pos, err := book.PositionAfter(moves)
 	if err != nil {
 		return book.Section{}, err
 	}
 	return book.Classify(ctx, moves, pos, classes, opts, func(l book.Line) error {
+		found(l)
 		if untilWin && l.Wins {
 			return fmt.Errorf("move %s wins for its maker: %w", l.Move, book.ErrRefuted)
 		}
 		return nil
 	})
+}
+
+func positionArg(moves []string) string {
+	if len(moves) == 0 {
+		return "start"
+	}
+	return strings.Join(moves, " ")
 }
 
 // parseClasses reads "0-49,60".
@@ -348,6 +371,7 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	if *name == "" {
 		*name = fmt.Sprintf("book-%d", os.Getpid())
 	}
+	debug.SetGCPercent(20)
 	err = jm.RunWorker(ctx, *name, *slots)
 	if ctx.Err() != nil {
 		return nil

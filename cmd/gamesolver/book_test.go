@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gamesolver/gamesolver/engine/book"
+)
+
+const bookTestMoves = "V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b6,c6,b7,b8"
+
+// TestBookBuildPosition classifies a small position directly and through
+// the in-process job system: the files agree.
+func TestBookBuildPosition(t *testing.T) {
+	var files [2][]byte
+	for i, extra := range [][]string{nil, {"--jobs"}} {
+		dir := t.TempDir()
+		var out, errb bytes.Buffer
+		args := append([]string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--workers", "1"}, extra...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "247 classes classified, 13 win") {
+			t.Fatalf("%v: %s", extra, out.String())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "position.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := book.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range f.Sections[0].Lines {
+			f.Sections[0].Lines[i].Nodes, f.Sections[0].Lines[i].Elapsed = 0, 0
+		}
+		files[i] = f.Format()
+		if p, err := os.ReadFile(filepath.Join(dir, "progress.txt")); err == nil && i == 0 && bytes.Count(p, []byte("\n")) != 248 {
+			t.Fatalf("progress.txt has %d lines, want 248", bytes.Count(p, []byte("\n")))
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Fatalf("direct and job builds differ:\n%s\n---\n%s", files[0], files[1])
+	}
+}
+
+func TestBookVerifyAndStats(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"book", "verify", "--sample", "1", "--workers", "1", "--memo-bits", "20"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "certificate accepted: first move L:c5,d5,e5,f5,c6; 1189 replies in 1189 classes") {
+		t.Fatal(out.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	cert := strings.Replace(string(book.EmbeddedCertificate()), "F:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4\n", "", 1)
+	if err := os.WriteFile(bad, []byte(cert), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"book", "verify", "--file", bad, "--sample", "1"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "no line for reply F:a1,b1,b2,c2,b3") {
+		t.Fatalf("corrupt certificate: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"book", "stats"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "certificate.txt") {
+		t.Fatalf("stats: exit %d: %s", code, out.String())
+	}
+}

@@ -1,0 +1,124 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+func bookSearcher() *service.Searcher {
+	return &service.Searcher{
+		Loader:  cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute),
+		Slots:   service.NewSlots(1, 4, time.Second, nil),
+		Budgets: service.Budgets{Default: 50 * time.Millisecond, Max: 100 * time.Millisecond},
+		Workers: 1,
+	}
+}
+
+// TestAnalyzeFromBook: positions of the certificate are answered from the
+// embedded book, in the frame of the position asked about.
+func TestAnalyzeFromBook(t *testing.T) {
+	p := service.NewPolyomino(bookSearcher())
+	ctx := context.Background()
+	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != service.SourceBook || a.Outcome != "win" || !a.Proven || !slices.Contains(a.BestMoves, "L:c5,d5,e5,f5,c6") {
+		t.Fatalf("empty board: source %s %s proven %v best %v", a.Source, a.Outcome, a.Proven, a.BestMoves)
+	}
+	// The certificate's line "F:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4" after
+	// the first move, all turned by a quarter: (x, y) -> (7-y, x).
+	a, err = p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c3,d3,d4,d5,d6", "F:h1,f2,g2,h2,g3"}, AllMoves: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != service.SourceBook || a.Outcome != "win" || !slices.Equal(a.BestMoves, []string{"P:f5,e6,f6,e7,f7"}) || len(a.Moves) != a.LegalMoves {
+		t.Fatalf("after a reply: source %s %s best %v, %d of %d moves", a.Source, a.Outcome, a.BestMoves, len(a.Moves), a.LegalMoves)
+	}
+	if a.Moves[0].Move != a.BestMoves[0] || !a.Moves[0].Proven || a.Moves[0].Outcome != "win" {
+		t.Fatalf("moves[0] %+v, best %v", a.Moves[0], a.BestMoves)
+	}
+	// A position the book does not cover is searched as before.
+	a, err = p.Analyze(ctx, service.PolyominoQuery{Game: "tetrominoes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source == service.SourceBook {
+		t.Fatal("tetrominoes answered from the pentomino book")
+	}
+}
+
+// bookPosition is a 4-ply position whose 247 classes of moves are solved
+// in about a second.
+var bookPosition = strings.Fields("V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b6,c6,b7,b8")
+
+// TestBookJob runs the polyomino.book kind on the in-process job store and
+// compares its lines with a direct classification.
+func TestBookJob(t *testing.T) {
+	kind := service.NewBookJob(time.Minute, 1, 16)
+	store, err := jobs.NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Poll: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = jm.RunWorker(ctx, "test", 2) }()
+
+	req, _ := json.Marshal(service.BookJobRequest{Moves: bookPosition})
+	job, err := jm.Submit(ctx, kind.Name(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !job.Status.Final() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if job, err = jm.Get(ctx, job.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if job.Status != jobs.StatusDone {
+		t.Fatalf("job %s %s", job.Status, job.Error)
+	}
+	var res service.BookJobResult
+	if err := json.Unmarshal(job.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	pos, _ := book.PositionAfter(bookPosition)
+	want, err := book.Classify(ctx, bookPosition, pos, nil, &book.Options{Workers: 1, TableMB: 16}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || len(res.Lines) != len(want.Lines) || res.Wins != 13 || job.Progress.Done != len(want.Lines) {
+		t.Fatalf("job: complete %v, %d lines (want %d), %d wins, %d units done", res.Complete, len(res.Lines), len(want.Lines), res.Wins, job.Progress.Done)
+	}
+	for i, l := range res.Lines {
+		w := want.Lines[i]
+		if l.Move != w.Move || l.Class != w.Class || l.Wins != w.Wins || l.Wins == (l.Reply != "") {
+			t.Fatalf("line %d: job %+v, direct %+v", i, l, w)
+		}
+	}
+	// Until the first win: the job ends early.
+	req, _ = json.Marshal(service.BookJobRequest{Moves: bookPosition, UntilWin: true, Classes: []int{0, 1, 2, 3}})
+	if _, err := jm.Submit(ctx, kind.Name(), req); err != nil {
+		t.Fatal(err)
+	}
+	// Bad requests.
+	for _, bad := range []string{`{"moves":["Q:a1"]}`, `{"moves":[],"classes":[400]}`, `{"moves":[],"extra":1}`} {
+		if _, err := jm.Submit(ctx, kind.Name(), json.RawMessage(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
