@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -66,7 +67,8 @@ func bookCommand(args []string, stdout, stderr io.Writer) error {
 // bookFlags are the settings of a build.
 type bookFlags struct {
 	what, out, moves, classes, redisURL string
-	tableMB, workers, slots             int
+	tableMB, workers, slots, parallel   int
+	classWorkers                        int
 	jobs, verbose                       bool
 }
 
@@ -79,9 +81,11 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&f.moves, "moves", "L:c4,d4,e4,f4,c5", "--what position: the position's moves from the empty board, space separated")
 	fs.StringVar(&f.classes, "classes", "", "--what position or openings: class indices in the order of the position's classes, e.g. 0-49,60 (default all)")
 	fs.IntVar(&f.tableMB, "table-mb", 2048, "transposition table shared by the searches of this process (MB)")
-	fs.IntVar(&f.workers, "workers", 0, "search goroutines of each search (0: every core)")
+	fs.IntVar(&f.workers, "workers", 0, "search goroutines of the certificate's search for the first move (0: every core)")
+	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "classes solved at once (in process; with --jobs: slots of the local worker)")
+	fs.IntVar(&f.classWorkers, "class-workers", 1, "search goroutines of each class's search")
 	fs.BoolVar(&f.jobs, "jobs", false, "run the classes as units of a polyomino.book job (REDIS_URL: shared with book workers)")
-	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default 1 without Redis, 0 with)")
+	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default --parallel without Redis, 0 with)")
 	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("REDIS_URL"), "--jobs: Redis URL (default REDIS_URL; empty: in process)")
 	fs.BoolVar(&f.verbose, "v", false, "a line per classified move")
 	if err := fs.Parse(args); err != nil {
@@ -90,7 +94,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}
-	opts := &book.Options{Workers: f.workers, TableMB: f.tableMB}
+	opts := &book.Options{Workers: f.classWorkers, Parallel: f.parallel, TableMB: f.tableMB}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	if f.verbose {
 		opts.Log = logf
@@ -132,8 +136,9 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				refuted = append(refuted, l)
 			}
 		}
+		opts.Workers = f.workers // one search: every core
 		first, ok, res, err := book.FirstWin(ctx, start, opts)
-		opts.Decided = nil
+		opts.Decided, opts.Workers = nil, f.classWorkers
 		if err != nil {
 			return fmt.Errorf("empty board: %w", err)
 		}
@@ -258,14 +263,14 @@ func parseClasses(s string) ([]int, error) {
 // polyomino.book kind over Redis (f.redisURL) or in process, and local
 // worker slots.
 func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (classifier, func(), error) {
-	kind := service.NewBookJob(0, f.workers, f.tableMB)
+	kind := service.NewBookJob(0, f.classWorkers, f.tableMB)
 	jm, closeStore, err := bookManager(f.redisURL, filepath.Join(f.out, "jobs"), kind)
 	if err != nil {
 		return nil, nil, err
 	}
 	slots := f.slots
 	if slots < 0 {
-		slots = 1
+		slots = f.parallel
 		if f.redisURL != "" {
 			slots = 0
 		}

@@ -19,7 +19,7 @@ func TestBookBuildPosition(t *testing.T) {
 	for i, extra := range [][]string{nil, {"--jobs"}} {
 		dir := t.TempDir()
 		var out, errb bytes.Buffer
-		args := append([]string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--workers", "1"}, extra...)
+		args := append([]string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--parallel", "2"}, extra...)
 		if code := run(args, &out, &errb); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
@@ -21,6 +22,12 @@ var ErrRefuted = errors.New("refuted")
 type Options struct {
 	// Workers is the number of search goroutines of each Solve (0: every core).
 	Workers int
+	// Parallel is the number of classes Classify solves at once, each with
+	// Workers goroutines (0: 1). Separate searches share the table but no
+	// work, so two single-goroutine searches use two cores better than one
+	// search on two (whose goroutines sometimes search what the other
+	// refutes).
+	Parallel int
 	// Table is shared by every Solve of a build (nil: one of TableMB
 	// megabytes, default 1024, made for the build).
 	Table   *polyomino.Table
@@ -213,9 +220,10 @@ func NewCertificate(first polyomino.Move, res polyomino.Result, elapsed time.Dur
 }
 
 // Classify classifies classes of moves of pos (the position after moves):
-// the given indices into pos.Children(), or all of them (nil), in that
-// order, every Solve sharing the table; check sees each line as it is
-// found and may stop the work with an error.
+// the given indices into pos.Children(), or all of them (nil), every Solve
+// sharing the table, Options.Parallel at a time; the lines are in the order
+// of the classes. check sees each line as it is found (one call at a time)
+// and may stop the work with an error.
 func Classify(ctx context.Context, moves []string, pos *polyomino.Position, classes []int, opts *Options, check func(Line) error) (Section, error) {
 	sec := Section{Moves: moves}
 	children := pos.Children()
@@ -224,23 +232,58 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 			classes = append(classes, i)
 		}
 	}
-	for k, i := range classes {
+	for _, i := range classes {
 		if i < 0 || i >= len(children) {
 			return sec, fmt.Errorf("class %d: the position has classes 0..%d", i, len(children)-1)
 		}
-		l, err := ClassifyMove(ctx, pos, children[i].Moves, opts)
-		if err != nil {
-			return sec, err
-		}
-		sec.Lines = append(sec.Lines, l)
-		opts.logf("%d/%d %s %d %s %s: %d nodes, %.2fs", k+1, len(classes), l.Move, l.Class, l.Outcome(), l.Reply, l.Nodes, l.Elapsed.Seconds())
-		if check != nil {
-			if err := check(l); err != nil {
-				return sec, err
+	}
+	opts.table() // made once, before the searches share it
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := make([]*Line, len(classes))
+	var (
+		mu    sync.Mutex
+		next  int
+		done  int
+		first error
+		wg    sync.WaitGroup
+	)
+	for range max(opts.Parallel, 1) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				if next >= len(classes) || first != nil {
+					mu.Unlock()
+					return
+				}
+				k := next
+				next++
+				mu.Unlock()
+				l, err := ClassifyMove(ctx, pos, children[classes[k]].Moves, opts)
+				mu.Lock()
+				if err == nil {
+					lines[k] = &l
+					done++
+					opts.logf("%d/%d %s %d %s %s: %d nodes, %.2fs", done, len(classes), l.Move, l.Class, l.Outcome(), l.Reply, l.Nodes, l.Elapsed.Seconds())
+					if check != nil {
+						err = check(l)
+					}
+				}
+				if err != nil && first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
 			}
+		})
+	}
+	wg.Wait()
+	for _, l := range lines {
+		if l != nil {
+			sec.Lines = append(sec.Lines, *l)
 		}
 	}
-	return sec, nil
+	return sec, first
 }
 
 // classSize is the number of moves in the symmetry class of m in pos.

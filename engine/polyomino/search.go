@@ -236,7 +236,10 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			key2 := uint64(replies)
 			if w.s.pool && replies > 0 {
 				andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
-				if n, ok := cliqueCountK(g, f.child, f.tmp); ok && n&1 == 0 {
+				if n, ok := cliqueCountK(g, f.child, f.tmp); ok {
+					if n&1 == 1 {
+						continue // the opponent makes the last move
+					}
 					replies = 0
 				}
 				key2 |= uint64(playoutK(g, f.child)&1) << 16
@@ -312,9 +315,13 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		v := bits.TrailingZeros64(m)
 		replies := bits.OnesCount64(L &^ adj[v] & oppOwn)
 		if pool && replies > 0 {
-			// The reply set splits into cliques: a win if their number
-			// is even (the opponent then makes neither the last move).
-			if n, ok := cliqueCount(adj, L&^adj[v]); ok && n&1 == 0 {
+			// The reply position splits into cliques: the number of moves
+			// left is fixed; a win if it is even, and a move not worth
+			// searching if it is odd.
+			if n, ok := cliqueCount(adj, L&^adj[v]); ok {
+				if n&1 == 1 {
+					continue
+				}
 				replies = 0
 			}
 		}

@@ -24,9 +24,14 @@ func game(t testing.TB) *verify.Game {
 // re-check is `gamesolver book verify`, see BENCHMARKS-proof.md).
 func TestCheckAcceptsCertificate(t *testing.T) {
 	g := game(t)
-	rep, err := verify.Check(context.Background(), g, book.EmbeddedCertificate(), verify.Options{Sample: 3, Workers: 2})
+	// The three cheapest lines of the full re-check (1.1 M to 1.5 M nodes).
+	cheap := map[int]bool{515: true, 567: true, 795: true}
+	rep, err := verify.Check(context.Background(), g, book.EmbeddedCertificate(), verify.Options{Only: func(i int) bool { return cheap[i] }, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c := rep.Costs[567]; c.Line != "L:c5,d5,e5,f5,c6 "+cheapReply {
+		t.Fatalf("line 567 is %q", c.Line)
 	}
 	if rep.FirstMove != "L:c5,d5,e5,f5,c6" || rep.Replies != 1189 || rep.Classes != 1189 || rep.Solved != 3 {
 		t.Fatalf("report %+v", rep)
@@ -49,9 +54,11 @@ func corrupt(cert []byte, edit func(line string) string) []byte {
 
 const (
 	firstReply = "F:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4"
-	// badThird is legal after the first reply but loses: the second
-	// player then wins (the checker finds a winning move for him).
-	badThird = "F:a1,b1,b2,c2,b3 1 loss I:h1,h2,h3,h4,h5"
+	// cheapReply is line 567 of the reply section, cheap to re-solve.
+	cheapReply = "P:f2,e3,f3,e4,f4 Y:c1,c2,b3,c3,c4"
+	// badThird is legal after that reply but loses: the second player
+	// then wins, which the checker finds in about half a million nodes.
+	badThird = "P:f2,e3,f3,e4,f4 1 loss Z:b1,b2,c2,d2,d3"
 )
 
 func TestCheckRejectsCorruptCertificates(t *testing.T) {
@@ -60,7 +67,7 @@ func TestCheckRejectsCorruptCertificates(t *testing.T) {
 	if !strings.Contains(string(cert), firstReply+"\n") {
 		t.Fatalf("the certificate has no line %q", firstReply)
 	}
-	only0 := verify.Options{Only: func(i int) bool { return i == 0 }}
+	only0 := verify.Options{Only: func(i int) bool { return i == 567 }}
 	for _, tc := range []struct {
 		name string
 		cert []byte
@@ -68,7 +75,7 @@ func TestCheckRejectsCorruptCertificates(t *testing.T) {
 		want string
 	}{
 		{"a third move that does not win", corrupt(cert, func(l string) string {
-			if l == firstReply {
+			if l == "P:f2,e3,f3,e4,f4 1 loss Y:c1,c2,b3,c3,c4" {
 				return badThird
 			}
 			return l
