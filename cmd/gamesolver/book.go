@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +70,7 @@ type bookFlags struct {
 	what, out, moves, classes, redisURL string
 	tableMB, workers, slots, parallel   int
 	classWorkers                        int
-	jobs, verbose                       bool
+	jobs, verbose, costs                bool
 }
 
 func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -88,11 +89,26 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default --parallel without Redis, 0 with)")
 	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("REDIS_URL"), "--jobs: Redis URL (default REDIS_URL; empty: in process)")
 	fs.BoolVar(&f.verbose, "v", false, "a line per classified move")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
+	fs.BoolVar(&f.costs, "costs", true, "record each class's nodes and time in the file (progress.txt always has them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		pf, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = pf.Close()
+		}()
 	}
 	opts := &book.Options{Workers: f.classWorkers, Parallel: f.parallel, TableMB: f.tableMB}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
@@ -189,17 +205,23 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(f.out, name)
-		file := &book.File{Sections: []book.Section{sec}}
-		if err := os.WriteFile(path, file.Format(), 0o644); err != nil {
-			return err
-		}
 		wins, nodes := 0, int64(0)
-		for _, l := range sec.Lines {
+		for i, l := range sec.Lines {
 			if l.Wins {
 				wins++
 			}
 			nodes += l.Nodes
+			if !f.costs {
+				sec.Lines[i].Nodes, sec.Lines[i].Elapsed = 0, 0
+			}
+		}
+		path := filepath.Join(f.out, name)
+		file := &book.File{Sections: []book.Section{sec}, Comments: []string{
+			fmt.Sprintf(" Pentominoes 8x8, the position after %q: %d classes of moves proven by search, %d of them winning for their maker", positionArg(moves), len(sec.Lines), wins),
+			" (a losing move with a winning reply found by the search). Written by gamesolver book build; see package engine/book.",
+		}}
+		if err := os.WriteFile(path, file.Format(), 0o644); err != nil {
+			return err
 		}
 		fmt.Fprintf(stdout, "position %q: %d classes classified, %d win for their maker; %d nodes, %.1fs; %s\n",
 			strings.Join(moves, " "), len(sec.Lines), wins, nodes, time.Since(t0).Seconds(), path)

@@ -216,6 +216,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 			mu.Unlock()
 			s.nodes.Add(w.nodes - w.flush)
 			w.flush = w.nodes
+			w.done()
 		}()
 	}
 	wg.Wait()

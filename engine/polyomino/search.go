@@ -90,7 +90,7 @@ type frame struct {
 // caller holds it.
 func newWorker(s *solver) *worker {
 	n := 2*len(s.game.set.Pieces) + 8
-	w := &worker{s: s, frames: make([]frame, n), near: make([]nearEntry, 1<<nearBits), killer: make([]int32, n)}
+	w := &worker{s: s, frames: make([]frame, n), near: s.tt.nearTable(), killer: make([]int32, n)}
 	for i := range w.killer {
 		w.killer[i] = -1
 	}
@@ -98,6 +98,15 @@ func newWorker(s *solver) *worker {
 }
 
 func (w *worker) frame(ply int) *frame { return &w.frames[ply] }
+
+// done hands the worker's endgame table back to the Table for the next
+// search (its entries are values of positions, true in any search of the
+// game).
+func (w *worker) done() {
+	near := w.near
+	w.near = nil
+	w.s.tt.near.Put(&near)
+}
 
 // tick counts a node and, every checkEvery nodes, looks at the context and
 // the budget. It reports whether the search must stop.

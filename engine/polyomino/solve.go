@@ -278,6 +278,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 			}
 			s.nodes.Add(w.nodes - w.flush)
 			w.flush = w.nodes
+			w.done()
 		}()
 	}
 	wg.Wait()

@@ -34,6 +34,17 @@ type Table struct {
 	gen   atomic.Uint32
 	mu    sync.Mutex
 	game  *Game // the game whose positions the table holds
+	// near keeps the workers' endgame tables between searches.
+	near sync.Pool
+}
+
+// nearTable returns an endgame table for a worker: one a finished worker
+// handed back, or a new one (on a huge page where the system has them).
+func (t *Table) nearTable() []nearEntry {
+	if p, ok := t.near.Get().(*[]nearEntry); ok {
+		return *p
+	}
+	return newNearTable()
 }
 
 const (
@@ -51,7 +62,9 @@ func NewTable(sizeMB int) *Table {
 	for buckets*2*64 <= bytes {
 		buckets *= 2
 	}
-	return &Table{words: make([]atomic.Uint64, buckets*bucketSize*2), mask: buckets - 1}
+	t := &Table{words: make([]atomic.Uint64, buckets*bucketSize*2), mask: buckets - 1}
+	adviseHugePages(t.words)
+	return t
 }
 
 // Entries is the table's capacity in entries.
@@ -60,6 +73,7 @@ func (t *Table) Entries() int { return len(t.words) / 2 }
 // Clear empties the table (not concurrently with a search).
 func (t *Table) Clear() {
 	clear(t.words)
+	t.near = sync.Pool{}
 }
 
 func (t *Table) nextGeneration() { t.gen.Add(1) }
