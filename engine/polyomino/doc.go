@@ -80,11 +80,15 @@
 //     that only one piece can use, or pieces that fit in one region only),
 //     the number of moves left is fixed and parity decides, without search;
 //     the rule is also applied one ply ahead to find winning moves;
+//   - moves after which the position splits into cliques of odd count are
+//     not searched (the opponent then makes the last move);
 //   - move ordering by the parity of a greedy playout of the position after
-//     the move, then by the fewest replies;
-//   - a shared lock-free transposition table (tt.go) for the larger states
-//     and a small private, cache-resident one per goroutine for the
-//     endgame states;
+//     the move, then by the fewest replies; the move that last won at the
+//     same ply (a killer move) first;
+//   - a shared lock-free transposition table (tt.go) for the larger states,
+//     on huge pages where Linux has them, and a small private,
+//     cache-resident one per goroutine for the endgame states (kept with
+//     the Table between searches);
 //   - parallel search: the replies of the root moves are split among the
 //     goroutines (parallel.go);
 //   - budgets: ctx (deadline, cancellation; looked at every 4096 nodes) and
@@ -101,7 +105,10 @@
 // Position.Children (one child per symmetry class of moves), solves the
 // children anywhere, and puts the results together with Combine. A Table
 // passed in Options keeps what was proved between Solve calls on the same
-// game, and Options.Progress reports nodes as the search goes.
+// game, Options.Progress reports nodes as the search goes, and
+// Options.Decided each root move as it is decided, with the reply that
+// refuted it (package book so classifies, on the way, the first moves a
+// search for a win refutes).
 //
 // # Playing
 //
