@@ -79,7 +79,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var f bookFlags
 	fs.StringVar(&f.what, "what", "certificate", "certificate, position or openings")
 	fs.StringVar(&f.out, "out", filepath.Join(envOr("GAMESOLVER_DATA_DIR", "./data"), "book"), "directory for the files written")
-	fs.StringVar(&f.moves, "moves", "L:c4,d4,e4,f4,c5", "--what position: the position's moves from the empty board, space separated")
+	fs.StringVar(&f.moves, "moves", "", "the position's moves from the empty board, space separated (--what position: default the long-L opening L:c4,d4,e4,f4,c5; openings: the empty board)")
 	fs.StringVar(&f.classes, "classes", "", "--what position or openings: class indices in the order of the position's classes, e.g. 0-49,60 (default all)")
 	fs.IntVar(&f.tableMB, "table-mb", 2048, "transposition table shared by the searches of this process (MB)")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines of the certificate's search for the first move (0: every core)")
@@ -191,12 +191,14 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "first move %s: %d nodes, %.1fs; %d reply classes: %d nodes, %.1fs; total %.1fs; %s (%d bytes)\n",
 			first, res.Nodes, firstTime.Seconds(), len(sec.Lines), nodes, (time.Since(t0) - firstTime).Seconds(),
 			time.Since(t0).Seconds(), path, len(data))
-	case "position", "openings":
+	case "openings":
+		return bookOpenings(ctx, f, classify, stdout, logf)
+	case "position":
+		if f.moves == "" {
+			f.moves = "L:c4,d4,e4,f4,c5"
+		}
 		moves := strings.Fields(f.moves)
 		name := "position.txt"
-		if f.what == "openings" {
-			moves, name = nil, "openings.txt"
-		}
 		classes, err := parseClasses(f.classes)
 		if err != nil {
 			return err
@@ -227,6 +229,68 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			strings.Join(moves, " "), len(sec.Lines), wins, nodes, time.Since(t0).Seconds(), path)
 	default:
 		return fmt.Errorf("--what %q: expected certificate, position or openings", f.what)
+	}
+	return nil
+}
+
+// bookOpenings classifies classes of moves of a position (the first moves
+// of the empty board by default) one at a time, each by classifying the
+// replies to it (in parallel, until one wins): a move wins when every
+// reply loses, and loses with the first winning reply found. Each line is
+// appended to <out>/openings.txt as it is found, with its cost; the reply
+// section of each move goes to <out>/replies-<class>.txt.
+func bookOpenings(ctx context.Context, f bookFlags, classify classifier, stdout io.Writer, logf func(string, ...any)) error {
+	moves := strings.Fields(f.moves)
+	pos, err := book.PositionAfter(moves)
+	if err != nil {
+		return err
+	}
+	children := pos.Children()
+	classes, err := parseClasses(f.classes)
+	if err != nil {
+		return err
+	}
+	if classes == nil {
+		for i := range children {
+			classes = append(classes, i)
+		}
+	}
+	path := filepath.Join(f.out, "openings.txt")
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	fmt.Fprintf(out, "position %s\n", positionArg(moves))
+	for _, c := range classes {
+		if c < 0 || c >= len(children) {
+			return fmt.Errorf("class %d: the position has classes 0..%d", c, len(children)-1)
+		}
+		m := children[c].Moves[0].String()
+		t0 := time.Now()
+		sec, err := classify(ctx, append(append([]string(nil), moves...), m), nil, true)
+		l := book.Line{Move: m, Class: len(children[c].Moves), Wins: true, Elapsed: time.Since(t0)}
+		for _, r := range sec.Lines {
+			l.Nodes += r.Nodes
+			if r.Wins && l.Wins {
+				l.Wins, l.Reply = false, r.Move
+			}
+		}
+		switch {
+		case errors.Is(err, book.ErrRefuted) && !l.Wins:
+		case err != nil:
+			return fmt.Errorf("class %d (%s): %w", c, m, err)
+		}
+		rf := &book.File{Sections: []book.Section{sec}}
+		if err := os.WriteFile(filepath.Join(f.out, fmt.Sprintf("replies-%d.txt", c)), rf.Format(), 0o644); err != nil {
+			return err
+		}
+		b := (&book.File{Sections: []book.Section{{Lines: []book.Line{l}}}}).Format()
+		if _, err := out.Write(b[len("position start\n"):]); err != nil {
+			return err
+		}
+		logf("class %d %s: %s %s, %d reply classes searched, %d nodes, %.1fs", c, m, l.Outcome(), l.Reply, len(sec.Lines), l.Nodes, l.Elapsed.Seconds())
+		fmt.Fprintf(stdout, "%d %s %d %s %s nodes=%d ms=%d\n", c, l.Move, l.Class, l.Outcome(), l.Reply, l.Nodes, l.Elapsed.Milliseconds())
 	}
 	return nil
 }
@@ -341,10 +405,11 @@ func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (c
 			return book.Section{}, err
 		}
 		logf("job %s: done, %d units, %d nodes, %.1fs", job.ID, len(res.Lines), res.Nodes, float64(job.Progress.ElapsedMS)/1000)
+		sec := book.Section{Moves: moves, Lines: res.Lines}
 		if untilWin && res.Wins > 0 {
-			return book.Section{}, fmt.Errorf("a move wins for its maker: %w", book.ErrRefuted)
+			return sec, fmt.Errorf("a move wins for its maker: %w", book.ErrRefuted)
 		}
-		return book.Section{Moves: moves, Lines: res.Lines}, nil
+		return sec, nil
 	}, closeAll, nil
 }
 

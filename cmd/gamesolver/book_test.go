@@ -70,3 +70,38 @@ func TestBookVerifyAndStats(t *testing.T) {
 		t.Fatalf("stats: exit %d: %s", code, out.String())
 	}
 }
+
+// TestBookOpenings classifies each class of a small position by its
+// replies (the way the openings are classified) and compares with the
+// direct classification.
+func TestBookOpenings(t *testing.T) {
+	values := func(path string) []string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := book.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range f.Sections[0].Lines {
+			out = append(out, l.Move+" "+l.Outcome())
+			if !l.Wins && l.Reply == "" {
+				t.Fatalf("%s: a loss without a winning reply", l.Move)
+			}
+		}
+		return out
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	for _, what := range []string{"position", "openings"} {
+		if code := run([]string{"book", "build", "--what", what, "--moves", bookTestMoves, "--out", dir, "--table-mb", "16"}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", what, code, errb.String())
+		}
+	}
+	direct, byReplies := values(filepath.Join(dir, "position.txt")), values(filepath.Join(dir, "openings.txt"))
+	if strings.Join(direct, "\n") != strings.Join(byReplies, "\n") || len(direct) != 247 {
+		t.Fatalf("%d lines by search, %d by replies, differing", len(direct), len(byReplies))
+	}
+}

@@ -100,3 +100,33 @@ func TestBookAgreesWithSearch(t *testing.T) {
 		t.Fatalf("engine: %v %v %s", err, r.Proven, r.Outcome)
 	}
 }
+
+// TestLongL: the long-L opening is lost for its maker; the book names
+// every winning reply (the two the search found) and knows every reply.
+func TestLongL(t *testing.T) {
+	b := embeddedBook(t)
+	res, pos := lookup(t, b, "L:c4,d4,e4,f4,c5")
+	want := []string{"I:c8,d8,e8,f8,g8", "I:d8,e8,f8,g8,h8"}
+	got := moveStrings(res.BestMoves)
+	slices.Sort(got)
+	if res.Outcome != polyomino.Win || !res.BestComplete || !slices.Equal(got, want) {
+		t.Fatalf("long-L: %s complete %v best %v", res.Outcome, res.BestComplete, got)
+	}
+	proven := 0
+	for _, mr := range res.Moves {
+		if mr.Proven {
+			proven++
+		}
+	}
+	if proven != pos.LegalMoveCount() {
+		t.Fatalf("%d of %d replies proven", proven, pos.LegalMoveCount())
+	}
+	// After a winning reply the first player is lost; after a losing one
+	// the book has his winning move.
+	if res, _ := lookup(t, b, "L:c4,d4,e4,f4,c5 I:c8,d8,e8,f8,g8"); res.Outcome != polyomino.Loss {
+		t.Fatalf("after I:c8,d8,e8,f8,g8: %s", res.Outcome)
+	}
+	if res, _ := lookup(t, b, "L:c4,d4,e4,f4,c5 F:a1,b1,b2,c2,b3"); res.Outcome != polyomino.Win || len(res.BestMoves) != 1 {
+		t.Fatalf("after F:a1,b1,b2,c2,b3: %s %v", res.Outcome, moveStrings(res.BestMoves))
+	}
+}
