@@ -26,7 +26,19 @@
 // win: the section of the start position names the first move, found by
 // search; the section of the position after it lists every class of
 // replies, each a loss with a winning third move. The package verify
-// checks it with a solver of its own.
+// checks it with a solver of its own. longl.txt classifies every reply to
+// the long-L opening L:c4,d4,e4,f4,c5, and openings.txt the first moves
+// classified so far (BENCHMARKS-proof.md).
+//
+// # Building
+//
+// Certificate, Classify and ClassifyMove prove what the files hold with
+// polyomino.Solve (Options.FirstWin: a losing move's first winning reply
+// found ends its search), every search of a build sharing one table;
+// Options.Parallel runs several single-goroutine searches at once, which
+// uses the cores better than one search on several goroutines. The
+// service's polyomino.book job kind runs the same classification as units
+// of the job system (gamesolver book build --jobs).
 //
 // # The embedded book
 //
