@@ -131,10 +131,17 @@ func (b *Book) addSection(s Section) error {
 	}
 	classes := pos.SymmetryClasses()
 	classOf := map[string]int{}
+	var all []polyomino.Move
 	for i, c := range classes {
 		for _, m := range c {
 			classOf[m.String()] = i
 		}
+		all = append(all, c...)
+	}
+	// The canonical frame of the section's position, found once.
+	canon := map[string]string{}
+	for i, c := range pos.ToCanonicalMoves(all) {
+		canon[all[i].String()] = c.String()
 	}
 	e := b.at(pos)
 	covered := map[int]bool{}
@@ -151,8 +158,8 @@ func (b *Book) addSection(s Section) error {
 			return fmt.Errorf("move %s: class of %d moves, the file says %d", l.Move, len(classes[ci]), l.Class)
 		}
 		covered[ci] = true
-		for _, x := range pos.ToCanonicalMoves(classes[ci]) {
-			c := x.String()
+		for _, x := range classes[ci] {
+			c := canon[x.String()]
 			if l.Wins {
 				e.wins[c] = true
 			} else {

@@ -130,3 +130,28 @@ func TestLongL(t *testing.T) {
 		t.Fatalf("after F:a1,b1,b2,c2,b3: %s %v", res.Outcome, moveStrings(res.BestMoves))
 	}
 }
+
+// BenchmarkLoad indexes the embedded files (what the first lookup pays).
+func BenchmarkLoad(b *testing.B) {
+	files := Files()
+	for range b.N {
+		if _, err := Load(files["certificate.txt"], files["longl.txt"], files["openings.txt"]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLookup answers the position after the first move, turned (every
+// reply listed with its value).
+func BenchmarkLookup(b *testing.B) {
+	bk := embeddedBook(b)
+	pos, err := PositionAfter([]string{"L:c3,d3,d4,d5,d6"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		if _, ok := bk.Lookup(pos); !ok {
+			b.Fatal("not in the book")
+		}
+	}
+}
