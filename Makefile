@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 ADDR     ?= :8080
 DATA_DIR ?= ./data
 # Every test, fuzz seed corpora included; the timeout is a guard, not a goal.
-TEST_FLAGS ?= -count=1 -timeout 45m
+TEST_FLAGS ?= -count=1 -timeout 20m
 # Tables built once and shared by every test binary, and by later runs.
 TEST_DATA_DIR ?= $(CURDIR)/data/test
 BENCH      ?= .

@@ -86,7 +86,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "classes solved at once (in process; with --jobs: slots of the local worker)")
 	fs.IntVar(&f.classWorkers, "class-workers", 1, "search goroutines of each class's search")
 	fs.BoolVar(&f.jobs, "jobs", false, "run the classes as units of a polyomino.book job (REDIS_URL: shared with book workers)")
-	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default --parallel without Redis, 0 with)")
+	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default --parallel; 0: only coordinate, book workers run the units)")
 	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("REDIS_URL"), "--jobs: Redis URL (default REDIS_URL; empty: in process)")
 	fs.BoolVar(&f.verbose, "v", false, "a line per classified move")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
@@ -356,10 +356,9 @@ func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (c
 	}
 	slots := f.slots
 	if slots < 0 {
+		// This process works too, also when book workers share the units
+		// through Redis: with --local-slots 0 and no worker, nothing would run.
 		slots = f.parallel
-		if f.redisURL != "" {
-			slots = 0
-		}
 	}
 	wctx, stopWorker := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -305,6 +305,8 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 // forget has nothing to do: the memory store keeps no consumers.
 func (s *MemoryStore) forget(context.Context, time.Duration) (int, error) { return 0, nil }
 
+func (s *MemoryStore) shared() bool { return false }
+
 // logRecord is one line of a job's file.
 type logRecord struct {
 	Op      string            `json:"op"` // create, start, unit, end

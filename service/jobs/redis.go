@@ -392,6 +392,8 @@ end
 return removed
 `)
 
+func (r *RedisStore) shared() bool { return true }
+
 func (r *RedisStore) forget(ctx context.Context, idle time.Duration) (int, error) {
 	if err := r.ensureGroup(ctx); err != nil {
 		return 0, err

@@ -145,3 +145,31 @@ func consumers(t *testing.T, rdb *redis.Client) map[string]bool {
 	}
 	return names
 }
+
+// TestForeignUnitsAreLeftToTheirWorkers: a worker that does not know a
+// job's type (a book worker beside the servers) hands its units back
+// uncounted instead of failing the job; the worker that knows it runs it.
+func TestForeignUnitsAreLeftToTheirWorkers(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	opts := fastOptions(t)
+	m, _ := newManager(t, NewRedisStore(rdb), newSquares(), opts)
+	other := newSquares()
+	other.name = "toy.other"
+	stranger, _ := newManager(t, NewRedisStore(rdb), other, opts)
+
+	j := submit(t, m, `{"n":30,"units":3}`)
+	startWorker(t, stranger, "stranger", 2)
+	waitFor(t, "the stranger to see the units", func() bool { return consumers(t, rdb)["stranger/0"] })
+	time.Sleep(200 * time.Millisecond)
+	if got, err := m.Get(context.Background(), j.ID); err != nil || got.Status.Final() {
+		t.Fatalf("with only the stranger working: %+v, %v", got, err)
+	}
+	startWorker(t, m, "owner", 1)
+	wantSum(t, waitJob(t, m, j.ID, "the end", func(j Job) bool { return j.Status.Final() }), 30)
+	if n := total(other.started); n != 0 {
+		t.Fatalf("the stranger ran %d units", n)
+	}
+	assertQueueEmpty(t, &env{rdb: rdb})
+}

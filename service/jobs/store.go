@@ -42,4 +42,7 @@ type Store interface {
 	// forget deletes the consumers that own no unit and have been idle for
 	// idle, and returns how many.
 	forget(ctx context.Context, idle time.Duration) (int, error)
+	// shared tells whether other processes' workers take units from this
+	// store (and may know job types this one does not).
+	shared() bool
 }

@@ -79,14 +79,19 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger) {
 			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit)))
 			return
 		}
-		m.process(ctx, d, consumer, log)
+		if foreign := m.process(ctx, d, consumer, log); foreign {
+			// Leave the unit to the workers that know its type for a while.
+			sleep(ctx, m.opts.Poll)
+		}
 	}
 }
 
 // process takes one delivered unit to its end: skipped, run and combined,
 // failed, or handed back. Whatever the store does not confirm is left
 // pending, for a reclaim after ReclaimAfter.
-func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger) {
+// It reports whether it handed the unit back because its job type is not
+// one of this manager's (on a shared store, another worker's).
+func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger) (foreign bool) {
 	bg := context.WithoutCancel(ctx) // store calls still run while shutting down
 	log = log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit), zap.Int64("delivery", d.Deliveries))
 	var start unitStart
@@ -108,6 +113,12 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	}
 	kind := m.kinds[typ]
 	if kind == nil {
+		if m.store.shared() {
+			// Workers of other processes (a book worker and the servers,
+			// say) share the queue: give the unit back uncounted.
+			m.release(bg, d, consumer, false, log.With(zap.String("type", typ)))
+			return true
+		}
 		m.fail(bg, start, d, log, fmt.Sprintf("no worker runs job type %q", typ))
 		return
 	}
@@ -183,6 +194,7 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		}
 	}
 	m.ack(bg, d, log)
+	return false
 }
 
 // run runs one unit with a heartbeat beside it. The error says why a run
