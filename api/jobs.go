@@ -14,9 +14,12 @@ import (
 
 // JobRequest asks for a long computation.
 type JobRequest struct {
-	// Type of job: polyomino.analyze or polyomino.tilings.
-	Type string `json:"type" example:"polyomino.tilings"`
-	// Request is the body the synchronous endpoint of that type takes.
+	// Type of job: polyomino.analyze, polyomino.tilings or polyomino.book.
+	Type string `json:"type" enums:"polyomino.analyze,polyomino.tilings,polyomino.book" example:"polyomino.tilings"`
+	// Request is the body the synchronous endpoint of that type takes;
+	// for polyomino.book: {"moves": [...], "classes": [...], "until_win": bool}
+	// (classify the symmetry classes of the moves of a Pentominoes position
+	// reached by moves, each with a winning reply when it loses).
 	Request json.RawMessage `json:"request" swaggertype:"object"`
 }
 

@@ -332,7 +332,7 @@ const docTemplate = `{
         },
         "/v1/polyomino/analyze": {
             "post": {
-                "description": "Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within ` + "`" + `budget_ms` + "`" + `: ` + "`" + `result` + "`" + ` for the player to move, every best move, and with ` + "`" + `all_moves` + "`" + ` every legal move's value. When the budget runs out: ` + "`" + `result: unknown` + "`" + `, ` + "`" + `proven: false` + "`" + `, the heuristic player's move, what was proven, and with ` + "`" + `background: true` + "`" + ` a ` + "`" + `job` + "`" + ` that goes on proving it. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With ` + "`" + `game: capture` + "`" + ` (O'Dwyer's capture variant) the position may also carry ` + "`" + `markers` + "`" + `, ` + "`" + `pool` + "`" + ` as a list of pieces and ` + "`" + `banned` + "`" + `; turns are written with their removals first (` + "`" + `~Y Z:b3,c3,c4,c5,d5` + "`" + `) and the answer carries ` + "`" + `markers` + "`" + ` (an empty object when none) and ` + "`" + `pool` + "`" + `.",
+                "description": "Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within ` + "`" + `budget_ms` + "`" + `: ` + "`" + `result` + "`" + ` for the player to move, every best move, and with ` + "`" + `all_moves` + "`" + ` every legal move's value. When the budget runs out: ` + "`" + `result: unknown` + "`" + `, ` + "`" + `proven: false` + "`" + `, the heuristic player's move, what was proven, and with ` + "`" + `background: true` + "`" + ` a ` + "`" + `job` + "`" + ` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (` + "`" + `stats.nodes: 0` + "`" + `). The heuristic player keeps to the budget too: past it (or 50 ms after a search that used it all) it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With ` + "`" + `game: capture` + "`" + ` (O'Dwyer's capture variant) the position may also carry ` + "`" + `markers` + "`" + `, ` + "`" + `pool` + "`" + ` as a list of pieces and ` + "`" + `banned` + "`" + `; turns are written with their removals first (` + "`" + `~Y Z:b3,c3,c4,c5,d5` + "`" + `) and the answer carries ` + "`" + `markers` + "`" + ` (an empty object when none) and ` + "`" + `pool` + "`" + `.",
                 "consumes": [
                     "application/json"
                 ],
@@ -767,12 +767,17 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "request": {
-                    "description": "Request is the body the synchronous endpoint of that type takes.",
+                    "description": "Request is the body the synchronous endpoint of that type takes;\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses).",
                     "type": "object"
                 },
                 "type": {
-                    "description": "Type of job: polyomino.analyze or polyomino.tilings.",
+                    "description": "Type of job: polyomino.analyze, polyomino.tilings or polyomino.book.",
                     "type": "string",
+                    "enum": [
+                        "polyomino.analyze",
+                        "polyomino.tilings",
+                        "polyomino.book"
+                    ],
                     "example": "polyomino.tilings"
                 }
             }

@@ -39,6 +39,7 @@ type config struct {
 	MaxJobDuration time.Duration
 	WorkerSlots    int
 	WorkerName     string
+	BookTableMB    int
 }
 
 // flagHelp is returned after -h printed the usage.
@@ -77,6 +78,7 @@ func (c *config) settings() []setting {
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
+		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
 	}
 }
 
@@ -101,6 +103,7 @@ func defaultConfig() config {
 		Worker:         true,
 		MaxJobDuration: time.Hour,
 		WorkerSlots:    1,
+		BookTableMB:    256,
 	}
 }
 
@@ -138,6 +141,9 @@ func (c *config) validate() error {
 	}
 	if c.SolverSlots < 1 {
 		errs = append(errs, "solver-slots must be at least 1")
+	}
+	if c.BookTableMB < 1 || c.BookTableMB > 1<<16 {
+		errs = append(errs, "book-table-mb must be between 1 and 65536")
 	}
 	if c.WorkerSlots < 1 {
 		errs = append(errs, "worker-slots must be at least 1")

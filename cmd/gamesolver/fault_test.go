@@ -16,7 +16,7 @@ import (
 // restarts it: no answer is a 5xx, and afterwards the cache is in use again.
 func TestRedisFaultUnderLoad(t *testing.T) {
 	srv := redistest.Start(t)
-	base := startApp(t, map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_RATE_LIMIT": "off"})
+	base := startApp(t, map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_REDIS_TIMEOUT": redisTestTimeout, "GAMESOLVER_RATE_LIMIT": "off"})
 	bodies := []struct{ path, body string }{
 		{"/v1/teeko/analyze", `{"moves":["13","7"]}`},
 		{"/v1/polyomino/tilings", `{"width":10,"height":6}`},

@@ -39,7 +39,7 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	// Clients are told apart by API key: "probe" waits for the Redis
 	// store, "alice" is counted.
-	env := map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_RATE_LIMIT": "2-M", "GAMESOLVER_API_KEYS": "probe,alice"}
+	env := map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_REDIS_TIMEOUT": redisTestTimeout, "GAMESOLVER_RATE_LIMIT": "2-M", "GAMESOLVER_API_KEYS": "probe,alice"}
 	a := startApp(t, env)
 	b := startApp(t, env)
 	for _, base := range []string{a, b} {

@@ -23,6 +23,7 @@ func jobKinds(cfg config, s *service.Searcher, workers int) []jobs.Kind {
 	kinds := []service.JobKind{
 		service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: cfg.MaxJobDuration, Workers: workers},
 		service.PolyominoAnalyzeJob{Search: s, MaxDuration: cfg.MaxJobDuration, Workers: workers},
+		service.NewBookJob(cfg.MaxJobDuration, workers, cfg.BookTableMB),
 	}
 	out := make([]jobs.Kind, len(kinds))
 	for i, k := range kinds {

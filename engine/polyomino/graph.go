@@ -25,8 +25,11 @@ type cgraph struct {
 	// own[p] are the vertices player p may play (K words each); in a
 	// common pool both are every vertex.
 	own [2][]uint64
-	// scratch of build
+	// cover[c*words:] holds the vertices covering cell c, prow[p*words:]
+	// those of piece p (set index); not kept up to date by build1.
 	cover, prow []uint64
+	// lazy, when set, is the game of a graph without adj (buildLazy).
+	lazy *Game
 }
 
 // build makes g the conflict graph of the given placements, reusing g's
@@ -36,14 +39,75 @@ func (g *cgraph) build(game *Game, list []int32) {
 		g.build1(game, list)
 		return
 	}
+	g.buildSets(game, list)
+	g.lazy = nil
+	n, k := g.n, g.words
+	g.adj = grow(g.adj, n*k)
+	order := game.set.Order
+	for v, pi := range list {
+		row := g.adj[v*k : (v+1)*k]
+		p := game.placements[pi].piece
+		copy(row, g.prow[p*k:(p+1)*k])
+		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
+			cv := g.cover[int(c)*k : int(c+1)*k]
+			for i := range row {
+				row[i] |= cv[i]
+			}
+		}
+	}
+}
+
+// denseLimit is the largest adjacency matrix (in words) buildLazy makes:
+// 32 MB. The hexomino opening (about 29,000 placements) would take 106 MB.
+// (A variable so that tests can make small graphs lazy.)
+var denseLimit = 4 << 20
+
+// buildLazy is build, except that a graph whose adjacency matrix would
+// exceed denseLimit words keeps only the cover sets and computes each row
+// when asked (rowOf): the heuristic player touches each row once or twice,
+// so that computing it costs less than storing it.
+func (g *cgraph) buildLazy(game *Game, list []int32) {
+	n := len(list)
+	if k := max((n+63)/64, 1); n*k <= denseLimit || (n <= 64 && game.small) {
+		g.build(game, list)
+		return
+	}
+	g.buildSets(game, list)
+	g.adj = nil
+	g.lazy = game
+}
+
+// rowOf is the row of vertex v: a slice of adj, or, in a lazy graph,
+// computed into buf (words long).
+func (g *cgraph) rowOf(v int, buf []uint64) []uint64 {
+	k := g.words
+	if g.lazy == nil {
+		return g.adj[v*k : (v+1)*k]
+	}
+	game := g.lazy
+	pi := g.place[v]
+	p := game.placements[pi].piece
+	row := buf[:k]
+	copy(row, g.prow[p*k:(p+1)*k])
+	order := game.set.Order
+	for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
+		cv := g.cover[int(c)*k : int(c+1)*k]
+		for i := range row {
+			row[i] |= cv[i]
+		}
+	}
+	return row
+}
+
+// buildSets sets everything of build but the rows: the vertices, their
+// owners, and the cover sets of every cell and piece.
+func (g *cgraph) buildSets(game *Game, list []int32) {
 	n := len(list)
 	k := (n + 63) / 64
 	if k == 0 {
 		k = 1
 	}
 	g.n, g.words = n, k
-	g.adj = grow(g.adj, n*k)
-	clear(g.adj)
 	g.place = append(g.place[:0], list...)
 	g.pbit = g.pbit[:0]
 	g.m64 = g.m64[:0]
@@ -82,17 +146,6 @@ func (g *cgraph) build(game *Game, list []int32) {
 			g.cover[int(c)*k+w] |= bit
 		}
 		g.prow[game.placements[pi].piece*k+w] |= bit
-	}
-	for v, pi := range list {
-		row := g.adj[v*k : (v+1)*k]
-		p := game.placements[pi].piece
-		copy(row, g.prow[p*k:(p+1)*k])
-		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
-			cv := g.cover[int(c)*k : int(c+1)*k]
-			for i := range row {
-				row[i] |= cv[i]
-			}
-		}
 	}
 }
 
@@ -210,6 +263,7 @@ func cliqueCountK(g *cgraph, L, tmp []uint64) (int, bool) {
 func (g *cgraph) build1(game *Game, list []int32) {
 	n := len(list)
 	g.n, g.words = n, 1
+	g.lazy = nil
 	g.adj = grow(g.adj, n)
 	g.place = append(g.place[:0], list...)
 	g.m64 = grow(g.m64, n)

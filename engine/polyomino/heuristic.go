@@ -1,12 +1,32 @@
 package polyomino
 
-import "context"
+import (
+	"context"
+	"time"
+)
+
+// heuristicGrace is the time the heuristic player may take after the
+// budget of a search ran out (it stops evaluating moves at the deadline
+// or after this grace, whichever is later).
+const heuristicGrace = 50 * time.Millisecond
 
 // heuristicMove is the heuristic player's choice among the legal moves of
-// the player to move that are not excluded (moves the search proved bad).
-func heuristicMove(pos *Position, excluded []Move) (Move, bool) {
+// the player to move that are not excluded (moves the search proved bad),
+// made by the deadline of ctx or within heuristicGrace, whichever is later
+// (no limit when ctx has no deadline).
+func heuristicMove(ctx context.Context, pos *Position, excluded []Move) (Move, bool) {
+	var deadline time.Time
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if d, ok := ctx.Deadline(); ok {
+		deadline = d
+		if g := time.Now().Add(heuristicGrace); g.After(d) {
+			deadline = g
+		}
+	}
 	h := newHeuristic(pos)
-	return h.best(excluded)
+	return h.best(excluded, deadline)
 }
 
 // playerSearchLimit is the number of live placements above which BestMove
@@ -32,7 +52,7 @@ func BestMove(ctx context.Context, pos *Position, opts Options) (Move, Result, e
 		live += len(pos.appendLegal(Second, idx[:0]))
 	}
 	if live > playerSearchLimit {
-		m, _ := heuristicMove(pos, nil)
+		m, _ := heuristicMove(ctx, pos, nil)
 		return m, Result{}, nil
 	}
 	opts.FirstWin = true
@@ -56,7 +76,7 @@ func BestMove(ctx context.Context, pos *Position, opts Options) (Move, Result, e
 				others = append(others, m)
 			}
 		}
-		if m, ok := heuristicMove(pos, others); ok {
+		if m, ok := heuristicMove(ctx, pos, others); ok {
 			return m, res, nil
 		}
 	}

@@ -3,6 +3,7 @@ package polyomino
 import (
 	"math/bits"
 	"sort"
+	"time"
 )
 
 // The heuristic player, for positions too big to solve.
@@ -30,7 +31,7 @@ import (
 // best reply by the same evaluation.
 
 // heuristic evaluates the moves of one position with the conflict graph
-// of every live placement.
+// of every live placement (a lazy one on big boards: see buildLazy).
 type heuristic struct {
 	pos  *Position
 	g    cgraph
@@ -40,7 +41,7 @@ type heuristic struct {
 	// safe[p] of those no opposing placement overlaps.
 	count, safe [64]int
 	owner       [64]int
-	prow        [][]uint64 // the vertices of each piece
+	buf         []uint64 // a row of a lazy graph
 }
 
 func newHeuristic(pos *Position) *heuristic {
@@ -52,8 +53,10 @@ func newHeuristic(pos *Position) *heuristic {
 		list = pos.appendLegal(First, nil)
 		list = pos.appendLegal(Second, list)
 	}
-	h.g.build(pos.game, list)
-	h.L = h.g.full(nil)
+	g := &h.g
+	g.buildLazy(pos.game, list)
+	h.L = g.full(nil)
+	h.buf = make([]uint64, g.words)
 	for p := range h.owner {
 		h.owner[p] = -1
 		for s := range 2 {
@@ -62,16 +65,36 @@ func newHeuristic(pos *Position) *heuristic {
 			}
 		}
 	}
-	k := h.g.words
-	h.prow = make([][]uint64, 64)
-	for v := 0; v < h.g.n; v++ {
-		p := bits.TrailingZeros64(h.g.pbit[v])
-		if h.prow[p] == nil {
-			h.prow[p] = make([]uint64, k)
+	// contested[s][c]: some placement of player s covers cell c. A
+	// placement is safe when no cell of it is contested by the opponent
+	// (pieces are never shared between hands).
+	var contested [2][]bool
+	game := pos.game
+	k, order := g.words, game.set.Order
+	if !game.pool {
+		cells := game.geo.Cells()
+		for s := range 2 {
+			contested[s] = make([]bool, cells)
+			for c := range cells {
+				contested[s][c] = intersects(g.cover[c*k:(c+1)*k], g.own[s])
+			}
 		}
-		h.prow[p][v>>6] |= 1 << (uint(v) & 63)
+	}
+	for v := 0; v < g.n; v++ {
+		p := bits.TrailingZeros64(g.pbit[v])
 		h.count[p]++
-		if !pos.game.pool && !intersects(h.g.adj[v*k:(v+1)*k], h.g.own[1-h.owner[p]]) {
+		if game.pool || h.owner[p] < 0 {
+			continue
+		}
+		safe := true
+		pi := int(g.place[v])
+		for _, c := range game.cellIdx[pi*order : (pi+1)*order] {
+			if contested[1-h.owner[p]][c] {
+				safe = false
+				break
+			}
+		}
+		if safe {
 			h.safe[p]++
 		}
 	}
@@ -100,15 +123,16 @@ func (h *heuristic) value(count *[64]int, s int) float64 {
 // victims from the counts: every placement of its piece and the
 // placements of other pieces that overlap it.
 func (h *heuristic) play(L []uint64, from []uint64, count *[64]int, v int) {
-	k := h.g.words
-	row := h.g.adj[v*k : (v+1)*k]
-	p := bits.TrailingZeros64(h.g.pbit[v])
-	same := h.prow[p]
+	g := &h.g
+	k := g.words
+	row := g.rowOf(v, h.buf)
+	p := bits.TrailingZeros64(g.pbit[v])
+	same := g.prow[p*k : (p+1)*k]
 	count[p] = 0
 	for i := range from {
 		for t := from[i] & row[i] &^ same[i]; t != 0; t &= t - 1 {
 			u := i*64 + bits.TrailingZeros64(t)
-			count[bits.TrailingZeros64(h.g.pbit[u])]--
+			count[bits.TrailingZeros64(g.pbit[u])]--
 		}
 		if L != nil {
 			L[i] = from[i] &^ row[i]
@@ -119,12 +143,10 @@ func (h *heuristic) play(L []uint64, from []uint64, count *[64]int, v int) {
 // evalMove is the one-ply value of vertex v for the player to move.
 func (h *heuristic) evalMove(v int, tmp []uint64) float64 {
 	g := &h.g
-	k := g.words
-	row := g.adj[v*k : (v+1)*k]
 	if h.pos.game.pool {
-		andNotCount(tmp, h.L, row)
+		andNotCount(tmp, h.L, g.rowOf(v, h.buf))
 		replies := popcount(tmp)
-		n := playoutK(g, tmp)
+		n := playoutK(g, tmp, h.buf)
 		return -float64(n&1)*1000 - float64(replies)
 	}
 	count := h.count
@@ -132,8 +154,12 @@ func (h *heuristic) evalMove(v int, tmp []uint64) float64 {
 	return h.value(&count, h.side) + 1
 }
 
-// evalTwoPly is the value of v after the opponent's best reply.
-func (h *heuristic) evalTwoPly(v int) float64 {
+// evalTwoPly is the value of v after the opponent's best reply; ok is
+// false when late reported the deadline passed first.
+func (h *heuristic) evalTwoPly(v int, late func() bool) (val float64, ok bool) {
+	if late() {
+		return 0, false
+	}
 	g := &h.g
 	k := g.words
 	L1 := make([]uint64, k)
@@ -142,9 +168,13 @@ func (h *heuristic) evalTwoPly(v int) float64 {
 	opp := 1 - h.side
 	best, any := 0.0, false
 	base := h.value(&c1, h.side) + 1
+	seen := 0
 	for i, word := range L1 {
 		word &= g.own[opp][i]
 		for ; word != 0; word &= word - 1 {
+			if seen++; seen&255 == 0 && late() {
+				return 0, false
+			}
 			w := i*64 + bits.TrailingZeros64(word)
 			c2 := c1
 			h.play(nil, L1, &c2, w)
@@ -155,12 +185,16 @@ func (h *heuristic) evalTwoPly(v int) float64 {
 		}
 	}
 	if !any {
-		return base
+		return base, true
 	}
-	return best
+	return best, true
 }
 
-func (h *heuristic) best(excluded []Move) (Move, bool) {
+// best is the heuristic's move among the moves not excluded. Past the
+// deadline (zero: none) it stops evaluating and plays the best move
+// evaluated so far.
+func (h *heuristic) best(excluded []Move, deadline time.Time) (Move, bool) {
+	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
 	g := &h.g
 	ex := map[string]bool{}
 	for _, m := range excluded {
@@ -173,6 +207,7 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 	var cands []cand
 	fallback := -1
 	tmp := make([]uint64, g.words)
+scan:
 	for i, word := range h.L {
 		word &= g.own[h.side][i]
 		for ; word != 0; word &= word - 1 {
@@ -184,6 +219,9 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 				continue
 			}
 			cands = append(cands, cand{v, h.evalMove(v, tmp)})
+			if len(cands)&63 == 0 && late() {
+				break scan
+			}
 		}
 	}
 	if len(cands) == 0 {
@@ -202,7 +240,11 @@ func (h *heuristic) best(excluded []Move) (Move, bool) {
 		top := cands[:n]
 		bestVal := 0.0
 		for i, c := range top {
-			if val := h.evalTwoPly(c.v); i == 0 || val > bestVal {
+			val, ok := h.evalTwoPly(c.v, late)
+			if !ok {
+				break // late: the best of those looked at two plies deep, or the one-ply best
+			}
+			if i == 0 || val > bestVal {
 				bestV, bestVal = c.v, val
 			}
 		}

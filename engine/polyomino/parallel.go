@@ -76,7 +76,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 				key := uint64(mine)
 				if s.pool {
 					andNotCount(w.tmpK(k), t.child, root.adj[r*k:(r+1)*k])
-					key |= uint64(playoutK(root, w.tmpK(k))&1) << 16
+					key |= uint64(playoutK(root, w.tmpK(k), nil)&1) << 16
 				}
 				order = append(order, key<<32|uint64(r))
 			}

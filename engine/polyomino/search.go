@@ -251,7 +251,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 					}
 					replies = 0
 				}
-				key2 |= uint64(playoutK(g, f.child)&1) << 16
+				key2 |= uint64(playoutK(g, f.child, nil)&1) << 16
 			}
 			if replies == 0 {
 				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
@@ -426,7 +426,8 @@ func insertionSort(a []uint64) {
 
 // playoutK is the length of a greedy playout (always the lowest-numbered
 // move) from state c of k words; c is consumed.
-func playoutK(g *cgraph, c []uint64) int {
+// buf holds a row of a lazy graph (words long).
+func playoutK(g *cgraph, c, buf []uint64) int {
 	k := g.words
 	n := 0
 	for w := 0; w < k; {
@@ -435,7 +436,7 @@ func playoutK(g *cgraph, c []uint64) int {
 			continue
 		}
 		v := w*64 + bits.TrailingZeros64(c[w])
-		row := g.adj[v*k : (v+1)*k]
+		row := g.rowOf(v, buf)
 		for i := range c {
 			c[i] &^= row[i]
 		}

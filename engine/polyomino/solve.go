@@ -198,6 +198,22 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	if !g.pool {
 		all = append(append([]int32(nil), idx[0]...), idx[1]...)
 	}
+	if n := len(all); n*((n+63)/64) > denseLimit {
+		// The search could not prove anything here within any budget
+		// (the 15 x 15 hexomino opening has about 29,000 placements), and
+		// its root graph alone would take more than 32 MB: the heuristic
+		// player answers at once.
+		res.Outcome, res.Heuristic = OutcomeUnknown, true
+		if m, ok := heuristicMove(s.ctx, pos, nil); ok {
+			res.BestMoves = []Move{m}
+		}
+		if opts.AllMoves {
+			for _, m := range pos.LegalMoves() {
+				res.Moves = append(res.Moves, MoveResult{Move: m, Outcome: OutcomeUnknown})
+			}
+		}
+		return res
+	}
 	var root cgraph
 	root.build(g, all)
 	L := root.full(nil)
@@ -223,7 +239,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 			if g.pool { // as in the search: playout parity, then replies
 				c := make([]uint64, k)
 				andNotCount(c, L, root.adj[v*k:(v+1)*k])
-				key |= uint64(playoutK(&root, c)&1) << 16
+				key |= uint64(playoutK(&root, c, nil)&1) << 16
 			}
 			rm = &rootMove{vertex: v, order: key<<32 | uint64(v)}
 			classes[rep] = rm
@@ -356,7 +372,7 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 				excluded = append(excluded, rm.class...)
 			}
 		}
-		if m, ok := heuristicMove(pos, excluded); ok {
+		if m, ok := heuristicMove(s.ctx, pos, excluded); ok {
 			res.BestMoves = []Move{m}
 		}
 	}

@@ -235,3 +235,79 @@ func TestHexominoBudget(t *testing.T) {
 	}
 	t.Logf("hexomino start: %d legal moves, heuristic move %s in %v", res.LegalMoves, res.BestMoves[0], time.Since(t0))
 }
+
+// TestLazyGraphRows: the rows a lazy graph computes equal the rows of the
+// dense graph, and the heuristic player chooses the same move on both.
+func TestLazyGraphRows(t *testing.T) {
+	for _, preset := range []string{"pentominoes", "tetrominoes", "hexominoes"} {
+		t.Run(preset, func(t *testing.T) {
+			g, _ := NewGame(mustPreset(t, preset))
+			pos := g.Start()
+			var list []int32
+			list = pos.appendLegal(First, list)
+			if !g.pool {
+				list = pos.appendLegal(Second, list)
+			}
+			if preset == "hexominoes" {
+				list = list[:3000] // a dense graph of every placement would take 106 MB
+			}
+			var dense, lazy cgraph
+			dense.build(g, list)
+			saved := denseLimit
+			denseLimit = 0
+			lazy.buildLazy(g, list)
+			denseLimit = saved
+			if lazy.lazy == nil || dense.lazy != nil {
+				t.Fatal("lazy graph not lazy")
+			}
+			buf := make([]uint64, lazy.words)
+			for v := 0; v < dense.n; v++ {
+				want, got := dense.rowOf(v, nil), lazy.rowOf(v, buf)
+				for i := range want {
+					if want[i] != got[i] {
+						t.Fatalf("vertex %d word %d: lazy %x, dense %x", v, i, got[i], want[i])
+					}
+				}
+			}
+			if preset == "hexominoes" {
+				return
+			}
+			m1, _ := heuristicMove(context.Background(), pos, nil)
+			denseLimit = 0
+			m2, _ := heuristicMove(context.Background(), pos, nil)
+			denseLimit = saved
+			if m1.String() != m2.String() {
+				t.Errorf("heuristic: dense %s, lazy %s", m1, m2)
+			}
+		})
+	}
+}
+
+// TestHugePositionsAreNotSearched: the hexomino opening is beyond any
+// search: Solve answers with the heuristic player and unproven moves,
+// without a node; a heuristic already past its deadline still moves.
+func TestHugePositionsAreNotSearched(t *testing.T) {
+	g, _ := NewGame(mustPreset(t, "hexominoes"))
+	pos := g.Start()
+	res, err := Solve(context.Background(), pos, Options{MaxNodes: 20000, TableMB: 1, AllMoves: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Nodes != 0 || res.Proven || !res.Heuristic || len(res.BestMoves) != 1 || len(res.Moves) != res.LegalMoves || res.LegalMoves == 0 {
+		t.Fatalf("nodes %d proven %v heuristic %v best %v moves %d of %d", res.Nodes, res.Proven, res.Heuristic, res.BestMoves, len(res.Moves), res.LegalMoves)
+	}
+	for _, m := range res.Moves {
+		if m.Proven || m.Outcome != OutcomeUnknown {
+			t.Fatalf("move %+v", m)
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	m, ok := heuristicMove(ctx, pos, nil)
+	if !ok {
+		t.Fatal("no move past the deadline")
+	}
+	if _, err := pos.Play(m); err != nil {
+		t.Fatal(err)
+	}
+}
