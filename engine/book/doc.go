@@ -28,7 +28,7 @@
 // replies, each a loss with a winning third move. The package verify
 // checks it with a solver of its own. longl.txt classifies every reply to
 // the long-L opening L:c4,d4,e4,f4,c5, and openings.txt the first moves
-// classified so far (BENCHMARKS-proof.md).
+// classified so far (BENCHMARKS.md, "Pentominoes proved").
 //
 // # Building
 //

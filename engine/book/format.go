@@ -152,6 +152,9 @@ func Parse(data []byte) (*File, error) {
 	return f, nil
 }
 
+// maxMillis is the largest ms= a time.Duration holds.
+const maxMillis = int64(1<<63-1) / int64(time.Millisecond)
+
 // parseLine reads "<move> <class> win|loss [<reply>] [nodes=N ms=T]".
 func parseLine(fields []string) (Line, error) {
 	if len(fields) < 3 {
@@ -180,8 +183,8 @@ func parseLine(fields []string) (Line, error) {
 			continue
 		}
 		v, err := strconv.ParseInt(val, 10, 64)
-		if err != nil || v < 0 {
-			return Line{}, fmt.Errorf("%s=%q: expected a number", key, val)
+		if err != nil || v < 0 || key == "ms" && v > maxMillis {
+			return Line{}, fmt.Errorf("%s=%q: expected a number (ms at most %d)", key, val, maxMillis)
 		}
 		switch key {
 		case "nodes":

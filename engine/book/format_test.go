@@ -42,3 +42,31 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: Parse never panics, and what it accepts formats to a text it
+// reads back to the same file.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("# a book\nposition start\nL:c5,d5,e5,f5,c6 8 win nodes=12 ms=3\n"))
+	f.Add([]byte("position L:c5,d5,e5,f5,c6\nI:a1,a2,a3,a4,a5 1 loss L:b3,c3,d3,e3,e4\n"))
+	f.Add([]byte("position start\nI:a1,a2,a3,a4,a5 1 loss ms=9223372036854775807\n"))
+	f.Add(EmbeddedCertificate()[:2000])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse(data)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		text := file.Format()
+		again, err := Parse(text)
+		if err != nil {
+			t.Fatalf("formatted file does not parse: %v\n%s", err, text)
+		}
+		if string(again.Format()) != string(text) {
+			t.Fatalf("round trip:\n%s\n---\n%s", text, again.Format())
+		}
+		// Loading checks legality; it must fail cleanly, never panic.
+		_, _ = Load(data)
+	})
+}

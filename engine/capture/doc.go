@@ -135,7 +135,7 @@
 // LegalTurns, Over, Nodes, Elapsed.
 //
 // Exact analysis is practical on small boards and in the late middle game
-// of the preset (see BENCHMARKS-capture.md): removals keep games alive,
+// of the preset (see BENCHMARKS.md, "Capture variant"): removals keep games alive,
 // and a mover with k marked pieces has 2^k times as many turns. Positions
 // with more than 2^20 turns are left to the heuristic player, and below
 // the root a position with more than 2^16 turns counts as unproven.

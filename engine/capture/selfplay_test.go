@@ -11,7 +11,7 @@ import (
 )
 
 // go test ./engine/capture/ -run TestSelfPlay -selfplay 200 -timeout 2h plays the
-// matches of BENCHMARKS-capture.md on the capture preset.
+// matches of BENCHMARKS.md ("Capture variant") on the capture preset.
 var (
 	selfPlayGames = flag.Int("selfplay", 0, "games per match for TestSelfPlay (0: skip)")
 	selfPlayScale = flag.Int64("selfplayscale", 1, "multiply the engine's node budgets in TestSelfPlay")

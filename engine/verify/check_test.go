@@ -21,7 +21,7 @@ func game(t testing.TB) *verify.Game {
 
 // TestCheckAcceptsCertificate checks the committed certificate's structure
 // in full and re-solves a sample of its third-ply positions (the full
-// re-check is `gamesolver book verify`, see BENCHMARKS-proof.md).
+// re-check is `gamesolver book verify`, see BENCHMARKS.md, "Pentominoes proved").
 func TestCheckAcceptsCertificate(t *testing.T) {
 	g := game(t)
 	// The three cheapest lines of the full re-check (1.1 M to 1.5 M nodes).
