@@ -263,11 +263,16 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			f.ms = append(f.ms, key2<<32|uint64(v))
 		}
 	}
-	slices.Sort(f.ms)
-	if w.perturb && ply <= 4 && len(f.ms) > 1 {
+	perturb := w.perturb && ply <= 4 && len(f.ms) > 1
+	if perturb {
+		slices.Sort(f.ms)
 		f.ms[0], f.ms[1] = f.ms[1], f.ms[0]
 	}
-	for i, m := range f.ms {
+	for i := range f.ms {
+		if !perturb {
+			orderNext(f.ms, i, slices.Sort[[]uint64])
+		}
+		m := f.ms[i]
 		v := int(uint32(m))
 		if w.twin(g, L, f.ms[:i], m, v) {
 			continue
@@ -358,8 +363,9 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		ms = append(ms, key<<32|uint64(v))
 	}
 	f.ms = ms
-	insertionSort(ms)
-	for i, m := range ms {
+	for i := range ms {
+		orderNext(ms, i, insertionSort)
+		m := ms[i]
 		v := uint32(m)
 		child := L &^ adj[v]
 		// Twins: a move with the same sort key as an earlier one may lead
@@ -410,6 +416,29 @@ func cliqueCount(adj []uint64, L uint64) (int, bool) {
 		n++
 	}
 	return n, true
+}
+
+// lazyPicks is the number of moves orderNext selects one by one before it
+// sorts the rest: most nodes are decided by their first move or two.
+const lazyPicks = 2
+
+// orderNext puts the i-th move of the ascending order of ms at ms[i],
+// given ms[:i] already in place: for i < lazyPicks the least of ms[i:],
+// at lazyPicks the rest sorted at once. The values are distinct (the
+// vertex is in the low bits), so the order is the sorted order exactly.
+func orderNext(ms []uint64, i int, sortRest func([]uint64)) {
+	switch {
+	case i < lazyPicks:
+		least := i
+		for j := i + 1; j < len(ms); j++ {
+			if ms[j] < ms[least] {
+				least = j
+			}
+		}
+		ms[i], ms[least] = ms[least], ms[i]
+	case i == lazyPicks:
+		sortRest(ms[i:])
+	}
 }
 
 func insertionSort(a []uint64) {
