@@ -38,6 +38,32 @@ type replyRun struct {
 	cancel  atomic.Bool
 }
 
+// maxRefuters is the number of refuting replies the root search keeps.
+const maxRefuters = 64
+
+// promote moves the elements of list that are in first to the front of
+// list, in the order of first; the others keep their order.
+func promote(list, first []int) {
+	front := 0
+	for _, x := range first {
+		if i := slices.Index(list[front:], x); i >= 0 {
+			copy(list[front+1:front+i+1], list[front:front+i])
+			list[front] = x
+			front++
+		}
+	}
+}
+
+// remember puts x at the front of the most-recent-first list, which keeps
+// at most n elements.
+func remember(list []int, x, n int) []int {
+	if i := slices.Index(list, x); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	list = slices.Insert(list, 0, x)
+	return list[:min(len(list), n)]
+}
+
 func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*rootMove, opts Options) {
 	k := root.words
 	opp := 1 - side
@@ -49,6 +75,10 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 	wake := sync.NewCond(&mu)
 	finished := false
 	cur := 0 // first root move not yet decided
+	// refuters are the replies that refuted root moves, latest first: a
+	// reply that refutes one root move often refutes the next, and the
+	// order by fewest replies tends to try such quiet moves last.
+	var refuters []int
 
 	// decided reports a decided root move (under mu).
 	decided := func(t *rootTask, refutation *Move) {
@@ -90,6 +120,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 		for _, o := range order {
 			t.replies = append(t.replies, int(uint32(o)))
 		}
+		promote(t.replies, refuters)
 	}
 	// settle marks decided root moves and moves cur past them (under mu).
 	settle := func() {
@@ -198,6 +229,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 					case t.decided:
 					case r == resLoss: // the reply wins for the opponent
 						t.decided, t.rm.proven, t.rm.value = true, true, -1
+						refuters = remember(refuters, reply, maxRefuters)
 						m := s.game.move(root.place[reply])
 						decided(t, &m)
 						t.cancel.Store(true)

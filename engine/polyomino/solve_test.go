@@ -3,6 +3,7 @@ package polyomino
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -309,5 +310,31 @@ func TestHugePositionsAreNotSearched(t *testing.T) {
 	}
 	if _, err := pos.Play(m); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestPromoteAndRemember(t *testing.T) {
+	for _, c := range []struct {
+		list, first, want []int
+	}{
+		{[]int{1, 2, 3, 4, 5}, nil, []int{1, 2, 3, 4, 5}},
+		{[]int{1, 2, 3, 4, 5}, []int{4}, []int{4, 1, 2, 3, 5}},
+		{[]int{1, 2, 3, 4, 5}, []int{5, 9, 2}, []int{5, 2, 1, 3, 4}},
+		{[]int{1, 2, 3}, []int{1, 2, 3}, []int{1, 2, 3}},
+		{[]int{1, 2, 3}, []int{3, 2, 1}, []int{3, 2, 1}},
+		{nil, []int{7}, nil},
+	} {
+		got := slices.Clone(c.list)
+		promote(got, c.first)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("promote(%v, %v) = %v, want %v", c.list, c.first, got, c.want)
+		}
+	}
+	var mru []int
+	for _, x := range []int{1, 2, 3, 2, 4} {
+		mru = remember(mru, x, 3)
+	}
+	if want := []int{4, 2, 3}; !slices.Equal(mru, want) {
+		t.Errorf("remember: %v, want %v", mru, want)
 	}
 }
