@@ -41,6 +41,15 @@ type replyRun struct {
 // maxRefuters is the number of refuting replies the root search keeps.
 const maxRefuters = 64
 
+// A reply near a refuter shares at least nearCells cells with one of the
+// nearRefuters latest refuters: refuters come in families (N:g4,g5,g6,h6,h7,
+// Y:g4,g5,g6,h6,g7, P:g4,g5,h5,g6,h6 against the long-L's third moves), and
+// a reply of the family is tried after the known refuters, before the rest.
+const (
+	nearRefuters = 8
+	nearCells    = 4
+)
+
 // promote moves the elements of list that are in first to the front of
 // list, in the order of first; the others keep their order.
 func promote(list, first []int) {
@@ -52,6 +61,27 @@ func promote(list, first []int) {
 			front++
 		}
 	}
+}
+
+// refutersFirst orders the replies of a root move: the known refuters
+// first (latest first), then the replies near one of the nearRefuters
+// latest refuters, then the rest, each group in its order.
+func refutersFirst(replies, refuters []int, near func(r, x int) bool) {
+	promote(replies, refuters)
+	front := 0
+	for front < len(replies) && slices.Contains(refuters, replies[front]) {
+		front++
+	}
+	var close []int
+	for _, r := range replies[front:] {
+		for _, x := range refuters[:min(len(refuters), nearRefuters)] {
+			if near(r, x) {
+				close = append(close, r)
+				break
+			}
+		}
+	}
+	promote(replies[front:], close)
 }
 
 // remember puts x at the front of the most-recent-first list, which keeps
@@ -120,7 +150,10 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 		for _, o := range order {
 			t.replies = append(t.replies, int(uint32(o)))
 		}
-		promote(t.replies, refuters)
+		pls := s.game.placements
+		refutersFirst(t.replies, refuters, func(r, x int) bool {
+			return pls[root.place[r]].mask.And(pls[root.place[x]].mask).Count() >= nearCells
+		})
 	}
 	// settle marks decided root moves and moves cur past them (under mu).
 	settle := func() {

@@ -330,6 +330,12 @@ func TestPromoteAndRemember(t *testing.T) {
 			t.Errorf("promote(%v, %v) = %v, want %v", c.list, c.first, got, c.want)
 		}
 	}
+	// refutersFirst: refuters 7 and 2, "near" is a difference of one.
+	replies := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	refutersFirst(replies, []int{7, 2}, func(r, x int) bool { return r-x == 1 || x-r == 1 })
+	if want := []int{7, 2, 1, 3, 6, 8, 4, 5, 9}; !slices.Equal(replies, want) {
+		t.Errorf("refutersFirst: %v, want %v", replies, want)
+	}
 	var mru []int
 	for _, x := range []int{1, 2, 3, 2, 4} {
 		mru = remember(mru, x, 3)
