@@ -12,7 +12,7 @@ TEST_DATA_DIR ?= $(CURDIR)/data/test
 BENCH      ?= .
 BENCH_PKGS ?= ./...
 
-.PHONY: run test bench openapi lint build docker clean
+.PHONY: run test bench fuzz openapi lint build docker clean
 
 ## run: start the service on its embedded defaults (in-memory cache, data in ./data)
 run: build
@@ -26,6 +26,10 @@ test:
 ## bench: every benchmark (see BENCHMARKS.md for the figures and their commands)
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -timeout 2h $(BENCH_PKGS)
+
+## fuzz: every fuzz target in turn, FUZZTIME each (default 60s); make test runs their seed corpora
+fuzz:
+	GAMESOLVER_TEST_DATA_DIR=$(TEST_DATA_DIR) .ci/fuzz
 
 ## openapi: regenerate openapi/ from the swag annotations of package api
 openapi:
