@@ -62,8 +62,8 @@ func NewTable(sizeMB int) *Table {
 	for buckets*2*64 <= bytes {
 		buckets *= 2
 	}
-	t := &Table{words: make([]atomic.Uint64, buckets*bucketSize*2), mask: buckets - 1}
-	adviseHugePages(t.words)
+	t := &Table{mask: buckets - 1}
+	t.words = newWords(t, int(buckets*bucketSize*2))
 	return t
 }
 

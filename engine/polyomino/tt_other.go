@@ -4,6 +4,6 @@ package polyomino
 
 import "sync/atomic"
 
-func adviseHugePages([]atomic.Uint64) {}
-
 func newNearTable() []nearEntry { return make([]nearEntry, 1<<nearBits) }
+
+func newWords(_ *Table, n int) []atomic.Uint64 { return make([]atomic.Uint64, n) }
