@@ -111,6 +111,9 @@ func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 	t0 := clock()
 	res := Result{Scores: pos.score}
 	s := newSolver(ctx, pos.game, opts)
+	if opts.Table == nil {
+		defer s.tt.release() // the search's own table
+	}
 	res = s.solveRoot(pos, opts, res)
 	res.Nodes = s.nodes.Load()
 	res.Elapsed = clock().Sub(t0)

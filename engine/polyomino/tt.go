@@ -36,6 +36,17 @@ type Table struct {
 	game  *Game // the game whose positions the table holds
 	// near keeps the workers' endgame tables between searches.
 	near sync.Pool
+	// free releases memory mapped outside the Go heap (nil: none).
+	free func()
+}
+
+// release frees a table mapped outside the Go heap at once; the table must
+// not be used afterwards.
+func (t *Table) release() {
+	if t.free != nil {
+		t.free()
+		t.free, t.words = nil, nil
+	}
 }
 
 // nearTable returns an endgame table for a worker: one a finished worker

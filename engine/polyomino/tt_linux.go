@@ -12,9 +12,13 @@ import (
 // its pages are then zeroed by the kernel as the search first probes them,
 // 2 MiB at a time, instead of the allocator clearing the whole table up
 // front on 4 KiB pages (3.1 s for 1 GiB measured, before the first node,
-// and the table then mostly on small pages). The mapping is released when
-// the Table is collected. Small tables, or a failed mapping, come from the
-// Go heap.
+// and the table then mostly on small pages). The mapping is released by
+// Table.release, or when the Table is collected (the collector does not see
+// this memory, so a table made per search must be released by it). Small
+// tables, or a failed mapping, come from the Go heap.
+// mapped is the number of bytes mapped for tables and not yet released.
+var mapped atomic.Int64
+
 func newWords(t *Table, n int) []atomic.Uint64 {
 	const huge = 2 << 20
 	size := n * 8
@@ -30,7 +34,16 @@ func newWords(t *Table, n int) []atomic.Uint64 {
 	start := uintptr(unsafe.Pointer(&mem[0]))
 	skip := int((start+huge-1)&^(huge-1) - start)
 	_ = syscall.Madvise(mem[skip:skip+size], 14) // MADV_HUGEPAGE
-	runtime.AddCleanup(t, func(m []byte) { _ = syscall.Munmap(m) }, mem)
+	mapped.Add(int64(len(mem)))
+	unmap := func(m []byte) {
+		mapped.Add(-int64(len(m)))
+		_ = syscall.Munmap(m)
+	}
+	c := runtime.AddCleanup(t, unmap, mem)
+	t.free = func() {
+		c.Stop()
+		unmap(mem)
+	}
 	return unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(&mem[skip])), n)
 }
 
