@@ -29,17 +29,20 @@ import (
 )
 
 const bookUsage = `usage:
-  gamesolver book build [--what certificate|position|openings] [--out DIR] [--jobs] [flags]
+  gamesolver book build [--what certificate|position|openings|refutation] [--out DIR] [--jobs] [flags]
       certificate: find the first move on the empty board by search, then a winning
                    third move for every class of replies (certificate.txt)
       position:    classify every class of moves of --moves (default the long-L
                    opening L:c4,d4,e4,f4,c5) with a winning reply for each losing one
       openings:    classify the first moves --classes (indices of the 296 classes)
+      refutation:  prove the last of --moves (a winning reply, e.g. of a losing opening)
+                   wins: a winning answer to every class of moves after it (refutation.txt,
+                   a proof in the certificate's form)
       --jobs:      the classes become units of a polyomino.book job, in process or,
                    with REDIS_URL, shared with "gamesolver book worker" processes
   gamesolver book verify [--file F] [--sample N] [--workers N]
-      check a certificate (default: the embedded one) with the independent checker,
-      re-solving every third-ply position (or N of them)
+      check a certificate or a refutation (default: the embedded certificate) with the
+      independent checker, re-solving every position after an answer (or N of them)
   gamesolver book worker [--slots N] [--workers N]
       run polyomino.book units from REDIS_URL
   gamesolver book stats
@@ -77,7 +80,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("book build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f bookFlags
-	fs.StringVar(&f.what, "what", "certificate", "certificate, position or openings")
+	fs.StringVar(&f.what, "what", "certificate", "certificate, position, openings or refutation (--moves up to a winning reply: every reply to it classified, written as a proof the checker takes)")
 	fs.StringVar(&f.out, "out", filepath.Join(envOr("GAMESOLVER_DATA_DIR", "./data"), "book"), "directory for the files written")
 	fs.StringVar(&f.moves, "moves", "", "the position's moves from the empty board, space separated (--what position: default the long-L opening L:c4,d4,e4,f4,c5; openings: the empty board)")
 	fs.StringVar(&f.classes, "classes", "", "--what position or openings: class indices in the order of the position's classes, e.g. 0-49,60 (default all)")
@@ -227,8 +230,31 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintf(stdout, "position %q: %d classes classified, %d win for their maker; %d nodes, %.1fs; %s\n",
 			strings.Join(moves, " "), len(sec.Lines), wins, nodes, time.Since(t0).Seconds(), path)
+	case "refutation":
+		moves := strings.Fields(f.moves)
+		if len(moves) == 0 {
+			return errors.New("--what refutation: --moves names the moves up to the winning reply, e.g. \"F:d3,e3,e4,f4,e5 T:d4,b5,c5,d5,d6\"")
+		}
+		sec, err := classify(ctx, moves, nil, true)
+		if err != nil {
+			return fmt.Errorf("%s does not win: %w", moves[len(moves)-1], err)
+		}
+		rf, err := book.NewRefutation(moves, sec)
+		if err != nil {
+			return err
+		}
+		var nodes int64
+		for _, l := range sec.Lines {
+			nodes += l.Nodes
+		}
+		path := filepath.Join(f.out, "refutation.txt")
+		if err := os.WriteFile(path, rf.Format(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "position %q: %s wins, all %d classes of replies lose; %d nodes, %.1fs; %s\n",
+			positionArg(moves[:len(moves)-1]), moves[len(moves)-1], len(sec.Lines), nodes, time.Since(t0).Seconds(), path)
 	default:
-		return fmt.Errorf("--what %q: expected certificate, position or openings", f.what)
+		return fmt.Errorf("--what %q: expected certificate, position, refutation or openings", f.what)
 	}
 	return nil
 }
@@ -474,8 +500,8 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("book verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("file", "", "certificate to check (default: the embedded one)")
-	sample := fs.Int("sample", 0, "re-solve only this many third-ply positions (0: all)")
+	file := fs.String("file", "", "certificate or refutation to check (default: the embedded certificate)")
+	sample := fs.Int("sample", 0, "re-solve only this many positions after the answers (third-ply positions of the certificate; 0: all)")
 	workers := fs.Int("workers", 2, "positions re-solved at once")
 	memoBits := fs.Int("memo-bits", 23, "memo of each checker solver: 2^N entries of 16 bytes")
 	costs := fs.String("costs", "", "write each re-solved position's nodes and time to this file")
@@ -520,8 +546,13 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "certificate accepted: first move %s; %d replies in %d classes, each with a winning third move; %d third-ply positions re-solved (each lost for the player to move), %d nodes, %.1fs\n",
-		rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Nodes, rep.Elapsed.Seconds())
+	if rep.Root == "" {
+		fmt.Fprintf(stdout, "certificate accepted: first move %s; %d replies in %d classes, each with a winning third move; %d third-ply positions re-solved (each lost for the player to move), %d nodes, %.1fs\n",
+			rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Nodes, rep.Elapsed.Seconds())
+		return nil
+	}
+	fmt.Fprintf(stdout, "refutation accepted: after %s, %s wins; %d replies in %d classes, each with a winning answer; %d positions after the answers re-solved (each lost for the player to move), %d nodes, %.1fs\n",
+		rep.Root, rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Nodes, rep.Elapsed.Seconds())
 	return nil
 }
 

@@ -71,6 +71,34 @@ func TestBookVerifyAndStats(t *testing.T) {
 	}
 }
 
+// TestBookRefutation proves a winning move of a small position by
+// answering every reply, and the checker accepts the file; a losing move
+// is refused.
+func TestBookRefutation(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"book", "build", "--what", "refutation", "--moves", bookTestMoves + " L:b1,c1,d1,e1,b2", "--out", dir, "--table-mb", "16"}
+	if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "L:b1,c1,d1,e1,b2 wins, all ") {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"book", "verify", "--file", filepath.Join(dir, "refutation.txt"), "--workers", "1", "--memo-bits", "16"}, &out, &errb); code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "refutation accepted: after "+bookTestMoves+", L:b1,c1,d1,e1,b2 wins;") {
+		t.Fatal(out.String())
+	}
+	errb.Reset()
+	args = []string{"book", "build", "--what", "refutation", "--moves", bookTestMoves + " L:a1,b1,c1,d1,a2", "--out", dir, "--table-mb", "16"}
+	if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "L:a1,b1,c1,d1,a2 does not win") {
+		t.Fatalf("a losing move: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"book", "build", "--what", "refutation", "--out", dir}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "--moves names the moves") {
+		t.Fatalf("no moves: exit %d: %s", code, errb.String())
+	}
+}
+
 // TestBookOpenings classifies each class of a small position by its
 // replies (the way the openings are classified) and compares with the
 // direct classification.

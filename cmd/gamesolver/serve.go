@@ -80,6 +80,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	searcher := newSearcher(cfg, c, metrics)
 	tilings := service.NewTilings(searcher)
 	poly := service.NewPolyomino(searcher)
+	service.PreloadBook()
 	catalogue.Register(service.PolyominoInfo())
 	catalogue.Register(service.TilingInfo())
 

@@ -131,11 +131,14 @@ func TestLongL(t *testing.T) {
 	}
 }
 
-// BenchmarkLoad indexes the embedded files (what the first lookup pays).
+// BenchmarkLoad indexes every embedded file (what the first lookup pays).
 func BenchmarkLoad(b *testing.B) {
-	files := Files()
+	var data [][]byte
+	for _, f := range Files() {
+		data = append(data, f)
+	}
 	for range b.N {
-		if _, err := Load(files["certificate.txt"], files["longl.txt"], files["openings.txt"]); err != nil {
+		if _, err := Load(data...); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -154,4 +157,92 @@ func BenchmarkLookup(b *testing.B) {
 			b.Fatal("not in the book")
 		}
 	}
+}
+
+// TestRefutations: each refutation file proves a losing opening of
+// openings.txt lost with the reply openings.txt names, and the book knows
+// every third move after it, each answered.
+func TestRefutations(t *testing.T) {
+	b := embeddedBook(t)
+	openings, err := Parse(Files()["openings.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	losses := map[string]string{}
+	for _, s := range openings.Sections {
+		for _, l := range s.Lines {
+			if !l.Wins && len(s.Moves) == 0 {
+				losses[l.Move] = l.Reply
+			}
+		}
+	}
+	n := 0
+	for name, data := range Files() {
+		if !strings.HasPrefix(name, "refutation-") {
+			continue
+		}
+		n++
+		f, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(f.Sections) != 2 || len(f.Sections[0].Moves) != 1 || len(f.Sections[0].Lines) != 1 {
+			t.Fatalf("%s: %d sections", name, len(f.Sections))
+		}
+		opening, reply := f.Sections[0].Moves[0], f.Sections[0].Lines[0].Move
+		if losses[opening] != reply {
+			t.Fatalf("%s: refutes %s with %s, openings.txt says %q", name, opening, reply, losses[opening])
+		}
+		res, pos := lookup(t, b, opening+" "+reply)
+		if res.Outcome != polyomino.Loss || !res.BestComplete || len(res.Moves) != pos.LegalMoveCount() {
+			t.Fatalf("%s: after the reply %s complete %v, %d of %d moves", name, res.Outcome, res.BestComplete, len(res.Moves), pos.LegalMoveCount())
+		}
+		third := f.Sections[1].Lines[0]
+		res, _ = lookup(t, b, opening+" "+reply+" "+third.Move)
+		if res.Outcome != polyomino.Win || !slices.Equal(moveStrings(res.BestMoves), []string{third.Reply}) {
+			t.Fatalf("%s: after %s: %s %v", name, third.Move, res.Outcome, moveStrings(res.BestMoves))
+		}
+	}
+	if n == 0 {
+		t.Fatal("no refutation in the book")
+	}
+}
+
+func TestNewRefutation(t *testing.T) {
+	f, err := Parse(Files()["refutation-29.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := []string{"F:f5,g5,g6,h6,g7", "I:a4,b4,c4,d4,e4"}
+	sec := *f.Section(moves)
+	got, err := NewRefutation(moves, sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Format()[len(comments(got)):]) != string(f.Format()[len(comments(f)):]) {
+		t.Fatal("NewRefutation does not rebuild refutation-29.txt")
+	}
+	won := sec
+	won.Lines = slices.Clone(sec.Lines)
+	won.Lines[3] = Line{Move: won.Lines[3].Move, Class: won.Lines[3].Class, Wins: true}
+	if _, err := NewRefutation(moves, won); err == nil || !strings.Contains(err.Error(), "no winning answer") {
+		t.Fatalf("a reply that wins: err %v", err)
+	}
+	short := sec
+	short.Lines = sec.Lines[1:]
+	if _, err := NewRefutation(moves, short); err == nil || !strings.Contains(err.Error(), "851 reply classes classified, the position has 852") {
+		t.Fatalf("a reply missing: err %v", err)
+	}
+	if _, err := NewRefutation(nil, sec); err == nil {
+		t.Fatal("no moves: no error")
+	}
+}
+
+// comments is the text of f's leading comment lines.
+func comments(f *File) string {
+	var sb strings.Builder
+	for _, c := range f.Comments {
+		sb.WriteString("#" + c + "\n")
+	}
+	return sb.String()
 }

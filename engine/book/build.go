@@ -182,37 +182,84 @@ func Certificate(ctx context.Context, opts *Options) (*File, error) {
 // it) and the section of the position after it (each class of replies, a
 // loss, with its winning third move).
 func NewCertificate(first polyomino.Move, res polyomino.Result, elapsed time.Duration, replies Section) (*File, error) {
-	start := Pentominoes().Start()
-	after, err := start.Play(first)
+	nodes, took, count, err := winProof(nil, first, replies)
 	if err != nil {
 		return nil, err
 	}
-	if n := len(after.SymmetryClasses()); len(replies.Lines) != n {
-		return nil, fmt.Errorf("%d reply classes classified, the position has %d", len(replies.Lines), n)
+	return proofFile(nil, first, replies, []string{
+		" Pentominoes 8x8 (12 pentominoes, common pool, normal play) is a first-player win.",
+		fmt.Sprintf(" Certificate: the first move, found by search (%d nodes, %.0f s), and for each of the", res.Nodes, elapsed.Seconds()),
+		fmt.Sprintf(" %d classes of replies (%d replies) a winning third move (%d nodes, %.0f s of searches).", len(replies.Lines), count, nodes, took.Seconds()),
+		" Lines: <move> <class size> win|loss [<winning reply>]; see package engine/book.",
+	})
+}
+
+// NewRefutation is the proof that the last of moves (a winning reply
+// found by the search) wins for its maker, in the certificate's form: the
+// section of the position before it names it as a win, the section of the
+// position after it lists every class of moves there (replies, all
+// classified by replies), each a loss with a winning answer. The package
+// verify checks it like the certificate, one ply deeper.
+func NewRefutation(moves []string, replies Section) (*File, error) {
+	if len(moves) < 1 {
+		return nil, fmt.Errorf("a refutation needs the moves up to the winning one")
 	}
-	var nodes int64
-	var took time.Duration
-	count := 0
+	root := moves[:len(moves)-1]
+	win, err := polyomino.ParseMove(moves[len(moves)-1])
+	if err != nil {
+		return nil, err
+	}
+	nodes, took, count, err := winProof(root, win, replies)
+	if err != nil {
+		return nil, err
+	}
+	return proofFile(root, win, replies, []string{
+		fmt.Sprintf(" Pentominoes 8x8: after %q, %s wins for the player who makes it.", positionName(root), win),
+		fmt.Sprintf(" Proof: each of the %d classes of replies to it (%d moves) loses, with the winning answer found", len(replies.Lines), count),
+		fmt.Sprintf(" by search (%d nodes, %.0f s of searches). Written by gamesolver book build --what refutation;", nodes, took.Seconds()),
+		" checked by gamesolver book verify --file (package engine/verify). Lines: see package engine/book.",
+	})
+}
+
+// winProof checks that replies classify every class of moves of the
+// position after root and win, each a loss with an answer, and sums their
+// costs and class sizes.
+func winProof(root []string, win polyomino.Move, replies Section) (nodes int64, took time.Duration, count int, err error) {
+	before, err := PositionAfter(root)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	after, err := before.Play(win)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if n := len(after.SymmetryClasses()); len(replies.Lines) != n {
+		return 0, 0, 0, fmt.Errorf("%d reply classes classified, the position has %d", len(replies.Lines), n)
+	}
 	for _, l := range replies.Lines {
 		if l.Wins || l.Reply == "" {
-			return nil, fmt.Errorf("reply %s: %w: no winning third move", l.Move, ErrRefuted)
+			return 0, 0, 0, fmt.Errorf("reply %s: %w: no winning answer", l.Move, ErrRefuted)
 		}
 		nodes += l.Nodes
 		took += l.Elapsed
 		count += l.Class
 	}
+	return nodes, took, count, nil
+}
+
+// proofFile writes the two sections of a proof that win wins after root.
+func proofFile(root []string, win polyomino.Move, replies Section, comments []string) (*File, error) {
+	before, err := PositionAfter(root)
+	if err != nil {
+		return nil, err
+	}
 	f := &File{
-		Comments: []string{
-			" Pentominoes 8x8 (12 pentominoes, common pool, normal play) is a first-player win.",
-			fmt.Sprintf(" Certificate: the first move, found by search (%d nodes, %.0f s), and for each of the", res.Nodes, elapsed.Seconds()),
-			fmt.Sprintf(" %d classes of replies (%d replies) a winning third move (%d nodes, %.0f s of searches).", len(replies.Lines), count, nodes, took.Seconds()),
-			" Lines: <move> <class size> win|loss [<winning reply>]; see package engine/book.",
-		},
-		Sections: []Section{{Lines: []Line{{Move: first.String(), Class: classSize(start, first), Wins: true}}}},
+		Comments: comments,
+		Sections: []Section{{Moves: root, Lines: []Line{{Move: win.String(), Class: classSize(before, win), Wins: true}}}},
 	}
 	sec := Section{Moves: replies.Moves}
 	for _, l := range replies.Lines {
-		l.Nodes, l.Elapsed = 0, 0 // the certificate stays small
+		l.Nodes, l.Elapsed = 0, 0 // the proof stays small
 		sec.Lines = append(sec.Lines, l)
 	}
 	f.Sections = append(f.Sections, sec)

@@ -28,7 +28,12 @@
 // replies, each a loss with a winning third move. The package verify
 // checks it with a solver of its own. longl.txt classifies every reply to
 // the long-L opening L:c4,d4,e4,f4,c5, and openings.txt the first moves
-// classified so far (BENCHMARKS.md, "Pentominoes proved").
+// classified so far (BENCHMARKS.md, "Pentominoes proved"). Each losing
+// first move of openings.txt has a refutation-<class>.txt in the
+// certificate's form one ply deeper (NewRefutation): the section of the
+// position after the first move names its winning reply, the next section
+// answers every third move with a winning fourth move; package verify
+// checks it the same way.
 //
 // # Building
 //

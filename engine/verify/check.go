@@ -19,6 +19,10 @@ import (
 //	<first move> <class size> win
 //	position <first move>
 //	<reply> <class size> loss <third move>      (one line per reply class)
+//
+// A refutation (of a losing opening, say) has the same form one or more
+// plies deeper: its first section is the position before the winning move
+// ("position <opening>"), the second the position after it.
 
 // certLine is one move line of a certificate.
 type certLine struct {
@@ -103,12 +107,17 @@ type Options struct {
 
 // Report is what Check found.
 type Report struct {
+	// Root is the position the proof starts from (its moves, space
+	// separated; "" for the empty board) and FirstMove the move it proves
+	// a win for its maker.
+	Root      string
 	FirstMove string
 	// Replies is the number of legal replies to the first move, Classes
 	// the number of their symmetry classes (each covered by one line).
 	Replies, Classes int
-	// Solved is the number of third-ply positions re-solved, each a loss
-	// for the player to move.
+	// Solved is the number of positions after the answers (third-ply
+	// positions of a certificate) re-solved, each a loss for the player to
+	// move.
 	Solved  int
 	Nodes   int64
 	Elapsed time.Duration
@@ -129,6 +138,11 @@ type Cost struct {
 // move onto itself) has exactly one line, with the right class size, and a
 // legal third move; and every third-ply position (or a sample) is re-solved
 // by this package's own solver and found lost for the player to move.
+//
+// A proof whose first section is a later position (a refutation: "position
+// <moves>", then the winning move) is checked the same way from there: the
+// root's moves must be legal, and the answers are the moves after the
+// replies (fourth moves after a one-move root).
 func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Report, error) {
 	t0 := time.Now()
 	var rep Report
@@ -136,16 +150,27 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 	if err != nil {
 		return rep, err
 	}
-	// The first move.
-	var start *certSection
-	for i := range secs {
-		if len(secs[i].moves) == 0 {
-			start = &secs[i]
+	// The root: the first section's position.
+	if len(secs) == 0 {
+		return rep, fmt.Errorf("%w: no \"position\" section", ErrCertificate)
+	}
+	start := &secs[0]
+	root := State{}
+	var path []Move
+	for _, x := range start.moves {
+		m, err := g.ParseMove(x)
+		if err != nil {
+			return rep, fmt.Errorf("%w: root position: %v", ErrCertificate, err)
 		}
+		if !root.Legal(m) {
+			return rep, fmt.Errorf("%w: root position: %s is not legal", ErrCertificate, x)
+		}
+		root = root.Play(m)
+		path = append(path, m)
+		rep.Root = strings.TrimSpace(rep.Root + " " + g.String(m))
 	}
-	if start == nil {
-		return rep, fmt.Errorf("%w: no \"position start\" section", ErrCertificate)
-	}
+	answer := ordinal(len(path) + 3)
+	// The winning move.
 	var first *certLine
 	for i := range start.lines {
 		if start.lines[i].wins {
@@ -162,23 +187,25 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 	if err != nil {
 		return rep, fmt.Errorf("%w: line %d: %v", ErrCertificate, first.n, err)
 	}
-	empty := State{}
-	if n := classSize(g, empty, m1); first.class != n {
+	if !root.Legal(m1) {
+		return rep, fmt.Errorf("%w: line %d: %s is not legal", ErrCertificate, first.n, first.move)
+	}
+	if n := classSize(g, root, m1); first.class != n {
 		return rep, fmt.Errorf("%w: line %d: class of %s has %d moves, the certificate says %d", ErrCertificate, first.n, first.move, n, first.class)
 	}
 	rep.FirstMove = g.String(m1)
-	s1 := empty.Play(m1)
+	s1 := root.Play(m1)
+	prefix := strings.TrimSpace(rep.Root + " " + rep.FirstMove)
 	// The replies: every class covered once.
 	var replies *certSection
+	want := append(path, m1)
 	for i := range secs {
-		if len(secs[i].moves) == 1 {
-			if m, err := g.ParseMove(secs[i].moves[0]); err == nil && m == m1 {
-				replies = &secs[i]
-			}
+		if sameMoves(g, secs[i].moves, want) {
+			replies = &secs[i]
 		}
 	}
 	if replies == nil {
-		return rep, fmt.Errorf("%w: no section for the position after %s", ErrCertificate, rep.FirstMove)
+		return rep, fmt.Errorf("%w: no section for the position after %s", ErrCertificate, prefix)
 	}
 	classes := map[uint64]int{}
 	for _, r := range g.Moves(s1) {
@@ -199,7 +226,7 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 			return rep, fmt.Errorf("%w: line %d: %v", ErrCertificate, l.n, err)
 		}
 		if !s1.Legal(r) {
-			return rep, fmt.Errorf("%w: line %d: reply %s is not legal after %s", ErrCertificate, l.n, l.move, rep.FirstMove)
+			return rep, fmt.Errorf("%w: line %d: reply %s is not legal after %s", ErrCertificate, l.n, l.move, prefix)
 		}
 		c := classOf(s1, r)
 		if prev, ok := covered[c]; ok {
@@ -210,17 +237,17 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 			return rep, fmt.Errorf("%w: line %d: class of %s has %d replies, the certificate says %d", ErrCertificate, l.n, l.move, classes[c], l.class)
 		}
 		if l.wins || l.answer == "" {
-			return rep, fmt.Errorf("%w: line %d: reply %s has no winning third move", ErrCertificate, l.n, l.move)
+			return rep, fmt.Errorf("%w: line %d: reply %s has no winning %s move", ErrCertificate, l.n, l.move, answer)
 		}
 		t, err := g.ParseMove(l.answer)
 		if err != nil {
-			return rep, fmt.Errorf("%w: line %d: third move: %v", ErrCertificate, l.n, err)
+			return rep, fmt.Errorf("%w: line %d: %s move: %v", ErrCertificate, l.n, answer, err)
 		}
 		s2 := s1.Play(r)
 		if !s2.Legal(t) {
-			return rep, fmt.Errorf("%w: line %d: third move %s is not legal after %s %s", ErrCertificate, l.n, l.answer, rep.FirstMove, l.move)
+			return rep, fmt.Errorf("%w: line %d: %s move %s is not legal after %s %s", ErrCertificate, l.n, answer, l.answer, prefix, l.move)
 		}
-		tasks = append(tasks, task{i: i, line: rep.FirstMove + " " + l.move + " " + l.answer, s: s2.Play(t)})
+		tasks = append(tasks, task{i: i, line: prefix + " " + l.move + " " + l.answer, s: s2.Play(t)})
 	}
 	for c := range classes {
 		if _, ok := covered[c]; !ok {
@@ -285,7 +312,7 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 				case err != nil:
 					failure = err
 				case win:
-					failure = fmt.Errorf("%w: after %s the second player wins: the third move does not win", ErrCertificate, t.line)
+					failure = fmt.Errorf("%w: after %s the player to move wins: the %s move does not win", ErrCertificate, t.line, answer)
 				default:
 					rep.Costs[t.i] = c
 					done++
@@ -312,4 +339,26 @@ func classSize(g *Game, s State, m Move) int {
 		}
 	}
 	return n
+}
+
+// sameMoves reports whether the notations xs name the moves ms.
+func sameMoves(g *Game, xs []string, ms []Move) bool {
+	if len(xs) != len(ms) {
+		return false
+	}
+	for i, x := range xs {
+		if m, err := g.ParseMove(x); err != nil || m != ms[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ordinal names the n-th move of a game (n >= 3).
+func ordinal(n int) string {
+	names := []string{"third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"}
+	if n >= 3 && n-3 < len(names) {
+		return names[n-3]
+	}
+	return fmt.Sprintf("%dth", n)
 }

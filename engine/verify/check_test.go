@@ -140,3 +140,68 @@ func TestCheckStops(t *testing.T) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
 }
+
+// refutation29 proves that I:a4,b4,c4,d4,e4 refutes the opening
+// F:f5,g5,g6,h6,g7 (the book's class 29): every class of third moves after
+// it is answered by a winning fourth move.
+func refutation29(t *testing.T) []byte {
+	t.Helper()
+	f := book.Files()["refutation-29.txt"]
+	if f == nil {
+		t.Fatal("no refutation-29.txt in the book")
+	}
+	return f
+}
+
+// The cheapest lines of its full re-check (`gamesolver book verify --file
+// refutation-29.txt --costs F`: 852 positions, 222 M nodes, 39 s).
+var cheap29 = map[int]bool{13: true, 54: true, 74: true}
+
+func TestCheckAcceptsRefutation(t *testing.T) {
+	rep, err := verify.Check(context.Background(), game(t), refutation29(t), verify.Options{Only: func(i int) bool { return cheap29[i] }, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Root != "F:f5,g5,g6,h6,g7" || rep.FirstMove != "I:a4,b4,c4,d4,e4" || rep.Replies != 852 || rep.Classes != 852 || rep.Solved != 3 {
+		t.Fatalf("report %+v", rep)
+	}
+	if c := rep.Costs[54]; c.Line != "F:f5,g5,g6,h6,g7 I:a4,b4,c4,d4,e4 L:c6,c7,d7,e7,f7 V:f1,f2,f3,g3,h3" {
+		t.Fatalf("line 54 is %q", c.Line)
+	}
+}
+
+func TestCheckRejectsCorruptRefutations(t *testing.T) {
+	g := game(t)
+	ref := refutation29(t)
+	only54 := verify.Options{Only: func(i int) bool { return i == 54 }}
+	replace := func(from, to string) []byte {
+		if !strings.Contains(string(ref), from+"\n") {
+			t.Fatalf("no line %q", from)
+		}
+		return corrupt(ref, func(l string) string {
+			if l == from {
+				return to
+			}
+			return l
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		cert []byte
+		want string
+	}{
+		{"a fourth move that does not win", replace("L:c6,c7,d7,e7,f7 1 loss V:f1,f2,f3,g3,h3", "L:c6,c7,d7,e7,f7 1 loss N:e1,f1,g1,g2,h2"), "does not win"},
+		{"an illegal opening", replace("position F:f5,g5,g6,h6,g7", "position F:f5,g5,g6,h6,g7 I:a4,b4,c4,d4,e4 I:a4,b4,c4,d4,e4"), "root position"},
+		{"the root of another opening", replace("position F:f5,g5,g6,h6,g7", "position F:f4,g4,g5,h5,g6"), "no section for the position after F:f4,g4,g5,h5,g6 I:a4,b4,c4,d4,e4"},
+		{"a winning move that is not legal", replace("I:a4,b4,c4,d4,e4 1 win", "I:f4,f5,f6,f7,f8 1 win"), "I:f4,f5,f6,f7,f8 is not legal"},
+		{"a missing third move", replace("L:c6,c7,d7,e7,f7 1 loss V:f1,f2,f3,g3,h3", ""), "no line for reply"},
+		{"an illegal fourth move", replace("L:c6,c7,d7,e7,f7 1 loss V:f1,f2,f3,g3,h3", "L:c6,c7,d7,e7,f7 1 loss I:a4,a5,a6,a7,a8"), "fourth move I:a4,a5,a6,a7,a8 is not legal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := verify.Check(context.Background(), g, tc.cert, only54)
+			if !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want ErrCertificate mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
