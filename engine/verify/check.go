@@ -85,7 +85,10 @@ func parseCertificate(data []byte) ([]certSection, error) {
 		}
 		secs[len(secs)-1].lines = append(secs[len(secs)-1].lines, l)
 	}
-	return secs, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCertificate, err)
+	}
+	return secs, nil
 }
 
 // Options steer Check.

@@ -205,3 +205,28 @@ func TestCheckRejectsCorruptRefutations(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCheck: the checker's own parser and its structural checks never
+// panic, and every rejection wraps ErrCertificate (no position is
+// re-solved here).
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte("position start\nL:c5,d5,e5,f5,c6 8 win\nposition L:c5,d5,e5,f5,c6\nF:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4\n"))
+	f.Add([]byte("position F:f5,g5,g6,h6,g7\nI:a4,b4,c4,d4,e4 1 win\nposition F:f5,g5,g6,h6,g7 I:a4,b4,c4,d4,e4\nL:c6,c7,d7,e7,f7 1 loss V:f1,f2,f3,g3,h3\n"))
+	f.Add([]byte("position I:a1,a2,a3,a4,a5 I:a1,a2,a3,a4,a5\n"))
+	f.Add([]byte("position start\nX:b2,a3,b3,c3,b4 2 win nodes=1\nposition X:b2,a3,b3,c3,b4\n"))
+	f.Add(book.EmbeddedCertificate()[:3000])
+	g, err := verify.NewGame()
+	if err != nil {
+		f.Fatal(err)
+	}
+	none := verify.Options{Only: func(int) bool { return false }}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<20 {
+			return
+		}
+		_, err := verify.Check(context.Background(), g, data, none)
+		if err != nil && !errors.Is(err, verify.ErrCertificate) {
+			t.Fatalf("error %v does not wrap ErrCertificate", err)
+		}
+	})
+}
