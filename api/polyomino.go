@@ -48,7 +48,8 @@ type PolyominoRequest struct {
 	// AllMoves values every legal move.
 	AllMoves bool `json:"all_moves" example:"false"`
 	// Background: when not proven within the budget, continue as a job
-	// and answer with its link.
+	// (type polyomino.analyze) and answer with its link; a capture position
+	// is one unit searched for the job's time limit.
 	Background bool `json:"background" example:"false"`
 	// Markers (capture variant): piece on the board -> first or second;
 	// pieces not listed are unmarked.

@@ -990,7 +990,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "background": {
-                    "description": "Background: when not proven within the budget, continue as a job\nand answer with its link.",
+                    "description": "Background: when not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; a capture position\nis one unit searched for the job's time limit.",
                     "type": "boolean",
                     "example": false
                 },

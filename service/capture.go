@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/gamesolver/gamesolver/engine/capture"
@@ -84,39 +86,61 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 		return PolyominoAnswer{}, err
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
-	variant := "all=false"
-	if q.AllMoves {
-		variant = "all=true"
-	}
-	a, source, err := runCached(ctx, p.search, "capture", cacheKey("capture", variant, pos.Key()), budget,
+	a, source, err := runCached(ctx, p.search, "capture", captureCacheKey(pos, q.AllMoves), budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
-			res, err := capture.Solve(ctx, pos, capture.Options{AllMoves: q.AllMoves})
-			if err != nil {
-				return PolyominoAnswer{}, 0, false, err
-			}
-			a := PolyominoAnswer{
-				Outcome: string(res.Outcome), Proven: res.Proven, BestComplete: res.BestComplete, Heuristic: res.Heuristic,
-				LegalMoves: res.LegalTurns, Over: res.Over, Nodes: res.Nodes, ElapsedNs: int64(res.Elapsed), BestMoves: []string{},
-			}
-			for _, t := range res.BestTurns {
-				a.BestMoves = append(a.BestMoves, t.String())
-			}
-			for _, tr := range res.Turns {
-				a.Moves = append(a.Moves, PolyominoMove{Move: tr.Turn.String(), Outcome: string(tr.Outcome), Proven: tr.Outcome != capture.Unknown})
-			}
-			return a, res.Nodes, res.Proven && res.BestComplete, nil
+			return solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves})
 		})
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	a = withCapturePosition(a, pos)
 	a.Source = source
+	if !a.Proven && q.Background && p.submit != nil {
+		req, _ := json.Marshal(q)
+		id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
+		if err != nil {
+			return PolyominoAnswer{}, err
+		}
+		a.JobID = id
+	}
+	return a, nil
+}
+
+// captureCacheKey keys a capture answer by the position and its history
+// (the repetition rule makes the history part of the value).
+func captureCacheKey(pos *capture.Position, allMoves bool) string {
+	return cacheKey("capture", fmt.Sprintf("all=%t", allMoves), pos.Key())
+}
+
+// solveCapture runs the capture search: the answer (without the
+// position's own fields), its nodes, and whether it may be cached.
+func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Options) (PolyominoAnswer, int64, bool, error) {
+	res, err := capture.Solve(ctx, pos, opts)
+	if err != nil {
+		return PolyominoAnswer{}, 0, false, err
+	}
+	a := PolyominoAnswer{
+		Outcome: string(res.Outcome), Proven: res.Proven, BestComplete: res.BestComplete, Heuristic: res.Heuristic,
+		LegalMoves: res.LegalTurns, Over: res.Over, Nodes: res.Nodes, ElapsedNs: int64(res.Elapsed), BestMoves: []string{},
+	}
+	for _, t := range res.BestTurns {
+		a.BestMoves = append(a.BestMoves, t.String())
+	}
+	for _, tr := range res.Turns {
+		a.Moves = append(a.Moves, PolyominoMove{Move: tr.Turn.String(), Outcome: string(tr.Outcome), Proven: tr.Outcome != capture.Unknown})
+	}
+	return a, res.Nodes, res.Proven && res.BestComplete, nil
+}
+
+// withCapturePosition fills in what an answer says of the position itself.
+func withCapturePosition(a PolyominoAnswer, pos *capture.Position) PolyominoAnswer {
 	a.Board = pos.Board()
 	a.ToMove = pos.ToMove()
 	a.Markers = pos.Markers()
 	a.Pool = pos.Pool()
 	a.Capture = true
 	a.Config.Preset = "capture"
-	return a, nil
+	return a
 }
 
 // captureMoves lists the legal turns of a capture position. Removals that
@@ -143,3 +167,51 @@ func (p *Polyomino) captureMoves(q PolyominoQuery) (PolyominoMoves, error) {
 }
 
 const maxListedTurns = 20000
+
+// captureUnit is the index of the one unit of a capture job.
+const captureUnit = -1
+
+// captureTableMB is the capture search's table in a job (a request's
+// search has the engine's default, 16 MB).
+const captureTableMB = 256
+
+// captureQuery decodes a request about the capture variant.
+func captureQuery(raw json.RawMessage) (PolyominoQuery, bool) {
+	var q PolyominoQuery
+	if err := decodeStrict(raw, &q); err != nil || !q.isCapture() {
+		return q, false
+	}
+	return q, true
+}
+
+// runCapture solves a capture position for the job's whole duration,
+// through the cache shared with analyze, and answers with the position's
+// fields filled in.
+func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	q, _ := captureQuery(request)
+	pos, err := q.capturePosition()
+	if err != nil {
+		return nil, err
+	}
+	raw, _, err := j.Search.Loader.Load(ctx, captureCacheKey(pos, q.AllMoves), func(ctx context.Context) ([]byte, bool, error) {
+		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
+		defer cancel()
+		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report})
+		if err != nil {
+			return nil, false, err
+		}
+		report(nodes)
+		b, err := json.Marshal(a)
+		return b, cacheable, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var a PolyominoAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	a = withCapturePosition(a, pos)
+	a.Source = SourceSearch
+	return json.Marshal(a)
+}

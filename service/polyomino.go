@@ -395,12 +395,21 @@ func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, erro
 
 // Plan implements JobKind.
 func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+	if q, ok := captureQuery(request); ok {
+		// The capture variant is one unit: its search deepens a horizon
+		// over the whole position (repetitions tie the turns together).
+		if _, err := q.capturePosition(); err != nil {
+			return nil, err
+		}
+		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
+		return []json.RawMessage{u}, nil
+	}
 	_, pos, err := decodeQuery(request)
 	if err != nil {
 		return nil, err
 	}
 	if pos.Game().Config().Variant == polyomino.Capture {
-		return nil, Invalid("game", polyomino.ErrUnsupported, "analysis of the capture variant is not available yet")
+		return nil, Invalid("game", polyomino.ErrUnsupported, "the capture variant is game \"capture\"")
 	}
 	children := pos.Children()
 	if len(children) == 0 {
@@ -422,6 +431,9 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	var u polyUnit
 	if err := json.Unmarshal(unit, &u); err != nil {
 		return nil, fmt.Errorf("unit: %w", err)
+	}
+	if u.Index == captureUnit {
+		return j.runCapture(ctx, u.Query, report)
 	}
 	_, pos, err := decodeQuery(u.Query)
 	if err != nil {
@@ -451,6 +463,10 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 
 // Combine implements JobKind.
 func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	if _, ok := captureQuery(request); ok {
+		raw, ok := results[0]
+		return raw, ok, nil
+	}
 	q, pos, err := decodeQuery(request)
 	if err != nil {
 		return nil, false, err
@@ -500,7 +516,7 @@ func PolyominoInfo() GameInfo {
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
 			{Name: "budget_ms", Description: "search budget, capped by the server"},
 			{Name: "all_moves", Description: "value every legal move"},
-			{Name: "background", Description: "when not proven within the budget, continue as a job and return its link (not for the capture variant)"},
+			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link; a capture position is one unit searched for the job's whole time limit"},
 			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},
 		},
 		HouseRules: []string{

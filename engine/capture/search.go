@@ -101,6 +101,9 @@ type searcher struct {
 	history []uint32
 	// stored, when set (tests), sees every value the table keeps.
 	stored func(st *state, val int8)
+	// progress, when set, is told the node count about every 2^20 nodes.
+	progress     func(nodes int64)
+	nextProgress int64
 }
 
 func newSearcher(ctx context.Context, g *Game, history []histEntry, maxNodes int64, tableLog2 int) *searcher {
@@ -116,6 +119,10 @@ func newSearcher(ctx context.Context, g *Game, history []histEntry, maxNodes int
 // checkStop looks at the budget (called every 1024 nodes).
 func (s *searcher) checkStop() bool {
 	s.nextCheck = s.nodes + 1024
+	if s.progress != nil && s.nodes >= s.nextProgress {
+		s.nextProgress = s.nodes + 1<<20
+		s.progress(s.nodes)
+	}
 	if s.maxNodes > 0 && s.nodes >= s.maxNodes || s.ctx.Err() != nil {
 		s.stopped = true
 	}

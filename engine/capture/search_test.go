@@ -58,3 +58,25 @@ func TestTableFilter(t *testing.T) {
 		t.Error("pieces placed elsewhere: refused")
 	}
 }
+
+// TestSolveProgress: a long search reports its node count about every
+// million nodes, in increasing order, never beyond the result's count.
+func TestSolveProgress(t *testing.T) {
+	pos, err := NewPosition(DefaultConfig(), nil, nil, nil, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int64
+	res, err := Solve(context.Background(), pos, Options{MaxNodes: 2_500_000, Progress: func(n int64) { seen = append(seen, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 2 || seen[0] < 1<<20 || res.Nodes < seen[len(seen)-1] {
+		t.Fatalf("progress %v, result %d nodes", seen, res.Nodes)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i]-seen[i-1] < 1<<20 {
+			t.Fatalf("progress %v: calls closer than 2^20 nodes", seen)
+		}
+	}
+}

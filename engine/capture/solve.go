@@ -51,6 +51,9 @@ type Options struct {
 	// Clock is used only to report Elapsed (default time.Now); budgets come
 	// from ctx and MaxNodes.
 	Clock func() time.Time
+	// Progress, if set, is called from the search about every million
+	// nodes with the nodes searched so far (long searches run as jobs).
+	Progress func(nodes int64)
 }
 
 // TurnResult is the value of one turn for the player who makes it.
@@ -136,6 +139,7 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 	}
 	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
 	s.stored = stored
+	s.progress, s.nextProgress = opts.Progress, 1<<20
 	order := rootOrder(ctx, pos, turns)
 	done := false
 	for horizon := 1; !done && horizon <= maxHorizon; horizon++ {

@@ -1,0 +1,103 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+func searcherWithBudget(budget time.Duration) *service.Searcher {
+	return &service.Searcher{
+		Loader:  cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute),
+		Slots:   service.NewSlots(1, 4, time.Second, nil),
+		Budgets: service.Budgets{Default: budget, Max: budget},
+		Workers: 1,
+	}
+}
+
+func intp(v int) *int { return &v }
+
+// TestAnalyzeInBackground: a position the request's budget does not prove
+// (the server's cap is a microsecond here) comes back with a job link when
+// the client asks for background work; the polyomino.analyze job proves it
+// and agrees with an analysis given time. For the capture variant the job
+// is one unit searched with the job's time limit.
+func TestAnalyzeInBackground(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	store, err := jobs.NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = jm.RunWorker(ctx, "test", 2) }()
+	p := service.NewPolyomino(s)
+	p.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		j, err := jm.Submit(ctx, typ, req)
+		return j.ID, err
+	})
+	patient := service.NewPolyomino(searcherWithBudget(30 * time.Second))
+	pieces := "IOTSL"
+	for _, tc := range []struct {
+		name string
+		q    service.PolyominoQuery
+	}{
+		// About 37 000 and 50 000 nodes: more than a search does before it
+		// first looks at its deadline.
+		{"pentominoes 6 x 6", service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6)}},
+		{"capture 5 x 4", service.PolyominoQuery{Game: "capture", Width: intp(5), Height: intp(4), Pieces: &pieces}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Background = true
+			a, err := p.Analyze(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Proven || a.JobID == "" {
+				t.Fatalf("proven %v in a microsecond, job %q", a.Proven, a.JobID)
+			}
+			job, err := jm.Get(ctx, a.JobID)
+			for err == nil && !job.Status.Final() {
+				time.Sleep(20 * time.Millisecond)
+				job, err = jm.Get(ctx, a.JobID)
+			}
+			if err != nil || job.Status != jobs.StatusDone {
+				t.Fatalf("job: %v %s %s", err, job.Status, job.Error)
+			}
+			var got service.PolyominoAnswer
+			if err := json.Unmarshal(job.Result, &got); err != nil {
+				t.Fatal(err)
+			}
+			want, err := patient.Analyze(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !want.Proven || !got.Proven || got.Outcome != want.Outcome || got.Value != want.Value || len(got.BestMoves) == 0 {
+				t.Fatalf("job %s proven %v value %d best %v; direct %s proven %v value %d",
+					got.Outcome, got.Proven, got.Value, got.BestMoves, want.Outcome, want.Proven, want.Value)
+			}
+			if got.Capture != want.Capture || len(got.Board) != len(want.Board) || got.ToMove != want.ToMove {
+				t.Fatalf("position fields: job %v %v %s, direct %v %v %s", got.Capture, got.Board, got.ToMove, want.Capture, want.Board, want.ToMove)
+			}
+			if job.Progress.Total < 1 || job.Progress.Done != job.Progress.Total && tc.q.Game == "capture" {
+				t.Fatalf("progress %+v", job.Progress)
+			}
+		})
+	}
+	// A bad capture request is refused when the job is planned.
+	bad, _ := json.Marshal(service.PolyominoQuery{Game: "capture", Moves: []string{"I:a1,a2"}})
+	if _, err := jm.Submit(ctx, kind.Name(), bad); err == nil {
+		t.Fatal("an illegal capture turn was accepted")
+	}
+}
