@@ -207,8 +207,8 @@ func (j BookJob) Combine(request json.RawMessage, total int, results map[int]jso
 }
 
 // PreloadBook indexes the embedded book in the background, so that the
-// first request that could use it does not pay for it (about half a
-// second of one core; see BENCHMARKS.md).
+// first request that could use it does not pay for it (under a second of
+// one core; see BENCHMARKS.md).
 func PreloadBook() {
 	go func() { _, _ = book.Embedded() }()
 }
