@@ -22,14 +22,10 @@ func searcherWithBudget(budget time.Duration) *service.Searcher {
 
 func intp(v int) *int { return &v }
 
-// TestAnalyzeInBackground: a position the request's budget does not prove
-// (the server's cap is a microsecond here) comes back with a job link when
-// the client asks for background work; the polyomino.analyze job proves it
-// and agrees with an analysis given time. For the capture variant the job
-// is one unit searched with the job's time limit.
-func TestAnalyzeInBackground(t *testing.T) {
-	s := searcherWithBudget(time.Microsecond)
-	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+// runJobs starts an in-process job manager for kind with a worker of two
+// slots, stopped when the test ends.
+func runJobs(t *testing.T, kind jobs.Kind) (*jobs.Manager, context.Context) {
+	t.Helper()
 	store, err := jobs.NewMemoryStore("")
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +35,20 @@ func TestAnalyzeInBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	go func() { _ = jm.RunWorker(ctx, "test", 2) }()
+	return jm, ctx
+}
+
+// TestAnalyzeInBackground: a position the request's budget does not prove
+// (the server's cap is a microsecond here) comes back with a job link when
+// the client asks for background work; the polyomino.analyze job proves it
+// and agrees with an analysis given time. For the capture variant the job
+// is one unit searched with the job's time limit.
+func TestAnalyzeInBackground(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	jm, ctx := runJobs(t, kind)
 	p := service.NewPolyomino(s)
 	p.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
 		j, err := jm.Submit(ctx, typ, req)

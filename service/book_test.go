@@ -65,17 +65,7 @@ var bookPosition = strings.Fields("V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,
 // compares its lines with a direct classification.
 func TestBookJob(t *testing.T) {
 	kind := service.NewBookJob(time.Minute, 1, 16)
-	store, err := jobs.NewMemoryStore("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Poll: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = jm.RunWorker(ctx, "test", 2) }()
+	jm, ctx := runJobs(t, kind)
 
 	req, _ := json.Marshal(service.BookJobRequest{Moves: bookPosition})
 	job, err := jm.Submit(ctx, kind.Name(), req)

@@ -95,15 +95,7 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	}
 	a = withCapturePosition(a, pos)
 	a.Source = source
-	if !a.Proven && q.Background && p.submit != nil {
-		req, _ := json.Marshal(q)
-		id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
-		if err != nil {
-			return PolyominoAnswer{}, err
-		}
-		a.JobID = id
-	}
-	return a, nil
+	return p.inBackground(ctx, q, a)
 }
 
 // captureCacheKey keys a capture answer by the position and its history

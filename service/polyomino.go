@@ -268,14 +268,22 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	a := fromCanonical(canon, pos)
 	a.Source = source
-	if !a.Proven && q.Background && p.submit != nil {
-		req, _ := json.Marshal(q)
-		id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
-		if err != nil {
-			return PolyominoAnswer{}, err
-		}
-		a.JobID = id
+	return p.inBackground(ctx, q, a)
+}
+
+// inBackground hands a position the answer did not prove to a
+// polyomino.analyze job when the client asked for background work, and
+// links the job from the answer.
+func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, a PolyominoAnswer) (PolyominoAnswer, error) {
+	if a.Proven || !q.Background || p.submit == nil {
+		return a, nil
 	}
+	req, _ := json.Marshal(q)
+	id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
+	a.JobID = id
 	return a, nil
 }
 
