@@ -185,11 +185,17 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := j.Search.Loader.Load(ctx, captureCacheKey(pos, q.AllMoves), func(ctx context.Context) ([]byte, bool, error) {
-		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
+	raw, _, err := j.Search.Loader.Load(ctx, captureCacheKey(pos, q.AllMoves), func(unitCtx context.Context) ([]byte, bool, error) {
+		ctx, cancel := context.WithTimeout(unitCtx, j.MaxDuration)
 		defer cancel()
 		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report})
 		if err != nil {
+			return nil, false, err
+		}
+		// The job's own time limit ends the search with its best answer;
+		// a canceled job or a worker shutting down must not finish the
+		// unit with a partial one (another worker takes it over).
+		if err := unitCtx.Err(); err != nil && !a.Proven {
 			return nil, false, err
 		}
 		report(nodes)
