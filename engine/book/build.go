@@ -182,16 +182,17 @@ func Certificate(ctx context.Context, opts *Options) (*File, error) {
 // it) and the section of the position after it (each class of replies, a
 // loss, with its winning third move).
 func NewCertificate(first polyomino.Move, res polyomino.Result, elapsed time.Duration, replies Section) (*File, error) {
-	nodes, took, count, err := winProof(nil, first, replies)
+	f, sum, err := winProof(nil, first, replies)
 	if err != nil {
 		return nil, err
 	}
-	return proofFile(nil, first, replies, []string{
+	f.Comments = []string{
 		" Pentominoes 8x8 (12 pentominoes, common pool, normal play) is a first-player win.",
 		fmt.Sprintf(" Certificate: the first move, found by search (%d nodes, %.0f s), and for each of the", res.Nodes, elapsed.Seconds()),
-		fmt.Sprintf(" %d classes of replies (%d replies) a winning third move (%d nodes, %.0f s of searches).", len(replies.Lines), count, nodes, took.Seconds()),
+		fmt.Sprintf(" %d classes of replies (%d replies) a winning third move (%d nodes, %.0f s of searches).", len(replies.Lines), sum.count, sum.nodes, sum.took.Seconds()),
 		" Lines: <move> <class size> win|loss [<winning reply>]; see package engine/book.",
-	})
+	}
+	return f, nil
 }
 
 // NewRefutation is the proof that the last of moves (a winning reply
@@ -209,61 +210,58 @@ func NewRefutation(moves []string, replies Section) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, took, count, err := winProof(root, win, replies)
+	f, sum, err := winProof(root, win, replies)
 	if err != nil {
 		return nil, err
 	}
-	return proofFile(root, win, replies, []string{
+	f.Comments = []string{
 		fmt.Sprintf(" Pentominoes 8x8: after %q, %s wins for the player who makes it.", positionName(root), win),
-		fmt.Sprintf(" Proof: each of the %d classes of replies to it (%d moves) loses, with the winning answer found", len(replies.Lines), count),
-		fmt.Sprintf(" by search (%d nodes, %.0f s of searches). Written by gamesolver book build --what refutation;", nodes, took.Seconds()),
+		fmt.Sprintf(" Proof: each of the %d classes of replies to it (%d moves) loses, with the winning answer found", len(replies.Lines), sum.count),
+		fmt.Sprintf(" by search (%d nodes, %.0f s of searches). Written by gamesolver book build --what refutation;", sum.nodes, sum.took.Seconds()),
 		" checked by gamesolver book verify --file (package engine/verify). Lines: see package engine/book.",
-	})
+	}
+	return f, nil
 }
 
-// winProof checks that replies classify every class of moves of the
-// position after root and win, each a loss with an answer, and sums their
-// costs and class sizes.
-func winProof(root []string, win polyomino.Move, replies Section) (nodes int64, took time.Duration, count int, err error) {
+// proofSums are the costs and class sizes of a proof's reply lines.
+type proofSums struct {
+	nodes int64
+	took  time.Duration
+	count int
+}
+
+// winProof puts together the two sections of a proof that win wins after
+// root (without comments): the position before it, with win as its one
+// line, and replies, which must classify every class of moves after win,
+// each a loss with an answer (costs left out: the proof stays small).
+func winProof(root []string, win polyomino.Move, replies Section) (*File, proofSums, error) {
+	var sum proofSums
 	before, err := PositionAfter(root)
 	if err != nil {
-		return 0, 0, 0, err
+		return nil, sum, err
 	}
 	after, err := before.Play(win)
 	if err != nil {
-		return 0, 0, 0, err
+		return nil, sum, err
 	}
 	if n := len(after.SymmetryClasses()); len(replies.Lines) != n {
-		return 0, 0, 0, fmt.Errorf("%d reply classes classified, the position has %d", len(replies.Lines), n)
-	}
-	for _, l := range replies.Lines {
-		if l.Wins || l.Reply == "" {
-			return 0, 0, 0, fmt.Errorf("reply %s: %w: no winning answer", l.Move, ErrRefuted)
-		}
-		nodes += l.Nodes
-		took += l.Elapsed
-		count += l.Class
-	}
-	return nodes, took, count, nil
-}
-
-// proofFile writes the two sections of a proof that win wins after root.
-func proofFile(root []string, win polyomino.Move, replies Section, comments []string) (*File, error) {
-	before, err := PositionAfter(root)
-	if err != nil {
-		return nil, err
-	}
-	f := &File{
-		Comments: comments,
-		Sections: []Section{{Moves: root, Lines: []Line{{Move: win.String(), Class: classSize(before, win), Wins: true}}}},
+		return nil, sum, fmt.Errorf("%d reply classes classified, the position has %d", len(replies.Lines), n)
 	}
 	sec := Section{Moves: replies.Moves}
 	for _, l := range replies.Lines {
-		l.Nodes, l.Elapsed = 0, 0 // the proof stays small
+		if l.Wins || l.Reply == "" {
+			return nil, sum, fmt.Errorf("reply %s: %w: no winning answer", l.Move, ErrRefuted)
+		}
+		sum.nodes += l.Nodes
+		sum.took += l.Elapsed
+		sum.count += l.Class
+		l.Nodes, l.Elapsed = 0, 0
 		sec.Lines = append(sec.Lines, l)
 	}
-	f.Sections = append(f.Sections, sec)
-	return f, nil
+	return &File{Sections: []Section{
+		{Moves: root, Lines: []Line{{Move: win.String(), Class: classSize(before, win), Wins: true}}},
+		sec,
+	}}, sum, nil
 }
 
 // Classify classifies classes of moves of pos (the position after moves):
