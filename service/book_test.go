@@ -10,17 +10,13 @@ import (
 
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/service"
-	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
 func bookSearcher() *service.Searcher {
-	return &service.Searcher{
-		Loader:  cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute),
-		Slots:   service.NewSlots(1, 4, time.Second, nil),
-		Budgets: service.Budgets{Default: 50 * time.Millisecond, Max: 100 * time.Millisecond},
-		Workers: 1,
-	}
+	s := searcherWithBudget(100 * time.Millisecond)
+	s.Budgets.Default = 50 * time.Millisecond
+	return s
 }
 
 // TestAnalyzeFromBook: positions of the certificate are answered from the

@@ -160,6 +160,7 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 	start := &secs[0]
 	root := State{}
 	var path []Move
+	var names []string
 	for _, x := range start.moves {
 		m, err := g.ParseMove(x)
 		if err != nil {
@@ -170,8 +171,9 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 		}
 		root = root.Play(m)
 		path = append(path, m)
-		rep.Root = strings.TrimSpace(rep.Root + " " + g.String(m))
+		names = append(names, g.String(m))
 	}
+	rep.Root = strings.Join(names, " ")
 	answer := ordinal(len(path) + 3)
 	// The winning move.
 	var first *certLine
@@ -198,7 +200,7 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 	}
 	rep.FirstMove = g.String(m1)
 	s1 := root.Play(m1)
-	prefix := strings.TrimSpace(rep.Root + " " + rep.FirstMove)
+	prefix := strings.Join(append(names, rep.FirstMove), " ")
 	// The replies: every class covered once.
 	var replies *certSection
 	want := append(path, m1)
