@@ -128,7 +128,12 @@ type PolyominoAnalysis struct {
 	// under the score rule neither can).
 	GameOver bool `json:"game_over" example:"false"`
 	// Pass: under the score rule the player to move cannot place and passes.
-	Pass   bool     `json:"pass" example:"false"`
+	Pass bool `json:"pass" example:"false"`
+	// Source: search, cache, heuristic, or book: the embedded Pentominoes
+	// book (8 x 8, common pool, normal play), which proves the empty board,
+	// the value of each classified first move, every reply to the winning
+	// ones (each with a winning third move), and the refutations of the
+	// losing ones (BENCHMARKS.md, "Pentominoes proved").
 	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`

@@ -895,6 +895,7 @@ const docTemplate = `{
                     ]
                 },
                 "source": {
+                    "description": "Source: search, cache, heuristic, or book: the embedded Pentominoes\nbook (8 x 8, common pool, normal play), which proves the empty board,\nthe value of each classified first move, every reply to the winning\nones (each with a winning third move), and the refutations of the\nlosing ones (BENCHMARKS.md, \"Pentominoes proved\").",
                     "type": "string",
                     "enum": [
                         "search",

@@ -43,6 +43,16 @@ func TestAnalyzeFromBook(t *testing.T) {
 	if a.Moves[0].Move != a.BestMoves[0] || !a.Moves[0].Proven || a.Moves[0].Outcome != "win" {
 		t.Fatalf("moves[0] %+v, best %v", a.Moves[0], a.BestMoves)
 	}
+	// After a winning first move that is not the certificate's, the
+	// book's reply file for it answers (indexed on this first request):
+	// its line "F:e1,f1,f2,g2,f3 1 loss Y:c6,d6,e6,f6,d7".
+	a, err = p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: []string{"L:b3,c3,d3,e3,b4", "F:e1,f1,f2,g2,f3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != service.SourceBook || a.Outcome != "win" || !slices.Equal(a.BestMoves, []string{"Y:c6,d6,e6,f6,d7"}) {
+		t.Fatalf("after L:b3,c3,d3,e3,b4 F:e1,f1,f2,g2,f3: source %s %s best %v", a.Source, a.Outcome, a.BestMoves)
+	}
 	// A position the book does not cover is searched as before.
 	a, err = p.Analyze(ctx, service.PolyominoQuery{Game: "tetrominoes"})
 	if err != nil {

@@ -41,11 +41,11 @@ const bookUsage = `usage:
       --jobs:      the classes become units of a polyomino.book job, in process or,
                    with REDIS_URL, shared with "gamesolver book worker" processes
   gamesolver book verify [--file F] [--sample N] [--workers N]
-      check a certificate or a refutation (default: the embedded certificate) with the
+      check a certificate, a refutation or a reply file (default: the embedded certificate) with the
       independent checker, re-solving every position after an answer (or N of them)
   gamesolver book worker [--slots N] [--workers N]
       run polyomino.book units from REDIS_URL
-  gamesolver book stats
+  gamesolver book stats [--all]
       what the embedded book holds`
 
 // bookCommand runs `gamesolver book ...`.
@@ -63,7 +63,7 @@ func bookCommand(args []string, stdout, stderr io.Writer) error {
 	case "worker":
 		return bookWorker(ctx, args[1:], stderr)
 	case "stats":
-		return bookStats(stdout)
+		return bookStats(args[1:], stdout, stderr)
 	}
 	return errors.New(bookUsage)
 }
@@ -557,7 +557,13 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // bookStats runs `gamesolver book stats`.
-func bookStats(stdout io.Writer) error {
+func bookStats(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("book stats", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	all := fs.Bool("all", false, "index the reply files too (seconds; the server indexes each when a position of its opening is first asked)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	b, err := book.Embedded()
 	if err != nil {
@@ -572,6 +578,16 @@ func bookStats(stdout io.Writer) error {
 	for _, n := range names {
 		fmt.Fprintf(stdout, "%s: %d bytes\n", n, len(files[n]))
 	}
-	fmt.Fprintf(stdout, "%d positions (up to symmetry), loaded in %v\n", b.Size(), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%d positions (up to symmetry) without the reply files, loaded in %v\n", b.Size(), time.Since(t0).Round(time.Millisecond))
+	lazy, _ := b.Lazy()
+	if !*all {
+		fmt.Fprintf(stdout, "%d reply files, indexed when a position of theirs is first asked (--all: index them now)\n", lazy)
+		return nil
+	}
+	t1 := time.Now()
+	if err := b.LoadAll(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d positions with the %d reply files (indexed when a position of theirs is first asked), indexed in %v\n", b.Size(), lazy, time.Since(t1).Round(time.Millisecond))
 	return nil
 }

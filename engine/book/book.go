@@ -1,6 +1,7 @@
 package book
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -12,20 +13,28 @@ import (
 )
 
 // files are the book's files: certificate.txt (the empty-board proof),
-// longl.txt (the long-L opening, every reply) and openings.txt (the
-// classified first moves).
+// longl.txt (the long-L opening, every reply), openings.txt (the
+// classified first moves), refutation-<class>.txt (the losing first moves
+// refuted), and replies/replies-<class>.txt (every reply to a winning first
+// move, each with a winning third move).
 //
-//go:embed data/*.txt
+//go:embed data/*.txt data/replies/*.txt
 var files embed.FS
 
-// Files returns the embedded book files by name.
+// Files returns the embedded book files by name: "certificate.txt", ...,
+// and "replies/replies-<class>.txt".
 func Files() map[string][]byte {
 	out := map[string][]byte{}
-	entries, _ := fs.ReadDir(files, "data")
-	for _, e := range entries {
-		b, err := files.ReadFile("data/" + e.Name())
-		if err == nil {
-			out[e.Name()] = b
+	for _, dir := range []string{"data", "data/replies"} {
+		entries, _ := fs.ReadDir(files, dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			name := strings.TrimPrefix(dir+"/"+e.Name(), "data/")
+			if b, err := files.ReadFile(dir + "/" + e.Name()); err == nil {
+				out[name] = b
+			}
 		}
 	}
 	return out
@@ -38,10 +47,29 @@ func EmbeddedCertificate() []byte {
 }
 
 // Book answers for the positions its files prove, keyed by the engine's
-// CanonicalKey. It is immutable once loaded and safe for concurrent use.
+// CanonicalKey. It is safe for concurrent use: its only change after
+// loading is the indexing of a lazy file (AddLazy) on first need.
 type Book struct {
+	mu      sync.RWMutex
 	entries map[string]*entry
+	// lazy holds files indexed on first use, by the canonical key of the
+	// position their first section starts from: the reply files of the
+	// winning first moves (about 80 KB and 1300 positions each, so that
+	// indexing them all would cost seconds at every start).
+	lazy map[string]*lazyFile
 }
+
+// lazyFile is a file of the book not indexed yet.
+type lazyFile struct {
+	name string
+	data []byte
+	done bool
+	err  error
+}
+
+// lazyPlies: the positions a lazy file covers have at most this many
+// pieces placed (the first move, the reply, the third move).
+const lazyPlies = 3
 
 // entry is what the book knows of one position (up to congruence). Moves
 // are in the engine's canonical frame of the position (ToCanonical).
@@ -60,22 +88,159 @@ var embedded struct {
 	err  error
 }
 
-// Embedded returns the book of the embedded files (loaded on first use).
+// Embedded returns the book of the embedded files (loaded on first use;
+// the reply files are indexed when a position of theirs is first asked).
 func Embedded() (*Book, error) {
 	embedded.once.Do(func() {
-		var data [][]byte
+		all := Files()
 		names := []string{}
-		for name := range Files() {
+		for name := range all {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		all := Files()
+		var eager [][]byte
 		for _, n := range names {
-			data = append(data, all[n])
+			if !strings.Contains(n, "/") {
+				eager = append(eager, all[n])
+			}
 		}
-		embedded.book, embedded.err = Load(data...)
+		b, err := Load(eager...)
+		for _, n := range names {
+			if err == nil && strings.Contains(n, "/") {
+				err = b.AddLazy(n, all[n])
+			}
+		}
+		embedded.book, embedded.err = b, err
 	})
 	return embedded.book, embedded.err
+}
+
+// AddLazy registers a file to be indexed when a position it may cover is
+// first looked up: a position with at most three pieces placed, one of
+// which alone gives the position the file's first section starts from.
+func (b *Book) AddLazy(name string, data []byte) error {
+	moves, err := firstPosition(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	pos, err := PositionAfter(moves)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(moves) != 1 {
+		return fmt.Errorf("%s: starts from position %s, not after a first move", name, positionName(moves))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lazy == nil {
+		b.lazy = map[string]*lazyFile{}
+	}
+	k := polyomino.CanonicalKey(pos)
+	if old := b.lazy[k]; old != nil {
+		return fmt.Errorf("%s: starts from the position of %s", name, old.name)
+	}
+	b.lazy[k] = &lazyFile{name: name, data: data}
+	return nil
+}
+
+// firstPosition is the moves of a file's first "position" line.
+func firstPosition(data []byte) ([]string, error) {
+	for rest := data; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		text := strings.TrimSpace(string(line))
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		f, err := Parse([]byte(text + "\n"))
+		if err != nil {
+			return nil, err
+		}
+		if len(f.Sections) != 1 {
+			break
+		}
+		return f.Sections[0].Moves, nil
+	}
+	return nil, fmt.Errorf("%w: no position line", ErrFormat)
+}
+
+// fetch indexes the lazy files that may cover pos: those whose first move
+// is one of pos's pieces.
+func (b *Book) fetch(pos *polyomino.Position) {
+	b.mu.RLock()
+	n := len(b.lazy)
+	b.mu.RUnlock()
+	placed := pos.Placed()
+	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies {
+		return
+	}
+	for _, p := range placed {
+		one, err := PositionAfter([]string{polyomino.Move{Piece: p.Piece, Cells: p.Cells}.String()})
+		if err != nil {
+			continue
+		}
+		k := polyomino.CanonicalKey(one)
+		b.mu.RLock()
+		f := b.lazy[k]
+		done := f == nil || f.done
+		b.mu.RUnlock()
+		if !done {
+			b.index(f)
+		}
+	}
+}
+
+// index adds a lazy file's sections to the book (once).
+func (b *Book) index(f *lazyFile) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if f.done {
+		return f.err
+	}
+	f.done = true
+	f.err = b.add(f.data)
+	if f.err == nil {
+		f.err = b.check()
+	}
+	if f.err != nil {
+		f.err = fmt.Errorf("%s: %w", f.name, f.err)
+	}
+	return f.err
+}
+
+// LoadAll indexes every lazy file now; it returns the first file's error.
+func (b *Book) LoadAll() error {
+	b.mu.RLock()
+	var fs []*lazyFile
+	for _, f := range b.lazy {
+		fs = append(fs, f)
+	}
+	b.mu.RUnlock()
+	sort.Slice(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
+	var first error
+	for _, f := range fs {
+		if err := b.index(f); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Lazy is the number of lazy files and of those indexed so far.
+func (b *Book) Lazy() (files, indexed int) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	for _, f := range b.lazy {
+		files++
+		if f.done {
+			indexed++
+		}
+	}
+	return files, indexed
 }
 
 // Load indexes book files. It fails on a file that does not parse, a move
@@ -83,22 +248,38 @@ func Embedded() (*Book, error) {
 func Load(data ...[]byte) (*Book, error) {
 	b := &Book{entries: map[string]*entry{}}
 	for _, d := range data {
-		f, err := Parse(d)
-		if err != nil {
+		if err := b.add(d); err != nil {
 			return nil, err
 		}
-		for _, s := range f.Sections {
-			if err := b.addSection(s); err != nil {
-				return nil, fmt.Errorf("position %s: %w", positionName(s.Moves), err)
-			}
-		}
 	}
-	for k, e := range b.entries {
-		if e.win && e.loss {
-			return nil, fmt.Errorf("book: position %s is both won and lost", k)
-		}
+	if err := b.check(); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// add indexes one file (b.mu held or b not shared yet).
+func (b *Book) add(data []byte) error {
+	f, err := Parse(data)
+	if err != nil {
+		return err
+	}
+	for _, s := range f.Sections {
+		if err := b.addSection(s); err != nil {
+			return fmt.Errorf("position %s: %w", positionName(s.Moves), err)
+		}
+	}
+	return nil
+}
+
+// check fails when the files disagree on a position's value.
+func (b *Book) check() error {
+	for k, e := range b.entries {
+		if e.win && e.loss {
+			return fmt.Errorf("book: position %x is both won and lost", k)
+		}
+	}
+	return nil
 }
 
 func positionName(moves []string) string {
@@ -200,8 +381,11 @@ func (b *Book) addSection(s Section) error {
 	return nil
 }
 
-// Size is the number of positions (up to congruence) the book answers for.
+// Size is the number of positions (up to congruence) the book answers for
+// with the files indexed so far (LoadAll indexes the lazy ones).
 func (b *Book) Size() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	n := 0
 	for _, e := range b.entries {
 		if e.win || e.loss {
@@ -220,8 +404,11 @@ func (b *Book) Lookup(pos *polyomino.Position) (polyomino.Result, bool) {
 	if g.Config().EndRule != polyomino.NormalPlay || g.Config().Variant == polyomino.Capture {
 		return polyomino.Result{}, false
 	}
+	b.fetch(pos)
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	e := b.entries[polyomino.CanonicalKey(pos)]
-	if e == nil || !e.win && !e.loss {
+	if e == nil || e.win == e.loss {
 		return polyomino.Result{}, false
 	}
 	res := polyomino.Result{Proven: true, Scores: pos.Scores(), BestComplete: e.complete}

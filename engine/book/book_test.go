@@ -131,11 +131,14 @@ func TestLongL(t *testing.T) {
 	}
 }
 
-// BenchmarkLoad indexes every embedded file (what the first lookup pays).
+// BenchmarkLoad indexes the embedded files that are not lazy (what the
+// first lookup pays).
 func BenchmarkLoad(b *testing.B) {
 	var data [][]byte
-	for _, f := range Files() {
-		data = append(data, f)
+	for name, f := range Files() {
+		if !strings.Contains(name, "/") {
+			data = append(data, f)
+		}
 	}
 	for range b.N {
 		if _, err := Load(data...); err != nil {
@@ -245,4 +248,134 @@ func comments(f *File) string {
 		sb.WriteString("#" + c + "\n")
 	}
 	return sb.String()
+}
+
+// BenchmarkIndexReplies indexes one reply file: what the first lookup of a
+// position after a winning first move pays.
+func BenchmarkIndexReplies(b *testing.B) {
+	data := Files()["replies/replies-55.txt"]
+	for range b.N {
+		bk := &Book{entries: map[string]*entry{}}
+		if err := bk.add(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestReplies: each reply file answers every reply to a first move that
+// openings.txt calls a win, each reply with a winning third move, and the
+// book indexes all of them without disagreeing with its other files.
+func TestReplies(t *testing.T) {
+	openings, err := Parse(Files()["openings.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wins := map[string]bool{}
+	for _, l := range openings.Section(nil).Lines {
+		wins[l.Move] = l.Wins
+	}
+	b := embeddedBook(t)
+	if err := b.LoadAll(); err != nil {
+		t.Fatal(err)
+	}
+	files, indexed := b.Lazy()
+	if files == 0 || indexed != files {
+		t.Fatalf("%d reply files, %d indexed", files, indexed)
+	}
+	n := 0
+	for name, data := range Files() {
+		if !strings.HasPrefix(name, "replies/") {
+			continue
+		}
+		n++
+		f, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(f.Sections) != 1 || len(f.Sections[0].Moves) != 1 {
+			t.Fatalf("%s: %d sections", name, len(f.Sections))
+		}
+		opening := f.Sections[0].Moves[0]
+		if !wins[opening] {
+			t.Fatalf("%s: replies to %s, which openings.txt does not call a win", name, opening)
+		}
+		res, pos := lookup(t, b, opening)
+		if res.Outcome != polyomino.Loss || !res.BestComplete || len(res.Moves) != pos.LegalMoveCount() {
+			t.Fatalf("%s: after %s: %s complete %v, %d of %d moves", name, opening, res.Outcome, res.BestComplete, len(res.Moves), pos.LegalMoveCount())
+		}
+		for _, mr := range res.Moves {
+			if !mr.Proven {
+				t.Fatalf("%s: reply %s not proven", name, mr.Move)
+			}
+		}
+		if len(f.Sections[0].Lines) != len(pos.SymmetryClasses()) {
+			t.Fatalf("%s: %d lines, %d reply classes", name, len(f.Sections[0].Lines), len(pos.SymmetryClasses()))
+		}
+		l := f.Sections[0].Lines[len(f.Sections[0].Lines)/2]
+		res, _ = lookup(t, b, opening+" "+l.Move)
+		if res.Outcome != polyomino.Win || !slices.Equal(moveStrings(res.BestMoves), []string{l.Reply}) {
+			t.Fatalf("%s: after %s: %s %v", name, l.Move, res.Outcome, moveStrings(res.BestMoves))
+		}
+	}
+	if n != files {
+		t.Fatalf("%d reply files embedded, %d lazy", n, files)
+	}
+}
+
+// TestLazyReplies: a reply file is indexed only when a position with its
+// first move is asked, in any orientation and whichever piece was placed
+// first; a file that does not start after one move is refused.
+func TestLazyReplies(t *testing.T) {
+	b, err := Load(Files()["openings.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := Files()["replies/replies-55.txt"]
+	if err := b.AddLazy("replies-55.txt", data); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Parse(data)
+	opening := f.Sections[0].Moves[0] // L:b3,c3,d3,e3,b4
+	l := f.Sections[0].Lines[0]       // F:e1,f1,f2,g2,f3 1 loss Y:c6,d6,e6,f6,d7
+	size := b.Size()
+	// Not asked yet: a position after another first move leaves it be.
+	pos, _ := PositionAfter([]string{"F:a1,b1,b2,c2,b3"})
+	if _, ok := b.Lookup(pos); !ok {
+		t.Fatal("openings.txt: F:a1,b1,b2,c2,b3 not answered")
+	}
+	if files, indexed := b.Lazy(); files != 1 || indexed != 0 {
+		t.Fatalf("lazy %d, indexed %d before its position was asked", files, indexed)
+	}
+	// The reply and the opening mirrored top to bottom (row r -> 9-r),
+	// the reply given first: the file is indexed and answers.
+	mirror := func(m string) string {
+		mv, err := polyomino.ParseMove(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range mv.Cells {
+			mv.Cells[i].Y = 7 - mv.Cells[i].Y
+		}
+		return mv.String()
+	}
+	pos, err = PositionAfter([]string{mirror(l.Move), mirror(opening)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := b.Lookup(pos)
+	if !ok || res.Outcome != polyomino.Win || !slices.Equal(moveStrings(res.BestMoves), []string{mirror(l.Reply)}) {
+		t.Fatalf("after %s %s: %v %s %v", mirror(l.Move), mirror(opening), ok, res.Outcome, moveStrings(res.BestMoves))
+	}
+	if files, indexed := b.Lazy(); files != 1 || indexed != 1 || b.Size() <= size+len(f.Sections[0].Lines) {
+		t.Fatalf("lazy %d, indexed %d, size %d (from %d)", files, indexed, b.Size(), size)
+	}
+	if err := b.AddLazy("again", data); err == nil {
+		t.Fatal("a second file from the same position: no error")
+	}
+	if err := b.AddLazy("certificate.txt", EmbeddedCertificate()); err == nil {
+		t.Fatal("a file from the start position: no error")
+	}
+	if err := b.AddLazy("empty", []byte("# nothing\n")); err == nil {
+		t.Fatal("a file without a position: no error")
+	}
 }

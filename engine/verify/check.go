@@ -38,6 +38,38 @@ type certSection struct {
 	lines []certLine
 }
 
+// replyRoot: a proof whose first section lists replies only, each losing
+// (a book's reply file: every reply to the position's last move answered),
+// proves that last move a win for its maker; ok reports such a section, and
+// sec is the section that claims it, rooted one move earlier. The class it
+// states is computed, not given: the file claims nothing about it.
+func replyRoot(g *Game, first certSection) (sec certSection, ok bool, err error) {
+	if len(first.moves) == 0 || len(first.lines) == 0 {
+		return sec, false, nil
+	}
+	for _, l := range first.lines {
+		if l.wins {
+			return sec, false, nil
+		}
+	}
+	root := State{}
+	var m Move
+	for i, x := range first.moves {
+		if m, err = g.ParseMove(x); err != nil {
+			return sec, false, fmt.Errorf("%w: root position: %v", ErrCertificate, err)
+		}
+		if !root.Legal(m) {
+			return sec, false, fmt.Errorf("%w: root position: %s is not legal", ErrCertificate, x)
+		}
+		if i < len(first.moves)-1 {
+			root = root.Play(m)
+		}
+	}
+	last := first.moves[len(first.moves)-1]
+	sec = certSection{moves: first.moves[:len(first.moves)-1], lines: []certLine{{move: last, class: classSize(g, root, m), wins: true}}}
+	return sec, true, nil
+}
+
 func parseCertificate(data []byte) ([]certSection, error) {
 	var secs []certSection
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -145,7 +177,9 @@ type Cost struct {
 // A proof whose first section is a later position (a refutation: "position
 // <moves>", then the winning move) is checked the same way from there: the
 // root's moves must be legal, and the answers are the moves after the
-// replies (fourth moves after a one-move root).
+// replies (fourth moves after a one-move root). A proof that starts with the
+// replies to the last of its position's moves, all losing (a reply file of
+// the book), proves that move a win from the position before it.
 func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Report, error) {
 	t0 := time.Now()
 	var rep Report
@@ -156,6 +190,11 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 	// The root: the first section's position.
 	if len(secs) == 0 {
 		return rep, fmt.Errorf("%w: no \"position\" section", ErrCertificate)
+	}
+	if sec, ok, err := replyRoot(g, secs[0]); err != nil {
+		return rep, err
+	} else if ok {
+		secs = append([]certSection{sec}, secs...)
 	}
 	start := &secs[0]
 	root := State{}

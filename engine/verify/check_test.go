@@ -206,6 +206,45 @@ func TestCheckRejectsCorruptRefutations(t *testing.T) {
 	}
 }
 
+// A reply file of the book (every reply to the winning opening
+// L:b3,c3,d3,e3,b4, the book's class 55) is a proof rooted at the empty
+// board; its cheapest lines of a sample (`gamesolver book verify --file
+// replies-55.txt --sample 24 --costs F`): 653 and 1089, 0.3 s each.
+var cheap55 = map[int]bool{653: true, 1089: true}
+
+func TestCheckAcceptsReplyFile(t *testing.T) {
+	replies := book.Files()["replies/replies-55.txt"]
+	if replies == nil {
+		t.Fatal("no replies/replies-55.txt in the book")
+	}
+	only := verify.Options{Only: func(i int) bool { return cheap55[i] }, Workers: 2}
+	rep, err := verify.Check(context.Background(), game(t), replies, only)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Root != "" || rep.FirstMove != "L:b3,c3,d3,e3,b4" || rep.Replies != 1307 || rep.Classes != 1307 || rep.Solved != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	missing := corrupt(replies, func(l string) string {
+		if strings.HasPrefix(l, "F:e1,f1,f2,g2,f3 ") {
+			return ""
+		}
+		return l
+	})
+	if _, err := verify.Check(context.Background(), game(t), missing, only); !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), "no line for reply") {
+		t.Fatalf("a reply missing: err %v", err)
+	}
+	illegal := corrupt(replies, func(l string) string {
+		if strings.HasPrefix(l, "position ") {
+			return "position L:b3,c3,d3,e3,b4 I:a3,b3,c3,d3,e3"
+		}
+		return l
+	})
+	if _, err := verify.Check(context.Background(), game(t), illegal, only); !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), "root position") {
+		t.Fatalf("an illegal root: err %v", err)
+	}
+}
+
 // FuzzCheck: the checker's own parser and its structural checks never
 // panic, and every rejection wraps ErrCertificate (no position is
 // re-solved here).
@@ -213,6 +252,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("position start\nL:c5,d5,e5,f5,c6 8 win\nposition L:c5,d5,e5,f5,c6\nF:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4\n"))
 	f.Add([]byte("position F:f5,g5,g6,h6,g7\nI:a4,b4,c4,d4,e4 1 win\nposition F:f5,g5,g6,h6,g7 I:a4,b4,c4,d4,e4\nL:c6,c7,d7,e7,f7 1 loss V:f1,f2,f3,g3,h3\n"))
 	f.Add([]byte("position I:a1,a2,a3,a4,a5 I:a1,a2,a3,a4,a5\n"))
+	f.Add([]byte("position L:b3,c3,d3,e3,b4\nF:e1,f1,f2,g2,f3 1 loss Y:c6,d6,e6,f6,d7\n"))
 	f.Add([]byte("position start\nX:b2,a3,b3,c3,b4 2 win nodes=1\nposition X:b2,a3,b3,c3,b4\n"))
 	f.Add(book.EmbeddedCertificate()[:3000])
 	g, err := verify.NewGame()
