@@ -114,14 +114,33 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 			opts.Decided(t.rm.class, t.rm.value, refutation)
 		}
 	}
+	// known decides a root move whose result the table holds (under mu,
+	// or before the workers start).
+	known := func(w *worker, t *rootTask) bool {
+		if t.child == nil {
+			t.child = make([]uint64, k)
+			andNotCount(t.child, L, root.adj[t.rm.vertex*k:(t.rm.vertex+1)*k])
+		}
+		if v, bound, ok := s.tt.probe(w.key(root, t.child, opp)); ok && bound == boundExact {
+			t.expanded, t.decided, t.rm.proven, t.rm.value = true, true, true, -v
+			decided(t, nil)
+			return true
+		}
+		return false
+	}
+	// Every root move's result is looked up before any search: a table
+	// shared with earlier searches often holds a transposition of one
+	// (after the long-L opening, the third move B of reply A leads where
+	// the third move A of reply B does), and a win found that way ends a
+	// FirstWin search at once, whatever the move's place in the order.
+	probe := &worker{s: s}
+	for _, t := range tasks {
+		known(probe, t)
+	}
 	// expand computes the replies of a root move (under mu).
 	expand := func(w *worker, t *rootTask) {
 		t.expanded = true
-		t.child = make([]uint64, k)
-		andNotCount(t.child, L, root.adj[t.rm.vertex*k:(t.rm.vertex+1)*k])
-		if v, bound, ok := s.tt.probe(w.key(root, t.child, opp)); ok && bound == boundExact {
-			t.decided, t.rm.proven, t.rm.value = true, true, -v
-			decided(t, nil)
+		if known(w, t) {
 			return
 		}
 		var order []uint64

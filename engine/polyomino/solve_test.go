@@ -344,3 +344,37 @@ func TestPromoteAndRemember(t *testing.T) {
 		t.Errorf("remember: %v, want %v", mru, want)
 	}
 }
+
+// TestRootMovesLookedUpFirst: a root move whose position the table already
+// holds as lost for the opponent decides a FirstWin search before any node
+// is searched, wherever the move stands in the order. The position after
+// V, I, F and the winning fourth move found by the first search is the
+// position after V, the fourth move, F and then I.
+func TestRootMovesLookedUpFirst(t *testing.T) {
+	cfg, err := Preset("pentominoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := NewTable(16)
+	first := []string{"V:d2,e2,f2,d3,d4", "I:h2,h3,h4,h5,h6", "F:e4,f4,f5,g5,f6"}
+	pos, err := NewPosition(cfg, nil, first, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Solve(t.Context(), pos, Options{FirstWin: true, Table: tt})
+	if err != nil || !res.Proven || res.Outcome != Win || res.Nodes == 0 {
+		t.Fatalf("first search: %v proven %v %s, %d nodes", err, res.Proven, res.Outcome, res.Nodes)
+	}
+	fourth := res.BestMoves[0].String()
+	swapped, err := NewPosition(cfg, nil, []string{first[0], fourth, first[2]}, DefaultToMove)
+	if err != nil {
+		t.Fatalf("%s: %v", fourth, err)
+	}
+	res, err = Solve(t.Context(), swapped, Options{FirstWin: true, Table: tt})
+	if err != nil || !res.Proven || res.Outcome != Win || res.Nodes != 0 {
+		t.Fatalf("after %s: %v proven %v %s, %d nodes", fourth, err, res.Proven, res.Outcome, res.Nodes)
+	}
+	if !slices.ContainsFunc(res.BestMoves, func(m Move) bool { return m.String() == first[1] }) {
+		t.Fatalf("after %s: best %v, want %s", fourth, res.BestMoves, first[1])
+	}
+}
