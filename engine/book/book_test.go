@@ -179,16 +179,8 @@ func TestRefutations(t *testing.T) {
 			}
 		}
 	}
-	n := 0
-	for name, data := range Files() {
-		if !strings.HasPrefix(name, "refutation-") {
-			continue
-		}
-		n++
-		f, err := Parse(data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+	files := parsedFiles(t, "refutation-")
+	for name, f := range files {
 		if len(f.Sections) != 2 || len(f.Sections[0].Moves) != 1 || len(f.Sections[0].Lines) != 1 {
 			t.Fatalf("%s: %d sections", name, len(f.Sections))
 		}
@@ -206,9 +198,26 @@ func TestRefutations(t *testing.T) {
 			t.Fatalf("%s: after %s: %s %v", name, third.Move, res.Outcome, moveStrings(res.BestMoves))
 		}
 	}
-	if n == 0 {
+	if len(files) == 0 {
 		t.Fatal("no refutation in the book")
 	}
+}
+
+// parsedFiles parses the embedded files whose names start with prefix.
+func parsedFiles(t *testing.T, prefix string) map[string]*File {
+	t.Helper()
+	out := map[string]*File{}
+	for name, data := range Files() {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		f, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = f
+	}
+	return out
 }
 
 func TestNewRefutation(t *testing.T) {
@@ -282,16 +291,8 @@ func TestReplies(t *testing.T) {
 	if files == 0 || indexed != files {
 		t.Fatalf("%d reply files, %d indexed", files, indexed)
 	}
-	n := 0
-	for name, data := range Files() {
-		if !strings.HasPrefix(name, "replies/") {
-			continue
-		}
-		n++
-		f, err := Parse(data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+	replies := parsedFiles(t, "replies/")
+	for name, f := range replies {
 		if len(f.Sections) != 1 || len(f.Sections[0].Moves) != 1 {
 			t.Fatalf("%s: %d sections", name, len(f.Sections))
 		}
@@ -317,8 +318,8 @@ func TestReplies(t *testing.T) {
 			t.Fatalf("%s: after %s: %s %v", name, l.Move, res.Outcome, moveStrings(res.BestMoves))
 		}
 	}
-	if n != files {
-		t.Fatalf("%d reply files embedded, %d lazy", n, files)
+	if len(replies) != files {
+		t.Fatalf("%d reply files embedded, %d lazy", len(replies), files)
 	}
 }
 

@@ -225,23 +225,19 @@ func TestCheckAcceptsReplyFile(t *testing.T) {
 	if rep.Root != "" || rep.FirstMove != "L:b3,c3,d3,e3,b4" || rep.Replies != 1307 || rep.Classes != 1307 || rep.Solved != 2 {
 		t.Fatalf("report %+v", rep)
 	}
-	missing := corrupt(replies, func(l string) string {
-		if strings.HasPrefix(l, "F:e1,f1,f2,g2,f3 ") {
-			return ""
+	for _, tc := range []struct{ name, prefix, to, want string }{
+		{"a reply missing", "F:e1,f1,f2,g2,f3 ", "", "no line for reply"},
+		{"an illegal root", "position ", "position L:b3,c3,d3,e3,b4 I:a3,b3,c3,d3,e3", "root position"},
+	} {
+		bad := corrupt(replies, func(l string) string {
+			if strings.HasPrefix(l, tc.prefix) {
+				return tc.to
+			}
+			return l
+		})
+		if _, err := verify.Check(context.Background(), game(t), bad, only); !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: err %v, want ErrCertificate mentioning %q", tc.name, err, tc.want)
 		}
-		return l
-	})
-	if _, err := verify.Check(context.Background(), game(t), missing, only); !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), "no line for reply") {
-		t.Fatalf("a reply missing: err %v", err)
-	}
-	illegal := corrupt(replies, func(l string) string {
-		if strings.HasPrefix(l, "position ") {
-			return "position L:b3,c3,d3,e3,b4 I:a3,b3,c3,d3,e3"
-		}
-		return l
-	})
-	if _, err := verify.Check(context.Background(), game(t), illegal, only); !errors.Is(err, verify.ErrCertificate) || !strings.Contains(err.Error(), "root position") {
-		t.Fatalf("an illegal root: err %v", err)
 	}
 }
 
