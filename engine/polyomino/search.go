@@ -237,10 +237,38 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	f.child = grow(f.child, k)
 	opp := 1 - side
 	oppOwn := g.own[opp]
+	// The killer first, before the other moves are ordered: in a state
+	// this big a move that wins at once (no reply, an even union of
+	// cliques) is rare, and the killer often wins, which spares the
+	// ordering of every move.
+	kv := -1
+	if kl := w.killer[ply]; kl >= 0 && !w.perturb {
+		for v, pl := range g.place[:g.n] {
+			if pl == kl {
+				if mine[v>>6]&L[v>>6]&(1<<(uint(v)&63)) != 0 {
+					kv = v
+				}
+				break
+			}
+		}
+	}
+	if kv >= 0 {
+		andNotCount(f.child, L, g.adj[kv*k:(kv+1)*k])
+		switch w.solveBool(g, f.child, opp, ply+1) {
+		case resAbort:
+			return resAbort
+		case resLoss:
+			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+			return resWin
+		}
+	}
 	for i, word := range L {
 		word &= mine[i]
 		for ; word != 0; word &= word - 1 {
 			v := i*64 + bits.TrailingZeros64(word)
+			if v == kv {
+				continue
+			}
 			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
 			key2 := uint64(replies)
 			if w.s.pool && replies > 0 {
