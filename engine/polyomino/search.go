@@ -56,6 +56,8 @@ type worker struct {
 	// killer[ply] is the placement that last won at that ply: tried first
 	// where it is playable.
 	killer []int32
+	// killer2[ply] is the killer before it (multi-word nodes).
+	killer2 []int32
 }
 
 // nearEntry: key.a, and key.b's low 48 bits with the result in the top 16.
@@ -90,9 +92,9 @@ type frame struct {
 // caller holds it.
 func newWorker(s *solver) *worker {
 	n := 2*len(s.game.set.Pieces) + 8
-	w := &worker{s: s, frames: make([]frame, n), near: s.tt.nearTable(), killer: make([]int32, n)}
+	w := &worker{s: s, frames: make([]frame, n), near: s.tt.nearTable(), killer: make([]int32, n), killer2: make([]int32, n)}
 	for i := range w.killer {
-		w.killer[i] = -1
+		w.killer[i], w.killer2[i] = -1, -1
 	}
 	return w
 }
@@ -237,28 +239,36 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	f.child = grow(f.child, k)
 	opp := 1 - side
 	oppOwn := g.own[opp]
-	// The killer first, before the other moves are ordered: in a state
-	// this big a move that wins at once (no reply, an even union of
-	// cliques) is rare, and the killer often wins, which spares the
-	// ordering of every move.
-	kv := -1
-	if kl := w.killer[ply]; kl >= 0 && !w.perturb {
+	// The killers first (the placements of the last two cuts at this
+	// ply), before the other moves are ordered: in a state this big a
+	// move that wins at once (no reply, an even union of cliques) is rare,
+	// and a killer often wins, which spares the ordering of every move.
+	kv, kv2 := -1, -1
+	if !w.perturb {
+		kl, kl2 := w.killer[ply], w.killer2[ply]
 		for v, pl := range g.place[:g.n] {
-			if pl == kl {
-				if mine[v>>6]&L[v>>6]&(1<<(uint(v)&63)) != 0 {
+			if (pl == kl || pl == kl2) && mine[v>>6]&L[v>>6]&(1<<(uint(v)&63)) != 0 {
+				if pl == kl {
 					kv = v
+				} else {
+					kv2 = v
 				}
-				break
 			}
 		}
 	}
-	if kv >= 0 {
-		andNotCount(f.child, L, g.adj[kv*k:(kv+1)*k])
+	for _, x := range [2]int{kv, kv2} {
+		if x < 0 {
+			continue
+		}
+		andNotCount(f.child, L, g.adj[x*k:(x+1)*k])
 		switch w.solveBool(g, f.child, opp, ply+1) {
 		case resAbort:
 			return resAbort
 		case resLoss:
 			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+			if x == kv2 {
+				w.killer[ply], w.killer2[ply] = w.killer2[ply], w.killer[ply]
+			}
 			return resWin
 		}
 	}
@@ -266,7 +276,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		word &= mine[i]
 		for ; word != 0; word &= word - 1 {
 			v := i*64 + bits.TrailingZeros64(word)
-			if v == kv {
+			if v == kv || v == kv2 {
 				continue
 			}
 			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
@@ -311,6 +321,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			return resAbort
 		case resLoss:
 			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+			w.killer2[ply] = w.killer[ply]
 			w.killer[ply] = g.place[v]
 			return resWin
 		}
