@@ -44,7 +44,8 @@ func TestAnalyzeFromBook(t *testing.T) {
 		t.Fatalf("moves[0] %+v, best %v", a.Moves[0], a.BestMoves)
 	}
 	// After a winning first move that is not the certificate's, the
-	// book's reply file for it answers (indexed on this first request):
+	// book's reply file for it answers (indexed on the first request that
+	// needs it):
 	// its line "F:e1,f1,f2,g2,f3 1 loss Y:c6,d6,e6,f6,d7".
 	a, err = p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: []string{"L:b3,c3,d3,e3,b4", "F:e1,f1,f2,g2,f3"}})
 	if err != nil {

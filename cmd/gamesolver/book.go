@@ -500,7 +500,7 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("book verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("file", "", "certificate or refutation to check (default: the embedded certificate)")
+	file := fs.String("file", "", "certificate, refutation or reply file to check (default: the embedded certificate)")
 	sample := fs.Int("sample", 0, "re-solve only this many positions after the answers (third-ply positions of the certificate; 0: all)")
 	workers := fs.Int("workers", 2, "positions re-solved at once")
 	memoBits := fs.Int("memo-bits", 23, "memo of each checker solver: 2^N entries of 16 bytes")
@@ -588,6 +588,6 @@ func bookStats(args []string, stdout, stderr io.Writer) error {
 	if err := b.LoadAll(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d positions with the %d reply files (indexed when a position of theirs is first asked), indexed in %v\n", b.Size(), lazy, time.Since(t1).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%d positions with the %d reply files, indexed in %v\n", b.Size(), lazy, time.Since(t1).Round(time.Millisecond))
 	return nil
 }

@@ -54,17 +54,18 @@ type Book struct {
 	entries map[string]*entry
 	// lazy holds files indexed on first use, by the canonical key of the
 	// position their first section starts from: the reply files of the
-	// winning first moves (about 80 KB and 1300 positions each, so that
+	// winning first moves (about 80 KB and 2600 positions each, so that
 	// indexing them all would cost seconds at every start).
 	lazy map[string]*lazyFile
 }
 
-// lazyFile is a file of the book not indexed yet.
+// lazyFile is a file of the book indexed on first need.
 type lazyFile struct {
 	name string
 	data []byte
-	done bool
-	err  error
+	once sync.Once
+	err  error // set by once
+	ok   bool  // indexed (under Book.mu)
 }
 
 // lazyPlies: the positions a lazy file covers have at most this many
@@ -169,46 +170,66 @@ func firstPosition(data []byte) ([]string, error) {
 }
 
 // fetch indexes the lazy files that may cover pos: those whose first move
-// is one of pos's pieces.
+// is one of pos's pieces. A file that fails to index is left out of the
+// book (LoadAll reports it; the embedded files are tested).
 func (b *Book) fetch(pos *polyomino.Position) {
 	b.mu.RLock()
 	n := len(b.lazy)
 	b.mu.RUnlock()
 	placed := pos.Placed()
-	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies {
-		return
+	cfg := pos.Game().Config()
+	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies ||
+		!cfg.Pool || cfg.Order != 5 || cfg.Width != 8 || cfg.Height != 8 || len(cfg.Blocked) > 0 {
+		return // no lazy file can cover pos
 	}
 	for _, p := range placed {
 		one, err := PositionAfter([]string{polyomino.Move{Piece: p.Piece, Cells: p.Cells}.String()})
 		if err != nil {
 			continue
 		}
-		k := polyomino.CanonicalKey(one)
 		b.mu.RLock()
-		f := b.lazy[k]
-		done := f == nil || f.done
+		f := b.lazy[polyomino.CanonicalKey(one)]
 		b.mu.RUnlock()
-		if !done {
-			b.index(f)
+		if f != nil {
+			_ = b.index(f)
 		}
 	}
 }
 
-// index adds a lazy file's sections to the book (once).
+// index adds a lazy file's positions to the book, once. The file is read
+// into a book of its own without the lock (lookups go on meanwhile), then
+// merged, and only when none of its positions contradicts the book.
 func (b *Book) index(f *lazyFile) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if f.done {
-		return f.err
-	}
-	f.done = true
-	f.err = b.add(f.data)
-	if f.err == nil {
-		f.err = b.check()
-	}
-	if f.err != nil {
-		f.err = fmt.Errorf("%s: %w", f.name, f.err)
-	}
+	f.once.Do(func() {
+		own := &Book{entries: map[string]*entry{}}
+		if err := own.add(f.data); err != nil {
+			f.err = fmt.Errorf("%s: %w", f.name, err)
+			return
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for k, e := range own.entries {
+			if old := b.entries[k]; old != nil && (old.win || e.win) && (old.loss || e.loss) {
+				f.err = fmt.Errorf("%s: book: position %s is both won and lost", f.name, k)
+				return
+			}
+		}
+		for k, e := range own.entries {
+			old := b.entries[k]
+			if old == nil {
+				b.entries[k] = e
+				continue
+			}
+			old.win, old.loss, old.complete = old.win || e.win, old.loss || e.loss, old.complete || e.complete
+			for m := range e.wins {
+				old.wins[m] = true
+			}
+			for m := range e.losses {
+				old.losses[m] = true
+			}
+		}
+		f.ok = true
+	})
 	return f.err
 }
 
@@ -230,13 +251,14 @@ func (b *Book) LoadAll() error {
 	return first
 }
 
-// Lazy is the number of lazy files and of those indexed so far.
+// Lazy is the number of lazy files and of those indexed so far (a file
+// that failed to index is not).
 func (b *Book) Lazy() (files, indexed int) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	for _, f := range b.lazy {
 		files++
-		if f.done {
+		if f.ok {
 			indexed++
 		}
 	}
@@ -276,7 +298,7 @@ func (b *Book) add(data []byte) error {
 func (b *Book) check() error {
 	for k, e := range b.entries {
 		if e.win && e.loss {
-			return fmt.Errorf("book: position %x is both won and lost", k)
+			return fmt.Errorf("book: position %s is both won and lost", k)
 		}
 	}
 	return nil

@@ -1,8 +1,10 @@
 package book
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
@@ -370,6 +372,23 @@ func TestLazyReplies(t *testing.T) {
 	if files, indexed := b.Lazy(); files != 1 || indexed != 1 || b.Size() <= size+len(f.Sections[0].Lines) {
 		t.Fatalf("lazy %d, indexed %d, size %d (from %d)", files, indexed, b.Size(), size)
 	}
+	// A file that contradicts the book (class 15 is lost to its reply
+	// T:d4,b5,c5,d5,d6; this one says the reply loses) is left out whole.
+	bad := "position F:d3,e3,e4,f4,e5\nT:d4,b5,c5,d5,d6 1 loss I:a1,a2,a3,a4,a5\n"
+	if err := b.AddLazy("bad", []byte(bad)); err != nil {
+		t.Fatal(err)
+	}
+	size = b.Size()
+	pos, _ = PositionAfter([]string{"F:d3,e3,e4,f4,e5", "T:d4,b5,c5,d5,d6"})
+	if res, ok := b.Lookup(pos); !ok || res.Outcome != polyomino.Loss {
+		t.Fatalf("after class 15's refutation: %v %s", ok, res.Outcome)
+	}
+	if err := b.LoadAll(); err == nil || !strings.Contains(err.Error(), "both won and lost") {
+		t.Fatalf("LoadAll: err %v", err)
+	}
+	if files, indexed := b.Lazy(); files != 2 || indexed != 1 || b.Size() != size {
+		t.Fatalf("lazy %d, indexed %d, size %d (from %d)", files, indexed, b.Size(), size)
+	}
 	if err := b.AddLazy("again", data); err == nil {
 		t.Fatal("a second file from the same position: no error")
 	}
@@ -378,5 +397,40 @@ func TestLazyReplies(t *testing.T) {
 	}
 	if err := b.AddLazy("empty", []byte("# nothing\n")); err == nil {
 		t.Fatal("a file without a position: no error")
+	}
+}
+
+// TestLazyConcurrent: lookups that need the same lazy file at once all get
+// its answer (go test -race checks the locking).
+func TestLazyConcurrent(t *testing.T) {
+	b, err := Load(Files()["openings.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddLazy("replies-55.txt", Files()["replies/replies-55.txt"]); err != nil {
+		t.Fatal(err)
+	}
+	pos, _ := PositionAfter([]string{"L:b3,c3,d3,e3,b4", "F:e1,f1,f2,g2,f3"})
+	other, _ := PositionAfter([]string{"F:a1,b1,b2,c2,b3"})
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := pos
+			if i%4 == 3 {
+				p = other // a lookup that needs no lazy file
+			}
+			res, ok := b.Lookup(p)
+			if !ok || res.Outcome != polyomino.Win && p == pos || res.Outcome != polyomino.Loss && p == other {
+				errs <- fmt.Sprintf("lookup %d: %v %s", i, ok, res.Outcome)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

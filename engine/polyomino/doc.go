@@ -84,7 +84,11 @@
 //     not searched (the opponent then makes the last move);
 //   - move ordering by the parity of a greedy playout of the position after
 //     the move, then by the fewest replies; the move that last won at the
-//     same ply (a killer move) first;
+//     same ply (a killer move) first; in the larger (multi-word) states the
+//     last two killers are searched before the other moves are ordered;
+//   - every root move is looked up in the table before the search starts
+//     (a transposition from an earlier search on the same table can
+//     decide it);
 //   - a shared lock-free transposition table (tt.go) for the larger states,
 //     on huge pages where Linux has them, and a small private,
 //     cache-resident one per goroutine for the endgame states (kept with

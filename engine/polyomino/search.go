@@ -56,7 +56,8 @@ type worker struct {
 	// killer[ply] is the placement that last won at that ply: tried first
 	// where it is playable.
 	killer []int32
-	// killer2[ply] is the killer before it (multi-word nodes).
+	// killer2[ply] is the killer that a cut at a multi-word node last
+	// displaced (search1 replaces killer[ply] alone).
 	killer2 []int32
 }
 
@@ -244,7 +245,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// move that wins at once (no reply, an even union of cliques) is rare,
 	// and a killer often wins, which spares the ordering of every move.
 	kv, kv2 := -1, -1
-	if !w.perturb {
+	if !w.perturb || ply > 4 {
 		kl, kl2 := w.killer[ply], w.killer2[ply]
 		for v, pl := range g.place[:g.n] {
 			if (pl == kl || pl == kl2) && mine[v>>6]&L[v>>6]&(1<<(uint(v)&63)) != 0 {
