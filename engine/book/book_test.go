@@ -194,9 +194,12 @@ func TestRefutations(t *testing.T) {
 		if res.Outcome != polyomino.Loss || !res.BestComplete || len(res.Moves) != pos.LegalMoveCount() {
 			t.Fatalf("%s: after the reply %s complete %v, %d of %d moves", name, res.Outcome, res.BestComplete, len(res.Moves), pos.LegalMoveCount())
 		}
+		// Its answer is among the winning moves the book knows: another
+		// file may know more (class 170's refutation, T then F, reaches
+		// the positions of class 15's, F then T).
 		third := f.Sections[1].Lines[0]
 		res, _ = lookup(t, b, opening+" "+reply+" "+third.Move)
-		if res.Outcome != polyomino.Win || !slices.Equal(moveStrings(res.BestMoves), []string{third.Reply}) {
+		if res.Outcome != polyomino.Win || !slices.Contains(moveStrings(res.BestMoves), third.Reply) {
 			t.Fatalf("%s: after %s: %s %v", name, third.Move, res.Outcome, moveStrings(res.BestMoves))
 		}
 	}
@@ -316,7 +319,7 @@ func TestReplies(t *testing.T) {
 		}
 		l := f.Sections[0].Lines[len(f.Sections[0].Lines)/2]
 		res, _ = lookup(t, b, opening+" "+l.Move)
-		if res.Outcome != polyomino.Win || !slices.Equal(moveStrings(res.BestMoves), []string{l.Reply}) {
+		if res.Outcome != polyomino.Win || !slices.Contains(moveStrings(res.BestMoves), l.Reply) {
 			t.Fatalf("%s: after %s: %s %v", name, l.Move, res.Outcome, moveStrings(res.BestMoves))
 		}
 	}
