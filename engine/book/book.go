@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -77,7 +78,7 @@ const lazyPlies = 3
 type entry struct {
 	win, loss bool // the value for the player to move, when known
 	// wins and losses are moves known to win or lose for their maker.
-	wins, losses map[string]bool
+	wins, losses moveSet
 	// complete: every legal move is in wins or losses (or the position is
 	// lost, so every move loses).
 	complete bool
@@ -221,11 +222,11 @@ func (b *Book) index(f *lazyFile) error {
 				continue
 			}
 			old.win, old.loss, old.complete = old.win || e.win, old.loss || e.loss, old.complete || e.complete
-			for m := range e.wins {
-				old.wins[m] = true
+			for _, m := range e.wins {
+				old.wins = old.wins.add(m)
 			}
-			for m := range e.losses {
-				old.losses[m] = true
+			for _, m := range e.losses {
+				old.losses = old.losses.add(m)
 			}
 		}
 		f.ok = true
@@ -315,10 +316,27 @@ func (b *Book) at(pos *polyomino.Position) *entry {
 	k := polyomino.CanonicalKey(pos)
 	e := b.entries[k]
 	if e == nil {
-		e = &entry{wins: map[string]bool{}, losses: map[string]bool{}}
+		e = &entry{}
 		b.entries[k] = e
 	}
 	return e
+}
+
+// moveSet is a sorted set of moves: most positions of the book know one
+// move or none (a map per position would double the book's memory).
+type moveSet []string
+
+func (ms moveSet) add(m string) moveSet {
+	i, found := slices.BinarySearch(ms, m)
+	if found {
+		return ms
+	}
+	return slices.Insert(ms, i, m)
+}
+
+func (ms moveSet) has(m string) bool {
+	_, found := slices.BinarySearch(ms, m)
+	return found
 }
 
 // markLost records that the player to move in pos loses.
@@ -364,9 +382,9 @@ func (b *Book) addSection(s Section) error {
 		for _, x := range classes[ci] {
 			c := canon[x.String()]
 			if l.Wins {
-				e.wins[c] = true
+				e.wins = e.wins.add(c)
 			} else {
-				e.losses[c] = true
+				e.losses = e.losses.add(c)
 			}
 		}
 		child, err := pos.Play(m)
@@ -391,7 +409,7 @@ func (b *Book) addSection(s Section) error {
 		}
 		ce := b.at(child)
 		ce.win = true
-		ce.wins[child.ToCanonical(r).String()] = true
+		ce.wins = ce.wins.add(child.ToCanonical(r).String())
 		b.markLost(after)
 	}
 	if len(covered) == len(classes) {
@@ -441,9 +459,9 @@ func (b *Book) Lookup(pos *polyomino.Position) (polyomino.Result, bool) {
 	for i, m := range legal {
 		c := canon[i].String()
 		switch {
-		case e.loss || e.losses[c]:
+		case e.loss || e.losses.has(c):
 			losses = append(losses, polyomino.MoveResult{Move: m, Outcome: polyomino.Loss, Proven: true, Value: -1})
-		case e.wins[c]:
+		case e.wins.has(c):
 			wins = append(wins, polyomino.MoveResult{Move: m, Outcome: polyomino.Win, Proven: true, Value: 1})
 		default:
 			unknown = append(unknown, polyomino.MoveResult{Move: m, Outcome: polyomino.OutcomeUnknown})
