@@ -261,16 +261,11 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		if x < 0 {
 			continue
 		}
-		andNotCount(f.child, L, g.adj[x*k:(x+1)*k])
-		switch w.solveBool(g, f.child, opp, ply+1) {
-		case resAbort:
-			return resAbort
-		case resLoss:
-			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
-			if x == kv2 {
+		if r := w.try(g, L, f, x, opp, ply, key, start); r != resLoss {
+			if r == resWin && x == kv2 {
 				w.killer[ply], w.killer2[ply] = w.killer2[ply], w.killer[ply]
 			}
-			return resWin
+			return r
 		}
 	}
 	for i, word := range L {
@@ -316,18 +311,32 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		if w.twin(g, L, f.ms[:i], m, v) {
 			continue
 		}
-		andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
-		switch w.solveBool(g, f.child, opp, ply+1) {
-		case resAbort:
-			return resAbort
-		case resLoss:
-			w.s.tt.store(key, resWin, boundExact, w.nodes-start)
-			w.killer2[ply] = w.killer[ply]
-			w.killer[ply] = g.place[v]
-			return resWin
+		if r := w.try(g, L, f, v, opp, ply, key, start); r != resLoss {
+			if r == resWin {
+				w.killer2[ply] = w.killer[ply]
+				w.killer[ply] = g.place[v]
+			}
+			return r
 		}
 	}
 	w.s.tt.store(key, resLoss, boundExact, w.nodes-start)
+	return resLoss
+}
+
+// try searches move v of the multi-word state L at ply (its table key, the
+// node count when its search started, opp the player to reply): resWin
+// when the move wins (stored in the table), resAbort when the search
+// stops, resLoss when the move does not win.
+func (w *worker) try(g *cgraph, L []uint64, f *frame, v, opp, ply int, key ttKey, start int64) int {
+	k := g.words
+	andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
+	switch w.solveBool(g, f.child, opp, ply+1) {
+	case resAbort:
+		return resAbort
+	case resLoss:
+		w.s.tt.store(key, resWin, boundExact, w.nodes-start)
+		return resWin
+	}
 	return resLoss
 }
 
