@@ -52,22 +52,36 @@ func replyRoot(g *Game, first certSection) (sec certSection, ok bool, err error)
 			return sec, false, nil
 		}
 	}
-	root := State{}
-	var m Move
-	for i, x := range first.moves {
-		if m, err = g.ParseMove(x); err != nil {
-			return sec, false, fmt.Errorf("%w: root position: %v", ErrCertificate, err)
-		}
-		if !root.Legal(m) {
-			return sec, false, fmt.Errorf("%w: root position: %s is not legal", ErrCertificate, x)
-		}
-		if i < len(first.moves)-1 {
-			root = root.Play(m)
-		}
+	_, path, err := playMoves(g, first.moves)
+	if err != nil {
+		return sec, false, err
 	}
-	last := first.moves[len(first.moves)-1]
-	sec = certSection{moves: first.moves[:len(first.moves)-1], lines: []certLine{{move: last, class: classSize(g, root, m), wins: true}}}
+	n := len(path) - 1
+	root := State{}
+	for _, m := range path[:n] {
+		root = root.Play(m)
+	}
+	sec = certSection{moves: first.moves[:n], lines: []certLine{{move: first.moves[n], class: classSize(g, root, path[n]), wins: true}}}
 	return sec, true, nil
+}
+
+// playMoves plays the moves of a proof's root position from the empty
+// board.
+func playMoves(g *Game, moves []string) (State, []Move, error) {
+	s := State{}
+	var path []Move
+	for _, x := range moves {
+		m, err := g.ParseMove(x)
+		if err != nil {
+			return s, nil, fmt.Errorf("%w: root position: %v", ErrCertificate, err)
+		}
+		if !s.Legal(m) {
+			return s, nil, fmt.Errorf("%w: root position: %s is not legal", ErrCertificate, x)
+		}
+		s = s.Play(m)
+		path = append(path, m)
+	}
+	return s, path, nil
 }
 
 func parseCertificate(data []byte) ([]certSection, error) {
@@ -197,19 +211,12 @@ func Check(ctx context.Context, g *Game, certificate []byte, opts Options) (Repo
 		secs = append([]certSection{sec}, secs...)
 	}
 	start := &secs[0]
-	root := State{}
-	var path []Move
+	root, path, err := playMoves(g, start.moves)
+	if err != nil {
+		return rep, err
+	}
 	var names []string
-	for _, x := range start.moves {
-		m, err := g.ParseMove(x)
-		if err != nil {
-			return rep, fmt.Errorf("%w: root position: %v", ErrCertificate, err)
-		}
-		if !root.Legal(m) {
-			return rep, fmt.Errorf("%w: root position: %s is not legal", ErrCertificate, x)
-		}
-		root = root.Play(m)
-		path = append(path, m)
+	for _, m := range path {
 		names = append(names, g.String(m))
 	}
 	rep.Root = strings.Join(names, " ")
