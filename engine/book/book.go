@@ -178,9 +178,7 @@ func (b *Book) fetch(pos *polyomino.Position) {
 	n := len(b.lazy)
 	b.mu.RUnlock()
 	placed := pos.Placed()
-	cfg := pos.Game().Config()
-	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies ||
-		!cfg.Pool || cfg.Order != 5 || cfg.Width != 8 || cfg.Height != 8 || len(cfg.Blocked) > 0 {
+	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies || !sameBoard(pos.Game().Config(), Pentominoes().Config()) {
 		return // no lazy file can cover pos
 	}
 	for _, p := range placed {
@@ -195,6 +193,13 @@ func (b *Book) fetch(pos *polyomino.Position) {
 			_ = b.index(f)
 		}
 	}
+}
+
+// sameBoard: the games have the same board and order of pieces, in a
+// common pool or both not (the other rules are Lookup's to check).
+func sameBoard(a, b polyomino.Config) bool {
+	return a.Pool == b.Pool && a.Order == b.Order && a.Width == b.Width && a.Height == b.Height &&
+		slices.Equal(a.Blocked, b.Blocked)
 }
 
 // index adds a lazy file's positions to the book, once. The file is read
