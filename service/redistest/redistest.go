@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -75,7 +76,9 @@ func (s *Server) Kill() {
 
 // Restart starts the server again on the same port with the same data
 // directory (append-only file on, so data written before a kill survives)
-// and waits until it accepts connections.
+// and waits until it answers commands: a server still loading its
+// append-only file accepts connections but answers -LOADING, which made a
+// transaction sent right after a restart fail with EXECABORT.
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Kill()
@@ -89,14 +92,28 @@ func (s *Server) Restart() {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		c, err := net.DialTimeout("tcp", s.Addr(), 100*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
+		if s.ready() {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.t.Fatalf("redis-server on %s did not start (dir %s)", s.Addr(), filepath.Clean(s.dir))
+}
+
+// ready reports whether the server answers PING with PONG.
+func (s *Server) ready() bool {
+	c, err := net.DialTimeout("tcp", s.Addr(), 100*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	buf := make([]byte, 64)
+	n, err := c.Read(buf)
+	return err == nil && strings.HasPrefix(string(buf[:n]), "+PONG")
 }
 
 func freePort(t testing.TB) int {
