@@ -115,16 +115,24 @@ func (j BookJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMes
 		return nil, Invalid("moves", nil, "the game is over after these moves")
 	}
 	classes := r.Classes
+	if classes != nil && len(classes) == 0 {
+		return nil, Invalid("classes", nil, "classes is empty: list the classes to classify, or leave the field out for all of them")
+	}
 	if classes == nil {
 		for i := range children {
 			classes = append(classes, i)
 		}
 	}
 	units := make([]json.RawMessage, 0, len(classes))
+	seen := map[int]bool{}
 	for _, c := range classes {
 		if c < 0 || c >= len(children) {
 			return nil, Invalid("classes", nil, "class %d: the position has classes 0..%d", c, len(children)-1)
 		}
+		if seen[c] {
+			return nil, Invalid("classes", nil, "class %d is listed twice", c)
+		}
+		seen[c] = true
 		u, _ := json.Marshal(bookUnit{Class: c, Moves: r.Moves, Classes: len(children)})
 		units = append(units, u)
 	}

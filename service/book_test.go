@@ -113,9 +113,10 @@ func TestBookJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Bad requests.
-	for _, bad := range []string{`{"moves":["Q:a1"]}`, `{"moves":[],"classes":[400]}`, `{"moves":[],"extra":1}`} {
-		if _, err := jm.Submit(ctx, kind.Name(), json.RawMessage(bad)); err == nil {
-			t.Errorf("%s accepted", bad)
+	for _, bad := range []string{`{"moves":["Q:a1"]}`, `{"moves":[],"classes":[400]}`, `{"moves":[],"extra":1}`,
+		`{"moves":[],"classes":[]}`, `{"moves":[],"classes":[0,0]}`, `{"Moves":[]}`} {
+		if _, err := jm.Submit(ctx, kind.Name(), json.RawMessage(bad)); service.KindOf(err) != service.KindInvalid {
+			t.Errorf("%s: %v, want a validation error", bad, err)
 		}
 	}
 }

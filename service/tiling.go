@@ -164,15 +164,6 @@ type tilingsJobRequest struct {
 	BudgetMs      int64    `json:"budget_ms"`
 }
 
-func decodeStrict(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return Invalid("request", err, "request: %v", err)
-	}
-	return nil
-}
-
 func (r tilingsJobRequest) query() TilingQuery {
 	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: r.Pieces,
 		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}

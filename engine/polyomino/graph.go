@@ -49,7 +49,7 @@ func (g *cgraph) build(game *Game, list []int32) {
 		p := game.placements[pi].piece
 		copy(row, g.prow[p*k:(p+1)*k])
 		for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
-			cv := g.cover[int(c)*k : int(c+1)*k]
+			cv := g.cover[int(c)*k : (int(c)+1)*k]
 			for i := range row {
 				row[i] |= cv[i]
 			}
@@ -91,7 +91,7 @@ func (g *cgraph) rowOf(v int, buf []uint64) []uint64 {
 	copy(row, g.prow[p*k:(p+1)*k])
 	order := game.set.Order
 	for _, c := range game.cellIdx[int(pi)*order : int(pi+1)*order] {
-		cv := g.cover[int(c)*k : int(c+1)*k]
+		cv := g.cover[int(c)*k : (int(c)+1)*k]
 		for i := range row {
 			row[i] |= cv[i]
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -376,5 +377,60 @@ func TestRootMovesLookedUpFirst(t *testing.T) {
 	}
 	if !slices.ContainsFunc(res.BestMoves, func(m Move) bool { return m.String() == first[1] }) {
 		t.Fatalf("after %s: best %v, want %s", fourth, res.BestMoves, first[1])
+	}
+}
+
+// TestLargestBoards: the biggest boards (16 x 16, whose last cell index
+// is 255) are analyzed within a budget, by every preset; a cell index
+// once wrapped to 0 in the graph's cover rows and panicked.
+func TestLargestBoards(t *testing.T) {
+	for _, preset := range []string{"pentominoes", "tetrominoes", "hexominoes", "pentominoes/hands"} {
+		for _, size := range [][2]int{{16, 16}, {16, 15}, {15, 16}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", preset, size[0], size[1]), func(t *testing.T) {
+				name, hands := strings.CutSuffix(preset, "/hands")
+				cfg := mustPreset(t, name)
+				cfg.Width, cfg.Height = size[0], size[1]
+				if hands {
+					cfg.Pool = false
+				}
+				g, err := NewGame(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := Solve(context.Background(), g.Start(), Options{MaxNodes: 300, TableMB: 1})
+				if err != nil || len(res.BestMoves) == 0 {
+					t.Fatalf("%+v, %v", res.Outcome, err)
+				}
+				// A deadline is kept although a node of such a state
+				// costs up to a millisecond (the budget was looked at
+				// every 4096 nodes only: 4.6 s for a 50 ms deadline).
+				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+				defer cancel()
+				t0 := time.Now()
+				res, err = Solve(ctx, g.Start(), Options{TableMB: 1})
+				if err != nil || len(res.BestMoves) == 0 || time.Since(t0) > 2*time.Second {
+					t.Fatalf("50 ms deadline: %+v, %v after %v", res.Outcome, err, time.Since(t0))
+				}
+				// The lazy rows agree with the dense ones on the last cell.
+				pos := g.Start()
+				list := pos.appendLegal(First, nil)
+				if !g.pool {
+					list = pos.appendLegal(Second, list)
+				}
+				list = list[len(list)-min(len(list), 600):]
+				var dense, lazy cgraph
+				dense.build(g, list)
+				saved := denseLimit
+				denseLimit = 0
+				lazy.buildLazy(g, list)
+				denseLimit = saved
+				buf := make([]uint64, lazy.words)
+				for v := 0; v < dense.n; v++ {
+					if !slices.Equal(dense.rowOf(v, nil), lazy.rowOf(v, buf)) {
+						t.Fatalf("vertex %d: lazy and dense rows differ", v)
+					}
+				}
+			})
+		}
 	}
 }

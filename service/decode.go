@@ -1,0 +1,286 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// DecodeFieldError is a decoding error that belongs to one field (a dotted
+// path such as "request.width").
+type DecodeFieldError struct{ Field, Msg string }
+
+func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// DecodeStrict reads one JSON object from r into dst strictly: no unknown
+// field, field names in their exact case (encoding/json alone would take
+// "Rules" for "rules"), every field of the right type, not null, nothing
+// after it. A field's fault is a *DecodeFieldError; a body over its limit
+// is the reader's *http.MaxBytesError; anything else is an error whose
+// message says what is wrong with the JSON.
+func DecodeStrict(r io.Reader, dst any) error {
+	dec := json.NewDecoder(r)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return explainDecodeError(err, dst)
+	}
+	var extra json.RawMessage
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err == nil:
+		return errors.New("unexpected data after the JSON object: send exactly one object")
+	default:
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return err
+		}
+		return errors.New("unexpected data after the JSON object: send exactly one object")
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("the request body must be a JSON object, not %s", jsonValueKind(t))
+	}
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(dst); err != nil {
+		return explainDecodeError(err, dst)
+	}
+	return exactNames(raw, reflect.TypeOf(dst), "")
+}
+
+// exactNames checks that every object key of raw names a field of t (a
+// struct, or a pointer, slice or map of one) in its exact case, at any
+// depth; path is the dotted name of raw.
+func exactNames(raw json.RawMessage, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return nil
+		}
+		for _, it := range items {
+			if err := exactNames(it, t.Elem(), path); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		for k, v := range m {
+			if err := exactNames(v, t.Elem(), join(path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		if t == reflect.TypeOf(json.RawMessage{}) {
+			return nil
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		fields := fieldTypes(t)
+		for k, v := range m {
+			ft, ok := fields[k]
+			if !ok {
+				return &DecodeFieldError{Field: join(path, k), Msg: unknownField(k, t)}
+			}
+			if err := exactNames(v, ft, join(path, k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func unknownField(name string, t reflect.Type) string {
+	known := knownFields(t)
+	for _, k := range known {
+		if strings.EqualFold(k, name) {
+			return fmt.Sprintf("unknown field %q: field names are case-sensitive, did you mean %q?", name, k)
+		}
+	}
+	return fmt.Sprintf("unknown field %q; known fields: %s", name, strings.Join(known, ", "))
+}
+
+// fieldTypes maps the JSON names of a struct's fields to their types.
+func fieldTypes(t reflect.Type) map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if et := embedded(f); et != nil {
+			for k, v := range fieldTypes(et) {
+				m[k] = v
+			}
+			continue
+		}
+		if name, ok := jsonName(f); ok {
+			m[name] = f.Type
+		}
+	}
+	return m
+}
+
+// embedded is the struct type of an embedded field whose fields
+// encoding/json promotes, nil for any other field.
+func embedded(f reflect.StructField) reflect.Type {
+	if !f.Anonymous || f.Tag.Get("json") != "" {
+		return nil
+	}
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+func jsonName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	switch name {
+	case "-":
+		return "", false
+	case "":
+		name = f.Name
+	}
+	return name, true
+}
+
+// knownFields lists the JSON names of a struct's fields, for messages about
+// unknown fields.
+func knownFields(t reflect.Type) []string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if et := embedded(f); et != nil {
+			names = append(names, knownFields(et)...)
+		} else if name, ok := jsonName(f); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// jsonValueKind names the kind of a JSON value by its first byte.
+func jsonValueKind(v []byte) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	}
+	return "a number"
+}
+
+func explainDecodeError(err error, dst any) error {
+	var (
+		syntax    *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+		tooLarge  *http.MaxBytesError
+		invalidUE *json.InvalidUnmarshalError
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return err
+	case errors.Is(err, io.EOF):
+		return errors.New("the request body is empty: expected a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the JSON ends too early: an object, array or string is not closed")
+	case errors.As(err, &syntax):
+		return fmt.Errorf("malformed JSON at byte %d: %s", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return fmt.Errorf("the request body must be a JSON object, not %s", article(typeErr.Value))
+		}
+		return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type), article(typeErr.Value))}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return &DecodeFieldError{Field: name, Msg: unknownField(name, reflect.TypeOf(dst))}
+	case errors.As(err, &invalidUE):
+		panic(err) // a programming error, not the client's
+	}
+	return fmt.Errorf("malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonKind names the JSON type a Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(jsonKind(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a value"
+}
+
+// article turns the JSON value kind encoding/json reports ("number 1.5",
+// "string", "array") into words.
+func article(v string) string {
+	if v == "" {
+		return "a value"
+	}
+	if strings.ContainsAny(v[:1], "aeiou") {
+		return "an " + v
+	}
+	return "a " + v
+}
+
+// decodeStrict decodes a job's request (or a unit) with DecodeStrict; a
+// fault is an Invalid error on the field "request.<name>".
+func decodeStrict(raw json.RawMessage, v any) error {
+	err := DecodeStrict(bytes.NewReader(raw), v)
+	if err == nil {
+		return nil
+	}
+	var fe *DecodeFieldError
+	if errors.As(err, &fe) {
+		return Invalid("request."+fe.Field, nil, "request.%s: %s", fe.Field, fe.Msg)
+	}
+	return Invalid("request", err, "request: %v", err)
+}
