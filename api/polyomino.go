@@ -122,7 +122,9 @@ type PolyominoAnalysis struct {
 	Heuristic  bool `json:"heuristic" example:"false"`
 	LegalMoves int  `json:"legal_moves" example:"1547"`
 	// Moves, with all_moves: every legal move with its own value where
-	// proven, best first.
+	// proven, best first: when the position is not proven, the heuristic
+	// player's move (best_moves[0]) first; then proven wins (best value
+	// first), proven draws, the moves not proven, proven losses.
 	Moves []PolyominoMoveValue `json:"moves,omitempty"`
 	// GameOver: the game has ended (the player to move cannot move, or
 	// under the score rule neither can).

@@ -214,6 +214,9 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 			for _, m := range pos.LegalMoves() {
 				res.Moves = append(res.Moves, MoveResult{Move: m, Outcome: OutcomeUnknown})
 			}
+			if len(res.BestMoves) == 1 {
+				heuristicFirst(res.Moves, res.BestMoves[0])
+			}
 		}
 		return res
 	}
@@ -351,10 +354,24 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 	case score && !s.game.pool && bestProven && best == diff+len(pieceNames(s.game.set, pos.avail[pos.toMove&1])):
 		res.Proven = true // nobody can do better than placing every piece
 	}
+	// Best first: proven wins and better scores, proven draws, the moves
+	// not proven, proven losses (least bad first). (The heuristic player's
+	// move, when the position is not proven, goes first: below.)
+	tier := func(rm *rootMove) int {
+		switch {
+		case !rm.proven:
+			return 2
+		case rm.value > 0:
+			return 0
+		case rm.value == 0:
+			return 1
+		}
+		return 3
+	}
 	sort.SliceStable(moves, func(i, j int) bool {
 		a, b := moves[i], moves[j]
-		if a.proven != b.proven {
-			return a.proven
+		if ta, tb := tier(a), tier(b); ta != tb {
+			return ta < tb
 		}
 		return a.proven && a.value > b.value
 	})
@@ -389,8 +406,23 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 				res.Moves = append(res.Moves, mr)
 			}
 		}
+		if !res.Proven && len(res.BestMoves) == 1 {
+			heuristicFirst(res.Moves, res.BestMoves[0])
+		}
 	}
 	return res
+}
+
+// heuristicFirst moves the heuristic player's move to the front of the
+// list, so that moves[0] is best_moves[0] when the position is not proven.
+func heuristicFirst(list []MoveResult, m Move) {
+	for i, mr := range list {
+		if mr.Move.String() == m.String() {
+			copy(list[1:i+1], list[:i])
+			list[0] = mr
+			return
+		}
+	}
 }
 
 func outcomeOf(v int) Outcome {

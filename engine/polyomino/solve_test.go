@@ -434,3 +434,44 @@ func TestLargestBoards(t *testing.T) {
 		}
 	}
 }
+
+// TestAllMovesBestFirst: with a budget that proves some moves only, every
+// move is listed best first: the heuristic player's move (best_moves[0]),
+// then proven wins, the moves not proven, and proven losses last.
+func TestAllMovesBestFirst(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	for _, moves := range [][]string{{"X:b2,a3,b3,c3,b4"}, {"L:a1,a2,a3,a4,b4"}} {
+		pos, err := NewPosition(cfg, nil, moves, DefaultToMove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Solve(context.Background(), pos, Options{MaxNodes: 1500000, TableMB: 16, Workers: 1, AllMoves: true})
+		if err != nil || res.Proven || len(res.Moves) != res.LegalMoves {
+			t.Fatalf("%v: proven %v, %d of %d moves, %v", moves, res.Proven, len(res.Moves), res.LegalMoves, err)
+		}
+		if res.Moves[0].Move.String() != res.BestMoves[0].String() {
+			t.Errorf("%v: moves[0] %s, best_moves[0] %s", moves, res.Moves[0].Move, res.BestMoves[0])
+		}
+		rank := func(m MoveResult) int {
+			switch {
+			case !m.Proven:
+				return 1
+			case m.Value > 0:
+				return 0
+			}
+			return 2
+		}
+		losses := 0
+		for i := 2; i < len(res.Moves); i++ {
+			if rank(res.Moves[i-1]) > rank(res.Moves[i]) {
+				t.Fatalf("%v: move %d %+v listed after %+v", moves, i, res.Moves[i], res.Moves[i-1])
+			}
+			if rank(res.Moves[i]) == 2 {
+				losses++
+			}
+		}
+		if losses == 0 {
+			t.Errorf("%v: no move proven losing within the budget: the test shows nothing", moves)
+		}
+	}
+}
