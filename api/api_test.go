@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/gamesolver/gamesolver/openapi"
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
@@ -305,6 +306,16 @@ func TestServiceEndpoints(t *testing.T) {
 	}
 	if w := do(r, "GET", "/problems/nope", "", ""); w.Code != 404 {
 		t.Errorf("unknown problem type: %d", w.Code)
+	}
+	// The served document is the committed one, without the empty host
+	// and schemes of swag's template (invalid Swagger 2.0).
+	w := do(r, "GET", "/openapi.json", "", "")
+	var doc map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || !bytes.Equal(w.Body.Bytes(), openapi.JSON) {
+		t.Errorf("served document differs from openapi/swagger.json (%v)", err)
+	}
+	if _, ok := doc["host"]; ok {
+		t.Errorf("host %q in the served document", doc["host"])
 	}
 }
 

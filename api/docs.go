@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 	swaggerFiles "github.com/swaggo/files"
 	ginSwagger "github.com/swaggo/gin-swagger"
-	"github.com/swaggo/swag"
 
 	"github.com/gamesolver/gamesolver/openapi"
 )
@@ -26,10 +25,5 @@ func registerDocs(r *gin.Engine) {
 //	@Success		200	{object}	object
 //	@Router			/openapi.json [get]
 func openapiJSON(c *gin.Context) {
-	doc, err := swag.ReadDoc(openapi.SwaggerInfo.InstanceName())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.Data(http.StatusOK, "application/json", []byte(doc))
+	c.Data(http.StatusOK, "application/json", openapi.JSON)
 }

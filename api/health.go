@@ -60,6 +60,7 @@ type GamesResponse struct {
 //	@Tags			service
 //	@Produce		json
 //	@Success		200	{object}	GamesResponse
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/games [get]
 func (h *handlers) games(c *gin.Context) {
 	c.JSON(http.StatusOK, GamesResponse{Games: h.deps.Catalogue.Games()})

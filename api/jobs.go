@@ -38,7 +38,7 @@ type JobProgress struct {
 	Total      int    `json:"total" example:"12"`
 	Nodes      int64  `json:"nodes" example:"123456789"`
 	ElapsedMs  int64  `json:"elapsed_ms" example:"4200"`
-	EstimateMs *int64 `json:"estimate_ms" example:"12600"`
+	EstimateMs *int64 `json:"estimate_ms" example:"12600" extensions:"x-nullable"`
 }
 
 // Job is the state of a job.
@@ -114,6 +114,9 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Failure		401		{object}	Problem	"API key required"
 //	@Failure		503		{object}	Problem
 //	@Security		APIKey
+//	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		415		{object}	Problem	"Content-Type is not application/json"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/jobs [post]
 func (h *handlers) createJob(c *gin.Context) {
 	var req JobRequest
@@ -146,6 +149,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Success		200	{object}	Job
 //	@Failure		404	{object}	Problem
 //	@Security		APIKey
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
@@ -175,6 +179,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Failure		404	{object}	Problem
 //	@Failure		409	{object}	Problem	"job already finished"
 //	@Security		APIKey
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
@@ -191,6 +196,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
 //	@Failure		404	{object}	Problem
 //	@Security		APIKey
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()

@@ -157,6 +157,9 @@ type PolyominoAnalysis struct {
 //	@Success		200		{object}	PolyominoAnalysis
 //	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
 //	@Failure		503		{object}	Problem	"every solver slot busy"
+//	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		415		{object}	Problem	"Content-Type is not application/json"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/polyomino/analyze [post]
 func (h *handlers) polyominoAnalyze(c *gin.Context) {
 	var req PolyominoRequest
@@ -288,6 +291,9 @@ type PolyominoMovesResponse struct {
 //	@Param			request	body		PolyominoRequest	true	"the position (budget and analysis fields are ignored)"
 //	@Success		200		{object}	PolyominoMovesResponse
 //	@Failure		400		{object}	Problem
+//	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		415		{object}	Problem	"Content-Type is not application/json"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/polyomino/moves [post]
 func (h *handlers) polyominoMoves(c *gin.Context) {
 	var req PolyominoRequest

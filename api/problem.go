@@ -146,7 +146,7 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 //	@Description	Every error answer is application/problem+json (RFC 9457) whose `type` is a path under /problems/; this returns what that type means.
 //	@Tags			service
 //	@Produce		json
-//	@Param			name	path		string	true	"problem type name"	example(validation)
+//	@Param			name	path		string	true	"problem type name, such as validation"
 //	@Success		200		{object}	problemKind
 //	@Failure		404		{object}	Problem
 //	@Router			/problems/{name} [get]

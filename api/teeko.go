@@ -35,7 +35,7 @@ type TeekoMove struct {
 	Move    string `json:"move" example:"15-9"`
 	Outcome string `json:"outcome" enums:"black_wins,red_wins,draw" example:"red_wins"`
 	// Plies left after this move under perfect play (null for a draw).
-	Plies *int `json:"plies" example:"8"`
+	Plies *int `json:"plies" example:"8" extensions:"x-nullable"`
 	// Result for the player who decides this ply.
 	Result string `json:"result" enums:"win,loss,draw" example:"win"`
 }
@@ -61,7 +61,7 @@ type TeekoAnalysis struct {
 	Outcome string `json:"outcome" enums:"black_wins,red_wins,draw" example:"red_wins"`
 	// Plies to the end under perfect play counting the winning move; null
 	// for a draw, 0 when the game is already over.
-	Plies *int `json:"plies" example:"9"`
+	Plies *int `json:"plies" example:"9" extensions:"x-nullable"`
 	// Result for the player who decides.
 	Result string `json:"result" enums:"win,loss,draw" example:"win"`
 	// GameOver is true when a side already has a configuration.
@@ -88,6 +88,7 @@ type TeekoAnalysis struct {
 //	@Failure		413		{object}	Problem
 //	@Failure		415		{object}	Problem
 //	@Failure		503		{object}	Problem	"tablebase still building (progress given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/teeko/analyze [post]
 func (h *handlers) teekoAnalyze(c *gin.Context) {
 	var req TeekoAnalyzeRequest
@@ -153,7 +154,7 @@ type TeekoAnnotateRequest struct {
 // TeekoValue is an outcome and its distance in plies (null for a draw).
 type TeekoValue struct {
 	Outcome string `json:"outcome" enums:"black_wins,red_wins,draw" example:"black_wins"`
-	Plies   *int   `json:"plies" example:"5"`
+	Plies   *int   `json:"plies" example:"5" extensions:"x-nullable"`
 }
 
 // TeekoAnnotatedPly is one ply of an annotated game.
@@ -199,6 +200,9 @@ type TeekoAnnotation struct {
 //	@Success		200		{object}	TeekoAnnotation
 //	@Failure		400		{object}	Problem	"illegal move (the problem names it)"
 //	@Failure		503		{object}	Problem	"tablebase still building"
+//	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		415		{object}	Problem	"Content-Type is not application/json"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/teeko/annotate [post]
 func (h *handlers) teekoAnnotate(c *gin.Context) {
 	var req TeekoAnnotateRequest
@@ -279,6 +283,7 @@ type TeekoTablebase struct {
 //	@Success		200			{object}	TeekoTablebase
 //	@Failure		400			{object}	Problem
 //	@Failure		503			{object}	Problem	"tablebase still building"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/teeko/tablebase [get]
 func (h *handlers) teekoTablebase(c *gin.Context) {
 	if !knownQuery(c, "rules", "drop_style") {

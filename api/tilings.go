@@ -72,6 +72,9 @@ type TilingsResponse struct {
 //	@Success		200		{object}	TilingsResponse
 //	@Failure		400		{object}	Problem	"bad region, unknown piece, area mismatch"
 //	@Failure		503		{object}	Problem	"every solver slot busy"
+//	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		415		{object}	Problem	"Content-Type is not application/json"
+//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/polyomino/tilings [post]
 func (h *handlers) tilings(c *gin.Context) {
 	var req TilingsRequest

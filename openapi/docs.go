@@ -74,8 +74,7 @@ const docTemplate = `{
                 "parameters": [
                     {
                         "type": "string",
-                        "example": "validation",
-                        "description": "problem type name",
+                        "description": "problem type name, such as validation",
                         "name": "name",
                         "in": "path",
                         "required": true
@@ -139,6 +138,12 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/api.GamesResponse"
                         }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
                     }
                 }
             }
@@ -197,6 +202,24 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Problem"
                         }
                     },
+                    "413": {
+                        "description": "body over the size limit",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "415": {
+                        "description": "Content-Type is not application/json",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "503": {
                         "description": "Service Unavailable",
                         "schema": {
@@ -239,6 +262,12 @@ const docTemplate = `{
                     },
                     "404": {
                         "description": "Not Found",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -286,6 +315,12 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
                     }
                 }
             }
@@ -326,6 +361,12 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
                     }
                 }
             }
@@ -363,6 +404,24 @@ const docTemplate = `{
                     },
                     "400": {
                         "description": "bad configuration, board or move (the problem names it)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "413": {
+                        "description": "body over the size limit",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "415": {
+                        "description": "Content-Type is not application/json",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -412,6 +471,24 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
+                    },
+                    "413": {
+                        "description": "body over the size limit",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "415": {
+                        "description": "Content-Type is not application/json",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
                     }
                 }
             }
@@ -449,6 +526,24 @@ const docTemplate = `{
                     },
                     "400": {
                         "description": "bad region, unknown piece, area mismatch",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "413": {
+                        "description": "body over the size limit",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "415": {
+                        "description": "Content-Type is not application/json",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -511,6 +606,12 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Problem"
                         }
                     },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "503": {
                         "description": "tablebase still building (progress given)",
                         "schema": {
@@ -553,6 +654,24 @@ const docTemplate = `{
                     },
                     "400": {
                         "description": "illegal move (the problem names it)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "413": {
+                        "description": "body over the size limit",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "415": {
+                        "description": "Content-Type is not application/json",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -615,6 +734,12 @@ const docTemplate = `{
                     },
                     "400": {
                         "description": "Bad Request",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -751,6 +876,7 @@ const docTemplate = `{
                 },
                 "estimate_ms": {
                     "type": "integer",
+                    "x-nullable": true,
                     "example": 12600
                 },
                 "nodes": {
@@ -834,7 +960,7 @@ const docTemplate = `{
                     }
                 },
                 "moves": {
-                    "description": "Moves, with all_moves: every legal move with its own value where\nproven, best first.",
+                    "description": "Moves, with all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst), proven draws, the moves not proven, proven losses.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.PolyominoMoveValue"
@@ -1247,6 +1373,7 @@ const docTemplate = `{
                 "plies": {
                     "description": "Plies to the end under perfect play counting the winning move; null\nfor a draw, 0 when the game is already over.",
                     "type": "integer",
+                    "x-nullable": true,
                     "example": 9
                 },
                 "result": {
@@ -1530,6 +1657,7 @@ const docTemplate = `{
                 "plies": {
                     "description": "Plies left after this move under perfect play (null for a draw).",
                     "type": "integer",
+                    "x-nullable": true,
                     "example": 8
                 },
                 "result": {
@@ -1653,6 +1781,7 @@ const docTemplate = `{
                 },
                 "plies": {
                     "type": "integer",
+                    "x-nullable": true,
                     "example": 5
                 }
             }

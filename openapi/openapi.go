@@ -3,3 +3,12 @@
 // swagger.yaml: run `make openapi` (which runs this package's test with
 // -update). The test fails when the committed document is stale.
 package openapi
+
+import _ "embed"
+
+// JSON is swagger.json as committed: the document the service serves. (The
+// template of docs.go would add an empty "host" and "schemes", which a
+// Swagger 2.0 validator rejects.)
+//
+//go:embed swagger.json
+var JSON []byte

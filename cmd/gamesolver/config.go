@@ -104,6 +104,7 @@ func defaultConfig() config {
 		MaxJobDuration: time.Hour,
 		WorkerSlots:    1,
 		BookTableMB:    256,
+		RateLimit:      "100-S",
 	}
 }
 

@@ -37,7 +37,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != ":8080" || cfg.MaxBodyBytes != 64<<10 || cfg.RedisURL != "" {
+	if cfg.Addr != ":8080" || cfg.MaxBodyBytes != 64<<10 || cfg.RedisURL != "" || cfg.RateLimit != "100-S" {
 		t.Errorf("defaults = %+v", cfg)
 	}
 }

@@ -101,7 +101,7 @@ func presets() []PresetInfo {
 			Config{Preset: "tetrominoes", Width: 5, Height: 5, Order: 4, Pool: true, EndRule: NormalPlay, Variant: Standard}},
 		{"hexominoes", "15 x 15 board, the 35 hexominoes: one placed first as a neutral piece near the centre, 17 dealt to each player; a player who cannot place passes, most pieces placed wins",
 			Config{Preset: "hexominoes", Width: 15, Height: 15, Order: 6, Pool: false, NeutralCount: 1, EndRule: ScoreRule, Variant: Standard}},
-		{"capture", "O'Dwyer's capture variant: 7 x 7 board, the 12 pentominoes in a common pool, capturing pieces (analysis not supported yet)",
+		{"capture", "O'Dwyer's capture variant: 7 x 7 board, the 12 pentominoes in a common pool, capturing pieces (analyze solves its positions within the budget, or answers with the computer opponent's move)",
 			Config{Preset: "capture", Width: 7, Height: 7, Order: 5, Pool: true, EndRule: NormalPlay, Variant: Capture}},
 	}
 }
