@@ -73,10 +73,19 @@ type BookJobRequest struct {
 	Classes []int `json:"classes,omitempty"`
 }
 
+// BookJobLine is one classified class of moves: its index among the
+// position's classes (as in the request's classes), the move standing for
+// it, the number of its images, whether it wins for its maker and, if not,
+// a winning reply.
+type BookJobLine struct {
+	Index int `json:"index"`
+	book.Line
+}
+
 // BookJobResult is the result of a polyomino.book job.
 type BookJobResult struct {
-	Moves []string    `json:"moves"`
-	Lines []book.Line `json:"lines"`
+	Moves []string     `json:"moves"`
+	Lines []BookJobLine `json:"lines"`
 	// Wins counts the classes that win for their maker.
 	Wins int `json:"wins"`
 	// Complete: every requested class is classified.
@@ -190,7 +199,7 @@ func (j BookJob) Combine(request json.RawMessage, total int, results map[int]jso
 	if err := json.Unmarshal(request, &r); err != nil {
 		return nil, false, err
 	}
-	out := BookJobResult{Moves: r.Moves, Lines: make([]book.Line, 0, len(results))}
+	out := BookJobResult{Moves: r.Moves, Lines: make([]BookJobLine, 0, len(results))}
 	for i := range total {
 		raw, ok := results[i]
 		if !ok {
@@ -200,7 +209,11 @@ func (j BookJob) Combine(request json.RawMessage, total int, results map[int]jso
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return nil, false, err
 		}
-		out.Lines = append(out.Lines, l)
+		index := i
+		if r.Classes != nil {
+			index = r.Classes[i]
+		}
+		out.Lines = append(out.Lines, BookJobLine{Index: index, Line: l})
 		out.Nodes += l.Nodes
 		if l.Wins {
 			out.Wins++

@@ -103,7 +103,7 @@ func TestBookJob(t *testing.T) {
 	}
 	for i, l := range res.Lines {
 		w := want.Lines[i]
-		if l.Move != w.Move || l.Class != w.Class || l.Wins != w.Wins || l.Wins == (l.Reply != "") {
+		if l.Index != i || l.Move != w.Move || l.Class != w.Class || l.Wins != w.Wins || l.Wins == (l.Reply != "") {
 			t.Fatalf("line %d: job %+v, direct %+v", i, l, w)
 		}
 	}
@@ -118,5 +118,13 @@ func TestBookJob(t *testing.T) {
 		if _, err := jm.Submit(ctx, kind.Name(), json.RawMessage(bad)); service.KindOf(err) != service.KindInvalid {
 			t.Errorf("%s: %v, want a validation error", bad, err)
 		}
+	}
+	// A line's index is the class requested, not its place in the list.
+	l0, _ := json.Marshal(want.Lines[5])
+	l1, _ := json.Marshal(want.Lines[7])
+	raw, done, err := kind.Combine(json.RawMessage(`{"moves":[],"classes":[5,7]}`), 2, map[int]json.RawMessage{0: l0, 1: l1})
+	var sub service.BookJobResult
+	if err != nil || !done || json.Unmarshal(raw, &sub) != nil || len(sub.Lines) != 2 || sub.Lines[0].Index != 5 || sub.Lines[1].Index != 7 || sub.Lines[1].Move != want.Lines[7].Move {
+		t.Errorf("combined %s, %v, %v", raw, done, err)
 	}
 }

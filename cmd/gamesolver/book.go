@@ -430,7 +430,10 @@ func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (c
 			return book.Section{}, err
 		}
 		logf("job %s: done, %d units, %d nodes, %.1fs", job.ID, len(res.Lines), res.Nodes, float64(job.Progress.ElapsedMS)/1000)
-		sec := book.Section{Moves: moves, Lines: res.Lines}
+		sec := book.Section{Moves: moves}
+		for _, l := range res.Lines {
+			sec.Lines = append(sec.Lines, l.Line)
+		}
 		if untilWin && res.Wins > 0 {
 			return sec, fmt.Errorf("a move wins for its maker: %w", book.ErrRefuted)
 		}

@@ -34,7 +34,7 @@ type Line struct {
 	Move string `json:"move"`
 	// Class is the number of moves of the class: the images of Move under
 	// the symmetries of the board that map the position onto itself.
-	Class int `json:"class"`
+	Class int `json:"images"`
 	// Wins: the move wins for the player who makes it (every reply loses).
 	Wins bool `json:"wins"`
 	// Reply, for a losing move, is a winning reply: the certificate's
