@@ -84,7 +84,7 @@ type BookJobLine struct {
 
 // BookJobResult is the result of a polyomino.book job.
 type BookJobResult struct {
-	Moves []string     `json:"moves"`
+	Moves []string      `json:"moves"`
 	Lines []BookJobLine `json:"lines"`
 	// Wins counts the classes that win for their maker.
 	Wins int `json:"wins"`
