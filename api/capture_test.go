@@ -54,6 +54,9 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		{"markers outside capture", `{"game":"pentominoes","markers":{"I":"first"}}`, "markers", "capture"},
 		{"pool false", `{"game":"capture","pool":false}`, "pool", ""},
 		{"pool of the wrong type", `{"game":"capture","pool":7}`, "pool", ""},
+		{"banned piece not in the pool", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"banned":["I"]}`, "banned", "not in the pool"},
+		{"pool piece on the board", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"pool":["I"]}`, "pool", "on the board"},
+		{"marker on a piece off the board", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"markers":{"L":"first"}}`, "markers", "not on the board"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

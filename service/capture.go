@@ -62,12 +62,13 @@ func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
 		switch {
 		case errors.As(err, &te):
 			field = "moves"
-		case strings.Contains(err.Error(), "marker"):
-			field = "markers"
-		case strings.Contains(err.Error(), "pool"):
-			field = "pool"
-		case strings.Contains(err.Error(), "banned") || strings.Contains(err.Error(), "ban"):
+		// The engine prefixes the faults of these fields with their name.
+		case strings.Contains(err.Error(), "banned:"):
 			field = "banned"
+		case strings.Contains(err.Error(), "markers:"):
+			field = "markers"
+		case strings.Contains(err.Error(), "pool:"):
+			field = "pool"
 		case strings.Contains(err.Error(), "to move") || strings.Contains(err.Error(), "player"):
 			field = "to_move"
 		}
