@@ -31,7 +31,7 @@ func TestCaptureOverHTTP(t *testing.T) {
 	}
 	// A small board solved exactly: 4 x 4 with the tetrominoes.
 	e := analyze(t, r, `{"game":"capture","width":4,"height":4,"pieces":"IOTSL","moves":["I:a1,b1,c1,d1"],"all_moves":true}`)
-	if !e.Proven || e.Result != "win" || e.Outcome != "second_wins" || len(e.Moves) != e.LegalMoves {
+	if !e.Proven || e.Result != "win" || e.Outcome != "second_wins" || e.Moves == nil || len(*e.Moves) != e.LegalMoves {
 		t.Errorf("4x4 capture: %+v", e)
 	}
 	// Legal turns with their count.

@@ -125,7 +125,7 @@ type PolyominoAnalysis struct {
 	// proven, best first: when the position is not proven, the heuristic
 	// player's move (best_moves[0]) first; then proven wins (best value
 	// first), proven draws, the moves not proven, proven losses.
-	Moves []PolyominoMoveValue `json:"moves,omitempty"`
+	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
 	// GameOver: the game has ended (the player to move cannot move, or
 	// under the score rule neither can).
 	GameOver bool `json:"game_over" example:"false"`
@@ -171,7 +171,7 @@ func (h *handlers) polyominoAnalyze(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, toPolyominoAnalysis(a))
+	c.JSON(http.StatusOK, toPolyominoAnalysis(a, req.AllMoves))
 }
 
 func fromPolyominoRequest(r PolyominoRequest) service.PolyominoQuery {
@@ -195,7 +195,7 @@ func polyResult(outcome string, proven bool) string {
 	return outcome
 }
 
-func toPolyominoAnalysis(a service.PolyominoAnswer) PolyominoAnalysis {
+func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnalysis {
 	out := PolyominoAnalysis{
 		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
 		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
@@ -232,13 +232,17 @@ func toPolyominoAnalysis(a service.PolyominoAnswer) PolyominoAnalysis {
 	if a.Source == service.SourceCache {
 		out.Stats.ElapsedMs = 0
 	}
-	for _, m := range a.Moves {
-		mv := PolyominoMoveValue{Move: m.Move, Result: polyResult(m.Outcome, m.Proven), Proven: m.Proven}
-		if a.ScoreRule && m.Proven {
-			v := m.Value
-			mv.Score = &v
+	if a.Moves != nil || allMoves {
+		moves := make([]PolyominoMoveValue, 0, len(a.Moves))
+		for _, m := range a.Moves {
+			mv := PolyominoMoveValue{Move: m.Move, Result: polyResult(m.Outcome, m.Proven), Proven: m.Proven}
+			if a.ScoreRule && m.Proven {
+				v := m.Value
+				mv.Score = &v
+			}
+			moves = append(moves, mv)
 		}
-		out.Moves = append(out.Moves, mv)
+		out.Moves = &moves // present, and empty when no move is legal, with all_moves
 	}
 	if a.JobID != "" {
 		out.Job = &JobLink{ID: a.JobID, Href: jobHref(a.JobID)}
@@ -262,7 +266,7 @@ func polyominoJobResult(raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
 	}
-	return toPolyominoAnalysis(a), nil
+	return toPolyominoAnalysis(a, false), nil
 }
 
 // PolyominoMovesResponse lists the legal moves of a position.

@@ -86,8 +86,15 @@ func TestPolyominoSymmetricPositionsAgree(t *testing.T) {
 			t.Errorf("best move %s of the mirrored position is not legal there", m)
 		}
 	}
-	if len(b.Moves) != legal.Count {
-		t.Errorf("all_moves lists %d moves, %d are legal", len(b.Moves), legal.Count)
+	if b.Moves == nil || len(*b.Moves) != legal.Count {
+		t.Errorf("all_moves lists %v, %d are legal", b.Moves, legal.Count)
+	}
+	// With all_moves, the list is there even when no move is legal.
+	for body, want := range map[string]bool{`{"game":"pentominoes","width":2,"height":2,"all_moves":true}`: true, `{"game":"pentominoes","width":2,"height":2}`: false} {
+		w := do(r, "POST", "/v1/polyomino/analyze", "application/json", body)
+		if got := strings.Contains(w.Body.String(), `"moves":[]`); got != want || w.Code != 200 {
+			t.Errorf("%s: %d %s", body, w.Code, w.Body)
+		}
 	}
 }
 
