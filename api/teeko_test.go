@@ -101,6 +101,7 @@ func TestTeekoBadInput(t *testing.T) {
 		{"to_move required", "/v1/teeko/analyze", `{"black":[1,2,3,7],"red":[20,21,22,23]}`, "to_move", "to move"},
 		{"to_move wrong word", "/v1/teeko/analyze", `{"board":".........................","to_move":"green"}`, "to_move", "expected black or red"},
 		{"to_move contradicts", "/v1/teeko/analyze", `{"board":".........................","to_move":"red"}`, "to_move", ""},
+		{"to_move contradicts moves", "/v1/teeko/analyze", `{"moves":["13"],"to_move":"black"}`, "to_move", "after them red is to move"},
 		{"square off board", "/v1/teeko/analyze", `{"black":[26]}`, "black", "26"},
 		{"both configured", "/v1/teeko/analyze", `{"black":[1,2,3,4],"red":[21,22,23,24],"to_move":"black"}`, "board", ""},
 		{"too many black", "/v1/teeko/analyze", `{"black":[1,2,3],"red":[9]}`, "board", ""},
@@ -146,7 +147,7 @@ func TestTeekoMovesSortedBestFirst(t *testing.T) {
 		}
 		return -1000 + *m.Plies
 	}
-	for _, body := range []string{`{}`, `{"rules":"advanced"}`, `{"moves":["13","7","12","8"],"drop_style":"one-move-standard"}`, `{"black":[1,7,13,20],"red":[2,3,9,25],"to_move":"black"}`} {
+	for _, body := range []string{`{}`, `{"rules":"advanced"}`, `{"moves":["13","7","12","8"],"drop_style":"one-move-standard"}`, `{"black":[1,7,13,20],"red":[2,3,9,25],"to_move":"black"}`, `{"moves":["13"],"to_move":"red"}`} {
 		w := do(r, "POST", "/v1/teeko/analyze", "application/json", body)
 		var a TeekoAnalysis
 		if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil || w.Code != 200 {

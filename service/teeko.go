@@ -268,12 +268,13 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 	}
 	switch {
 	case q.HasMoves:
-		if q.ToMove != "" {
-			return teeko.Position{}, Invalid("to_move", nil, "to_move is implied by moves; leave it out")
-		}
 		pos, err := teeko.ParseGame(r, q.Moves)
 		if err != nil {
 			return teeko.Position{}, Invalid("moves", err, "%s", err.Error())
+		}
+		// to_move is implied by moves: given as well, it must agree.
+		if q.ToMove != "" && toMove != pos.ToMove() {
+			return teeko.Position{}, Invalid("to_move", nil, "to_move %s contradicts moves: after them %s is to move (to_move may be left out)", toMove, pos.ToMove())
 		}
 		return pos, nil
 	case q.Board != nil:
