@@ -38,6 +38,7 @@ type PolyominoRequest struct {
 	EndRule string `json:"end_rule" enums:"normal,score" example:"normal"`
 	// Board rows, top row first: '.' empty, '#' blocked or an anonymous
 	// piece, any other character a cell of a placed piece named by shape.
+	// The rows set the board's size unless width or height is given.
 	Board []string `json:"board" example:"........,........,........,........,........,........,........,........"`
 	// Moves from the start (or after the board): <piece>:<cells>.
 	Moves []string `json:"moves" example:"L:a1,a2,a3,a4,b4"`

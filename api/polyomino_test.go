@@ -163,6 +163,13 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"unknown piece", `{"pieces":"FILQ"}`, "pieces", "Q"},
 		{"negative budget", `{"budget_ms":-1}`, "budget_ms", ""},
 		{"unknown field", `{"gmae":"pentominoes"}`, "gmae", "unknown field"},
+		{"board of another size than width", `{"width":6,"board":["........","........","........","........","........","........","........","........"]}`, "board", "expected 6"},
+		{"board too tall", `{"board":["." ,".",".",".",".",".",".",".",".",".",".",".",".",".",".",".","."]}`, "board", "1 to 16"},
+	}
+	// The board's rows set its size: 8 x 8 tetrominoes.
+	a := analyze(t, r, `{"game":"tetrominoes","board":["IIII....","........","........","........","........","........","........","........"],"budget_ms":100}`)
+	if len(a.Board) != 8 || len(a.Board[0]) != 8 || a.LegalMoves == 0 {
+		t.Errorf("size from the board: %+v", a)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1136,7 +1136,7 @@ const docTemplate = `{
                     }
                 },
                 "board": {
-                    "description": "Board rows, top row first: '.' empty, '#' blocked or an anonymous\npiece, any other character a cell of a placed piece named by shape.",
+                    "description": "Board rows, top row first: '.' empty, '#' blocked or an anonymous\npiece, any other character a cell of a placed piece named by shape.\nThe rows set the board's size unless width or height is given.",
                     "type": "array",
                     "items": {
                         "type": "string"

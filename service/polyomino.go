@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
@@ -133,6 +134,13 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	cfg, err := polyomino.Preset(name)
 	if err != nil {
 		return cfg, Invalid("game", err, "%s", err.Error())
+	}
+	// Board rows give the board's size, unless width or height is given.
+	if len(q.Board) > 0 {
+		cfg.Width, cfg.Height = utf8.RuneCountInString(q.Board[0]), len(q.Board)
+		if q.Width == nil && (cfg.Width < 1 || cfg.Width > 16) || q.Height == nil && cfg.Height > 16 {
+			return cfg, Invalid("board", nil, "board of %d rows of %d cells: a board has 1 to 16 rows and columns", cfg.Height, cfg.Width)
+		}
 	}
 	if q.Width != nil {
 		cfg.Width = *q.Width
