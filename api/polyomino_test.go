@@ -163,6 +163,7 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"unknown piece", `{"pieces":"FILQ"}`, "pieces", "Q"},
 		{"negative budget", `{"budget_ms":-1}`, "budget_ms", ""},
 		{"unknown field", `{"gmae":"pentominoes"}`, "gmae", "unknown field"},
+		{"hands with a common pool", `{"pool":true,"hands":{"first":["F"],"second":["I"]}}`, "hands", "pool true"},
 		{"board of another size than width", `{"width":6,"board":["........","........","........","........","........","........","........","........"]}`, "board", "expected 6"},
 		{"board too tall", `{"board":["." ,".",".",".",".",".",".",".",".",".",".",".",".",".",".",".","."]}`, "board", "1 to 16"},
 	}

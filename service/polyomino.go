@@ -162,6 +162,9 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if q.Pool != nil {
 		cfg.Pool = *q.Pool
 	}
+	if q.Hands != nil && q.Pool != nil && *q.Pool {
+		return cfg, Invalid("hands", nil, "hands with pool true: hands mean each player has his own pieces (leave pool out, or set it false)")
+	}
 	if q.Hands != nil {
 		cfg.Pool = false
 		cfg.Hands = [2][]string{q.Hands.First, q.Hands.Second}
