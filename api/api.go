@@ -99,6 +99,9 @@ func New(cfg Config, d Deps) *gin.Engine {
 	h := &handlers{deps: d}
 	r.GET("/healthz", h.healthz)
 	r.GET("/readyz", h.readyz)
+	// HEAD too, for load balancers and uptime probes that send it.
+	r.HEAD("/healthz", h.healthz)
+	r.HEAD("/readyz", h.readyz)
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
 	r.GET("/problems/:name", describeProblem)
 	registerDocs(r)

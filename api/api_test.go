@@ -117,7 +117,7 @@ func TestProblems(t *testing.T) {
 		{"no content type", "POST", "/test/echo", "", `{}`, 415, "/problems/unsupported-media", "", "got no Content-Type"},
 		{"unknown route", "GET", "/v1/nothing", "", ``, 404, "/problems/not-found", "", "no route for GET /v1/nothing"},
 		{"unknown route with body", "POST", "/v1/nothing", "text/plain", `x`, 404, "/problems/not-found", "", "no route"},
-		{"wrong method", "DELETE", "/healthz", "", ``, 405, "/problems/method-not-allowed", "", "DELETE is not allowed on /healthz; allowed: GET"},
+		{"wrong method", "DELETE", "/healthz", "", ``, 405, "/problems/method-not-allowed", "", "DELETE is not allowed on /healthz; allowed: GET, HEAD"},
 		{"wrong method with body", "POST", "/v1/games", "text/plain", `x`, 405, "/problems/method-not-allowed", "", "allowed: GET"},
 		{"panic", "GET", "/test/panic", "", ``, 500, "/problems/internal", "", "could not be completed"},
 		{"validation from service", "GET", "/test/invalid", "", ``, 400, "/problems/validation", "board", "row 3 has 9 cells"},
@@ -302,6 +302,11 @@ func TestServiceEndpoints(t *testing.T) {
 		body, _ := io.ReadAll(w.Body)
 		if w.Code != 200 || !strings.Contains(string(body), tt.contains) {
 			t.Errorf("GET %s = %d %.200s; want 200 containing %s", tt.path, w.Code, body, tt.contains)
+		}
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if w := do(r, "HEAD", path, "", ""); w.Code != 200 {
+			t.Errorf("HEAD %s = %d", path, w.Code)
 		}
 	}
 	if w := do(r, "GET", "/problems/nope", "", ""); w.Code != 404 {
