@@ -22,7 +22,8 @@ type PolyominoRequest struct {
 	// Blocked cells ("d4"; a1 is the top-left cell) override the preset's.
 	Blocked *[]string `json:"blocked"`
 	// Pieces in play: names run together ("FILNP") or comma separated
-	// ("H01,H02"); default the preset's whole set.
+	// ("H01,H02"), or a whole set (tetrominoes, pentominoes, hexominoes);
+	// default the preset's whole set.
 	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
 	// Pool: true for a common pool, false for hands. For the capture
 	// variant, the list of pieces in the pool (default: every piece not

@@ -167,6 +167,10 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"board of another size than width", `{"width":6,"board":["........","........","........","........","........","........","........","........"]}`, "board", "expected 6"},
 		{"board too tall", `{"board":["." ,".",".",".",".",".",".",".",".",".",".",".",".",".",".",".","."]}`, "board", "1 to 16"},
 	}
+	// A whole set by name.
+	if a := analyze(t, r, `{"game":"pentominoes","width":5,"height":5,"pieces":"tetrominoes","budget_ms":2000}`); !a.Proven || a.LegalMoves == 0 {
+		t.Errorf("pieces by set name: %+v", a)
+	}
 	// The board's rows set its size: 8 x 8 tetrominoes.
 	a := analyze(t, r, `{"game":"tetrominoes","board":["IIII....","........","........","........","........","........","........","........"],"budget_ms":100}`)
 	if len(a.Board) != 8 || len(a.Board[0]) != 8 || a.LegalMoves == 0 {

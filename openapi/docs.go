@@ -1219,7 +1219,7 @@ const docTemplate = `{
                     }
                 },
                 "pieces": {
-                    "description": "Pieces in play: names run together (\"FILNP\") or comma separated\n(\"H01,H02\"); default the preset's whole set.",
+                    "description": "Pieces in play: names run together (\"FILNP\") or comma separated\n(\"H01,H02\"), or a whole set (tetrominoes, pentominoes, hexominoes);\ndefault the preset's whole set.",
                     "type": "string",
                     "example": "FILNPTUVWXYZ"
                 },

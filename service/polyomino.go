@@ -125,6 +125,16 @@ func splitPieces(s string) []string {
 	return out
 }
 
+// pieceSets are the names of whole sets accepted as pieces.
+var pieceSets = map[string]int{"tetrominoes": 4, "pentominoes": 5, "hexominoes": 6}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 // config applies the query's overrides to its preset.
 func (q PolyominoQuery) config() (polyomino.Config, error) {
 	name := q.Game
@@ -151,7 +161,9 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if q.Blocked != nil {
 		cfg.Blocked = *q.Blocked
 	}
-	if q.Pieces != nil {
+	if order, ok := pieceSets[strings.ToLower(strings.TrimSpace(deref(q.Pieces)))]; ok {
+		cfg.Order, cfg.Pieces = order, nil // a whole set by name, as tilings accepts
+	} else if q.Pieces != nil {
 		cfg.Pieces = splitPieces(*q.Pieces)
 		if len(cfg.Pieces) > 0 {
 			if order := pieceOrder(cfg.Pieces, cfg.Order); order != 0 {
