@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -108,4 +109,43 @@ func TestAnalyzeInBackground(t *testing.T) {
 	if _, err := jm.Submit(ctx, kind.Name(), bad); err == nil {
 		t.Fatal("an illegal capture turn was accepted")
 	}
+}
+
+// TestPiecesLeft: an answer lists the pieces still to place, the common
+// pool's or each hand's, from search, cache and book alike.
+func TestPiecesLeft(t *testing.T) {
+	p := service.NewPolyomino(searcherWithBudget(5 * time.Second))
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		q      service.PolyominoQuery
+		pool   string
+		first  string
+		second string
+	}{
+		{"book", service.PolyominoQuery{Moves: []string{"L:c5,d5,e5,f5,c6"}}, "[F I N P T U V W X Y Z]", "[]", "[]"},
+		{"search", service.PolyominoQuery{Game: "tetrominoes", Moves: []string{"I:a1,b1,c1,d1"}}, "[O T S L]", "[]", "[]"},
+		{"hands", service.PolyominoQuery{Width: intp(5), Height: intp(5), Pieces: strp("FILNPT"), Hands: &service.Hands{First: []string{"F", "I", "L"}, Second: []string{"N", "P", "T"}},
+			Moves: []string{"I:a1,b1,c1,d1,e1"}}, "[]", "[F L]", "[N P T]"},
+	} {
+		for range 2 { // the second answer comes from the cache
+			a, err := p.Analyze(ctx, tc.q)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			got := a.PiecesLeft
+			if fmt.Sprint(nonNil(got.Pool)) != tc.pool || fmt.Sprint(nonNil(got.First)) != tc.first || fmt.Sprint(nonNil(got.Second)) != tc.second {
+				t.Errorf("%s (%s): pieces left %+v", tc.name, a.Source, got)
+			}
+		}
+	}
+}
+
+func strp(s string) *string { return &s }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

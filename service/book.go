@@ -30,11 +30,7 @@ func bookAnswer(pos *polyomino.Position, allMoves bool) (PolyominoAnswer, bool) 
 		res.Moves = nil
 	}
 	res.Elapsed = time.Since(t0)
-	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
-	a.Config = pos.Game().Config()
-	a.Board = pos.Board()
-	a.ToMove = pos.ToMove().String()
-	a.Scores = pos.Scores()
+	a := withPosition(answerOf(res, func(m polyomino.Move) polyomino.Move { return m }), pos)
 	a.Source = SourceBook
 	return a, true
 }

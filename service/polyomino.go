@@ -95,6 +95,7 @@ type PolyominoAnswer struct {
 	Source       string           `json:"source"`
 	JobID        string           `json:"job_id,omitempty"`
 	ScoreRule    bool             `json:"score_rule"`
+	PiecesLeft   PiecesLeft       `json:"pieces_left"`
 	// Capture variant: markers on the board and the pool.
 	Capture bool              `json:"capture,omitempty"`
 	Markers map[string]string `json:"markers,omitempty"`
@@ -360,7 +361,27 @@ func withPosition(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 	a.ToMove = pos.ToMove().String()
 	a.Scores = pos.Scores()
 	a.ScoreRule = a.Config.EndRule == polyomino.ScoreRule
+	if a.Config.Pool {
+		a.PiecesLeft = PiecesLeft{Pool: nonNil(pos.Available(polyomino.First))}
+	} else {
+		a.PiecesLeft = PiecesLeft{First: nonNil(pos.Available(polyomino.First)), Second: nonNil(pos.Available(polyomino.Second))}
+	}
 	return a
+}
+
+// PiecesLeft are the pieces still to be placed: the common pool's, or
+// each player's hand.
+type PiecesLeft struct {
+	Pool   []string `json:"pool,omitempty"`
+	First  []string `json:"first,omitempty"`
+	Second []string `json:"second,omitempty"`
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // PolyominoMoves lists the legal moves of a position.
