@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
