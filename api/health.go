@@ -13,7 +13,7 @@ import (
 type Health struct {
 	Status  string `json:"status" example:"ok"`
 	Version string `json:"version" example:"v0.1.0"`
-	// UptimeSeconds since the process started.
+	// Seconds since the process started.
 	UptimeSeconds float64 `json:"uptime_seconds" example:"12.5"`
 }
 

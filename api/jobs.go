@@ -15,8 +15,8 @@ import (
 // JobRequest asks for a long computation.
 type JobRequest struct {
 	// Type of job: polyomino.analyze, polyomino.tilings or polyomino.book.
-	Type string `json:"type" enums:"polyomino.analyze,polyomino.tilings,polyomino.book" example:"polyomino.tilings"`
-	// Request is the body the synchronous endpoint of that type takes;
+	Type string `json:"type" binding:"required" enums:"polyomino.analyze,polyomino.tilings,polyomino.book" example:"polyomino.tilings"`
+	// The body the synchronous endpoint of that type takes;
 	// for polyomino.book: {"moves": [...], "classes": [...], "until_win": bool}
 	// (classify the symmetry classes of the moves of a Pentominoes position
 	// reached by moves, each with a winning reply when it loses).
@@ -51,9 +51,10 @@ type Job struct {
 	Started  *time.Time  `json:"started,omitempty"`
 	Finished *time.Time  `json:"finished,omitempty"`
 	Progress JobProgress `json:"progress"`
-	// Result, when done, has the shape of the synchronous endpoint's answer.
+	// The answer, when done, in the shape of the synchronous endpoint's
+	// answer.
 	Result any `json:"result,omitempty" swaggertype:"object"`
-	// Error, when failed, says why.
+	// Why the job failed, when it did.
 	Error string `json:"error,omitempty" example:""`
 }
 

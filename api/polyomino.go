@@ -14,51 +14,56 @@ import (
 // overrides of its fields, and the board and/or the moves so far (neither
 // for the start).
 type PolyominoRequest struct {
-	// Game: pentominoes, tetrominoes, hexominoes or capture.
+	// The preset: pentominoes, tetrominoes, hexominoes or capture.
 	Game string `json:"game" enums:"pentominoes,tetrominoes,hexominoes,capture" default:"pentominoes" example:"pentominoes"`
-	// Width and Height override the preset's board (1..16).
-	Width  *int `json:"width" example:"8"`
+	// Board width, overriding the preset's (1..16).
+	Width *int `json:"width" example:"8"`
+	// Board height, overriding the preset's (1..16).
 	Height *int `json:"height" example:"8"`
 	// Blocked cells ("d4"; a1 is the top-left cell) override the preset's.
-	Blocked *[]string `json:"blocked"`
+	Blocked *[]string `json:"blocked" example:"d4,e4,d5,e5"`
 	// Pieces in play: names run together ("FILNP") or comma separated
 	// ("H01,H02"), or a whole set (tetrominoes, pentominoes, hexominoes);
 	// default the preset's whole set.
 	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
-	// Pool: true for a common pool, false for hands. For the capture
-	// variant, the list of pieces in the pool (default: every piece not
-	// on the board).
+	// True for a common pool, false for hands. For the capture variant,
+	// the list of pieces in the pool (default: every piece not on the
+	// board).
 	Pool *PoolField `json:"pool" swaggertype:"boolean" example:"true"`
-	// Hands: each player's pieces (implies pool false).
+	// Each player's pieces (implies pool false).
 	Hands *service.Hands `json:"hands"`
-	// Neutral placements made before the first move, in move notation.
-	Neutral *[]string `json:"neutral"`
+	// Neutral placements made before the first move, in move notation,
+	// e.g. ["X:d3,c4,d4,e4,d5"].
+	Neutral *[]string `json:"neutral"` // no example tag: swag splits it at every comma
 	// Seed of the deal when hands are dealt (house rule, see /v1/games).
 	Seed *uint64 `json:"seed" example:"0"`
-	// EndRule: normal (who cannot move loses) or score.
+	// End rule: normal (who cannot move loses) or score.
 	EndRule string `json:"end_rule" enums:"normal,score" example:"normal"`
 	// Board rows, top row first: '.' empty, '#' blocked or an anonymous
 	// piece, any other character a cell of a placed piece named by shape.
 	// The rows set the board's size unless width or height is given.
 	Board []string `json:"board" example:"........,........,........,........,........,........,........,........"`
-	// Moves from the start (or after the board): <piece>:<cells>.
-	Moves []string `json:"moves" example:"L:a1,a2,a3,a4,b4"`
-	// ToMove: first or second; defaults from the number of pieces placed.
+	// Moves from the start (or after the board): <piece>:<cells>, e.g.
+	// ["L:a1,a2,a3,a4,b4"].
+	Moves []string `json:"moves"` // no example tag: swag splits it at every comma
+	// Player to move, first or second; defaults from the number of pieces
+	// placed.
 	ToMove string `json:"to_move" enums:"first,second" example:"second"`
-	// BudgetMs bounds the search (server default when 0, capped by the server).
+	// Bound on the search time in milliseconds (server default when 0,
+	// capped by the server).
 	BudgetMs int64 `json:"budget_ms" example:"2000"`
-	// AllMoves values every legal move.
+	// When true, every legal move is valued.
 	AllMoves bool `json:"all_moves" example:"false"`
-	// Background: when not proven within the budget, continue as a job
+	// When not proven within the budget, continue as a job
 	// (type polyomino.analyze) and answer with its link; a capture position
 	// is one unit searched for the job's time limit.
 	Background bool `json:"background" example:"false"`
-	// Markers (capture variant): piece on the board -> first or second;
-	// pieces not listed are unmarked.
-	Markers map[string]string `json:"markers"`
-	// Banned (capture variant): pieces the player to move has removed on
-	// the turn in progress; he must now place another piece.
-	Banned []string `json:"banned"`
+	// Capture variant: piece on the board -> first or second; pieces not
+	// listed are unmarked.
+	Markers map[string]string `json:"markers" example:"I:second"`
+	// Capture variant: pieces the player to move has removed on the turn
+	// in progress; he must now place another piece.
+	Banned []string `json:"banned" example:"Y"`
 }
 
 // PoolField is `pool`: a boolean (common pool or hands) or, for the capture
@@ -91,8 +96,8 @@ type PolyominoMoveValue struct {
 	Move   string `json:"move" example:"I:a1,a2,a3,a4,a5"`
 	Result string `json:"result" enums:"win,loss,draw,unknown" example:"loss"`
 	Proven bool   `json:"proven" example:"true"`
-	// Score: under the score rule, the final score difference for the
-	// player making the move (when proven).
+	// Under the score rule, the final score difference for the player
+	// making the move (when proven).
 	Score *int `json:"score,omitempty" example:"2"`
 }
 
@@ -112,39 +117,41 @@ type PolyominoAnalysis struct {
 	// Outcome in absolute terms: first_wins, second_wins, draw or unknown.
 	Outcome string `json:"outcome" enums:"first_wins,second_wins,draw,unknown" example:"first_wins"`
 	Proven  bool   `json:"proven" example:"true"`
-	// Score: under the score rule, the final score difference (player to
-	// move minus the other) under perfect play, when proven.
+	// Under the score rule, the final score difference (player to move
+	// minus the other) under perfect play, when proven.
 	Score *int `json:"score,omitempty" example:"1"`
-	// Scores: pieces placed so far by the first and second player.
+	// Pieces placed so far by the first and second player.
 	Scores [2]int `json:"scores" example:"1,0"`
-	// BestMoves: every best move when proven (the heuristic player's
-	// choice otherwise), in canonical notation.
-	BestMoves []string `json:"best_moves" example:"I:a1,a2,a3,a4,a5"`
-	// Heuristic: best_moves come from the heuristic player, not a proof.
+	// Every best move when proven (the heuristic player's choice
+	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"].
+	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
+	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`
 	LegalMoves int  `json:"legal_moves" example:"1547"`
-	// Moves, with all_moves: every legal move with its own value where
+	// With all_moves: every legal move with its own value where
 	// proven, best first: when the position is not proven, the heuristic
 	// player's move (best_moves[0]) first; then proven wins (best value
 	// first), proven draws, the moves not proven, proven losses.
 	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
-	// GameOver: the game has ended (the player to move cannot move, or
+	// True when the game has ended (the player to move cannot move, or
 	// under the score rule neither can).
 	GameOver bool `json:"game_over" example:"false"`
-	// Pass: under the score rule the player to move cannot place and passes.
+	// True when, under the score rule, the player to move cannot place
+	// and passes.
 	Pass bool `json:"pass" example:"false"`
-	// Source: search, cache, heuristic, or book: the embedded Pentominoes
-	// book (8 x 8, common pool, normal play), which proves the empty board,
-	// the value of each classified first move, every reply to the winning
-	// ones (each with a winning third move), and the refutations of the
-	// losing ones (BENCHMARKS.md, "Pentominoes proved").
+	// Where the answer comes from: search, cache, heuristic, or book: the
+	// embedded Pentominoes book (8 x 8, common pool, normal play), which
+	// proves the empty board, the value of each classified first move,
+	// every reply to the winning ones (each with a winning third move),
+	// and the refutations of the losing ones (BENCHMARKS.md, "Pentominoes
+	// proved").
 	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`
-	// Markers (capture variant): every marked piece on the board -> first
-	// or second; an empty object when none.
+	// Capture variant: every marked piece on the board -> first or
+	// second; an empty object when none.
 	Markers *map[string]string `json:"markers,omitempty"`
-	// Pool (capture variant): the pieces that may be placed.
+	// Capture variant: the pieces that may be placed.
 	Pool []string `json:"pool,omitempty"`
 }
 
@@ -275,12 +282,12 @@ func polyominoJobResult(raw json.RawMessage) (any, error) {
 type PolyominoMovesResponse struct {
 	// Count of legal moves for the player to move.
 	Count int `json:"count" example:"2308"`
-	// DistinctUpToSymmetry: classes of moves equal under the symmetries of
-	// the position's board (absent for the capture variant).
+	// Classes of moves equal under the symmetries of the position's board
+	// (absent for the capture variant).
 	DistinctUpToSymmetry *int `json:"distinct_up_to_symmetry,omitempty" example:"296"`
-	// Truncated (capture variant): the turns are too many to list (every
-	// subset of removals no placement needs is a turn too); moves then lists
-	// each placement once with only the removals it needs.
+	// Capture variant: true when the turns are too many to list (every
+	// subset of removals no placement needs is a turn too); moves then
+	// lists each placement once with only the removals it needs.
 	Truncated bool     `json:"truncated,omitempty" example:"false"`
 	Moves     []string `json:"moves"`
 	ToMove    string   `json:"to_move" example:"first"`

@@ -17,19 +17,19 @@ import (
 // Problem is an RFC 9457 problem detail, the body of every error answer
 // (Content-Type application/problem+json).
 type Problem struct {
-	// Type identifies the kind of problem; GET it for a description.
+	// Identifies the kind of problem; GET it for a description.
 	Type   string `json:"type" example:"/problems/validation"`
 	Title  string `json:"title" example:"Invalid request"`
 	Status int    `json:"status" example:"400"`
 	Detail string `json:"detail,omitempty" example:"board row 3 has 9 cells, expected 8"`
-	// Instance is the path of the request that failed.
+	// The path of the request that failed.
 	Instance  string `json:"instance,omitempty" example:"/v1/polyomino/analyze"`
 	RequestID string `json:"request_id,omitempty" example:"3f2b7c1e-5d7a-4c8e-9b1a-2f6d9e0c4a11"`
-	// Errors lists every invalid field for validation problems.
+	// Every invalid field, for validation problems.
 	Errors []service.FieldError `json:"errors,omitempty"`
-	// RetryAfterSeconds repeats the Retry-After header for 429 and 503.
+	// Repeats the Retry-After header for 429 and 503.
 	RetryAfterSeconds int `json:"retry_after_seconds,omitempty" example:"1"`
-	// Progress, while an engine is still building, is the fraction done.
+	// While an engine is still building, the fraction done.
 	Progress *float64 `json:"progress,omitempty" example:"0.42"`
 }
 

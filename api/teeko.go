@@ -14,19 +14,21 @@ import (
 // eight pieces are down), or black and red square lists, or the moves from
 // the empty board; none of them for the empty board.
 type TeekoAnalyzeRequest struct {
-	// Rules: standard (44 configurations) or advanced (58).
+	// Rule set: standard (44 configurations) or advanced (58).
 	Rules string `json:"rules" enums:"standard,advanced" default:"standard" example:"standard"`
-	// DropStyle decides who chooses the square of each drop.
+	// Drop style: decides who chooses the square of each drop.
 	DropStyle string `json:"drop_style" enums:"standard,alternate,one-move-alternate,two-move-alternate,three-move-alternate,one-move-standard,two-move-standard,three-move-standard" default:"standard" example:"standard"`
-	// Board: 25 characters for squares 1..25 in reading order: b, r or '.'.
+	// 25 characters for squares 1..25 in reading order: b, r or '.'.
 	Board *string `json:"board" example:"...........br.rb.r.b..b.."`
-	// Black and Red: square numbers 1..25, instead of board.
+	// Black's square numbers 1..25 (with red), instead of board.
 	Black []int `json:"black" example:"12,16,20,23"`
-	Red   []int `json:"red" example:"13,15,18"`
-	// Moves: the game so far from the empty board, instead of board:
-	// drops as the square ("13"), slides as from-to ("14-9").
+	// Red's square numbers 1..25 (with black), instead of board.
+	Red []int `json:"red" example:"13,15,18"`
+	// The game so far from the empty board, instead of board: drops as
+	// the square ("13"), slides as from-to ("14-9").
 	Moves []string `json:"moves" example:"13,7,12"`
-	// ToMove: black or red; required only with all eight pieces down.
+	// Side to move, black or red; required only with all eight pieces
+	// down.
 	ToMove string `json:"to_move" enums:"black,red" example:"red"`
 }
 
@@ -53,10 +55,10 @@ type TeekoAnalysis struct {
 	DropStyle string `json:"drop_style" example:"standard"`
 	Board     string `json:"board" example:"...........br.rb.r.b..b.."`
 	Phase     string `json:"phase" enums:"drop,move" example:"move"`
-	// ToMove: whose piece is placed or moved this ply.
+	// Whose piece is placed or moved this ply.
 	ToMove string `json:"to_move" enums:"black,red" example:"red"`
-	// Decides: who chooses this ply's move (differs from to_move in the
-	// drop phase of the alternate drop styles).
+	// Who chooses this ply's move (differs from to_move in the drop phase
+	// of the alternate drop styles).
 	Decides string `json:"decides" enums:"black,red" example:"red"`
 	Outcome string `json:"outcome" enums:"black_wins,red_wins,draw" example:"red_wins"`
 	// Plies to the end under perfect play counting the winning move; null
@@ -64,11 +66,11 @@ type TeekoAnalysis struct {
 	Plies *int `json:"plies" example:"9" extensions:"x-nullable"`
 	// Result for the player who decides.
 	Result string `json:"result" enums:"win,loss,draw" example:"win"`
-	// GameOver is true when a side already has a configuration.
+	// True when a side already has a configuration.
 	GameOver bool `json:"game_over" example:"false"`
-	// BestMoves: every move reaching the best value, ties included.
+	// Every move reaching the best value, ties included.
 	BestMoves []string `json:"best_moves" example:"15-9"`
-	// Moves: every legal move, best first (fastest win, draws, slowest loss).
+	// Every legal move, best first (fastest win, draws, slowest loss).
 	Moves  []TeekoMove `json:"moves"`
 	Source string      `json:"source" enums:"tablebase" example:"tablebase"`
 	Stats  Stats       `json:"stats"`
@@ -146,9 +148,11 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // TeekoAnnotateRequest is a whole game to annotate.
 type TeekoAnnotateRequest struct {
-	Rules     string   `json:"rules" enums:"standard,advanced" default:"standard" example:"standard"`
-	DropStyle string   `json:"drop_style" enums:"standard,alternate,one-move-alternate,two-move-alternate,three-move-alternate,one-move-standard,two-move-standard,three-move-standard" default:"standard" example:"standard"`
-	Moves     []string `json:"moves" example:"13,7,12,8,14,9,11"`
+	Rules     string `json:"rules" enums:"standard,advanced" default:"standard" example:"standard"`
+	DropStyle string `json:"drop_style" enums:"standard,alternate,one-move-alternate,two-move-alternate,three-move-alternate,one-move-standard,two-move-standard,three-move-standard" default:"standard" example:"standard"`
+	// The whole game from the empty board: drops as the square ("13"),
+	// slides as from-to ("14-9").
+	Moves []string `json:"moves" binding:"required" example:"13,7,12,8,14,9,11"`
 }
 
 // TeekoValue is an outcome and its distance in plies (null for a draw).
@@ -160,21 +164,22 @@ type TeekoValue struct {
 // TeekoAnnotatedPly is one ply of an annotated game.
 type TeekoAnnotatedPly struct {
 	Ply int `json:"ply" example:"1"`
-	// Player: whose piece was placed or moved.
+	// Whose piece was placed or moved.
 	Player string `json:"player" enums:"black,red" example:"black"`
-	// Decides: who chose the move.
+	// Who chose the move.
 	Decides string `json:"decides" enums:"black,red" example:"black"`
 	Move    string `json:"move" example:"13"`
-	// Mark: "!" unique best, "!!" only move that does not lose, "?=" win
-	// turned into a draw, "??" draw into a loss, "???" win into a loss,
-	// "" otherwise.
+	// Annotation mark: "!" unique best, "!!" only move that does not
+	// lose, "?=" win turned into a draw, "??" draw into a loss, "???" win
+	// into a loss, "" otherwise.
 	Mark   string     `json:"mark" enums:",!,!!,?=,??,???" example:"!"`
 	Before TeekoValue `json:"before"`
 	After  TeekoValue `json:"after"`
-	// BestMoves and BestValue: what the one who decided could have played.
-	BestMoves []string   `json:"best_moves" example:"13"`
+	// What the one who decided could have played: the best moves.
+	BestMoves []string `json:"best_moves" example:"13"`
+	// What the one who decided could have played: the best moves' value.
 	BestValue TeekoValue `json:"best_value"`
-	// IsBest: the move played is among the best moves.
+	// True when the move played is among the best moves.
 	IsBest bool `json:"is_best" example:"true"`
 }
 
@@ -183,7 +188,7 @@ type TeekoAnnotation struct {
 	Rules     string              `json:"rules" example:"standard"`
 	DropStyle string              `json:"drop_style" example:"standard"`
 	Plies     []TeekoAnnotatedPly `json:"plies"`
-	// Final is the position after the last move.
+	// The position after the last move.
 	Final  TeekoAnalysis `json:"final"`
 	Source string        `json:"source" example:"tablebase"`
 	Stats  Stats         `json:"stats"`
@@ -246,14 +251,14 @@ type TeekoOutcomeCounts struct {
 
 // TeekoPositionCounts are the tablebase's positions by phase and outcome.
 type TeekoPositionCounts struct {
-	// MovePhase: all eight pieces down, Black to move, Black without a
-	// configuration (the Red-to-move figures are the same, colours
+	// Positions with all eight pieces down, Black to move, Black without
+	// a configuration (the Red-to-move figures are the same, colours
 	// swapped); games already over included.
 	MovePhase     TeekoOutcomeCounts `json:"move_phase"`
 	MovePhaseOver int64              `json:"move_phase_over" example:"10000"`
-	// DropPhase: positions with 0..7 pieces down, valued with the drop style.
+	// Positions with 0..7 pieces down, valued with the drop style.
 	DropPhase TeekoOutcomeCounts `json:"drop_phase"`
-	// DropLevels[k]: positions with k pieces down.
+	// `drop_levels[k]`: positions with k pieces down.
 	DropLevels []TeekoOutcomeCounts `json:"drop_levels"`
 }
 
@@ -261,12 +266,13 @@ type TeekoPositionCounts struct {
 type TeekoTablebase struct {
 	Rules     string `json:"rules" example:"standard"`
 	DropStyle string `json:"drop_style" example:"standard"`
-	// Positions are counted one by one, not up to symmetry.
+	// Positions by phase and outcome, counted one by one, not up to
+	// symmetry.
 	Positions TeekoPositionCounts `json:"positions"`
-	// EmptyBoard is the value of the game from the start.
+	// The value of the game from the start.
 	EmptyBoard TeekoValue `json:"empty_board"`
-	// LongestWinPlies is the longest forced win (plies, counting the
-	// winning move) over all move-phase positions.
+	// The longest forced win (plies, counting the winning move) over all
+	// move-phase positions.
 	LongestWinPlies int     `json:"longest_win_plies" example:"30"`
 	FileBytes       int64   `json:"file_bytes" example:"3000000"`
 	LoadMs          float64 `json:"load_ms" example:"200"`

@@ -16,44 +16,44 @@ type TilingsRequest struct {
 	Height int `json:"height" example:"6"`
 	// Blocked cells by name: column letter from a (left), row number from
 	// 1 (top), e.g. "d4".
-	Blocked []string `json:"blocked" example:""`
+	Blocked []string `json:"blocked" example:"d4,e4,d5,e5"`
 	// Board rows instead of width/height/blocked: '.' open, '#' blocked.
-	Board []string `json:"board"`
-	// Pieces: names concatenated or comma separated ("FILNPTUVWXYZ",
+	Board []string `json:"board" example:"........,........,........,...##...,...##...,........,........,........"`
+	// Piece names concatenated or comma separated ("FILNPTUVWXYZ",
 	// "H01,H02"), or a whole set ("tetrominoes", "pentominoes",
 	// "hexominoes"); default the twelve pentominoes.
 	Pieces string `json:"pieces" example:"FILNPTUVWXYZ"`
-	// Order fixes the piece order (4, 5 or 6) when names are ambiguous.
+	// Piece order (4, 5 or 6), fixed when names are ambiguous.
 	Order int `json:"order" example:"5"`
-	// Multiset allows a piece to be listed more than once.
+	// When true, a piece may be listed more than once.
 	Multiset bool `json:"multiset" example:"false"`
-	// AllowLeftover lets the pieces cover fewer cells than are open.
+	// When true, the pieces may cover fewer cells than are open.
 	AllowLeftover bool `json:"allow_leftover" example:"false"`
-	// Limit: how many solutions to list (0..1000).
+	// How many solutions to list (0..1000).
 	Limit int `json:"limit" example:"5"`
-	// EveryTiling lists every tiling (symmetric images included) instead
-	// of one per class.
+	// When true, solutions lists every tiling (symmetric images
+	// included) instead of one per class.
 	EveryTiling bool `json:"every_tiling" example:"false"`
-	// BudgetMs bounds the search (server default when 0, capped by the
-	// server); complete is false when it runs out.
+	// Bound on the search time in milliseconds (server default when 0,
+	// capped by the server); complete is false when it runs out.
 	BudgetMs int64 `json:"budget_ms" example:"2000"`
 }
 
 // TilingsResponse counts the tilings.
 type TilingsResponse struct {
-	// Count: tilings distinct up to the symmetries of the region.
+	// Tilings distinct up to the symmetries of the region.
 	Count int64 `json:"count" example:"2339"`
-	// CountAll: every tiling.
+	// Every tiling, symmetric images counted separately.
 	CountAll int64 `json:"count_all" example:"9356"`
 	// Symmetries of the region (1, 2, 4 or 8).
 	Symmetries int `json:"symmetries" example:"4"`
-	// Solutions: up to limit tilings, rows top first, each cell the letter
-	// of its piece ('#' blocked, '.' uncovered).
+	// Up to limit tilings, rows top first, each cell the letter of its
+	// piece ('#' blocked, '.' uncovered).
 	Solutions [][]string `json:"solutions"`
-	// Placements: the same tilings piece by piece in move notation.
+	// The same tilings, piece by piece, in move notation.
 	Placements [][]string `json:"placements"`
-	// Complete is false when the budget stopped the search; the counts
-	// are then those found so far.
+	// False when the budget stopped the search; the counts are then
+	// those found so far.
 	Complete bool     `json:"complete" example:"true"`
 	Region   []string `json:"region" example:"..........,..........,..........,..........,..........,.........."`
 	Pieces   string   `json:"pieces" example:"FILNPTUVWXYZ"`

@@ -774,7 +774,7 @@ const docTemplate = `{
                     "example": "ok"
                 },
                 "uptime_seconds": {
-                    "description": "UptimeSeconds since the process started.",
+                    "description": "Seconds since the process started.",
                     "type": "number",
                     "example": 12.5
                 },
@@ -791,7 +791,7 @@ const docTemplate = `{
                     "type": "string"
                 },
                 "error": {
-                    "description": "Error, when failed, says why.",
+                    "description": "Why the job failed, when it did.",
                     "type": "string",
                     "example": ""
                 },
@@ -810,7 +810,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.JobProgress"
                 },
                 "result": {
-                    "description": "Result, when done, has the shape of the synchronous endpoint's answer.",
+                    "description": "The answer, when done, in the shape of the synchronous endpoint's\nanswer.",
                     "type": "object"
                 },
                 "started": {
@@ -891,9 +891,12 @@ const docTemplate = `{
         },
         "api.JobRequest": {
             "type": "object",
+            "required": [
+                "type"
+            ],
             "properties": {
                 "request": {
-                    "description": "Request is the body the synchronous endpoint of that type takes;\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses).",
+                    "description": "The body the synchronous endpoint of that type takes;\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses).",
                     "type": "object"
                 },
                 "type": {
@@ -912,18 +915,11 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "best_moves": {
-                    "description": "BestMoves: every best move when proven (the heuristic player's\nchoice otherwise), in canonical notation.",
+                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"].",
                     "type": "array",
                     "items": {
                         "type": "string"
-                    },
-                    "example": [
-                        "I:a1",
-                        "a2",
-                        "a3",
-                        "a4",
-                        "a5"
-                    ]
+                    }
                 },
                 "board": {
                     "type": "array",
@@ -936,12 +932,12 @@ const docTemplate = `{
                     "example": "pentominoes"
                 },
                 "game_over": {
-                    "description": "GameOver: the game has ended (the player to move cannot move, or\nunder the score rule neither can).",
+                    "description": "True when the game has ended (the player to move cannot move, or\nunder the score rule neither can).",
                     "type": "boolean",
                     "example": false
                 },
                 "heuristic": {
-                    "description": "Heuristic: best_moves come from the heuristic player, not a proof.",
+                    "description": "True when best_moves come from the heuristic player, not a proof.",
                     "type": "boolean",
                     "example": false
                 },
@@ -953,14 +949,14 @@ const docTemplate = `{
                     "example": 1547
                 },
                 "markers": {
-                    "description": "Markers (capture variant): every marked piece on the board -\u003e first\nor second; an empty object when none.",
+                    "description": "Capture variant: every marked piece on the board -\u003e first or\nsecond; an empty object when none.",
                     "type": "object",
                     "additionalProperties": {
                         "type": "string"
                     }
                 },
                 "moves": {
-                    "description": "Moves, with all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst), proven draws, the moves not proven, proven losses.",
+                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst), proven draws, the moves not proven, proven losses.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.PolyominoMoveValue"
@@ -978,12 +974,12 @@ const docTemplate = `{
                     "example": "first_wins"
                 },
                 "pass": {
-                    "description": "Pass: under the score rule the player to move cannot place and passes.",
+                    "description": "True when, under the score rule, the player to move cannot place\nand passes.",
                     "type": "boolean",
                     "example": false
                 },
                 "pool": {
-                    "description": "Pool (capture variant): the pieces that may be placed.",
+                    "description": "Capture variant: the pieces that may be placed.",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1005,12 +1001,12 @@ const docTemplate = `{
                     "example": "loss"
                 },
                 "score": {
-                    "description": "Score: under the score rule, the final score difference (player to\nmove minus the other) under perfect play, when proven.",
+                    "description": "Under the score rule, the final score difference (player to move\nminus the other) under perfect play, when proven.",
                     "type": "integer",
                     "example": 1
                 },
                 "scores": {
-                    "description": "Scores: pieces placed so far by the first and second player.",
+                    "description": "Pieces placed so far by the first and second player.",
                     "type": "array",
                     "items": {
                         "type": "integer"
@@ -1021,7 +1017,7 @@ const docTemplate = `{
                     ]
                 },
                 "source": {
-                    "description": "Source: search, cache, heuristic, or book: the embedded Pentominoes\nbook (8 x 8, common pool, normal play), which proves the empty board,\nthe value of each classified first move, every reply to the winning\nones (each with a winning third move), and the refutations of the\nlosing ones (BENCHMARKS.md, \"Pentominoes proved\").",
+                    "description": "Where the answer comes from: search, cache, heuristic, or book: the\nembedded Pentominoes book (8 x 8, common pool, normal play), which\nproves the empty board, the value of each classified first move,\nevery reply to the winning ones (each with a winning third move),\nand the refutations of the losing ones (BENCHMARKS.md, \"Pentominoes\nproved\").",
                     "type": "string",
                     "enum": [
                         "search",
@@ -1066,7 +1062,7 @@ const docTemplate = `{
                     "example": "loss"
                 },
                 "score": {
-                    "description": "Score: under the score rule, the final score difference for the\nplayer making the move (when proven).",
+                    "description": "Under the score rule, the final score difference for the player\nmaking the move (when proven).",
                     "type": "integer",
                     "example": 2
                 }
@@ -1087,7 +1083,7 @@ const docTemplate = `{
                     "example": 2308
                 },
                 "distinct_up_to_symmetry": {
-                    "description": "DistinctUpToSymmetry: classes of moves equal under the symmetries of\nthe position's board (absent for the capture variant).",
+                    "description": "Classes of moves equal under the symmetries of the position's board\n(absent for the capture variant).",
                     "type": "integer",
                     "example": 296
                 },
@@ -1102,7 +1098,7 @@ const docTemplate = `{
                     "example": "first"
                 },
                 "truncated": {
-                    "description": "Truncated (capture variant): the turns are too many to list (every\nsubset of removals no placement needs is a turn too); moves then lists\neach placement once with only the removals it needs.",
+                    "description": "Capture variant: true when the turns are too many to list (every\nsubset of removals no placement needs is a turn too); moves then\nlists each placement once with only the removals it needs.",
                     "type": "boolean",
                     "example": false
                 }
@@ -1112,28 +1108,37 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "all_moves": {
-                    "description": "AllMoves values every legal move.",
+                    "description": "When true, every legal move is valued.",
                     "type": "boolean",
                     "example": false
                 },
                 "background": {
-                    "description": "Background: when not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; a capture position\nis one unit searched for the job's time limit.",
+                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; a capture position\nis one unit searched for the job's time limit.",
                     "type": "boolean",
                     "example": false
                 },
                 "banned": {
-                    "description": "Banned (capture variant): pieces the player to move has removed on\nthe turn in progress; he must now place another piece.",
+                    "description": "Capture variant: pieces the player to move has removed on the turn\nin progress; he must now place another piece.",
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "Y"
+                    ]
                 },
                 "blocked": {
                     "description": "Blocked cells (\"d4\"; a1 is the top-left cell) override the preset's.",
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "d4",
+                        "e4",
+                        "d5",
+                        "e5"
+                    ]
                 },
                 "board": {
                     "description": "Board rows, top row first: '.' empty, '#' blocked or an anonymous\npiece, any other character a cell of a placed piece named by shape.\nThe rows set the board's size unless width or height is given.",
@@ -1153,12 +1158,12 @@ const docTemplate = `{
                     ]
                 },
                 "budget_ms": {
-                    "description": "BudgetMs bounds the search (server default when 0, capped by the server).",
+                    "description": "Bound on the search time in milliseconds (server default when 0,\ncapped by the server).",
                     "type": "integer",
                     "example": 2000
                 },
                 "end_rule": {
-                    "description": "EndRule: normal (who cannot move loses) or score.",
+                    "description": "End rule: normal (who cannot move loses) or score.",
                     "type": "string",
                     "enum": [
                         "normal",
@@ -1167,7 +1172,7 @@ const docTemplate = `{
                     "example": "normal"
                 },
                 "game": {
-                    "description": "Game: pentominoes, tetrominoes, hexominoes or capture.",
+                    "description": "The preset: pentominoes, tetrominoes, hexominoes or capture.",
                     "type": "string",
                     "default": "pentominoes",
                     "enum": [
@@ -1179,7 +1184,7 @@ const docTemplate = `{
                     "example": "pentominoes"
                 },
                 "hands": {
-                    "description": "Hands: each player's pieces (implies pool false).",
+                    "description": "Each player's pieces (implies pool false).",
                     "allOf": [
                         {
                             "$ref": "#/definitions/service.Hands"
@@ -1187,32 +1192,29 @@ const docTemplate = `{
                     ]
                 },
                 "height": {
+                    "description": "Board height, overriding the preset's (1..16).",
                     "type": "integer",
                     "example": 8
                 },
                 "markers": {
-                    "description": "Markers (capture variant): piece on the board -\u003e first or second;\npieces not listed are unmarked.",
+                    "description": "Capture variant: piece on the board -\u003e first or second; pieces not\nlisted are unmarked.",
                     "type": "object",
                     "additionalProperties": {
                         "type": "string"
+                    },
+                    "example": {
+                        "I": "second"
                     }
                 },
                 "moves": {
-                    "description": "Moves from the start (or after the board): \u003cpiece\u003e:\u003ccells\u003e.",
+                    "description": "Moves from the start (or after the board): \u003cpiece\u003e:\u003ccells\u003e, e.g.\n[\"L:a1,a2,a3,a4,b4\"].",
                     "type": "array",
                     "items": {
                         "type": "string"
-                    },
-                    "example": [
-                        "L:a1",
-                        "a2",
-                        "a3",
-                        "a4",
-                        "b4"
-                    ]
+                    }
                 },
                 "neutral": {
-                    "description": "Neutral placements made before the first move, in move notation.",
+                    "description": "Neutral placements made before the first move, in move notation,\ne.g. [\"X:d3,c4,d4,e4,d5\"].",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1224,7 +1226,7 @@ const docTemplate = `{
                     "example": "FILNPTUVWXYZ"
                 },
                 "pool": {
-                    "description": "Pool: true for a common pool, false for hands. For the capture\nvariant, the list of pieces in the pool (default: every piece not\non the board).",
+                    "description": "True for a common pool, false for hands. For the capture variant,\nthe list of pieces in the pool (default: every piece not on the\nboard).",
                     "type": "boolean",
                     "example": true
                 },
@@ -1234,7 +1236,7 @@ const docTemplate = `{
                     "example": 0
                 },
                 "to_move": {
-                    "description": "ToMove: first or second; defaults from the number of pieces placed.",
+                    "description": "Player to move, first or second; defaults from the number of pieces\nplaced.",
                     "type": "string",
                     "enum": [
                         "first",
@@ -1243,7 +1245,7 @@ const docTemplate = `{
                     "example": "second"
                 },
                 "width": {
-                    "description": "Width and Height override the preset's board (1..16).",
+                    "description": "Board width, overriding the preset's (1..16).",
                     "type": "integer",
                     "example": 8
                 }
@@ -1257,19 +1259,19 @@ const docTemplate = `{
                     "example": "board row 3 has 9 cells, expected 8"
                 },
                 "errors": {
-                    "description": "Errors lists every invalid field for validation problems.",
+                    "description": "Every invalid field, for validation problems.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/service.FieldError"
                     }
                 },
                 "instance": {
-                    "description": "Instance is the path of the request that failed.",
+                    "description": "The path of the request that failed.",
                     "type": "string",
                     "example": "/v1/polyomino/analyze"
                 },
                 "progress": {
-                    "description": "Progress, while an engine is still building, is the fraction done.",
+                    "description": "While an engine is still building, the fraction done.",
                     "type": "number",
                     "example": 0.42
                 },
@@ -1278,7 +1280,7 @@ const docTemplate = `{
                     "example": "3f2b7c1e-5d7a-4c8e-9b1a-2f6d9e0c4a11"
                 },
                 "retry_after_seconds": {
-                    "description": "RetryAfterSeconds repeats the Retry-After header for 429 and 503.",
+                    "description": "Repeats the Retry-After header for 429 and 503.",
                     "type": "integer",
                     "example": 1
                 },
@@ -1291,7 +1293,7 @@ const docTemplate = `{
                     "example": "Invalid request"
                 },
                 "type": {
-                    "description": "Type identifies the kind of problem; GET it for a description.",
+                    "description": "Identifies the kind of problem; GET it for a description.",
                     "type": "string",
                     "example": "/problems/validation"
                 }
@@ -1315,7 +1317,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "best_moves": {
-                    "description": "BestMoves: every move reaching the best value, ties included.",
+                    "description": "Every move reaching the best value, ties included.",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1329,7 +1331,7 @@ const docTemplate = `{
                     "example": "...........br.rb.r.b..b.."
                 },
                 "decides": {
-                    "description": "Decides: who chooses this ply's move (differs from to_move in the\ndrop phase of the alternate drop styles).",
+                    "description": "Who chooses this ply's move (differs from to_move in the drop phase\nof the alternate drop styles).",
                     "type": "string",
                     "enum": [
                         "black",
@@ -1342,12 +1344,12 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "game_over": {
-                    "description": "GameOver is true when a side already has a configuration.",
+                    "description": "True when a side already has a configuration.",
                     "type": "boolean",
                     "example": false
                 },
                 "moves": {
-                    "description": "Moves: every legal move, best first (fastest win, draws, slowest loss).",
+                    "description": "Every legal move, best first (fastest win, draws, slowest loss).",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.TeekoMove"
@@ -1401,7 +1403,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.Stats"
                 },
                 "to_move": {
-                    "description": "ToMove: whose piece is placed or moved this ply.",
+                    "description": "Whose piece is placed or moved this ply.",
                     "type": "string",
                     "enum": [
                         "black",
@@ -1415,7 +1417,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "black": {
-                    "description": "Black and Red: square numbers 1..25, instead of board.",
+                    "description": "Black's square numbers 1..25 (with red), instead of board.",
                     "type": "array",
                     "items": {
                         "type": "integer"
@@ -1428,12 +1430,12 @@ const docTemplate = `{
                     ]
                 },
                 "board": {
-                    "description": "Board: 25 characters for squares 1..25 in reading order: b, r or '.'.",
+                    "description": "25 characters for squares 1..25 in reading order: b, r or '.'.",
                     "type": "string",
                     "example": "...........br.rb.r.b..b.."
                 },
                 "drop_style": {
-                    "description": "DropStyle decides who chooses the square of each drop.",
+                    "description": "Drop style: decides who chooses the square of each drop.",
                     "type": "string",
                     "default": "standard",
                     "enum": [
@@ -1449,7 +1451,7 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "moves": {
-                    "description": "Moves: the game so far from the empty board, instead of board:\ndrops as the square (\"13\"), slides as from-to (\"14-9\").",
+                    "description": "The game so far from the empty board, instead of board: drops as\nthe square (\"13\"), slides as from-to (\"14-9\").",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1461,6 +1463,7 @@ const docTemplate = `{
                     ]
                 },
                 "red": {
+                    "description": "Red's square numbers 1..25 (with black), instead of board.",
                     "type": "array",
                     "items": {
                         "type": "integer"
@@ -1472,7 +1475,7 @@ const docTemplate = `{
                     ]
                 },
                 "rules": {
-                    "description": "Rules: standard (44 configurations) or advanced (58).",
+                    "description": "Rule set: standard (44 configurations) or advanced (58).",
                     "type": "string",
                     "default": "standard",
                     "enum": [
@@ -1482,7 +1485,7 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "to_move": {
-                    "description": "ToMove: black or red; required only with all eight pieces down.",
+                    "description": "Side to move, black or red; required only with all eight pieces\ndown.",
                     "type": "string",
                     "enum": [
                         "black",
@@ -1494,6 +1497,9 @@ const docTemplate = `{
         },
         "api.TeekoAnnotateRequest": {
             "type": "object",
+            "required": [
+                "moves"
+            ],
             "properties": {
                 "drop_style": {
                     "type": "string",
@@ -1511,6 +1517,7 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "moves": {
+                    "description": "The whole game from the empty board: drops as the square (\"13\"),\nslides as from-to (\"14-9\").",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1546,7 +1553,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.TeekoValue"
                 },
                 "best_moves": {
-                    "description": "BestMoves and BestValue: what the one who decided could have played.",
+                    "description": "What the one who decided could have played: the best moves.",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1556,10 +1563,15 @@ const docTemplate = `{
                     ]
                 },
                 "best_value": {
-                    "$ref": "#/definitions/api.TeekoValue"
+                    "description": "What the one who decided could have played: the best moves' value.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.TeekoValue"
+                        }
+                    ]
                 },
                 "decides": {
-                    "description": "Decides: who chose the move.",
+                    "description": "Who chose the move.",
                     "type": "string",
                     "enum": [
                         "black",
@@ -1568,12 +1580,12 @@ const docTemplate = `{
                     "example": "black"
                 },
                 "is_best": {
-                    "description": "IsBest: the move played is among the best moves.",
+                    "description": "True when the move played is among the best moves.",
                     "type": "boolean",
                     "example": true
                 },
                 "mark": {
-                    "description": "Mark: \"!\" unique best, \"!!\" only move that does not lose, \"?=\" win\nturned into a draw, \"??\" draw into a loss, \"???\" win into a loss,\n\"\" otherwise.",
+                    "description": "Annotation mark: \"!\" unique best, \"!!\" only move that does not\nlose, \"?=\" win turned into a draw, \"??\" draw into a loss, \"???\" win\ninto a loss, \"\" otherwise.",
                     "type": "string",
                     "enum": [
                         "",
@@ -1590,7 +1602,7 @@ const docTemplate = `{
                     "example": "13"
                 },
                 "player": {
-                    "description": "Player: whose piece was placed or moved.",
+                    "description": "Whose piece was placed or moved.",
                     "type": "string",
                     "enum": [
                         "black",
@@ -1612,7 +1624,7 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "final": {
-                    "description": "Final is the position after the last move.",
+                    "description": "The position after the last move.",
                     "allOf": [
                         {
                             "$ref": "#/definitions/api.TeekoAnalysis"
@@ -1697,14 +1709,14 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "drop_levels": {
-                    "description": "DropLevels[k]: positions with k pieces down.",
+                    "description": "` + "`" + `drop_levels[k]` + "`" + `: positions with k pieces down.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.TeekoOutcomeCounts"
                     }
                 },
                 "drop_phase": {
-                    "description": "DropPhase: positions with 0..7 pieces down, valued with the drop style.",
+                    "description": "Positions with 0..7 pieces down, valued with the drop style.",
                     "allOf": [
                         {
                             "$ref": "#/definitions/api.TeekoOutcomeCounts"
@@ -1712,7 +1724,7 @@ const docTemplate = `{
                     ]
                 },
                 "move_phase": {
-                    "description": "MovePhase: all eight pieces down, Black to move, Black without a\nconfiguration (the Red-to-move figures are the same, colours\nswapped); games already over included.",
+                    "description": "Positions with all eight pieces down, Black to move, Black without\na configuration (the Red-to-move figures are the same, colours\nswapped); games already over included.",
                     "allOf": [
                         {
                             "$ref": "#/definitions/api.TeekoOutcomeCounts"
@@ -1733,7 +1745,7 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "empty_board": {
-                    "description": "EmptyBoard is the value of the game from the start.",
+                    "description": "The value of the game from the start.",
                     "allOf": [
                         {
                             "$ref": "#/definitions/api.TeekoValue"
@@ -1749,12 +1761,12 @@ const docTemplate = `{
                     "example": 200
                 },
                 "longest_win_plies": {
-                    "description": "LongestWinPlies is the longest forced win (plies, counting the\nwinning move) over all move-phase positions.",
+                    "description": "The longest forced win (plies, counting the winning move) over all\nmove-phase positions.",
                     "type": "integer",
                     "example": 30
                 },
                 "positions": {
-                    "description": "Positions are counted one by one, not up to symmetry.",
+                    "description": "Positions by phase and outcome, counted one by one, not up to\nsymmetry.",
                     "allOf": [
                         {
                             "$ref": "#/definitions/api.TeekoPositionCounts"
@@ -1790,7 +1802,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "allow_leftover": {
-                    "description": "AllowLeftover lets the pieces cover fewer cells than are open.",
+                    "description": "When true, the pieces may cover fewer cells than are open.",
                     "type": "boolean",
                     "example": false
                 },
@@ -1801,7 +1813,10 @@ const docTemplate = `{
                         "type": "string"
                     },
                     "example": [
-                        ""
+                        "d4",
+                        "e4",
+                        "d5",
+                        "e5"
                     ]
                 },
                 "board": {
@@ -1809,15 +1824,25 @@ const docTemplate = `{
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "........",
+                        "........",
+                        "........",
+                        "...##...",
+                        "...##...",
+                        "........",
+                        "........",
+                        "........"
+                    ]
                 },
                 "budget_ms": {
-                    "description": "BudgetMs bounds the search (server default when 0, capped by the\nserver); complete is false when it runs out.",
+                    "description": "Bound on the search time in milliseconds (server default when 0,\ncapped by the server); complete is false when it runs out.",
                     "type": "integer",
                     "example": 2000
                 },
                 "every_tiling": {
-                    "description": "EveryTiling lists every tiling (symmetric images included) instead\nof one per class.",
+                    "description": "When true, solutions lists every tiling (symmetric images\nincluded) instead of one per class.",
                     "type": "boolean",
                     "example": false
                 },
@@ -1826,22 +1851,22 @@ const docTemplate = `{
                     "example": 6
                 },
                 "limit": {
-                    "description": "Limit: how many solutions to list (0..1000).",
+                    "description": "How many solutions to list (0..1000).",
                     "type": "integer",
                     "example": 5
                 },
                 "multiset": {
-                    "description": "Multiset allows a piece to be listed more than once.",
+                    "description": "When true, a piece may be listed more than once.",
                     "type": "boolean",
                     "example": false
                 },
                 "order": {
-                    "description": "Order fixes the piece order (4, 5 or 6) when names are ambiguous.",
+                    "description": "Piece order (4, 5 or 6), fixed when names are ambiguous.",
                     "type": "integer",
                     "example": 5
                 },
                 "pieces": {
-                    "description": "Pieces: names concatenated or comma separated (\"FILNPTUVWXYZ\",\n\"H01,H02\"), or a whole set (\"tetrominoes\", \"pentominoes\",\n\"hexominoes\"); default the twelve pentominoes.",
+                    "description": "Piece names concatenated or comma separated (\"FILNPTUVWXYZ\",\n\"H01,H02\"), or a whole set (\"tetrominoes\", \"pentominoes\",\n\"hexominoes\"); default the twelve pentominoes.",
                     "type": "string",
                     "example": "FILNPTUVWXYZ"
                 },
@@ -1855,17 +1880,17 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "complete": {
-                    "description": "Complete is false when the budget stopped the search; the counts\nare then those found so far.",
+                    "description": "False when the budget stopped the search; the counts are then\nthose found so far.",
                     "type": "boolean",
                     "example": true
                 },
                 "count": {
-                    "description": "Count: tilings distinct up to the symmetries of the region.",
+                    "description": "Tilings distinct up to the symmetries of the region.",
                     "type": "integer",
                     "example": 2339
                 },
                 "count_all": {
-                    "description": "CountAll: every tiling.",
+                    "description": "Every tiling, symmetric images counted separately.",
                     "type": "integer",
                     "example": 9356
                 },
@@ -1874,7 +1899,7 @@ const docTemplate = `{
                     "example": "FILNPTUVWXYZ"
                 },
                 "placements": {
-                    "description": "Placements: the same tilings piece by piece in move notation.",
+                    "description": "The same tilings, piece by piece, in move notation.",
                     "type": "array",
                     "items": {
                         "type": "array",
@@ -1898,7 +1923,7 @@ const docTemplate = `{
                     ]
                 },
                 "solutions": {
-                    "description": "Solutions: up to limit tilings, rows top first, each cell the letter\nof its piece ('#' blocked, '.' uncovered).",
+                    "description": "Up to limit tilings, rows top first, each cell the letter of its\npiece ('#' blocked, '.' uncovered).",
                     "type": "array",
                     "items": {
                         "type": "array",
@@ -1946,22 +1971,23 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "backend": {
-                    "description": "Backend is \"memory\", \"redis\" or \"redis+memory\".",
+                    "description": "The cache backend: \"memory\", \"redis\" or \"redis+memory\".",
                     "type": "string"
                 },
                 "bytes": {
+                    "description": "Total size in bytes of the in-memory layer's entries, when there is\none.",
                     "type": "integer"
                 },
                 "detail": {
-                    "description": "Detail explains a failure (\"circuit open since 12:00:01: dial tcp ...\").",
+                    "description": "Explains a failure (\"circuit open since 12:00:01: dial tcp ...\").",
                     "type": "string"
                 },
                 "entries": {
-                    "description": "Entries and Bytes describe the in-memory layer, when there is one.",
+                    "description": "Number of entries in the in-memory layer, when there is one.",
                     "type": "integer"
                 },
                 "reachable": {
-                    "description": "Reachable is false while a remote backend cannot be reached.",
+                    "description": "False while a remote backend cannot be reached.",
                     "type": "boolean"
                 }
             }
@@ -1976,14 +2002,14 @@ const docTemplate = `{
                     "type": "string"
                 },
                 "progress": {
-                    "description": "Progress is the fraction done while building (0..1).",
+                    "description": "The fraction done while building (0..1).",
                     "type": "number"
                 },
                 "ready": {
                     "type": "boolean"
                 },
                 "state": {
-                    "description": "State is a word for the operator: \"ready\", \"loading\", \"building\", \"failed\".",
+                    "description": "A word for the operator: \"ready\", \"loading\", \"building\", \"failed\".",
                     "type": "string"
                 }
             }
@@ -2012,7 +2038,7 @@ const docTemplate = `{
                     }
                 },
                 "house_rules": {
-                    "description": "HouseRules lists the choices this service made where the original\nrules are silent.",
+                    "description": "The choices this service made where the original rules are\nsilent.",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -2025,7 +2051,7 @@ const docTemplate = `{
                     "type": "string"
                 },
                 "notes": {
-                    "description": "Notes are other facts a client should know (history-dependent rules\nnot applied, etc.).",
+                    "description": "Other facts a client should know (history-dependent rules not\napplied, etc.).",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -2058,13 +2084,29 @@ const docTemplate = `{
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "F",
+                        "I",
+                        "L",
+                        "N",
+                        "P",
+                        "T"
+                    ]
                 },
                 "second": {
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "U",
+                        "V",
+                        "W",
+                        "X",
+                        "Y",
+                        "Z"
+                    ]
                 }
             }
         },

@@ -9,11 +9,11 @@ type GameInfo struct {
 	Description string      `json:"description"`
 	Endpoints   []string    `json:"endpoints"`
 	Parameters  []Parameter `json:"parameters,omitempty"`
-	// HouseRules lists the choices this service made where the original
-	// rules are silent.
+	// The choices this service made where the original rules are
+	// silent.
 	HouseRules []string `json:"house_rules,omitempty"`
-	// Notes are other facts a client should know (history-dependent rules
-	// not applied, etc.).
+	// Other facts a client should know (history-dependent rules not
+	// applied, etc.).
 	Notes     []string     `json:"notes,omitempty"`
 	Presets   []PresetInfo `json:"presets,omitempty"`
 	PieceSets []PieceSet   `json:"piece_sets,omitempty"`

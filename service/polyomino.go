@@ -31,8 +31,8 @@ func (p *Polyomino) SetJobs(submit func(ctx context.Context, typ string, request
 
 // Hands are the pieces of each player in hand mode.
 type Hands struct {
-	First  []string `json:"first"`
-	Second []string `json:"second"`
+	First  []string `json:"first" example:"F,I,L,N,P,T"`
+	Second []string `json:"second" example:"U,V,W,X,Y,Z"`
 }
 
 // PolyominoQuery is a position as a client gives it: a preset, overrides of

@@ -12,10 +12,10 @@ import (
 type Component struct {
 	Name  string `json:"name"`
 	Ready bool   `json:"ready"`
-	// State is a word for the operator: "ready", "loading", "building", "failed".
+	// A word for the operator: "ready", "loading", "building", "failed".
 	State  string `json:"state"`
 	Detail string `json:"detail,omitempty"`
-	// Progress is the fraction done while building (0..1).
+	// The fraction done while building (0..1).
 	Progress *float64 `json:"progress,omitempty"`
 }
 

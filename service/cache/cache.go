@@ -33,15 +33,17 @@ type Cache interface {
 
 // Health describes a cache for /readyz.
 type Health struct {
-	// Backend is "memory", "redis" or "redis+memory".
+	// The cache backend: "memory", "redis" or "redis+memory".
 	Backend string `json:"backend"`
-	// Reachable is false while a remote backend cannot be reached.
+	// False while a remote backend cannot be reached.
 	Reachable bool `json:"reachable"`
-	// Detail explains a failure ("circuit open since 12:00:01: dial tcp ...").
+	// Explains a failure ("circuit open since 12:00:01: dial tcp ...").
 	Detail string `json:"detail,omitempty"`
-	// Entries and Bytes describe the in-memory layer, when there is one.
-	Entries int   `json:"entries,omitempty"`
-	Bytes   int64 `json:"bytes,omitempty"`
+	// Number of entries in the in-memory layer, when there is one.
+	Entries int `json:"entries,omitempty"`
+	// Total size in bytes of the in-memory layer's entries, when there is
+	// one.
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
 // Key builds a cache key from its parts: the key space, the engine version,
