@@ -122,6 +122,10 @@ type PolyominoAnalysis struct {
 	Score *int `json:"score,omitempty" example:"1"`
 	// Pieces placed so far by the first and second player.
 	Scores [2]int `json:"scores" example:"1,0"`
+	// The pieces still to be placed: the common pool's (pool), or each
+	// player's hand (first, second). Absent for the capture variant, whose
+	// answer carries pool.
+	PiecesLeft *PiecesLeft `json:"pieces_left,omitempty"`
 	// Every best move when proven (the heuristic player's choice
 	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"].
 	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
@@ -256,6 +260,10 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 	if a.JobID != "" {
 		out.Job = &JobLink{ID: a.JobID, Href: jobHref(a.JobID)}
 	}
+	if !a.Capture {
+		left := PiecesLeft(a.PiecesLeft)
+		out.PiecesLeft = &left
+	}
 	if a.Capture {
 		markers := a.Markers
 		if markers == nil {
@@ -276,6 +284,16 @@ func polyominoJobResult(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return toPolyominoAnalysis(a, false), nil
+}
+
+// PiecesLeft are the pieces still to be placed.
+type PiecesLeft struct {
+	// Common pool: the pieces either player may place.
+	Pool []string `json:"pool,omitempty" example:"F,I,N,P,T,U,V,W,X,Y,Z"`
+	// Hands: the first player's pieces left.
+	First []string `json:"first,omitempty" example:"F,I,L"`
+	// Hands: the second player's pieces left.
+	Second []string `json:"second,omitempty" example:"N,P,T"`
 }
 
 // PolyominoMovesResponse lists the legal moves of a position.

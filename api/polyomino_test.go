@@ -167,6 +167,13 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"board of another size than width", `{"width":6,"board":["........","........","........","........","........","........","........","........"]}`, "board", "expected 6"},
 		{"board too tall", `{"board":["." ,".",".",".",".",".",".",".",".",".",".",".",".",".",".",".","."]}`, "board", "1 to 16"},
 	}
+	// The pieces left: the pool's, or each hand's.
+	if a := analyze(t, r, `{"game":"pentominoes","moves":["L:c5,d5,e5,f5,c6"]}`); a.PiecesLeft == nil || strings.Join(a.PiecesLeft.Pool, "") != "FINPTUVWXYZ" || a.PiecesLeft.First != nil {
+		t.Errorf("pieces left in the pool: %+v", a.PiecesLeft)
+	}
+	if a := analyze(t, r, `{"game":"pentominoes","width":7,"height":7,"hands":{"first":["F","I","L","N","P","T"],"second":["U","V","W","X","Y","Z"]},"moves":["I:a1,b1,c1,d1,e1"],"budget_ms":100}`); a.PiecesLeft == nil || strings.Join(a.PiecesLeft.First, "") != "FLNPT" || strings.Join(a.PiecesLeft.Second, "") != "UVWXYZ" {
+		t.Errorf("pieces left in hand: %+v", a.PiecesLeft)
+	}
 	// A whole set by name.
 	if a := analyze(t, r, `{"game":"pentominoes","width":5,"height":5,"pieces":"tetrominoes","budget_ms":2000}`); !a.Proven || a.LegalMoves == 0 {
 		t.Errorf("pieces by set name: %+v", a)

@@ -911,6 +911,55 @@ const docTemplate = `{
                 }
             }
         },
+        "api.PiecesLeft": {
+            "type": "object",
+            "properties": {
+                "first": {
+                    "description": "Hands: the first player's pieces left.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "F",
+                        "I",
+                        "L"
+                    ]
+                },
+                "pool": {
+                    "description": "Common pool: the pieces either player may place.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "F",
+                        "I",
+                        "N",
+                        "P",
+                        "T",
+                        "U",
+                        "V",
+                        "W",
+                        "X",
+                        "Y",
+                        "Z"
+                    ]
+                },
+                "second": {
+                    "description": "Hands: the second player's pieces left.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    },
+                    "example": [
+                        "N",
+                        "P",
+                        "T"
+                    ]
+                }
+            }
+        },
         "api.PolyominoAnalysis": {
             "type": "object",
             "properties": {
@@ -977,6 +1026,14 @@ const docTemplate = `{
                     "description": "True when, under the score rule, the player to move cannot place\nand passes.",
                     "type": "boolean",
                     "example": false
+                },
+                "pieces_left": {
+                    "description": "The pieces still to be placed: the common pool's (pool), or each\nplayer's hand (first, second). Absent for the capture variant, whose\nanswer carries pool.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PiecesLeft"
+                        }
+                    ]
                 },
                 "pool": {
                     "description": "Capture variant: the pieces that may be placed.",
