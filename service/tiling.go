@@ -220,7 +220,7 @@ func TilingInfo() GameInfo {
 	return GameInfo{
 		ID:          "tiling",
 		Name:        "Polyomino tiling puzzles",
-		Description: "Cover every open cell of a region (a rectangle up to 16 x 16 with blocked cells) exactly once with a set of polyominoes of one order, by default the twelve pentominoes each once. Counts every tiling and the tilings distinct up to the symmetries of the region, and lists some.",
+		Description: "Cover every open cell of a region (a rectangle with blocked cells, up to 26 cells on a side and 256 in all, so that long boxes such as 3 x 20 fit) exactly once with a set of polyominoes of one order, by default the twelve pentominoes each once. Counts every tiling and the tilings distinct up to the symmetries of the region, and lists some.",
 		Endpoints:   []string{"POST /v1/polyomino/tilings", "POST /v1/jobs (type polyomino.tilings)"},
 		Parameters: []Parameter{
 			{Name: "width, height, blocked", Description: "the region: a rectangle and its blocked cells (a1 is the top-left cell)"},
