@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gamesolver/gamesolver/openapi"
@@ -217,6 +218,19 @@ func TestAccessLogFields(t *testing.T) {
 	line, _ := json.Marshal(f)
 	if bytes.Contains(line, []byte("secret-body")) || bytes.Contains(line, []byte("k123")) {
 		t.Errorf("access log leaks the body or the API key: %s", line)
+	}
+}
+
+// TestAccessLogLevels: a 503 (load shed, table building) is a warning, a
+// 500 an error, a 4xx a warning.
+func TestAccessLogLevels(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{})
+	for path, want := range map[string]zapcore.Level{"/test/busy": zapcore.WarnLevel, "/test/panic": zapcore.ErrorLevel, "/test/invalid": zapcore.WarnLevel, "/healthz": zapcore.InfoLevel} {
+		do(r, "GET", path, "", "")
+		e := logs.FilterMessage("request").FilterField(zap.String("path", path)).All()
+		if len(e) != 1 || e[0].Level != want {
+			t.Errorf("%s: %d lines, level %v, want %v", path, len(e), e, want)
+		}
 	}
 }
 

@@ -79,7 +79,9 @@ func accessLog() gin.HandlerFunc {
 		}
 		log := logger(c)
 		switch {
-		case status >= 500:
+		// 503 is load shedding or a table still building: expected, and
+		// answered with Retry-After; an error is anything else of 5xx.
+		case status >= 500 && status != http.StatusServiceUnavailable:
 			log.Error("request", fields...)
 		case status >= 400:
 			log.Warn("request", fields...)
