@@ -253,28 +253,12 @@ func TestLazyGraphRows(t *testing.T) {
 			if preset == "hexominoes" {
 				list = list[:3000] // a dense graph of every placement would take 106 MB
 			}
-			var dense, lazy cgraph
-			dense.build(g, list)
-			saved := denseLimit
-			denseLimit = 0
-			lazy.buildLazy(g, list)
-			denseLimit = saved
-			if lazy.lazy == nil || dense.lazy != nil {
-				t.Fatal("lazy graph not lazy")
-			}
-			buf := make([]uint64, lazy.words)
-			for v := 0; v < dense.n; v++ {
-				want, got := dense.rowOf(v, nil), lazy.rowOf(v, buf)
-				for i := range want {
-					if want[i] != got[i] {
-						t.Fatalf("vertex %d word %d: lazy %x, dense %x", v, i, got[i], want[i])
-					}
-				}
-			}
+			sameRows(t, g, list)
 			if preset == "hexominoes" {
 				return
 			}
 			m1, _ := heuristicMove(context.Background(), pos, nil)
+			saved := denseLimit
 			denseLimit = 0
 			m2, _ := heuristicMove(context.Background(), pos, nil)
 			denseLimit = saved
@@ -282,6 +266,27 @@ func TestLazyGraphRows(t *testing.T) {
 				t.Errorf("heuristic: dense %s, lazy %s", m1, m2)
 			}
 		})
+	}
+}
+
+// sameRows checks that the graph of list made lazy computes the rows of
+// the dense graph.
+func sameRows(t *testing.T, g *Game, list []int32) {
+	t.Helper()
+	var dense, lazy cgraph
+	dense.build(g, list)
+	saved := denseLimit
+	denseLimit = 0
+	lazy.buildLazy(g, list)
+	denseLimit = saved
+	if lazy.lazy == nil || dense.lazy != nil {
+		t.Fatal("lazy graph not lazy")
+	}
+	buf := make([]uint64, lazy.words)
+	for v := 0; v < dense.n; v++ {
+		if want, got := dense.rowOf(v, nil), lazy.rowOf(v, buf); !slices.Equal(want, got) {
+			t.Fatalf("vertex %d: lazy row %x, dense %x", v, got, want)
+		}
 	}
 }
 
@@ -417,19 +422,7 @@ func TestLargestBoards(t *testing.T) {
 				if !g.pool {
 					list = pos.appendLegal(Second, list)
 				}
-				list = list[len(list)-min(len(list), 600):]
-				var dense, lazy cgraph
-				dense.build(g, list)
-				saved := denseLimit
-				denseLimit = 0
-				lazy.buildLazy(g, list)
-				denseLimit = saved
-				buf := make([]uint64, lazy.words)
-				for v := 0; v < dense.n; v++ {
-					if !slices.Equal(dense.rowOf(v, nil), lazy.rowOf(v, buf)) {
-						t.Fatalf("vertex %d: lazy and dense rows differ", v)
-					}
-				}
+				sameRows(t, g, list[len(list)-min(len(list), 600):])
 			})
 		}
 	}
