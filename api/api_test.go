@@ -318,6 +318,11 @@ func TestServiceEndpoints(t *testing.T) {
 			t.Errorf("GET %s = %d %.200s; want 200 containing %s", tt.path, w.Code, body, tt.contains)
 		}
 	}
+	for _, path := range []string{"/swagger", "/swagger/"} {
+		if w := do(r, "GET", path, "", ""); w.Code != 301 || w.Header().Get("Location") != "/swagger/index.html" {
+			t.Errorf("GET %s = %d to %q", path, w.Code, w.Header().Get("Location"))
+		}
+	}
 	for _, path := range []string{"/healthz", "/readyz"} {
 		if w := do(r, "HEAD", path, "", ""); w.Code != 200 {
 			t.Errorf("HEAD %s = %d", path, w.Code)

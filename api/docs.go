@@ -12,7 +12,14 @@ import (
 
 func registerDocs(r *gin.Engine) {
 	r.GET("/openapi.json", openapiJSON)
-	r.GET("/swagger/*any", ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json")))
+	ui := ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json"))
+	r.GET("/swagger/*any", func(c *gin.Context) {
+		if c.Param("any") == "/" { // the directory itself: its page
+			c.Redirect(http.StatusMovedPermanently, "/swagger/index.html")
+			return
+		}
+		ui(c)
+	})
 	r.GET("/swagger", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "/swagger/index.html") })
 }
 
