@@ -38,8 +38,15 @@ func TestCaptureOverHTTP(t *testing.T) {
 	w = do(r, "POST", "/v1/polyomino/moves", "application/json", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2"]}`)
 	var m PolyominoMovesResponse
 	_ = json.Unmarshal(w.Body.Bytes(), &m)
-	if w.Code != 200 || m.Count == 0 || m.DistinctUpToSymmetry != nil {
+	if w.Code != 200 || m.Count == 0 || m.DistinctUpToSymmetry == nil || *m.DistinctUpToSymmetry > m.Count {
 		t.Errorf("capture moves: %d %+v", w.Code, m)
+	}
+	// The empty 7 x 7 board: the eight symmetries make classes.
+	w = do(r, "POST", "/v1/polyomino/moves", "application/json", `{"game":"capture"}`)
+	m = PolyominoMovesResponse{}
+	_ = json.Unmarshal(w.Body.Bytes(), &m)
+	if w.Code != 200 || m.DistinctUpToSymmetry == nil || 8**m.DistinctUpToSymmetry < m.Count || 2**m.DistinctUpToSymmetry > m.Count {
+		t.Errorf("capture moves, empty board: %d %+v", w.Code, m.DistinctUpToSymmetry)
 	}
 }
 

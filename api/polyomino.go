@@ -301,7 +301,9 @@ type PolyominoMovesResponse struct {
 	// Count of legal moves for the player to move.
 	Count int `json:"count" example:"2308"`
 	// Classes of moves equal under the symmetries of the position's board
-	// (absent for the capture variant).
+	// (for the capture variant: turns with the same removals whose
+	// placements are images of each other; absent when its turns are too
+	// many to list).
 	DistinctUpToSymmetry *int `json:"distinct_up_to_symmetry,omitempty" example:"296"`
 	// Capture variant: true when the turns are too many to list (every
 	// subset of removals no placement needs is a turn too); moves then

@@ -1140,7 +1140,7 @@ const docTemplate = `{
                     "example": 2308
                 },
                 "distinct_up_to_symmetry": {
-                    "description": "Classes of moves equal under the symmetries of the position's board\n(absent for the capture variant).",
+                    "description": "Classes of moves equal under the symmetries of the position's board\n(for the capture variant: turns with the same removals whose\nplacements are images of each other; absent when its turns are too\nmany to list).",
                     "type": "integer",
                     "example": 296
                 },

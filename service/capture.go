@@ -145,7 +145,7 @@ func (p *Polyomino) captureMoves(q PolyominoQuery) (PolyominoMoves, error) {
 	if err != nil {
 		return PolyominoMoves{}, err
 	}
-	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: -1, ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{}}
+	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: pos.DistinctTurns(maxListedTurns), ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{}}
 	if out.Count <= maxListedTurns {
 		for _, t := range pos.LegalTurns() {
 			out.Moves = append(out.Moves, t.String())

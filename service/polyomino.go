@@ -387,7 +387,8 @@ func nonNil(s []string) []string {
 // PolyominoMoves lists the legal moves of a position.
 type PolyominoMoves struct {
 	Count int
-	// DistinctUpToSymmetry is -1 where it is not computed (capture).
+	// DistinctUpToSymmetry is -1 where it is not computed (capture turns
+	// too many to list).
 	DistinctUpToSymmetry int
 	// Truncated: the list holds each placement once with only the removals
 	// it needs, because every subset of extra removals is too many.
