@@ -78,12 +78,14 @@ func FuzzPolyominoAnalyzeHandler(f *testing.F) {
 	fuzzHandler(f, "/v1/polyomino/analyze", `{"game":"tetrominoes"}`, `{"moves":["L:a1,a2,a3,a4,b4"],"budget_ms":1}`,
 		`{"width":5,"height":5,"hands":{"first":["F","I"],"second":["L","N"]},"end_rule":"score"}`,
 		`{"board":["AA......","AA......"]}`, `{"game":"hexominoes","seed":7,"budget_ms":1}`, `{"width":0}`, `{"pieces":"H01,O"}`,
-		`{"blocked":["a1","p16"],"to_move":"second"}`, `{"neutral":["X:c2,b3,c3,d3,c4"],"pool":false}`)
+		`{"blocked":["a1","p16"],"to_move":"second"}`, `{"neutral":["X:c2,b3,c3,d3,c4"],"pool":false}`,
+		`{"width":16,"height":16,"budget_ms":1}`, `{"game":"tetrominoes","board":["IIII....","........"],"pieces":"pentominoes"}`)
 }
 
 func FuzzPolyominoMovesHandler(f *testing.F) {
 	fuzzHandler(f, "/v1/polyomino/moves", `{}`, `{"game":"capture"}`, `{"moves":["I:a1,a2,a3,a4,a5","L:c1,c2,c3,c4,d4"]}`,
-		`{"board":["I.......","I.......","I.......","I.......","I......."]}`)
+		`{"board":["I.......","I.......","I.......","I.......","I......."]}`,
+		`{"game":"capture","moves":["I:b1,c1,d1,e1,f1","T:c2,d2,e2,d3,d4","X:d5,c6,d6,e6,d7"]}`, `{"game":"capture","width":16,"height":16}`)
 }
 
 func FuzzTilingsHandler(f *testing.F) {
