@@ -46,7 +46,10 @@ const bookUsage = `usage:
   gamesolver book worker [--slots N] [--workers N]
       run polyomino.book units from REDIS_URL
   gamesolver book stats [--all]
-      what the embedded book holds`
+      what the embedded book holds
+  gamesolver book merge [--into engine/book/data/openings.txt] FILE...
+      add the first moves classified in build outputs (openings.txt of --what openings)
+      to the book's openings file, sorted by class, without their costs`
 
 // bookCommand runs `gamesolver book ...`.
 func bookCommand(args []string, stdout, stderr io.Writer) error {
@@ -64,6 +67,8 @@ func bookCommand(args []string, stdout, stderr io.Writer) error {
 		return bookWorker(ctx, args[1:], stderr)
 	case "stats":
 		return bookStats(args[1:], stdout, stderr)
+	case "merge":
+		return bookMerge(args[1:], stdout, stderr)
 	}
 	return errors.New(bookUsage)
 }
@@ -560,6 +565,63 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // bookStats runs `gamesolver book stats`.
+// bookMerge adds build outputs to the openings file (book.MergeOpenings).
+func bookMerge(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("book merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	into := fs.String("into", "engine/book/data/openings.txt", "the openings file to update")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("book merge: name the build outputs to merge (openings.txt of book build --what openings)")
+	}
+	read := func(path string) (*book.File, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		f, err := book.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return f, nil
+	}
+	target, err := read(*into)
+	if err != nil {
+		return err
+	}
+	var from []*book.File
+	for _, path := range fs.Args() {
+		f, err := read(path)
+		if err != nil {
+			return err
+		}
+		from = append(from, f)
+	}
+	merged, err := book.MergeOpenings(target, from...)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*into, merged.Format(), 0o644); err != nil {
+		return err
+	}
+	before := 0
+	if s := target.Section(nil); s != nil {
+		before = len(s.Lines)
+	}
+	lines := merged.Section(nil).Lines
+	wins := 0
+	for _, l := range lines {
+		if l.Wins {
+			wins++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %d classes (%d were there), %d wins, %d losses; run go test ./engine/book (each loss needs its refutation-<class>.txt)\n",
+		*into, len(lines), before, wins, len(lines)-wins)
+	return nil
+}
+
 func bookStats(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("book stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,47 @@ func TestBookOpenings(t *testing.T) {
 	direct, byReplies := values(filepath.Join(dir, "position.txt")), values(filepath.Join(dir, "openings.txt"))
 	if strings.Join(direct, "\n") != strings.Join(byReplies, "\n") || len(direct) != 247 {
 		t.Fatalf("%d lines by search, %d by replies, differing", len(direct), len(byReplies))
+	}
+}
+
+// TestBookMerge: book merge adds a build output's classes to a copy of the
+// committed openings file and refuses a contradiction.
+func TestBookMerge(t *testing.T) {
+	dir := t.TempDir()
+	into := filepath.Join(dir, "openings.txt")
+	if err := os.WriteFile(into, book.Files()["openings.txt"], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	committed, _ := book.Parse(book.Files()["openings.txt"])
+	have := map[string]bool{}
+	for _, l := range committed.Section(nil).Lines {
+		have[l.Move] = true
+	}
+	start, _ := book.PositionAfter(nil)
+	var line string
+	for _, c := range start.Children() {
+		if m := c.Moves[0].String(); !have[m] {
+			line = fmt.Sprintf("%s %d win nodes=1 ms=1\n", m, len(c.Moves))
+			break
+		}
+	}
+	if line == "" {
+		t.Skip("every class is classified")
+	}
+	build := filepath.Join(dir, "build.txt")
+	_ = os.WriteFile(build, []byte("position start\n"+line), 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"book", "merge", "--into", into, build}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := fmt.Sprintf("%d classes (%d were there)", len(have)+1, len(have))
+	got, _ := os.ReadFile(into)
+	if !strings.Contains(out.String(), want) || !strings.Contains(string(got), strings.Fields(line)[0]+" ") || strings.Contains(string(got), "nodes=") {
+		t.Fatalf("%s\n%s", out.String(), got)
+	}
+	first := committed.Section(nil).Lines[0]
+	_ = os.WriteFile(build, []byte(fmt.Sprintf("position start\n%s %d loss I:a1,a2,a3,a4,a5\n", first.Move, first.Class)), 0o644)
+	if code := run([]string{"book", "merge", "--into", into, build}, &out, &errb); code == 0 {
+		t.Fatal("a contradiction merged")
 	}
 }

@@ -1,0 +1,88 @@
+package book
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MergeOpenings adds the start-position lines of the build outputs in
+// from to openings, the committed file of classified first moves, and
+// returns the merged file: its lines sorted by class (the order of the
+// empty board's Children), the search costs left out, and the class count
+// and ranges of its first comment line brought up to date. A class found
+// with two different values is an error; one found twice with the same
+// value is kept once.
+func MergeOpenings(openings *File, from ...*File) (*File, error) {
+	start, err := PositionAfter(nil)
+	if err != nil {
+		return nil, err
+	}
+	index := map[string]int{}
+	for i, c := range start.Children() {
+		index[c.Moves[0].String()] = i
+	}
+	byClass := map[int]Line{}
+	for _, f := range append([]*File{openings}, from...) {
+		s := f.Section(nil)
+		if s == nil {
+			continue
+		}
+		for _, l := range s.Lines {
+			c, ok := index[l.Move]
+			if !ok {
+				return nil, fmt.Errorf("%s is not the canonical move of a class of the empty board", l.Move)
+			}
+			l.Nodes, l.Elapsed = 0, 0
+			if old, seen := byClass[c]; seen && (old.Wins != l.Wins || old.Class != l.Class) {
+				return nil, fmt.Errorf("class %d (%s): %s in one file, %s in another", c, l.Move, old.Outcome(), l.Outcome())
+			}
+			if old, seen := byClass[c]; seen && old.Reply != "" {
+				l.Reply = old.Reply // the committed file's reply has its refutation
+			}
+			byClass[c] = l
+		}
+	}
+	classes := make([]int, 0, len(byClass))
+	for c := range byClass {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	out := &File{Comments: slices.Clone(openings.Comments)}
+	sec := Section{}
+	for _, c := range classes {
+		sec.Lines = append(sec.Lines, byClass[c])
+	}
+	out.Sections = []Section{sec}
+	if len(out.Comments) > 0 {
+		out.Comments[0] = soFar.ReplaceAllString(out.Comments[0], "classified by search, "+strconv.Itoa(len(classes))+" so far (classes "+ranges(classes)+");")
+	}
+	return out, nil
+}
+
+// soFar is the part of the openings file's first comment that counts the
+// classes classified.
+var soFar = regexp.MustCompile(`classified by search, \d+ so far \(classes [^)]*\);`)
+
+// ranges writes sorted numbers as "0-35, 39, 41 and 43-45".
+func ranges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if i == j {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
