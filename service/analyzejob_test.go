@@ -96,6 +96,9 @@ func TestAnalyzeInBackground(t *testing.T) {
 				t.Fatalf("job %s proven %v value %d best %v; direct %s proven %v value %d",
 					got.Outcome, got.Proven, got.Value, got.BestMoves, want.Outcome, want.Proven, want.Value)
 			}
+			if got.Nodes == 0 || got.ElapsedNs == 0 {
+				t.Errorf("job answer: %d nodes in %d ns", got.Nodes, got.ElapsedNs)
+			}
 			if got.Capture != want.Capture || len(got.Board) != len(want.Board) || got.ToMove != want.ToMove {
 				t.Fatalf("position fields: job %v %v %s, direct %v %v %s", got.Capture, got.Board, got.ToMove, want.Capture, want.Board, want.ToMove)
 			}

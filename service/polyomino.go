@@ -526,7 +526,7 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	}
 	children := pos.Children()
 	rs := make([]polyomino.Result, len(children))
-	var nodes int64
+	var nodes, elapsed int64
 	for i, raw := range results {
 		var a PolyominoAnswer
 		if err := json.Unmarshal(raw, &a); err != nil {
@@ -534,12 +534,14 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 		}
 		rs[i] = polyomino.Result{Outcome: polyomino.Outcome(a.Outcome), Proven: a.Proven, Value: a.Value, Over: a.Over}
 		nodes += a.Nodes
+		elapsed += a.ElapsedNs
 	}
 	res, err := polyomino.Combine(pos, children, rs)
 	if err != nil {
 		return nil, false, err
 	}
 	res.Nodes = nodes
+	res.Elapsed = time.Duration(elapsed) // the units' search time, summed
 	if !q.AllMoves {
 		res.Moves = nil
 	}
