@@ -282,18 +282,21 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 		if err != nil {
 			return teeko.Position{}, Invalid("board", err, "%s", err.Error())
 		}
-		return newTeekoPosition(r, b, toMove)
+		return newTeekoPosition(r, b, toMove, "board")
 	case q.Black != nil || q.Red != nil:
 		b, err := teeko.BoardFromSquares(q.Black, q.Red)
 		if err != nil {
 			return teeko.Position{}, Invalid("black", err, "%s", err.Error())
 		}
-		return newTeekoPosition(r, b, toMove)
+		return newTeekoPosition(r, b, toMove, "black")
 	}
 	return teeko.Start(r), nil
 }
 
-func newTeekoPosition(r teeko.Rules, b teeko.Board, toMove teeko.Color) (teeko.Position, error) {
+// newTeekoPosition makes the position of board b; a fault of the board is
+// reported on field (board, or black for the lists of squares: red when
+// the fault names red pieces only).
+func newTeekoPosition(r teeko.Rules, b teeko.Board, toMove teeko.Color, field string) (teeko.Position, error) {
 	pos, err := teeko.NewPosition(r, b, toMove)
 	if err == nil {
 		return pos, nil
@@ -310,7 +313,10 @@ func newTeekoPosition(r teeko.Rules, b teeko.Board, toMove teeko.Color) (teeko.P
 			return pos, Invalid("to_move", err, "%s", err.Error())
 		}
 	}
-	return pos, Invalid("board", err, "%s", err.Error())
+	if msg := strings.ToLower(err.Error()); field == "black" && strings.Contains(msg, "red") && !strings.Contains(msg, "black") {
+		field = "red"
+	}
+	return pos, Invalid(field, err, "%s", err.Error())
 }
 
 // Analyze values a position and every legal move.
