@@ -49,6 +49,10 @@ type Config struct {
 	// CORSOrigins lists the origins browsers may call from; "*" allows
 	// any; empty disables CORS.
 	CORSOrigins []string
+	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For and
+	// X-Real-IP name the client (for rate limits and logs); nil trusts
+	// every peer (gin's default), an empty list none.
+	TrustedProxies []string
 }
 
 // Deps are the services the handlers call. A nil game service leaves its
@@ -80,6 +84,10 @@ func New(cfg Config, d Deps) *gin.Engine {
 		d.Gatherer = d.Registry
 	}
 	r := gin.New()
+	if cfg.TrustedProxies != nil {
+		// Checked by the config (ParseTrustedProxies) before New.
+		_ = r.SetTrustedProxies(cfg.TrustedProxies)
+	}
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true // c.Done() and c.Err() follow the request's context
 	m := newHTTPMetrics(d.Registry)

@@ -234,6 +234,22 @@ func TestAccessLogLevels(t *testing.T) {
 	}
 }
 
+// TestTrustedProxies: X-Forwarded-For names the client only when the peer
+// is a trusted proxy (every peer by default, as gin does).
+func TestTrustedProxies(t *testing.T) {
+	for _, tc := range []struct {
+		proxies []string
+		want    string
+	}{{nil, "203.0.113.7"}, {[]string{}, "192.0.2.1"}, {[]string{"192.0.2.0/24"}, "203.0.113.7"}, {[]string{"10.0.0.0/8"}, "192.0.2.1"}} {
+		r, logs, _ := newTestServer(t, Config{TrustedProxies: tc.proxies})
+		do(r, "GET", "/healthz", "", "", "X-Forwarded-For", "203.0.113.7")
+		e := logs.FilterMessage("request").All()
+		if len(e) != 1 || e[0].ContextMap()["client"] != tc.want {
+			t.Errorf("proxies %v: client %v, want %s", tc.proxies, e, tc.want)
+		}
+	}
+}
+
 func TestPanicIsLoggedWithStack(t *testing.T) {
 	r, logs, _ := newTestServer(t, Config{})
 	do(r, "GET", "/test/panic", "", "")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -29,6 +30,7 @@ type config struct {
 	SolverQueue    int
 	QueueWait      time.Duration
 	CORSOrigins    string
+	TrustedProxies string
 	CacheBytes     int64
 	CacheTTL       time.Duration
 	RedisTimeout   time.Duration
@@ -67,6 +69,7 @@ func (c *config) settings() []setting {
 		{flag: "job-workers", env: "GAMESOLVER_JOB_WORKERS", usage: "goroutines of one job unit's search (0: every core; serve's in-process worker defaults to solver-workers)", value: (*intValue)(&c.JobWorkers)},
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
 		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
+		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, logs): * for any peer (the default; a client can then forge the header), none for no proxy", value: (*stringValue)(&c.TrustedProxies)},
 		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS, * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
 		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
@@ -105,6 +108,7 @@ func defaultConfig() config {
 		WorkerSlots:    1,
 		BookTableMB:    256,
 		RateLimit:      "100-S",
+		TrustedProxies: "*",
 	}
 }
 
@@ -155,6 +159,9 @@ func (c *config) validate() error {
 	if c.MaxBudget <= 0 || c.DefaultBudget <= 0 || c.DefaultBudget > c.MaxBudget {
 		errs = append(errs, "budgets must be positive with default-budget <= max-budget")
 	}
+	if _, err := c.trustedProxies(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	switch c.LogFormat {
 	case "json", "console":
 	default:
@@ -177,6 +184,27 @@ func (c *config) effective() map[string]string {
 }
 
 func (c *config) corsOrigins() []string { return splitList(c.CORSOrigins) }
+
+// trustedProxies is api.Config.TrustedProxies: nil for "*", empty for
+// "none", else the checked list.
+func (c *config) trustedProxies() ([]string, error) {
+	switch v := strings.TrimSpace(c.TrustedProxies); v {
+	case "", "*":
+		return nil, nil
+	case "none":
+		return []string{}, nil
+	}
+	list := splitList(c.TrustedProxies)
+	for _, p := range list {
+		if net.ParseIP(p) != nil {
+			continue
+		}
+		if _, _, err := net.ParseCIDR(p); err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is neither an address nor a CIDR", p)
+		}
+	}
+	return list, nil
+}
 
 func (c *config) apiKeys() []string { return splitList(c.APIKeys) }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,23 @@ func TestCORSOrigins(t *testing.T) {
 	c := config{CORSOrigins: " https://a.example , ,https://b.example"}
 	if got := c.corsOrigins(); len(got) != 2 || got[1] != "https://b.example" {
 		t.Errorf("corsOrigins = %q", got)
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	for in, want := range map[string]string{"*": "[]", "": "[]", "none": "[] empty", "10.0.0.0/8, 192.168.1.5": "[10.0.0.0/8 192.168.1.5]"} {
+		c := config{TrustedProxies: in}
+		got, err := c.trustedProxies()
+		s := fmt.Sprint(got)
+		if got != nil && len(got) == 0 {
+			s += " empty"
+		}
+		if err != nil || s != want {
+			t.Errorf("%q: %s, %v; want %s", in, s, err, want)
+		}
+	}
+	if _, err := parseConfig("serve", []string{"--trusted-proxies", "10.0.0.0/33"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "trusted-proxies") {
+		t.Errorf("a bad CIDR accepted: %v", err)
 	}
 }
 

@@ -105,7 +105,8 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	readiness.Add(teeko.Component)
 	catalogue.Register(service.TeekoInfo())
 
-	apiCfg := api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins(), APIKeys: service.NewAPIKeys(cfg.apiKeys())}
+	proxies, _ := cfg.trustedProxies() // checked by validate
+	apiCfg := api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins(), TrustedProxies: proxies, APIKeys: service.NewAPIKeys(cfg.apiKeys())}
 	if cfg.RateLimit != "" && cfg.RateLimit != "off" {
 		rl, err := service.NewRateLimiter(cfg.RateLimit, rdb, cfg.RedisTimeout, log.Named("ratelimit"))
 		if err != nil {
