@@ -126,16 +126,6 @@ func splitPieces(s string) []string {
 	return out
 }
 
-// pieceSets are the names of whole sets accepted as pieces.
-var pieceSets = map[string]int{"tetrominoes": 4, "pentominoes": 5, "hexominoes": 6}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // config applies the query's overrides to its preset.
 func (q PolyominoQuery) config() (polyomino.Config, error) {
 	name := q.Game
@@ -149,8 +139,8 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	// Board rows give the board's size, unless width or height is given.
 	if len(q.Board) > 0 {
 		cfg.Width, cfg.Height = utf8.RuneCountInString(q.Board[0]), len(q.Board)
-		if q.Width == nil && (cfg.Width < 1 || cfg.Width > 16) || q.Height == nil && cfg.Height > 16 {
-			return cfg, Invalid("board", nil, "board of %d rows of %d cells: a board has 1 to 16 rows and columns", cfg.Height, cfg.Width)
+		if q.Width == nil && (cfg.Width < 1 || cfg.Width > polyomino.MaxSide) || q.Height == nil && cfg.Height > polyomino.MaxSide {
+			return cfg, Invalid("board", nil, "board of %d rows of %d cells: a board has 1 to %d rows and columns", cfg.Height, cfg.Width, polyomino.MaxSide)
 		}
 	}
 	if q.Width != nil {
@@ -162,11 +152,10 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if q.Blocked != nil {
 		cfg.Blocked = *q.Blocked
 	}
-	if order, ok := pieceSets[strings.ToLower(strings.TrimSpace(deref(q.Pieces)))]; ok {
-		cfg.Order, cfg.Pieces = order, nil // a whole set by name, as tilings accepts
-	} else if q.Pieces != nil {
-		cfg.Pieces = splitPieces(*q.Pieces)
-		if len(cfg.Pieces) > 0 {
+	if q.Pieces != nil {
+		if order, ok := polyomino.SetOrder(*q.Pieces); ok {
+			cfg.Order, cfg.Pieces = order, nil // a whole set by name, as tilings accepts
+		} else if cfg.Pieces = splitPieces(*q.Pieces); len(cfg.Pieces) > 0 {
 			if order := pieceOrder(cfg.Pieces, cfg.Order); order != 0 {
 				cfg.Order = order
 			}

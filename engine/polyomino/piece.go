@@ -58,6 +58,25 @@ func (s *Set) Names() []string {
 	return names
 }
 
+// setNames name the whole set of each order.
+var setNames = map[int]string{4: "tetrominoes", 5: "pentominoes", 6: "hexominoes"}
+
+// SetOrder is the order of the whole set name stands for: "tetrominoes",
+// "pentominoes" or "hexominoes", in any case, spaces around ignored.
+func SetOrder(name string) (int, bool) {
+	name = strings.TrimSpace(name)
+	for n, s := range setNames {
+		if strings.EqualFold(name, s) {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// SetName names the whole set of the given order ("" for an order the
+// engine does not know).
+func SetName(order int) string { return setNames[order] }
+
 // Orders are the polyomino orders the engine knows.
 var orders = [...]int{4, 5, 6}
 

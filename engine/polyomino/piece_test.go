@@ -104,3 +104,21 @@ func TestParsePictureErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSetNames(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		order int
+		ok    bool
+	}{{"tetrominoes", 4, true}, {" Pentominoes ", 5, true}, {"HEXOMINOES", 6, true}, {"triominoes", 0, false}, {"FILNP", 0, false}} {
+		if n, ok := SetOrder(tc.name); n != tc.order || ok != tc.ok {
+			t.Errorf("SetOrder(%q) = %d, %v", tc.name, n, ok)
+		}
+		if tc.ok && SetName(tc.order) != strings.ToLower(strings.TrimSpace(tc.name)) {
+			t.Errorf("SetName(%d) = %q", tc.order, SetName(tc.order))
+		}
+	}
+	if SetName(7) != "" {
+		t.Error("a name for order 7")
+	}
+}

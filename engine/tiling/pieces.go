@@ -19,9 +19,6 @@ const maxSpecLen = 1024
 // times is placed n times (see Problem.Multiset).
 type Pieces []*polyomino.Piece
 
-// setNames are the names ParsePieces accepts for a whole set.
-var setNames = map[string]int{"tetrominoes": 4, "pentominoes": 5, "hexominoes": 6}
-
 // ParsePieces reads a piece list of one order:
 //
 //   - "" means the twelve pentominoes;
@@ -47,7 +44,7 @@ func ParsePieces(spec string, order int) (Pieces, error) {
 	if trimmed == "" {
 		trimmed = "pentominoes"
 	}
-	if n, ok := setNames[trimmed]; ok {
+	if n, ok := polyomino.SetOrder(trimmed); ok {
 		if order != 0 && order != n {
 			return nil, fmt.Errorf("%w: %q are of order %d, but order %d was asked for", ErrBadPieces, trimmed, n, order)
 		}
@@ -156,10 +153,8 @@ func inferOrder(names []string) (int, error) {
 }
 
 func orderName(order int) string {
-	for name, n := range setNames {
-		if n == order {
-			return name
-		}
+	if name := polyomino.SetName(order); name != "" {
+		return name
 	}
 	return fmt.Sprintf("polyominoes of order %d", order)
 }
