@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -88,13 +89,13 @@ func exactNames(raw json.RawMessage, t reflect.Type, path string) error {
 		if json.Unmarshal(raw, &m) != nil {
 			return nil
 		}
-		fields := fieldTypes(t)
+		fields := jsonFields(t)
 		for k, v := range m {
-			ft, ok := fields[k]
-			if !ok {
+			i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == k })
+			if i < 0 {
 				return &DecodeFieldError{Field: join(path, k), Msg: unknownField(k, t)}
 			}
-			if err := exactNames(v, ft, join(path, k)); err != nil {
+			if err := exactNames(v, fields[i].typ, join(path, k)); err != nil {
 				return err
 			}
 		}
@@ -119,22 +120,32 @@ func unknownField(name string, t reflect.Type) string {
 	return fmt.Sprintf("unknown field %q; known fields: %s", name, strings.Join(known, ", "))
 }
 
-// fieldTypes maps the JSON names of a struct's fields to their types.
-func fieldTypes(t reflect.Type) map[string]reflect.Type {
-	m := map[string]reflect.Type{}
+// jsonField is a field encoding/json decodes: its JSON name and type.
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields lists the fields of struct t (pointers followed) that
+// encoding/json decodes, in order, those of embedded structs promoted;
+// none for a type that is not a struct.
+func jsonFields(t reflect.Type) []jsonField {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []jsonField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if et := embedded(f); et != nil {
-			for k, v := range fieldTypes(et) {
-				m[k] = v
-			}
-			continue
-		}
-		if name, ok := jsonName(f); ok {
-			m[name] = f.Type
+			out = append(out, jsonFields(et)...)
+		} else if name, ok := jsonName(f); ok {
+			out = append(out, jsonField{name, f.Type})
 		}
 	}
-	return m
+	return out
 }
 
 // embedded is the struct type of an embedded field whose fields
@@ -170,20 +181,9 @@ func jsonName(f reflect.StructField) (string, bool) {
 // knownFields lists the JSON names of a struct's fields, for messages about
 // unknown fields.
 func knownFields(t reflect.Type) []string {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
 	var names []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if et := embedded(f); et != nil {
-			names = append(names, knownFields(et)...)
-		} else if name, ok := jsonName(f); ok {
-			names = append(names, name)
-		}
+	for _, f := range jsonFields(t) {
+		names = append(names, f.name)
 	}
 	return names
 }
