@@ -564,7 +564,6 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// bookStats runs `gamesolver book stats`.
 // bookMerge adds build outputs to the openings file (book.MergeOpenings).
 func bookMerge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("book merge", flag.ContinueOnError)
@@ -622,6 +621,7 @@ func bookMerge(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// bookStats runs `gamesolver book stats`.
 func bookStats(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("book stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -36,11 +36,13 @@ func MergeOpenings(openings *File, from ...*File) (*File, error) {
 				return nil, fmt.Errorf("%s is not the canonical move of a class of the empty board", l.Move)
 			}
 			l.Nodes, l.Elapsed = 0, 0
-			if old, seen := byClass[c]; seen && (old.Wins != l.Wins || old.Class != l.Class) {
-				return nil, fmt.Errorf("class %d (%s): %s in one file, %s in another", c, l.Move, old.Outcome(), l.Outcome())
-			}
-			if old, seen := byClass[c]; seen && old.Reply != "" {
-				l.Reply = old.Reply // the committed file's reply has its refutation
+			if old, seen := byClass[c]; seen {
+				if old.Wins != l.Wins || old.Class != l.Class {
+					return nil, fmt.Errorf("class %d (%s): %s in one file, %s in another", c, l.Move, old.Outcome(), l.Outcome())
+				}
+				if old.Reply != "" {
+					l.Reply = old.Reply // the committed file's reply has its refutation
+				}
 			}
 			byClass[c] = l
 		}
