@@ -68,7 +68,7 @@ func BenchmarkHeuristicMove(b *testing.B) {
 	g, _ := NewGame(mustPreset(b, "hexominoes"))
 	pos := g.Start()
 	for range b.N {
-		if _, ok := heuristicMove(context.Background(), pos, nil); !ok {
+		if _, ok := heuristicMove(context.Background(), pos, nil, nil); !ok {
 			b.Fatal("no move")
 		}
 	}

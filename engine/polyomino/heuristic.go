@@ -5,16 +5,24 @@ import (
 	"time"
 )
 
-// heuristicGrace is the time the heuristic player may take after the
-// budget of a search ran out (it stops evaluating moves at the deadline
-// or after this grace, whichever is later).
-const heuristicGrace = 50 * time.Millisecond
+// heuristicReserve is the most of a deadline's time that Solve keeps
+// from its search for the heuristic player (a fifth of the time, up to
+// this): the answer comes within the deadline even when the search does not
+// finish.
+const heuristicReserve = 50 * time.Millisecond
+
+// heuristicGrace is the time the heuristic player may take when it is
+// asked past the deadline (it stops evaluating moves at the deadline or
+// after this grace, whichever is later).
+const heuristicGrace = 5 * time.Millisecond
 
 // heuristicMove is the heuristic player's choice among the legal moves of
 // the player to move that are not excluded (moves the search proved bad),
 // made by the deadline of ctx or within heuristicGrace, whichever is later
-// (no limit when ctx has no deadline).
-func heuristicMove(ctx context.Context, pos *Position, excluded []Move) (Move, bool) {
+// (no limit when ctx has no deadline). g, when not nil, is the conflict
+// graph of the position's live placements that Solve built (it is used
+// when it has the cover sets the heuristic reads).
+func heuristicMove(ctx context.Context, pos *Position, excluded []Move, g *cgraph) (Move, bool) {
 	var deadline time.Time
 	if ctx == nil {
 		ctx = context.Background()
@@ -25,7 +33,7 @@ func heuristicMove(ctx context.Context, pos *Position, excluded []Move) (Move, b
 			deadline = g
 		}
 	}
-	h := newHeuristic(pos)
+	h := newHeuristicOn(pos, g)
 	return h.best(excluded, deadline)
 }
 
@@ -52,7 +60,7 @@ func BestMove(ctx context.Context, pos *Position, opts Options) (Move, Result, e
 		live += len(pos.appendLegal(Second, idx[:0]))
 	}
 	if live > playerSearchLimit {
-		m, _ := heuristicMove(ctx, pos, nil)
+		m, _ := heuristicMove(ctx, pos, nil, nil)
 		return m, Result{}, nil
 	}
 	opts.FirstWin = true
@@ -76,7 +84,7 @@ func BestMove(ctx context.Context, pos *Position, opts Options) (Move, Result, e
 				others = append(others, m)
 			}
 		}
-		if m, ok := heuristicMove(ctx, pos, others); ok {
+		if m, ok := heuristicMove(ctx, pos, others, nil); ok {
 			return m, res, nil
 		}
 	}

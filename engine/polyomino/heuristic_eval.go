@@ -44,17 +44,28 @@ type heuristic struct {
 	buf         []uint64 // a row of a lazy graph
 }
 
-func newHeuristic(pos *Position) *heuristic {
+func newHeuristic(pos *Position) *heuristic { return newHeuristicOn(pos, nil) }
+
+// newHeuristicOn is newHeuristic on the graph Solve built for the root
+// (its vertices are the same placements in the same order: the mover's
+// in a pool, the first player's then the second's with hands), when it
+// has its cover sets (a one-word graph does not, but costs nothing to
+// build).
+func newHeuristicOn(pos *Position, root *cgraph) *heuristic {
 	h := &heuristic{pos: pos, side: int(pos.toMove & 1)}
-	var list []int32
-	if pos.game.pool {
-		list = pos.appendLegal(pos.toMove, nil)
-	} else {
-		list = pos.appendLegal(First, nil)
-		list = pos.appendLegal(Second, list)
-	}
 	g := &h.g
-	g.buildLazy(pos.game, list)
+	if root != nil && root.words > 1 && root.lazy == nil {
+		*g = *root
+	} else {
+		var list []int32
+		if pos.game.pool {
+			list = pos.appendLegal(pos.toMove, nil)
+		} else {
+			list = pos.appendLegal(First, nil)
+			list = pos.appendLegal(Second, list)
+		}
+		g.buildLazy(pos.game, list)
+	}
 	h.L = g.full(nil)
 	h.buf = make([]uint64, g.words)
 	for p := range h.owner {

@@ -133,9 +133,17 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 	// (after the long-L opening, the third move B of reply A leads where
 	// the third move A of reply B does), and a win found that way ends a
 	// FirstWin search at once, whatever the move's place in the order.
-	probe := &worker{s: s}
-	for _, t := range tasks {
-		known(probe, t)
+	// (A table made or cleared for this search holds nothing: the look-ups
+	// would cost a key of every root move for nothing, tens of
+	// milliseconds on the largest boards.)
+	if s.tt.warm.Load() {
+		probe := &worker{s: s}
+		for i, t := range tasks {
+			if i&63 == 63 && s.expired() {
+				break
+			}
+			known(probe, t)
+		}
 	}
 	// expand computes the replies of a root move (under mu).
 	expand := func(w *worker, t *rootTask) {
@@ -148,6 +156,14 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 		for i, word := range t.child {
 			word &= own[i]
 			for ; word != 0; word &= word - 1 {
+				// Ordering the replies of a move on the largest boards
+				// takes longer than a short budget: past the deadline,
+				// the task stays unexpanded (a partial list of replies
+				// must never decide it) and the search stops.
+				if len(order)&255 == 255 && s.expired() {
+					t.expanded = false
+					return
+				}
 				r := i*64 + bits.TrailingZeros64(word)
 				_, mine := andNotCountOwn(t.child, root.adj[r*k:(r+1)*k], root.own[side])
 				key := uint64(mine)
@@ -218,6 +234,9 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 						}
 						if !c.expanded {
 							expand(w, c)
+							if !c.expanded {
+								break // stopped while ordering the replies
+							}
 							if c.decided {
 								again = true // settle again
 								continue

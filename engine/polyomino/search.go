@@ -30,6 +30,26 @@ type solver struct {
 	// ttMin1 is the least number of playable vertices at which search1
 	// consults the table; below it a subtree is cheaper to search.
 	ttMin1 int
+	// hctx is the context of the whole call: ctx ends earlier, leaving
+	// the heuristic player time to move (Solve).
+	hctx context.Context
+	// root is the conflict graph of the root position (nil until built);
+	// the heuristic player reuses it.
+	root *cgraph
+}
+
+// expired reports whether the search must stop (the context is done, or
+// another worker stopped it), and stops it. For the work outside the
+// nodes' own budget checks.
+func (s *solver) expired() bool {
+	if s.stop.Load() {
+		return true
+	}
+	if s.ctx != nil && s.ctx.Err() != nil {
+		s.stop.Store(true)
+		return true
+	}
+	return false
 }
 
 // bigWords is the state size (in words) from which every node checks the

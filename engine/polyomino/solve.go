@@ -110,10 +110,25 @@ func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 	}
 	t0 := clock()
 	res := Result{Scores: pos.score}
-	s := newSolver(ctx, pos.game, opts)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// The search stops before the deadline, leaving the heuristic player
+	// time to choose a move within it when the search does not finish.
+	sctx := ctx
+	if d, ok := ctx.Deadline(); ok {
+		if reserve := min(time.Until(d)/5, heuristicReserve); reserve > 0 {
+			var cancel context.CancelFunc
+			sctx, cancel = context.WithDeadline(ctx, d.Add(-reserve))
+			defer cancel()
+		}
+	}
+	s := newSolver(sctx, pos.game, opts)
+	s.hctx = ctx
 	if opts.Table == nil {
 		defer s.tt.release() // the search's own table
 	}
+	defer s.tt.warm.Store(true)
 	res = s.solveRoot(pos, opts, res)
 	res.Nodes = s.nodes.Load()
 	res.Elapsed = clock().Sub(t0)
@@ -207,7 +222,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		// its root graph alone would take more than 32 MB: the heuristic
 		// player answers at once.
 		res.Outcome, res.Heuristic = OutcomeUnknown, true
-		if m, ok := heuristicMove(s.ctx, pos, nil); ok {
+		if m, ok := heuristicMove(s.hctx, pos, nil, nil); ok {
 			res.BestMoves = []Move{m}
 		}
 		if opts.AllMoves {
@@ -242,7 +257,12 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 			v := vertexOf[rep]
 			_, theirs := andNotCountOwn(L, root.adj[v*k:(v+1)*k], root.own[1-side])
 			key := uint64(theirs)
-			if g.pool { // as in the search: playout parity, then replies
+			// (On the largest boards the playouts of every class take
+			// tens of milliseconds: past the deadline, replies alone.)
+			if len(moves)&63 == 63 {
+				s.expired()
+			}
+			if g.pool && !s.stop.Load() { // as in the search: playout parity, then replies
 				c := make([]uint64, k)
 				andNotCount(c, L, root.adj[v*k:(v+1)*k])
 				key |= uint64(playoutK(&root, c, nil)&1) << 16
@@ -255,6 +275,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	}
 	sort.Slice(moves, func(i, j int) bool { return moves[i].order < moves[j].order })
 
+	s.root = &root
 	if !g.score || g.pool {
 		s.solveRootParallel(&root, L, int(side), moves, opts)
 		if g.score { // common pool: the last to place gets one piece more
@@ -392,7 +413,7 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 				excluded = append(excluded, rm.class...)
 			}
 		}
-		if m, ok := heuristicMove(s.ctx, pos, excluded); ok {
+		if m, ok := heuristicMove(s.hctx, pos, excluded, s.root); ok {
 			res.BestMoves = []Move{m}
 		}
 	}

@@ -38,6 +38,9 @@ type Table struct {
 	near sync.Pool
 	// free releases memory mapped outside the Go heap (nil: none).
 	free func()
+	// warm: a search has used the table since it was made or cleared, so
+	// it may hold results (the root moves are then looked up first).
+	warm atomic.Bool
 }
 
 // release frees a table mapped outside the Go heap at once; the table must
@@ -85,6 +88,7 @@ func (t *Table) Entries() int { return len(t.words) / 2 }
 func (t *Table) Clear() {
 	clear(t.words)
 	t.near = sync.Pool{}
+	t.warm.Store(false)
 }
 
 func (t *Table) nextGeneration() { t.gen.Add(1) }
