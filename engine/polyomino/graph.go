@@ -165,9 +165,11 @@ func (g *cgraph) compact(game *Game, L []uint64, dst *cgraph, scratch []int32) [
 // full returns the state with every vertex playable.
 func (g *cgraph) full(dst []uint64) []uint64 {
 	dst = grow(dst, g.words)
-	clear(dst)
-	for v := 0; v < g.n; v++ {
-		dst[v>>6] |= 1 << (uint(v) & 63)
+	for i := range dst {
+		dst[i] = ^uint64(0)
+	}
+	if r := uint(g.n) & 63; r != 0 || g.n == 0 {
+		dst[len(dst)-1] = 1<<r - 1
 	}
 	return dst
 }
@@ -300,5 +302,32 @@ func (g *cgraph) build1(game *Game, list []int32) {
 	for p := range g.own {
 		g.own[p] = grow(g.own[p], 1)
 		g.own[p][0] = own[p]
+	}
+}
+
+// compact1 is compact for a state of at most 64 vertices of a graph on a
+// board of at most 64 cells, into a one-word graph: the rows are g's,
+// restricted to L and packed (pextRows), not rebuilt from the cells.
+func (g *cgraph) compact1(L []uint64, dst *cgraph) {
+	dst.adj = grow(dst.adj, 64)
+	n := pextRows(&dst.adj[0], &g.adj[0], g.words, &L[0])
+	dst.n, dst.words, dst.lazy = n, 1, nil
+	dst.adj = dst.adj[:n]
+	if cap(dst.place) < 64 {
+		dst.place = make([]int32, 64)
+	}
+	place, m64, pbit := dst.place[:64], grow(dst.m64, 64), grow(dst.pbit, 64)
+	i := 0
+	for w, word := range L {
+		for ; word != 0; word &= word - 1 {
+			u := w*64 + bits.TrailingZeros64(word)
+			place[i&63], m64[i&63], pbit[i&63] = g.place[u], g.m64[u], g.pbit[u]
+			i++
+		}
+	}
+	dst.place, dst.m64, dst.pbit = place[:n], m64[:n], pbit[:n]
+	for p := range dst.own {
+		dst.own[p] = grow(dst.own[p], 1)
+		dst.own[p][0] = pextWords(g.own[p], L)
 	}
 }

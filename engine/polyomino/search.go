@@ -258,7 +258,11 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// Compact sparse states: the work per move is proportional to K, and
 	// states of at most 64 vertices have the one-word fast path.
 	if k > 1 && (cnt*4 <= k*64 || cnt <= 64 && game.small) {
-		f.list = g.compact(game, L, &f.g, f.list)
+		if cnt <= 64 && game.small && havePext {
+			g.compact1(L, &f.g)
+		} else {
+			f.list = g.compact(game, L, &f.g, f.list)
+		}
 		f.state = f.g.full(f.state)
 		w.nodes--
 		return w.solveBool(&f.g, f.state, side, ply)

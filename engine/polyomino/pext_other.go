@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package polyomino
+
+// havePext: PEXT is an amd64 instruction (see pext_amd64.go).
+var havePext = pextFast()
+
+func pextFast() bool { return false }
+
+func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int { panic("pextRows without PEXT") }
+
+func pextWords(x, L []uint64) uint64 { panic("pextWords without PEXT") }

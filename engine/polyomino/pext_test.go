@@ -1,0 +1,152 @@
+package polyomino
+
+import (
+	"context"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// packRows is pextRows written plainly: each row of a vertex of L, bit by
+// bit, restricted to L and packed.
+func packRows(adj []uint64, k int, L []uint64) []uint64 {
+	var out []uint64
+	for w := range k {
+		for m := L[w]; m != 0; m &= m - 1 {
+			u := w*64 + bits.TrailingZeros64(m)
+			out = append(out, packWord(adj[u*k:(u+1)*k], L))
+		}
+	}
+	return out
+}
+
+func packWord(x, L []uint64) uint64 {
+	var r uint64
+	i := 0
+	for j := range L {
+		for m := L[j]; m != 0; m &= m - 1 {
+			if x[j]>>uint(bits.TrailingZeros64(m))&1 != 0 {
+				r |= 1 << uint(i)
+			}
+			i++
+		}
+	}
+	return r
+}
+
+// TestPextRows: the assembly agrees with the plain version on random rows
+// and states of 1 to 6 words with 0 to 64 vertices.
+func TestPextRows(t *testing.T) {
+	if !havePext {
+		t.Skip("no fast PEXT on this processor: compact1 is not used")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for it := range 3000 {
+		k := 1 + rng.IntN(6)
+		adj := make([]uint64, 64*k*k)
+		for i := range adj {
+			adj[i] = rng.Uint64()
+		}
+		L := make([]uint64, k)
+		for range rng.IntN(65) {
+			v := rng.IntN(64 * k)
+			L[v/64] |= 1 << (v % 64)
+		}
+		if it%7 == 0 && k > 1 { // all 64 in the first word, or in the last
+			clear(L)
+			L[(it/7)%2*(k-1)] = ^uint64(0)
+		}
+		want := packRows(adj, k, L)
+		dst := make([]uint64, 64)
+		if n := pextRows(&dst[0], &adj[0], k, &L[0]); n != len(want) || !slices.Equal(dst[:n], want) {
+			t.Fatalf("k %d, L %x: %d rows %x, want %d %x", k, L, n, dst[:n], len(want), want)
+		}
+		x := adj[:k]
+		if got, want := pextWords(x, L), packWord(x, L); got != want {
+			t.Fatalf("pextWords(%x, %x) = %x, want %x", x, L, got, want)
+		}
+	}
+}
+
+// TestCompact1SameGraph: the rows packed from the parent graph are those
+// build1 makes from the cells, with the same placements, masks, pieces and
+// owners, on random states of real games (pool and hands).
+func TestCompact1SameGraph(t *testing.T) {
+	if !havePext {
+		t.Skip("no fast PEXT on this processor: compact1 is not used")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		preset string
+		hands  bool
+		moves  []string
+	}{
+		{"pentominoes", false, nil},
+		{"pentominoes", true, nil},
+		{"pentominoes", false, []string{"X:d4,c5,d5,e5,d6"}},
+		{"tetrominoes", false, nil},
+	} {
+		cfg := mustPreset(t, c.preset)
+		if c.hands {
+			cfg.Pool = false
+		}
+		pos, err := NewPosition(cfg, nil, c.moves, DefaultToMove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := pos.game
+		all := pos.appendLegal(First, nil)
+		if c.hands {
+			all = pos.appendLegal(Second, all)
+		}
+		var root cgraph
+		root.build(g, all)
+		for range 300 {
+			L := make([]uint64, root.words)
+			for range rng.IntN(65) {
+				v := rng.IntN(root.n)
+				L[v/64] |= 1 << (v % 64)
+			}
+			if popcount(L) > 64 {
+				continue
+			}
+			var want, got cgraph
+			root.compact(g, L, &want, nil)
+			root.compact1(L, &got)
+			if got.n != want.n || got.words != 1 || !slices.Equal(got.adj, want.adj[:want.n]) ||
+				!slices.Equal(got.place, want.place) || !slices.Equal(got.m64, want.m64[:want.n]) ||
+				!slices.Equal(got.pbit, want.pbit[:want.n]) ||
+				got.own[0][0] != want.own[0][0] || got.own[1][0] != want.own[1][0] {
+				t.Fatalf("%s hands %v, state %x: compact1 and compact differ", c.preset, c.hands, L)
+			}
+		}
+	}
+}
+
+// TestSolveWithoutPext: the search gives the same values and visits the
+// same nodes whichever way its one-word graphs are compacted.
+func TestSolveWithoutPext(t *testing.T) {
+	defer func(v bool) { havePext = v }(havePext)
+	cfg := mustPreset(t, "pentominoes")
+	for _, sp := range loadSuite(t) {
+		if sp.depth != 3 {
+			continue
+		}
+		pos, err := NewPosition(cfg, nil, sp.moves, DefaultToMove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res [2]Result
+		for i, p := range []bool{false, true} {
+			havePext = p && pextFast()
+			res[i], err = Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1, TableMB: 16})
+			if err != nil || !res[i].Proven {
+				t.Fatalf("%v: %v proven %v", sp.moves, err, res[i].Proven)
+			}
+		}
+		if res[0].Value != res[1].Value || res[0].Nodes != res[1].Nodes || len(res[0].Moves) != len(res[1].Moves) {
+			t.Errorf("%v: value %d / %d, nodes %d / %d", sp.moves, res[0].Value, res[1].Value, res[0].Nodes, res[1].Nodes)
+		}
+	}
+}
