@@ -19,7 +19,9 @@ type JobRequest struct {
 	// The body the synchronous endpoint of that type takes;
 	// for polyomino.book: {"moves": [...], "classes": [...], "until_win": bool}
 	// (classify the symmetry classes of the moves of a Pentominoes position
-	// reached by moves, each with a winning reply when it loses).
+	// reached by moves, each with a winning reply when it loses; with
+	// until_win the job ends at the first winning class, and its result
+	// says so with ended_on_win).
 	Request json.RawMessage `json:"request" swaggertype:"object"`
 }
 

@@ -896,7 +896,7 @@ const docTemplate = `{
             ],
             "properties": {
                 "request": {
-                    "description": "The body the synchronous endpoint of that type takes;\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses).",
+                    "description": "The body the synchronous endpoint of that type takes;\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses; with\nuntil_win the job ends at the first winning class, and its result\nsays so with ended_on_win).",
                     "type": "object"
                 },
                 "type": {

@@ -85,8 +85,12 @@ type BookJobResult struct {
 	// Wins counts the classes that win for their maker.
 	Wins int `json:"wins"`
 	// Complete: every requested class is classified.
-	Complete bool  `json:"complete"`
-	Nodes    int64 `json:"nodes"`
+	Complete bool `json:"complete"`
+	// EndedOnWin: the request asked for until_win and a class won, so the
+	// job ended before the other classes were classified (its progress
+	// then shows done < total).
+	EndedOnWin bool  `json:"ended_on_win,omitempty"`
+	Nodes      int64 `json:"nodes"`
 }
 
 type bookUnit struct {
@@ -216,7 +220,8 @@ func (j BookJob) Combine(request json.RawMessage, total int, results map[int]jso
 		}
 	}
 	out.Complete = len(results) == total
-	if !out.Complete && !(r.UntilWin && out.Wins > 0) {
+	out.EndedOnWin = !out.Complete && r.UntilWin && out.Wins > 0
+	if !out.Complete && !out.EndedOnWin {
 		return nil, false, nil
 	}
 	b, err := json.Marshal(out)

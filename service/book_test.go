@@ -127,4 +127,33 @@ func TestBookJob(t *testing.T) {
 	if err != nil || !done || json.Unmarshal(raw, &sub) != nil || len(sub.Lines) != 2 || sub.Lines[0].Index != 5 || sub.Lines[1].Index != 7 || sub.Lines[1].Move != want.Lines[7].Move {
 		t.Errorf("combined %s, %v, %v", raw, done, err)
 	}
+	// until_win: a win ends the job, and its result says why classes are
+	// missing; without a win, or without until_win, it goes on.
+	win, loss := -1, -1
+	for i, l := range want.Lines {
+		if l.Wins && win < 0 {
+			win = i
+		}
+		if !l.Wins && loss < 0 {
+			loss = i
+		}
+	}
+	lw, _ := json.Marshal(want.Lines[win])
+	ll, _ := json.Marshal(want.Lines[loss])
+	for _, c := range []struct {
+		request  string
+		results  map[int]json.RawMessage
+		done, ok bool
+	}{
+		{`{"moves":[],"classes":[1,2,3,4],"until_win":true}`, map[int]json.RawMessage{0: ll, 1: lw}, true, true},
+		{`{"moves":[],"classes":[1,2,3,4],"until_win":true}`, map[int]json.RawMessage{0: ll}, false, false},
+		{`{"moves":[],"classes":[1,2,3,4]}`, map[int]json.RawMessage{0: ll, 1: lw}, false, false},
+		{`{"moves":[],"classes":[1,2],"until_win":true}`, map[int]json.RawMessage{0: ll, 1: lw}, true, false},
+	} {
+		raw, done, err := kind.Combine(json.RawMessage(c.request), 4-2*strings.Count(c.request, "[1,2]"), c.results)
+		var res service.BookJobResult
+		if err != nil || done != c.done || done && (json.Unmarshal(raw, &res) != nil || res.EndedOnWin != c.ok || res.Complete == c.ok || res.Wins != 1) {
+			t.Errorf("%s with %d results: done %v, %s, %v", c.request, len(c.results), done, raw, err)
+		}
+	}
 }
