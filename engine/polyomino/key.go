@@ -20,6 +20,9 @@ import (
 //	       the same canonical form in a 16 x 16 frame otherwise.
 //	key.b  the live pieces: the mask itself in a common pool; a 64-bit hash
 //	       of the masks (mover's, other's) with hands.
+//
+// The endgame tables of the one-word search key the live cells as they lie
+// (keyer.raw, worker.key1): a finer key, just as exact.
 type ttKey struct{ a, b uint64 }
 
 // keyer computes keys for one game.
@@ -46,6 +49,16 @@ func (k *keyer) key(live Bits, mover, other uint64) ttKey {
 		b = mix64(mover*0x9e3779b97f4a7c15 ^ mix64(other+0x632be59bd9b4e019))
 	}
 	return ttKey{a, b}
+}
+
+// raw is key without the symmetries, for a board of at most 64 cells (the
+// endgame table's key: see worker.key1).
+func (k *keyer) raw(live, mover, other uint64) ttKey {
+	b := mover
+	if !k.pool {
+		b = mix64(mover*0x9e3779b97f4a7c15 ^ mix64(other+0x632be59bd9b4e019))
+	}
+	return ttKey{live, b}
 }
 
 // toFrame8 redraws a board at most 8 wide (W = width layout) with W = 8.

@@ -197,7 +197,11 @@ func (w *worker) key(g *cgraph, L []uint64, side int) ttKey {
 	return w.s.keyer.key(live, p[0], p[1])
 }
 
-// key1 is key for a one-word state.
+// key1 is the endgame table's key of a one-word state: the live cells as
+// they lie, not up to the board's symmetries (keyer.raw). Endgame
+// transpositions are almost never images of one another under a symmetry:
+// on the benchmark position the raw key costs 0.01 % more nodes and its
+// canonical form (8 images, each moved to the corner) 5 % of the time.
 func (w *worker) key1(g *cgraph, L uint64, side int) ttKey {
 	var live, p0, p1 uint64
 	if w.s.pool {
@@ -218,7 +222,7 @@ func (w *worker) key1(g *cgraph, L uint64, side int) ttKey {
 			}
 		}
 	}
-	return w.s.keyer.key(Bits{live}, p0, p1)
+	return w.s.keyer.raw(live, p0, p1)
 }
 
 // solveBool decides a normal-play state: resWin if the player to move

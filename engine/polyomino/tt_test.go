@@ -1,6 +1,8 @@
 package polyomino
 
 import (
+	"context"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 )
@@ -40,5 +42,66 @@ func TestTableSizes(t *testing.T) {
 	tt.store(ttKey{5, 6}, 1, boundExact, 1)
 	if _, _, ok := tt.probe(ttKey{5, 6}); !ok {
 		t.Fatal("entry lost")
+	}
+}
+
+// TestEndgameKeyExact: the endgame table's key of a one-word state tells
+// apart exactly what decides its value: the live cells, the live pieces of
+// the player to move and those of the other (with hands), for random
+// states of small games.
+func TestEndgameKeyExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, hands := range []bool{false, true} {
+		cfg := mustPreset(t, "tetrominoes")
+		if hands {
+			cfg.Pool = false
+		}
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := g.Start()
+		list := pos.appendLegal(First, nil)
+		if hands {
+			list = pos.appendLegal(Second, list)
+		}
+		var full cgraph
+		full.build(g, list)
+		s := newSolver(context.Background(), g, Options{TableMB: 1})
+		w := &worker{s: s}
+		type what struct{ live, mover, other uint64 }
+		seen := map[ttKey]what{}
+		keys := map[what]ttKey{}
+		for range 20000 {
+			// a state of at most 64 vertices, compacted into one word
+			L := make([]uint64, full.words)
+			for range 1 + rng.IntN(12) {
+				v := rng.IntN(full.n)
+				L[v/64] |= 1 << (v % 64)
+			}
+			var c cgraph
+			full.compact(g, L, &c, nil)
+			side := rng.IntN(2)
+			var x what
+			for v := range c.n {
+				x.live |= c.m64[v]
+				if !hands || c.own[side][0]>>v&1 != 0 {
+					x.mover |= c.pbit[v]
+				} else {
+					x.other |= c.pbit[v]
+				}
+			}
+			k := w.key1(&c, uint64(1)<<c.n-1, side)
+			if old, ok := seen[k]; ok && old != x {
+				t.Fatalf("hands %v: key %x for %+v and %+v", hands, k, old, x)
+			}
+			if old, ok := keys[x]; ok && old != k {
+				t.Fatalf("hands %v: %+v has keys %x and %x", hands, x, old, k)
+			}
+			seen[k], keys[x] = x, k
+		}
+		if len(seen) < 1000 {
+			t.Fatalf("hands %v: only %d distinct states", hands, len(seen))
+		}
 	}
 }
