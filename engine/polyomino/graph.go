@@ -39,6 +39,12 @@ func (g *cgraph) build(game *Game, list []int32) {
 		g.build1(game, list)
 		return
 	}
+	g.buildDense(game, list)
+}
+
+// buildDense is build with the cover sets of every cell and piece, whatever
+// the graph's size (build1 keeps none).
+func (g *cgraph) buildDense(game *Game, list []int32) {
 	g.buildSets(game, list)
 	g.lazy = nil
 	n, k := g.n, g.words
@@ -62,14 +68,15 @@ func (g *cgraph) build(game *Game, list []int32) {
 // (A variable so that tests can make small graphs lazy.)
 var denseLimit = 4 << 20
 
-// buildLazy is build, except that a graph whose adjacency matrix would
-// exceed denseLimit words keeps only the cover sets and computes each row
-// when asked (rowOf): the heuristic player touches each row once or twice,
-// so that computing it costs less than storing it.
+// buildLazy is buildDense, except that a graph whose adjacency matrix
+// would exceed denseLimit words keeps only the cover sets and computes each
+// row when asked (rowOf): the heuristic player touches each row once or
+// twice, so that computing it costs less than storing it. Either way the
+// graph has its cover sets, which the heuristic player reads.
 func (g *cgraph) buildLazy(game *Game, list []int32) {
 	n := len(list)
 	if k := max((n+63)/64, 1); n*k <= denseLimit || (n <= 64 && game.small) {
-		g.build(game, list)
+		g.buildDense(game, list)
 		return
 	}
 	g.buildSets(game, list)
@@ -168,7 +175,7 @@ func (g *cgraph) full(dst []uint64) []uint64 {
 	for i := range dst {
 		dst[i] = ^uint64(0)
 	}
-	if r := uint(g.n) & 63; r != 0 || g.n == 0 {
+	if r := uint(g.n) & 63; len(dst) > 0 && (r != 0 || g.n == 0) {
 		dst[len(dst)-1] = 1<<r - 1
 	}
 	return dst

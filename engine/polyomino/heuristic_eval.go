@@ -49,8 +49,8 @@ func newHeuristic(pos *Position) *heuristic { return newHeuristicOn(pos, nil) }
 // newHeuristicOn is newHeuristic on the graph Solve built for the root
 // (its vertices are the same placements in the same order: the mover's
 // in a pool, the first player's then the second's with hands), when it
-// has its cover sets (a one-word graph does not, but costs nothing to
-// build).
+// has its cover sets (a one-word graph, built by build1, does not; it is
+// cheap to build again).
 func newHeuristicOn(pos *Position, root *cgraph) *heuristic {
 	h := &heuristic{pos: pos, side: int(pos.toMove & 1)}
 	g := &h.g

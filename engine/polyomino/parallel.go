@@ -221,6 +221,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 				var run *replyRun
 				helping := false
 				reply := -1
+			pick:
 				for !finished && !s.stop.Load() {
 					settle()
 					if finished {
@@ -235,7 +236,11 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 						if !c.expanded {
 							expand(w, c)
 							if !c.expanded {
-								break // stopped while ordering the replies
+								// Stopped while ordering the replies (the
+								// search is stopped): not a wait for
+								// work, which a single worker would never
+								// be woken from.
+								break pick
 							}
 							if c.decided {
 								again = true // settle again

@@ -1,10 +1,13 @@
+//go:build amd64 && gc && !purego
+
 package polyomino
 
 // The one-word compaction (cgraph.compact1) packs the rows of the parent
 // graph with the processor's PEXT instruction (BMI2), where it is fast:
 // Intel since Haswell, AMD since Zen 3. Elsewhere (AMD before Zen 3 runs
-// PEXT in microcode, up to hundreds of cycles) the rows are rebuilt from
-// the cells (cgraph.compact), which gives the same graph.
+// PEXT in microcode, up to hundreds of cycles; other vendors' speed is not
+// known; other compilers than gc, or the purego tag) the rows are rebuilt
+// from the cells (cgraph.compact), which gives the same graph.
 
 // havePext: compact1 may be used (a variable so that tests can turn it off).
 var havePext = pextFast()
@@ -23,7 +26,10 @@ func pextFast() bool {
 	vendor := string([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24),
 		byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24),
 		byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24)})
-	if vendor == "AuthenticAMD" || vendor == "HygonGenuine" {
+	switch vendor {
+	case "GenuineIntel":
+		return true
+	case "AuthenticAMD", "HygonGenuine":
 		a1, _, _, _ := cpuid(1, 0)
 		family := a1 >> 8 & 0xf
 		if family == 0xf {
@@ -31,7 +37,7 @@ func pextFast() bool {
 		}
 		return family >= 0x19 // Zen 3 and later
 	}
-	return true
+	return false // PEXT's speed unknown
 }
 
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)

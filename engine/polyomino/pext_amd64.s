@@ -1,3 +1,5 @@
+//go:build amd64 && gc && !purego
+
 #include "textflag.h"
 
 // func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int

@@ -1,8 +1,9 @@
-//go:build !amd64
+//go:build !amd64 || !gc || purego
 
 package polyomino
 
-// havePext: PEXT is an amd64 instruction (see pext_amd64.go).
+// havePext: PEXT is an amd64 instruction, used through gc's assembler
+// (see pext_amd64.go).
 var havePext = pextFast()
 
 func pextFast() bool { return false }

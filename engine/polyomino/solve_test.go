@@ -470,20 +470,29 @@ func TestAllMovesBestFirst(t *testing.T) {
 }
 
 // TestDeadlineKept: an analysis that cannot finish answers close to its
-// deadline, heuristic move included, on the largest boards too. The
-// search once spent 150 ms past a 50 ms deadline on an empty 16 x 16
-// pentomino board before its first node (a table look-up of every root
-// move in a table that was new, then the ordering of the first move's
-// 12,000 replies), and the heuristic player took 50 ms more after it.
-// The tolerance is wide (the best of three tries, 100 ms over): the test
-// is about work done past the deadline, not the machine's speed.
+// deadline, heuristic move included, on the largest boards too, with one
+// search worker or several. The search once spent 150 ms past a 50 ms
+// deadline on an empty 16 x 16 pentomino board before its first node (a
+// table look-up of every root move in a table that was new, then the
+// ordering of the first move's 12,000 replies), and the heuristic player
+// took 50 ms more after it; then, stopped while ordering those replies, a
+// lone worker waited for work forever. The tolerance is wide (the best of
+// three tries, 100 ms over; more under the race detector): the test is
+// about work done past the deadline, not the machine's speed.
 func TestDeadlineKept(t *testing.T) {
-	const budget, slack = 50 * time.Millisecond, 100 * time.Millisecond
+	budget, slack := 50*time.Millisecond, 100*time.Millisecond
+	if raceEnabled {
+		slack *= 10
+	}
 	for _, c := range []struct {
-		preset string
-		w, h   int
-	}{{"pentominoes", 16, 16}, {"pentominoes", 12, 12}, {"tetrominoes", 16, 16}, {"hexominoes", 16, 16}} {
-		t.Run(fmt.Sprintf("%s/%dx%d", c.preset, c.w, c.h), func(t *testing.T) {
+		preset  string
+		w, h    int
+		workers int
+	}{
+		{"pentominoes", 16, 16, 0}, {"pentominoes", 16, 16, 1}, {"pentominoes", 12, 12, 0},
+		{"tetrominoes", 16, 16, 0}, {"tetrominoes", 16, 16, 1}, {"hexominoes", 16, 16, 0},
+	} {
+		t.Run(fmt.Sprintf("%s/%dx%d/workers=%d", c.preset, c.w, c.h, c.workers), func(t *testing.T) {
 			cfg := mustPreset(t, c.preset)
 			cfg.Width, cfg.Height = c.w, c.h
 			g, err := NewGame(cfg)
@@ -494,11 +503,24 @@ func TestDeadlineKept(t *testing.T) {
 			for range 3 {
 				ctx, cancel := context.WithTimeout(t.Context(), budget)
 				t0 := time.Now()
-				res, err := Solve(ctx, g.Start(), Options{TableMB: 16})
+				done := make(chan Result, 1)
+				go func() {
+					res, err := Solve(ctx, g.Start(), Options{TableMB: 16, Workers: c.workers})
+					if err != nil {
+						t.Error(err)
+					}
+					done <- res
+				}()
+				var res Result
+				select {
+				case res = <-done:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("no answer 30 s after a %v deadline", budget)
+				}
 				took := time.Since(t0)
 				cancel()
-				if err != nil || res.Proven || len(res.BestMoves) != 1 || !res.Heuristic {
-					t.Fatalf("%+v, %v", res, err)
+				if res.Proven || len(res.BestMoves) != 1 || !res.Heuristic {
+					t.Fatalf("%+v", res)
 				}
 				best = min(best, took)
 			}
@@ -506,5 +528,59 @@ func TestDeadlineKept(t *testing.T) {
 				t.Errorf("a %v budget took %v at best", budget, best)
 			}
 		})
+	}
+}
+
+// TestDeadlinesOneWorker: a lone search worker answers whenever its
+// deadline falls: in the look-ups, in the ordering of the root moves or of
+// a move's replies, in the search (stopped while ordering the replies of
+// the first move of an empty 16 x 16 board, it waited for work forever).
+func TestDeadlinesOneWorker(t *testing.T) {
+	cfg := mustPreset(t, "pentominoes")
+	cfg.Width, cfg.Height = 16, 16
+	g, err := NewGame(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for budget := 2 * time.Millisecond; budget <= 80*time.Millisecond; budget += 2 * time.Millisecond {
+		ctx, cancel := context.WithTimeout(t.Context(), budget)
+		done := make(chan Result, 1)
+		go func() {
+			res, _ := Solve(ctx, g.Start(), Options{TableMB: 1, Workers: 1})
+			done <- res
+		}()
+		select {
+		case res := <-done:
+			if len(res.BestMoves) != 1 {
+				t.Fatalf("%v budget: %+v", budget, res)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no answer 30 s after a %v deadline", budget)
+		}
+		cancel()
+	}
+}
+
+// TestHeuristicSmallHands: the heuristic player on a board small enough
+// for one-word graphs, with hands (it read the cover sets of a graph that
+// build1 makes without them, and panicked).
+func TestHeuristicSmallHands(t *testing.T) {
+	cfg := mustPreset(t, "tetrominoes")
+	cfg.Pool = false
+	pos, err := NewPosition(cfg, nil, []string{"I:a2,b2,c2,d2", "S:a3,b3,b4,c4"}, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, res, err := BestMove(t.Context(), pos, Options{Workers: 1})
+	if err != nil || !res.Proven {
+		t.Fatalf("%v, proven %v, %v", m, res.Proven, err)
+	}
+	if _, err := pos.Play(m); err != nil {
+		t.Fatalf("BestMove played %v: %v", m, err)
+	}
+	if m, ok := heuristicMove(t.Context(), pos, nil, nil); !ok {
+		t.Fatal("no heuristic move")
+	} else if _, err := pos.Play(m); err != nil {
+		t.Fatalf("heuristic played %v: %v", m, err)
 	}
 }

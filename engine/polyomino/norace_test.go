@@ -1,0 +1,5 @@
+//go:build !race
+
+package polyomino
+
+const raceEnabled = false
