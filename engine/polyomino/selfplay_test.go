@@ -10,6 +10,10 @@ import (
 
 var selfPlayGames = flag.Int("selfplay", 0, "play this many self-play games per pairing (sides swapped) and print win rates")
 
+// selfPlayOnly restricts TestSelfPlay to one pairing, named preset/opponent
+// (e.g. hexominoes/greedy), to measure it alone while tuning the player.
+var selfPlayOnly = flag.String("selfplay-only", "", "play only this pairing, preset/opponent (e.g. hexominoes/greedy)")
+
 // A player picks a move for the player to move (who has one).
 type player func(pos *Position, rng *splitmix64) Move
 
@@ -112,6 +116,9 @@ func TestSelfPlay(t *testing.T) {
 			name string
 			p    player
 		}{{"random", randomPlayer}, {"greedy", greedyPlayer}} {
+			if *selfPlayOnly != "" && *selfPlayOnly != preset+"/"+opp.name {
+				continue
+			}
 			rng := splitmix64(1)
 			engine := enginePlayer(200000)
 			t0 := time.Now()
