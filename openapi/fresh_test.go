@@ -2,12 +2,18 @@ package openapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/go-openapi/spec"
 	"github.com/swaggo/swag/gen"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gamesolver/gamesolver/api"
 )
 
 var update = flag.Bool("update", false, "regenerate the committed OpenAPI document")
@@ -36,6 +42,70 @@ func generate(t *testing.T, dir string) {
 	})
 	if err != nil {
 		t.Fatalf("swag: %v", err)
+	}
+	addExamples(t, dir)
+}
+
+// addExamples puts the request examples of package api into the JSON and
+// YAML documents swag wrote in dir (as the example of each request body's
+// schema), written the way swag writes them. docs.go keeps swag's template
+// without them: the service serves swagger.json.
+func addExamples(t *testing.T, dir string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "swagger.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc spec.Swagger
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range api.RequestExamples {
+		def, ok := doc.Definitions[ex.Definition]
+		if !ok {
+			t.Fatalf("example of %s: no such definition", ex.Definition)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(ex.Body), &v); err != nil {
+			t.Fatalf("example of %s: %v", ex.Definition, err)
+		}
+		def.Example = v
+		doc.Definitions[ex.Definition] = def
+	}
+	// Every request body has its example.
+	for path, item := range doc.Paths.Paths {
+		for _, op := range []*spec.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch} {
+			if op == nil {
+				continue
+			}
+			for _, p := range op.Parameters {
+				if p.In != "body" || p.Schema == nil {
+					continue
+				}
+				name := strings.TrimPrefix(p.Schema.Ref.String(), "#/definitions/")
+				if doc.Definitions[name].Example == nil {
+					t.Errorf("%s: the body %s has no example in api.RequestExamples", path, name)
+				}
+			}
+		}
+	}
+	indented, err := json.MarshalIndent(&doc, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := json.Marshal(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := yaml.JSONToYAML(compact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "swagger.json"), indented, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "swagger.yaml"), y, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,0 +1,28 @@
+package api
+
+// RequestExample is a valid request body of some operations, shown in the
+// OpenAPI document as the example of its schema: Swagger UI's "Try it out"
+// starts from it. (swag can give an example per field only, and the merge
+// of those is no valid request: board and moves together, hands with a
+// common pool, Teeko's board and its lists of squares.) make openapi puts
+// them into openapi/swagger.json and swagger.yaml; a test sends each to
+// its operations.
+type RequestExample struct {
+	Definition string   // the schema's name in the document
+	Paths      []string // the operations (POST) that take it
+	Body       string
+}
+
+// RequestExamples are the examples of every request body schema.
+var RequestExamples = []RequestExample{
+	{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves"},
+		`{"game": "pentominoes", "moves": ["L:c4,d4,e4,f4,c5"], "budget_ms": 2000}`},
+	{"api.TilingsRequest", []string{"/v1/polyomino/tilings"},
+		`{"width": 10, "height": 6, "pieces": "FILNPTUVWXYZ", "limit": 2}`},
+	{"api.TeekoAnalyzeRequest", []string{"/v1/teeko/analyze"},
+		`{"rules": "standard", "moves": ["13", "7", "12"]}`},
+	{"api.TeekoAnnotateRequest", []string{"/v1/teeko/annotate"},
+		`{"rules": "standard", "moves": ["13", "7", "12", "8", "14", "9", "11"]}`},
+	{"api.JobRequest", []string{"/v1/jobs"},
+		`{"type": "polyomino.tilings", "request": {"width": 12, "height": 5, "limit": 1}}`},
+}
