@@ -209,7 +209,7 @@ func andNotCount(dst, a, b []uint64) int {
 	return n
 }
 
-// andNotCountOnly returns popcount(a &^ b) and popcount(a &^ b & own).
+// andNotCountOwn returns popcount(a &^ b) and popcount(a &^ b & own).
 func andNotCountOwn(a, b, own []uint64) (all, mine int) {
 	b = b[:len(a)]
 	own = own[:len(a)]
