@@ -14,6 +14,11 @@ var selfPlayGames = flag.Int("selfplay", 0, "play this many self-play games per 
 // (e.g. hexominoes/greedy), to measure it alone while tuning the player.
 var selfPlayOnly = flag.String("selfplay-only", "", "play only this pairing, preset/opponent (e.g. hexominoes/greedy)")
 
+// selfPlaySeed is the seed of the first deal of a hexomino pairing (game
+// pair i is dealt with seed selfPlaySeed+i), to measure on deals other than
+// those the player was tuned on.
+var selfPlaySeed = flag.Uint64("selfplay-seed", 0, "deal hexomino game pair i with seed selfplay-seed+i")
+
 // A player picks a move for the player to move (who has one).
 type player func(pos *Position, rng *splitmix64) Move
 
@@ -101,7 +106,8 @@ func playGame(t testing.TB, g *Game, first, second player, rng *splitmix64) floa
 
 // TestSelfPlay measures the engine's player against the random mover and
 // the greedy mobility player: go test -run TestSelfPlay -selfplay 100 -v
-// (100 games with each side, so 200 per pairing).
+// (100 games with each side, so 200 per pairing). -selfplay-only plays one
+// pairing, -selfplay-seed deals other hexomino hands.
 func TestSelfPlay(t *testing.T) {
 	n := *selfPlayGames
 	if n == 0 {
@@ -127,7 +133,7 @@ func TestSelfPlay(t *testing.T) {
 				g2 := g
 				if preset == "hexominoes" { // a fresh deal each game pair
 					cfg := mustPreset(t, preset)
-					cfg.Seed = uint64(i)
+					cfg.Seed = *selfPlaySeed + uint64(i)
 					g2, _ = NewGame(cfg)
 				}
 				score += playGame(t, g2, engine, opp.p, &rng)
