@@ -60,8 +60,7 @@ func greedyPlayer(pos *Position, rng *splitmix64) Move {
 	return pos.game.move(g.place[best])
 }
 
-func enginePlayer(nodes int64) player {
-	tt := NewTable(32)
+func enginePlayer(nodes int64, tt *Table) player {
 	return func(pos *Position, rng *splitmix64) Move {
 		m, _, err := BestMove(context.Background(), pos, Options{MaxNodes: nodes, Workers: 1, Table: tt})
 		if err != nil {
@@ -125,15 +124,22 @@ func TestSelfPlay(t *testing.T) {
 			if *selfPlayOnly != "" && *selfPlayOnly != preset+"/"+opp.name {
 				continue
 			}
-			rng := splitmix64(1)
-			engine := enginePlayer(200000)
+			tt := NewTable(32)
+			engine := enginePlayer(200000, tt)
 			t0 := time.Now()
 			score := 0.0
 			for i := 0; i < n; i++ {
+				// Each game pair on its own: its own random stream and an
+				// empty table, so that two versions of a player meet the
+				// same opponent's moves where they play alike, deal by
+				// deal, whatever the games before.
+				seed := *selfPlaySeed + uint64(i)
+				rng := splitmix64(1 + seed)
+				tt.Clear()
 				g2 := g
 				if preset == "hexominoes" { // a fresh deal each game pair
 					cfg := mustPreset(t, preset)
-					cfg.Seed = *selfPlaySeed + uint64(i)
+					cfg.Seed = seed
 					g2, _ = NewGame(cfg)
 				}
 				score += playGame(t, g2, engine, opp.p, &rng)
