@@ -240,34 +240,45 @@ func (h *heuristic) evalTwoPly(v int, late func() bool) (val float64, ok bool) {
 	if late() {
 		return 0, false
 	}
-	g := &h.g
-	k := g.words
-	L1 := make([]uint64, k)
+	L1 := make([]uint64, h.g.words)
 	c1 := h.count
 	h.play(L1, h.L, &c1, v)
-	opp := 1 - h.side
-	best, any := 0.0, false
-	base := h.value(&c1, h.side) + 1
 	seen := 0
-	for i, word := range L1 {
-		word &= g.own[opp][i]
+	// The values are the state's for the opponent after his reply (his
+	// placed piece and ours cancel out), the negation of ours.
+	w, his, ok := h.bestMove(L1, &c1, 1-h.side, &seen, late)
+	switch {
+	case !ok:
+		return 0, false
+	case w < 0: // no reply: our piece placed
+		return h.value(&c1, h.side) + 1, true
+	}
+	return -his, true
+}
+
+// bestMove is the move of player t in state L (piece counts count) after
+// which the state is worth most to t by the one-ply evaluation (the first
+// such in vertex order), and that value; -1 when t has no move. ok is
+// false when late reported the deadline passed first; it is asked every
+// 256 moves evaluated, counted in seen across calls.
+func (h *heuristic) bestMove(L []uint64, count *pieceCounts, t int, seen *int, late func() bool) (best int, val float64, ok bool) {
+	g := &h.g
+	best = -1
+	for i, word := range L {
+		word &= g.own[t][i]
 		for ; word != 0; word &= word - 1 {
-			if seen++; seen&255 == 0 && late() {
-				return 0, false
+			if *seen++; *seen&255 == 0 && late() {
+				return -1, 0, false
 			}
-			w := i*64 + bits.TrailingZeros64(word)
-			c2 := c1
-			h.play(nil, L1, &c2, w)
-			// his placed piece counts for him: +1 (ours) - 1 (his)
-			if val := h.value(&c2, h.side); !any || val < best {
-				best, any = val, true
+			v := i*64 + bits.TrailingZeros64(word)
+			c := *count
+			h.play(nil, L, &c, v)
+			if x := h.value(&c, t); best < 0 || x > val {
+				best, val = v, x
 			}
 		}
 	}
-	if !any {
-		return base, true
-	}
-	return best, true
+	return best, val, true
 }
 
 // best is the heuristic's move among the moves not excluded. Past the
@@ -387,23 +398,11 @@ const (
 // those the other places; ok is false when late reported the deadline
 // passed first.
 func (h *heuristic) playout(L []uint64, count pieceCounts, t int, late func() bool) (diff int, ok bool) {
-	g := &h.g
 	passes, seen := 0, 0
 	for passes < 2 {
-		best, bestVal := -1, 0.0
-		for i, word := range L {
-			word &= g.own[t][i]
-			for ; word != 0; word &= word - 1 {
-				if seen++; seen&255 == 0 && late() {
-					return 0, false
-				}
-				v := i*64 + bits.TrailingZeros64(word)
-				c := count
-				h.play(nil, L, &c, v)
-				if val := h.value(&c, t); best < 0 || val > bestVal {
-					best, bestVal = v, val
-				}
-			}
+		best, _, ok := h.bestMove(L, &count, t, &seen, late)
+		if !ok {
+			return 0, false
 		}
 		if best < 0 {
 			passes++
