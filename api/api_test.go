@@ -354,6 +354,9 @@ func TestServiceEndpoints(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || !bytes.Equal(w.Body.Bytes(), openapi.JSON) {
 		t.Errorf("served document differs from openapi/swagger.json (%v)", err)
 	}
+	if w := do(r, "GET", "/swagger/doc.json", "", ""); w.Code != 200 || !bytes.Equal(w.Body.Bytes(), openapi.JSON) {
+		t.Errorf("/swagger/doc.json: %d, not the committed document", w.Code)
+	}
 	if _, ok := doc["host"]; ok {
 		t.Errorf("host %q in the served document", doc["host"])
 	}

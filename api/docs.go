@@ -14,11 +14,17 @@ func registerDocs(r *gin.Engine) {
 	r.GET("/openapi.json", openapiJSON)
 	ui := ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json"))
 	r.GET("/swagger/*any", func(c *gin.Context) {
-		if c.Param("any") == "/" { // the directory itself: its page
+		switch c.Param("any") {
+		case "/": // the directory itself: its page
 			c.Redirect(http.StatusMovedPermanently, "/swagger/index.html")
-			return
+		case "/doc.json":
+			// gin-swagger would serve swag's template (docs.go), with an
+			// empty host and schemes and without the request examples:
+			// the one document everywhere.
+			openapiJSON(c)
+		default:
+			ui(c)
 		}
-		ui(c)
 	})
 	r.GET("/swagger", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "/swagger/index.html") })
 }

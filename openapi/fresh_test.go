@@ -49,7 +49,8 @@ func generate(t *testing.T, dir string) {
 // addExamples puts the request examples of package api into the JSON and
 // YAML documents swag wrote in dir (as the example of each request body's
 // schema), written the way swag writes them. docs.go keeps swag's template
-// without them: the service serves swagger.json.
+// without them: the service serves swagger.json, at /openapi.json and at
+// /swagger/doc.json.
 func addExamples(t *testing.T, dir string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "swagger.json"))
