@@ -26,3 +26,10 @@ var RequestExamples = []RequestExample{
 	{"api.JobRequest", []string{"/v1/jobs"},
 		`{"type": "polyomino.tilings", "request": {"width": 12, "height": 5, "limit": 1}}`},
 }
+
+// UntypedFields are request fields whose JSON type varies, which Swagger
+// 2.0 cannot say (it has no "one of"): make openapi leaves their type open
+// in the document (swag writes the type of the swaggertype tag), and their
+// description says what they take. pool is true or false, or in the
+// capture variant a list of pieces.
+var UntypedFields = map[string][]string{"api.PolyominoRequest": {"pool"}}

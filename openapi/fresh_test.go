@@ -48,7 +48,8 @@ func generate(t *testing.T, dir string) {
 
 // addExamples puts the request examples of package api into the JSON and
 // YAML documents swag wrote in dir (as the example of each request body's
-// schema), written the way swag writes them. docs.go keeps swag's template
+// schema), and leaves the type of api.UntypedFields open, written the way
+// swag writes them. docs.go keeps swag's template
 // without them: the service serves swagger.json, at /openapi.json and at
 // /swagger/doc.json.
 func addExamples(t *testing.T, dir string) {
@@ -72,6 +73,21 @@ func addExamples(t *testing.T, dir string) {
 		}
 		def.Example = v
 		doc.Definitions[ex.Definition] = def
+	}
+	for name, fields := range api.UntypedFields {
+		def, ok := doc.Definitions[name]
+		if !ok {
+			t.Fatalf("untyped fields of %s: no such definition", name)
+		}
+		for _, f := range fields {
+			prop, ok := def.Properties[f]
+			if !ok {
+				t.Fatalf("%s has no field %s", name, f)
+			}
+			prop.Type = nil
+			def.Properties[f] = prop
+		}
+		doc.Definitions[name] = def
 	}
 	// Every request body has its example.
 	for path, item := range doc.Paths.Paths {
