@@ -13,23 +13,27 @@ type RequestExample struct {
 	Body       string
 }
 
-// RequestExamples are the examples of every request body schema.
-var RequestExamples = []RequestExample{
-	{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves"},
-		`{"game": "pentominoes", "moves": ["L:c4,d4,e4,f4,c5"], "budget_ms": 2000}`},
-	{"api.TilingsRequest", []string{"/v1/polyomino/tilings"},
-		`{"width": 10, "height": 6, "pieces": "FILNPTUVWXYZ", "limit": 2}`},
-	{"api.TeekoAnalyzeRequest", []string{"/v1/teeko/analyze"},
-		`{"rules": "standard", "moves": ["13", "7", "12"]}`},
-	{"api.TeekoAnnotateRequest", []string{"/v1/teeko/annotate"},
-		`{"rules": "standard", "moves": ["13", "7", "12", "8", "14", "9", "11"]}`},
-	{"api.JobRequest", []string{"/v1/jobs"},
-		`{"type": "polyomino.tilings", "request": {"width": 12, "height": 5, "limit": 1}}`},
+// RequestExamples returns the examples of every request body schema.
+func RequestExamples() []RequestExample {
+	return []RequestExample{
+		{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves"},
+			`{"game": "pentominoes", "moves": ["L:c4,d4,e4,f4,c5"], "budget_ms": 2000}`},
+		{"api.TilingsRequest", []string{"/v1/polyomino/tilings"},
+			`{"width": 10, "height": 6, "pieces": "FILNPTUVWXYZ", "limit": 2}`},
+		{"api.TeekoAnalyzeRequest", []string{"/v1/teeko/analyze"},
+			`{"rules": "standard", "moves": ["13", "7", "12"]}`},
+		{"api.TeekoAnnotateRequest", []string{"/v1/teeko/annotate"},
+			`{"rules": "standard", "moves": ["13", "7", "12", "8", "14", "9", "11"]}`},
+		{"api.JobRequest", []string{"/v1/jobs"},
+			`{"type": "polyomino.tilings", "request": {"width": 12, "height": 5, "limit": 1}}`},
+	}
 }
 
-// UntypedFields are request fields whose JSON type varies, which Swagger
-// 2.0 cannot say (it has no "one of"): make openapi leaves their type open
-// in the document (swag writes the type of the swaggertype tag), and their
-// description says what they take. pool is true or false, or in the
-// capture variant a list of pieces.
-var UntypedFields = map[string][]string{"api.PolyominoRequest": {"pool"}}
+// UntypedFields returns the request fields whose JSON type varies, which
+// Swagger 2.0 cannot say (it has no "one of"), by schema: make openapi
+// leaves their type open in the document (swag writes the type of the
+// swaggertype tag), and their description says what they take. pool is
+// true or false, or in the capture variant a list of pieces.
+func UntypedFields() map[string][]string {
+	return map[string][]string{"api.PolyominoRequest": {"pool"}}
+}

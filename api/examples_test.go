@@ -17,7 +17,7 @@ func TestRequestExamplesAccepted(t *testing.T) {
 	}
 	servers["/v1/polyomino/moves"] = servers["/v1/polyomino/analyze"]
 	servers["/v1/teeko/annotate"] = servers["/v1/teeko/analyze"]
-	for _, ex := range RequestExamples {
+	for _, ex := range RequestExamples() {
 		for _, path := range ex.Paths {
 			r, ok := servers[path]
 			if !ok {

@@ -62,7 +62,7 @@ func addExamples(t *testing.T, dir string) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, ex := range api.RequestExamples {
+	for _, ex := range api.RequestExamples() {
 		def, ok := doc.Definitions[ex.Definition]
 		if !ok {
 			t.Fatalf("example of %s: no such definition", ex.Definition)
@@ -74,7 +74,7 @@ func addExamples(t *testing.T, dir string) {
 		def.Example = v
 		doc.Definitions[ex.Definition] = def
 	}
-	for name, fields := range api.UntypedFields {
+	for name, fields := range api.UntypedFields() {
 		def, ok := doc.Definitions[name]
 		if !ok {
 			t.Fatalf("untyped fields of %s: no such definition", name)

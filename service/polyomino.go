@@ -558,7 +558,7 @@ func PolyominoInfo() GameInfo {
 			{Name: "board", Description: "one string per row, top row first: '.' empty, '#' blocked or covered by an anonymous piece, any other character a cell of a placed piece (cells sharing a character form one piece, named by its shape)"},
 			{Name: "moves", Description: "moves from the start, <piece>:<cells> with cells in reading order, e.g. L:a1,a2,a3,a4,b4 (a1 is the top-left cell); any cell order is accepted"},
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
-			{Name: "budget_ms", Description: "time budget of the answer in milliseconds, capped by the server: the search stops a fifth of it (at most 50 ms) early, so that the heuristic player's move comes within it when the search does not finish"},
+			{Name: "budget_ms", Description: "time budget of the answer in milliseconds, capped by the server, not counting a wait for a free solver slot; when the search cannot finish within it, the answer carries the heuristic player's move, chosen within it"},
 			{Name: "all_moves", Description: "value every legal move"},
 			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link; a capture position is one unit searched for the job's whole time limit"},
 			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},

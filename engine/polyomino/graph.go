@@ -26,7 +26,8 @@ type cgraph struct {
 	// common pool both are every vertex.
 	own [2][]uint64
 	// cover[c*words:] holds the vertices covering cell c, prow[p*words:]
-	// those of piece p (set index); not kept up to date by build1.
+	// those of piece p (set index); not kept up to date by build1 and
+	// compact1 (one-word graphs: the search does not read them).
 	cover, prow []uint64
 	// lazy, when set, is the game of a graph without adj (buildLazy).
 	lazy *Game

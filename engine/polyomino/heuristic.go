@@ -2,6 +2,7 @@ package polyomino
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -19,9 +20,10 @@ const heuristicGrace = 5 * time.Millisecond
 // heuristicMove is the heuristic player's choice among the legal moves of
 // the player to move that are not excluded (moves the search proved bad),
 // made by the deadline of ctx or within heuristicGrace, whichever is later
-// (no limit when ctx has no deadline). g, when not nil, is the conflict
-// graph of the position's live placements that Solve built (it is used
-// when it has the cover sets the heuristic reads).
+// (no limit when ctx has no deadline), or at once when ctx is cancelled.
+// g, when not nil, is the conflict graph of the position's live placements
+// that Solve built (it is used when it has the cover sets the heuristic
+// reads).
 func heuristicMove(ctx context.Context, pos *Position, excluded []Move, g *cgraph) (Move, bool) {
 	var deadline time.Time
 	if ctx == nil {
@@ -29,12 +31,14 @@ func heuristicMove(ctx context.Context, pos *Position, excluded []Move, g *cgrap
 	}
 	if d, ok := ctx.Deadline(); ok {
 		deadline = d
-		if g := time.Now().Add(heuristicGrace); g.After(d) {
-			deadline = g
+		if grace := time.Now().Add(heuristicGrace); grace.After(d) {
+			deadline = grace
 		}
 	}
-	h := newHeuristicOn(pos, g)
-	return h.best(excluded, deadline)
+	late := func() bool {
+		return errors.Is(ctx.Err(), context.Canceled) || !deadline.IsZero() && time.Now().After(deadline)
+	}
+	return newHeuristicOn(pos, g).best(excluded, late)
 }
 
 // playerSearchLimit is the number of live placements above which BestMove

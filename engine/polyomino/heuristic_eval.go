@@ -3,7 +3,6 @@ package polyomino
 import (
 	"math/bits"
 	"sort"
-	"time"
 )
 
 // The heuristic player, for positions too big to solve.
@@ -35,11 +34,13 @@ import (
 // will be squeezed out when the board fills up. Past the opening the
 // player therefore plays the rest of the game out from each of the best
 // candidates, both sides moving by the one-ply evaluation (a playout), and
-// picks the candidate whose playout ends with the best score difference;
-// among equal ones the two-ply value decides, then the one-ply value.
-// Playouts resolve the competition for space move by move, which no sum
-// over pieces can; in self-play against the greedy mobility player on
-// the hexomino preset they raised the engine's score from 73 % to 95 %.
+// picks the candidate whose playout ends best (the score difference; under
+// normal play, who is the first unable to place); among equal ones the
+// two-ply value decides, then the one-ply value. Playouts resolve the
+// competition for space move by move, which no sum over pieces can; in
+// self-play against the greedy mobility player on the hexomino preset
+// they raised the engine's score from about 74 % to 93 % (BENCHMARKS.md,
+// "Heuristic player, self-play").
 //
 // Sanctuaries are counted per state, like the live placements. They are
 // found once, in the position the player is to move in, and stay
@@ -73,6 +74,8 @@ type heuristic struct {
 	segStart []int32
 	segPiece []uint8
 	segMask  []uint64
+	// evals counts the moves evaluated (for tests of the deadline).
+	evals int
 }
 
 // pieceCounts are the counts of a state, per piece p (set index): live[p]
@@ -82,13 +85,12 @@ type pieceCounts struct {
 	live, safe [64]int
 }
 
-func newHeuristic(pos *Position) *heuristic { return newHeuristicOn(pos, nil) }
-
-// newHeuristicOn is newHeuristic on the graph Solve built for the root
-// (its vertices are the same placements in the same order: the mover's
-// in a pool, the first player's then the second's with hands), when it
-// has its cover sets (a one-word graph, built by build1, does not; it is
-// cheap to build again).
+// newHeuristicOn makes the heuristic of a position. root, when not nil, is
+// the graph Solve built for the root: its vertices are the same placements
+// in the same order (the mover's in a pool, the first player's then the
+// second's with hands), and it is used when it has its cover sets (a
+// one-word graph, built by build1 or compact1, does not; it is cheap to
+// build again). Otherwise the heuristic builds its own (buildLazy).
 func newHeuristicOn(pos *Position, root *cgraph) *heuristic {
 	h := &heuristic{pos: pos, side: int(pos.toMove & 1)}
 	g := &h.g
@@ -273,6 +275,7 @@ func (h *heuristic) bestMove(L []uint64, count *pieceCounts, t int, seen *int, l
 			v := i*64 + bits.TrailingZeros64(word)
 			c := *count
 			h.play(nil, L, &c, v)
+			h.evals++
 			if x := h.value(&c, t); best < 0 || x > val {
 				best, val = v, x
 			}
@@ -281,11 +284,10 @@ func (h *heuristic) bestMove(L []uint64, count *pieceCounts, t int, seen *int, l
 	return best, val, true
 }
 
-// best is the heuristic's move among the moves not excluded. Past the
-// deadline (zero: none) it stops evaluating and plays the best move
-// evaluated so far.
-func (h *heuristic) best(excluded []Move, deadline time.Time) (Move, bool) {
-	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
+// best is the heuristic's move among the moves not excluded. Once late
+// reports the deadline passed (it is asked every 64 or 256 moves
+// evaluated) it stops evaluating and plays the best move evaluated so far.
+func (h *heuristic) best(excluded []Move, late func() bool) (Move, bool) {
 	g := &h.g
 	ex := map[string]bool{}
 	for _, m := range excluded {
@@ -310,6 +312,7 @@ scan:
 				continue
 			}
 			cands = append(cands, cand{v, h.evalMove(v, tmp)})
+			h.evals++
 			if len(cands)&63 == 0 && late() {
 				break scan
 			}
@@ -343,11 +346,13 @@ scan:
 			}
 		}
 		// Playouts from the best candidates by one ply, as many as
-		// playoutBudget allows; the best end decides.
+		// playoutBudget allows; the best end decides, once two or more
+		// ended before the deadline (one alone would only repeat the
+		// one-ply choice over the two-ply one).
 		live := float64(popcount(h.L))
-		if m := min(len(cands), playoutMax, int(playoutBudget/(live*live))); m >= playoutMin {
+		if m := min(len(cands), playoutMax, int(playoutBudget/(live*live))); m >= playoutMin && !late() {
 			L1 := make([]uint64, k)
-			bestR, bestTie := 0, 0.0
+			playedV, bestR, bestTie, ended := -1, 0, 0.0, 0
 			for i, c := range cands[:m] {
 				c1 := h.count
 				h.play(L1, h.L, &c1, c.v)
@@ -355,7 +360,7 @@ scan:
 				if !ok {
 					break // late: the best of those played out, or the two-ply best
 				}
-				r++ // the candidate's own piece
+				ended++
 				// Ties: the candidates looked at two plies deep first
 				// (they are the first ones), by that value; then by the
 				// one-ply value.
@@ -364,8 +369,11 @@ scan:
 					tie = two[i]
 				}
 				if i == 0 || r > bestR || r == bestR && tie > bestTie {
-					bestV, bestR, bestTie = c.v, r, tie
+					playedV, bestR, bestTie = c.v, r, tie
 				}
+			}
+			if ended >= 2 {
+				bestV = playedV
 			}
 		}
 	}
@@ -393,18 +401,26 @@ const (
 )
 
 // playout plays the rest of the game from state L (piece counts count,
-// side t to move; L is played on in place), both sides choosing by the
-// one-ply evaluation, and returns the pieces h.side places in it minus
-// those the other places; ok is false when late reported the deadline
-// passed first.
-func (h *heuristic) playout(L []uint64, count pieceCounts, t int, late func() bool) (diff int, ok bool) {
-	passes, seen := 0, 0
+// side t to move, after h.side's move; L is played on in place), both
+// sides choosing by the one-ply evaluation, and returns its end for
+// h.side: under the score rule the pieces h.side places in it, his move
+// included, minus those the other places; under normal play +1 when the
+// other is the first who cannot place, -1 when h.side is. ok is false
+// when late reported the deadline passed first.
+func (h *heuristic) playout(L []uint64, count pieceCounts, t int, late func() bool) (end int, ok bool) {
+	passes, seen, diff := 0, 0, 1
 	for passes < 2 {
 		best, _, ok := h.bestMove(L, &count, t, &seen, late)
 		if !ok {
 			return 0, false
 		}
 		if best < 0 {
+			if !h.pos.game.score { // who cannot place loses
+				if t == h.side {
+					return -1, true
+				}
+				return 1, true
+			}
 			passes++
 			t = 1 - t
 			continue

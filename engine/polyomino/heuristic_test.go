@@ -1,11 +1,12 @@
 package polyomino
 
 import (
-	"context"
 	"math/bits"
 	"testing"
-	"time"
 )
+
+// newHeuristic is the heuristic of a position on a graph of its own.
+func newHeuristic(pos *Position) *heuristic { return newHeuristicOn(pos, nil) }
 
 // hexominoMidgame is a hexomino position after plies random moves of the
 // deal of the given seed.
@@ -94,30 +95,70 @@ func TestHeuristicCounts(t *testing.T) {
 
 // TestHeuristicPlayoutDeadline: past the opening the player plays the
 // game out from its best candidates (here from about 12,000 live
-// placements, about 0.1 s without a deadline); it still stops at its
-// deadline, with a legal move.
+// placements); wherever the deadline falls, in the one-ply scan, the
+// two-ply look-ahead or the playouts, it stops within the moves evaluated
+// between two looks at the clock (64 in the scan, 256 after), with a legal
+// move. The clock is the count of moves evaluated, so the test does not
+// depend on the machine's speed.
 func TestHeuristicPlayoutDeadline(t *testing.T) {
 	pos := hexominoMidgame(t, 3, 6)
-	budget := 20 * time.Millisecond
-	slack := 100 * time.Millisecond
-	if raceEnabled {
-		slack *= 10
+	h := newHeuristic(pos)
+	if _, ok := h.best(nil, func() bool { return false }); !ok {
+		t.Fatal("no move")
 	}
-	best := time.Hour
-	for range 3 {
-		ctx, cancel := context.WithTimeout(t.Context(), budget)
-		t0 := time.Now()
-		m, ok := heuristicMove(ctx, pos, nil, nil)
-		best = min(best, time.Since(t0))
-		cancel()
+	all := h.evals
+	scan := popcount(andAll(h.L, h.g.own[h.side]))
+	if all < 4*scan {
+		t.Fatalf("a whole decision evaluated %d moves, %d of them in the scan: no playouts?", all, scan)
+	}
+	for _, due := range []int{1, 100, scan / 2, scan + 1000, all / 3, all / 2, all * 9 / 10} {
+		h := newHeuristic(pos)
+		m, ok := h.best(nil, func() bool { return h.evals >= due })
 		if !ok {
-			t.Fatal("no move")
+			t.Fatalf("deadline at move %d: no move", due)
 		}
 		if _, err := pos.Play(m); err != nil {
-			t.Fatal(err)
+			t.Fatalf("deadline at move %d: %v", due, err)
+		}
+		if past := h.evals - due; past > 256+64 {
+			t.Errorf("deadline at move %d of %d: %d more evaluated past it", due, all, past)
 		}
 	}
-	if best > budget+slack {
-		t.Errorf("a %v budget took %v at best", budget, best)
+}
+
+// TestHeuristicPlayoutNormalPlay: with hands under normal play (the
+// player who cannot place loses) a playout ends with a winner, +1 or -1,
+// not with a difference of pieces placed (which the score rule counts).
+func TestHeuristicPlayoutNormalPlay(t *testing.T) {
+	cfg := mustPreset(t, "pentominoes")
+	cfg.Pool = false
+	cfg.EndRule = NormalPlay
+	for _, seed := range []uint64{1, 2, 3} {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := splitmix64(seed)
+		pos := g.Start()
+		for range 3 {
+			moves := pos.LegalMoves()
+			if pos, err = pos.Play(moves[rng.next()%uint64(len(moves))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := newHeuristic(pos)
+		L1 := make([]uint64, h.g.words)
+		for i, word := range h.L {
+			word &= h.g.own[h.side][i]
+			for ; word != 0; word &= word - 1 {
+				v := i*64 + bits.TrailingZeros64(word)
+				c1 := h.count
+				h.play(L1, h.L, &c1, v)
+				end, ok := h.playout(L1, c1, 1-h.side, func() bool { return false })
+				if !ok || end != 1 && end != -1 {
+					t.Fatalf("seed %d, move %v: playout ended %d, %v", seed, g.move(h.g.place[v]), end, ok)
+				}
+			}
+		}
 	}
 }

@@ -44,21 +44,22 @@ func (k *keyer) key(live Bits, mover, other uint64) ttKey {
 	} else {
 		a = k.canonWide(live)
 	}
-	b := mover
-	if !k.pool {
-		b = mix64(mover*0x9e3779b97f4a7c15 ^ mix64(other+0x632be59bd9b4e019))
+	return ttKey{a, k.pieces(mover, other)}
+}
+
+// pieces is key.b: the live pieces, the mover's mask itself in a common
+// pool, a hash of both masks with hands.
+func (k *keyer) pieces(mover, other uint64) uint64 {
+	if k.pool {
+		return mover
 	}
-	return ttKey{a, b}
+	return mix64(mover*0x9e3779b97f4a7c15 ^ mix64(other+0x632be59bd9b4e019))
 }
 
 // raw is key without the symmetries, for a board of at most 64 cells (the
 // endgame table's key: see worker.key1).
 func (k *keyer) raw(live, mover, other uint64) ttKey {
-	b := mover
-	if !k.pool {
-		b = mix64(mover*0x9e3779b97f4a7c15 ^ mix64(other+0x632be59bd9b4e019))
-	}
-	return ttKey{live, b}
+	return ttKey{live, k.pieces(mover, other)}
 }
 
 // toFrame8 redraws a board at most 8 wide (W = width layout) with W = 8.

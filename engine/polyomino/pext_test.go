@@ -127,6 +127,9 @@ func TestCompact1SameGraph(t *testing.T) {
 // TestSolveWithoutPext: the search gives the same values and visits the
 // same nodes whichever way its one-word graphs are compacted.
 func TestSolveWithoutPext(t *testing.T) {
+	if !pextFast() {
+		t.Skip("no fast PEXT on this processor: both runs would take the same path")
+	}
 	defer func(v bool) { havePext = v }(havePext)
 	cfg := mustPreset(t, "pentominoes")
 	for _, sp := range loadSuite(t) {
@@ -139,14 +142,20 @@ func TestSolveWithoutPext(t *testing.T) {
 		}
 		var res [2]Result
 		for i, p := range []bool{false, true} {
-			havePext = p && pextFast()
+			havePext = p
 			res[i], err = Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1, TableMB: 16})
 			if err != nil || !res[i].Proven {
 				t.Fatalf("%v: %v proven %v", sp.moves, err, res[i].Proven)
 			}
 		}
 		if res[0].Value != res[1].Value || res[0].Nodes != res[1].Nodes || len(res[0].Moves) != len(res[1].Moves) {
-			t.Errorf("%v: value %d / %d, nodes %d / %d", sp.moves, res[0].Value, res[1].Value, res[0].Nodes, res[1].Nodes)
+			t.Fatalf("%v: value %d / %d, nodes %d / %d", sp.moves, res[0].Value, res[1].Value, res[0].Nodes, res[1].Nodes)
+		}
+		for i, a := range res[0].Moves {
+			b := res[1].Moves[i]
+			if a.Move.String() != b.Move.String() || a.Value != b.Value || a.Proven != b.Proven {
+				t.Errorf("%v: move %d: %v %d %v / %v %d %v", sp.moves, i, a.Move, a.Value, a.Proven, b.Move, b.Value, b.Proven)
+			}
 		}
 	}
 }
