@@ -46,7 +46,10 @@ const (
 func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget time.Duration,
 	compute func(ctx context.Context) (T, int64, bool, error)) (T, string, error) {
 	var zero T
-	raw, origin, err := s.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
+	// Concurrent requests share a search only with the same budget: its
+	// answer, when not proven, is what that budget found.
+	flight := key + "|budget=" + budget.String()
+	raw, origin, err := s.Loader.LoadFlight(ctx, key, flight, func(ctx context.Context) ([]byte, bool, error) {
 		release, err := s.Slots.Acquire(ctx)
 		if err != nil {
 			return nil, false, err

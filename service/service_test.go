@@ -104,3 +104,46 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Two concurrent requests for one position with different budgets each run
+// under their own budget: the longer one does not take the shorter one's
+// partial answer (they used to share one search by the cache key).
+func TestRunCachedKeepsEachBudget(t *testing.T) {
+	s := &Searcher{
+		Loader:  cache.NewLoader(cache.NewMemory(1<<20, 0), 0),
+		Slots:   NewSlots(2, 2, time.Second, nil),
+		Budgets: Budgets{Default: time.Second, Max: time.Minute},
+	}
+	started := make(chan struct{}, 2)
+	search := func(name string) func(ctx context.Context) (string, int64, bool, error) {
+		return func(ctx context.Context) (string, int64, bool, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return name, 0, false, nil
+		}
+	}
+	short, long := make(chan string, 1), make(chan string, 1)
+	ask := func(budget time.Duration, name string, to chan<- string) {
+		v, _, err := runCached(context.Background(), s, "test", "k", budget, search(name))
+		if err != nil {
+			t.Error(err)
+		}
+		to <- v
+	}
+	go ask(100*time.Millisecond, "short", short)
+	<-started
+	go ask(300*time.Millisecond, "long", long)
+	select {
+	case <-started:
+	case v := <-long:
+		t.Fatalf("the request with the longer budget got %q without a search of its own", v)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request with the longer budget did not search")
+	}
+	if v := <-short; v != "short" {
+		t.Errorf("shorter budget's answer = %q", v)
+	}
+	if v := <-long; v != "long" {
+		t.Errorf("longer budget's answer = %q, want its own", v)
+	}
+}

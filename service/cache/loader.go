@@ -57,11 +57,20 @@ func (l *Loader) Cache() Cache { return l.cache }
 // Load returns the value for key from the cache, from a computation already
 // under way for the same key, or by running compute.
 func (l *Loader) Load(ctx context.Context, key string, compute Compute) ([]byte, Origin, error) {
+	return l.LoadFlight(ctx, key, key, compute)
+}
+
+// LoadFlight is Load where only callers with the same flight join one
+// computation: a final value is the same for every caller of a key, but a
+// partial one depends on what the flight names besides the key (a time
+// budget: a caller with a longer budget must not get a shorter one's
+// partial answer, nor a caller with a shorter one wait for a longer).
+func (l *Loader) LoadFlight(ctx context.Context, key, flight string, compute Compute) ([]byte, Origin, error) {
 	if v, ok, _ := l.cache.Get(ctx, key); ok {
 		return v, Cached, nil
 	}
 	l.mu.Lock()
-	c, joined := l.calls[key]
+	c, joined := l.calls[flight]
 	if joined {
 		c.waiters++
 	} else {
@@ -72,8 +81,8 @@ func (l *Loader) Load(ctx context.Context, key string, compute Compute) ([]byte,
 			cctx, cancel = withDeadline(cctx, cancel, d)
 		}
 		c = &call{done: make(chan struct{}), cancel: cancel, waiters: 1}
-		l.calls[key] = c
-		go l.run(cctx, key, c, compute)
+		l.calls[flight] = c
+		go l.run(cctx, key, flight, c, compute)
 	}
 	l.mu.Unlock()
 
@@ -99,7 +108,7 @@ func withDeadline(ctx context.Context, cancel context.CancelFunc, d time.Time) (
 	return dctx, func() { dcancel(); cancel() }
 }
 
-func (l *Loader) run(ctx context.Context, key string, c *call, compute Compute) {
+func (l *Loader) run(ctx context.Context, key, flight string, c *call, compute Compute) {
 	defer c.cancel()
 	value, cacheable, err := safeCompute(ctx, compute)
 	if err == nil && cacheable {
@@ -109,7 +118,7 @@ func (l *Loader) run(ctx context.Context, key string, c *call, compute Compute) 
 	}
 	l.mu.Lock()
 	c.value, c.err = value, err
-	delete(l.calls, key)
+	delete(l.calls, flight)
 	l.mu.Unlock()
 	close(c.done)
 }

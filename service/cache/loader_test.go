@@ -127,3 +127,44 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Callers of one key with different flights (budgets) never share a
+// computation, while a final value one of them stores serves every flight.
+func TestLoaderFlightsDoNotMerge(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	release := make(chan struct{})
+	var runs atomic.Int32
+	compute := func(v string) Compute {
+		return func(ctx context.Context) ([]byte, bool, error) {
+			runs.Add(1)
+			<-release
+			return []byte(v), false, nil
+		}
+	}
+	var wg sync.WaitGroup
+	got := make([]string, 2)
+	for i, flight := range []string{"k|short", "k|long"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, o, err := l.LoadFlight(context.Background(), "k", flight, compute(flight))
+			if err != nil || o != Computed {
+				t.Errorf("LoadFlight(%s) = %v, %v; want its own computation", flight, o, err)
+			}
+			got[i] = string(v)
+		}()
+	}
+	waitFor(t, func() bool { return runs.Load() == 2 })
+	close(release)
+	wg.Wait()
+	if got[0] != "k|short" || got[1] != "k|long" {
+		t.Errorf("answers %q, want each flight its own", got)
+	}
+	final := func(ctx context.Context) ([]byte, bool, error) { return []byte("final"), true, nil }
+	if _, _, err := l.LoadFlight(context.Background(), "k", "k|a", final); err != nil {
+		t.Fatal(err)
+	}
+	if v, o, _ := l.LoadFlight(context.Background(), "k", "k|b", compute("x")); o != Cached || string(v) != "final" {
+		t.Errorf("other flight after a final value = %q, %v; want it from the cache", v, o)
+	}
+}
