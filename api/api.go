@@ -7,6 +7,7 @@
 //	@version					1.0
 //	@description				Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.
 //	@description				Values are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).
+//	@description				Every response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).
 //	@BasePath					/
 //	@accept						json
 //	@produce					json
@@ -30,7 +31,6 @@ import (
 	"github.com/gin-contrib/cors"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service"
@@ -73,6 +73,10 @@ type Deps struct {
 	Tilings *service.Tilings
 	// Jobs runs long computations.
 	Jobs *jobs.Manager
+	// Draining, when closed, tells long-lived responses (job event
+	// streams) that the server is shutting down: they end with a hint to
+	// reconnect rather than hold the shutdown. Nil: never.
+	Draining <-chan struct{}
 }
 
 // New builds the router with every middleware and route.
@@ -110,7 +114,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 	// HEAD too, for load balancers and uptime probes that send it.
 	r.HEAD("/healthz", h.healthz)
 	r.HEAD("/readyz", h.readyz)
-	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
+	r.GET("/metrics", metrics(d.Gatherer))
 	r.GET("/problems/:name", describeProblem)
 	registerDocs(r)
 

@@ -58,6 +58,9 @@ func newTestServer(t *testing.T, cfg Config) (*gin.Engine, *observer.ObservedLog
 	r.GET("/test/busy", func(c *gin.Context) {
 		fail(c, &service.Error{Kind: service.KindBusy, Message: "all slots busy", RetryAfter: 1500 * time.Millisecond})
 	})
+	r.GET("/test/unavailable", func(c *gin.Context) {
+		fail(c, &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not save the job"})
+	})
 	return r, logs, reg
 }
 
@@ -123,6 +126,7 @@ func TestProblems(t *testing.T) {
 		{"panic", "GET", "/test/panic", "", ``, 500, "/problems/internal", "", "could not be completed"},
 		{"validation from service", "GET", "/test/invalid", "", ``, 400, "/problems/validation", "board", "row 3 has 9 cells"},
 		{"busy", "GET", "/test/busy", "", ``, 503, "/problems/busy", "", "all slots busy"},
+		{"store unavailable", "GET", "/test/unavailable", "", ``, 503, "/problems/unavailable", "", "jobs store unavailable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	swaggerFiles "github.com/swaggo/files"
 	ginSwagger "github.com/swaggo/gin-swagger"
 
@@ -12,7 +14,7 @@ import (
 
 func registerDocs(r *gin.Engine) {
 	r.GET("/openapi.json", openapiJSON)
-	ui := ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json"))
+	ui := swaggerUI(ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json")))
 	r.GET("/swagger/*any", func(c *gin.Context) {
 		switch c.Param("any") {
 		case "/": // the directory itself: its page
@@ -39,4 +41,26 @@ func registerDocs(r *gin.Engine) {
 //	@Router			/openapi.json [get]
 func openapiJSON(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json", openapi.JSON)
+}
+
+// swaggerUI godoc
+//
+//	@Summary		Swagger UI
+//	@Description	The OpenAPI document in Swagger UI, where every operation can be tried ("Try it out" starts from a valid example). /swagger and /swagger/ redirect here; the page's assets live under /swagger/ too.
+//	@Tags			service
+//	@Produce		html
+//	@Success		200	{string}	string	"the page"
+//	@Router			/swagger/index.html [get]
+func swaggerUI(h gin.HandlerFunc) gin.HandlerFunc { return h }
+
+// metrics godoc
+//
+//	@Summary		Prometheus metrics
+//	@Description	The operator's metrics in the Prometheus text format: requests by route and status, latency, solver slots and queue, searches and nodes by game, cache hits and misses by backend, Redis reachability, jobs and units by status, the Go runtime. Not rate-limited.
+//	@Tags			service
+//	@Produce		plain
+//	@Success		200	{string}	string	"the metrics"
+//	@Router			/metrics [get]
+func metrics(g prometheus.Gatherer) gin.HandlerFunc {
+	return gin.WrapH(promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 }

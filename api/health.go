@@ -58,7 +58,7 @@ type GamesResponse struct {
 //	@Summary		Games served
 //	@Description	The games, presets, variants and piece sets served, with their parameters, house rules and piece pictures.
 //	@Tags			service
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Success		200	{object}	GamesResponse
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/games [get]

@@ -34,7 +34,10 @@ type JobCreated struct {
 
 // JobProgress counts measured work: units done of the total, nodes
 // searched, elapsed time and, once a unit has finished, the estimated time
-// left at the rate measured so far.
+// left at the rate measured so far. A job can end done with done below
+// total: the units it no longer needed were dropped (a polyomino.analyze
+// job without all_moves stops at its first winning move, a polyomino.book
+// job at its first winning reply).
 type JobProgress struct {
 	Done       int    `json:"done" example:"3"`
 	Total      int    `json:"total" example:"12"`
@@ -109,13 +112,13 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Description	Queues a job of the given type; `request` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory.
 //	@Tags			jobs
 //	@Accept			json
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			request	body		JobRequest	true	"job type and request"
 //	@Success		202		{object}	JobCreated
 //	@Header			202		{string}	Location	"/v1/jobs/{id}"
 //	@Failure		400		{object}	Problem
-//	@Failure		401		{object}	Problem	"API key required"
-//	@Failure		503		{object}	Problem
+//	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Security		APIKey
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
@@ -147,12 +150,14 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Summary		A job's state
 //	@Description	Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result in the same shape as the synchronous answer.
 //	@Tags			jobs
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
 //	@Failure		404	{object}	Problem
 //	@Security		APIKey
+//	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
@@ -176,13 +181,15 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Summary		Cancel a job
 //	@Description	Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409.
 //	@Tags			jobs
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
 //	@Failure		404	{object}	Problem
 //	@Failure		409	{object}	Problem	"job already finished"
 //	@Security		APIKey
+//	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
@@ -192,14 +199,16 @@ func (h *handlers) cancelJob(c *gin.Context) {
 // jobEvents godoc
 //
 //	@Summary		Stream a job's progress
-//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream.
+//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it.
 //	@Tags			jobs
 //	@Produce		text/event-stream
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
 //	@Failure		404	{object}	Problem
 //	@Security		APIKey
+//	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()
@@ -219,6 +228,13 @@ func (h *handlers) jobEvents(c *gin.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-h.deps.Draining:
+			// The job goes on (another process takes its units, or this
+			// one after its restart); EventSource clients reconnect
+			// after the retry delay and follow it from there.
+			_, _ = c.Writer.WriteString("retry: 2000\n: server shutting down, reconnect to follow the job\n\n")
+			c.Writer.Flush()
 			return
 		case <-keepAlive.C:
 			if _, err := c.Writer.WriteString(": keep-alive\n\n"); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,13 @@ import (
 // newJobServer serves the real router with an in-process job manager and
 // worker.
 func newJobServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	return newDrainingJobServer(t, nil)
+}
+
+// newDrainingJobServer is newJobServer whose event streams end when
+// draining is closed.
+func newDrainingJobServer(t *testing.T, draining <-chan struct{}) *httptest.Server {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
 	reg := prometheus.NewRegistry()
@@ -41,7 +49,7 @@ func newJobServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(New(Config{MaxBodyBytes: 64 << 10}, Deps{
 		Log: zap.NewNop(), Registry: reg,
 		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
-		Tilings: service.NewTilings(s), Jobs: jm,
+		Tilings: service.NewTilings(s), Jobs: jm, Draining: draining,
 	}))
 	t.Cleanup(func() { srv.Close(); cancel(); <-done })
 	return srv
@@ -160,6 +168,7 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 		{"unknown field in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"colour":1}}`, 400, "request.colour"},
 		{"wrong type in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":"x"}}`, 400, "request.width"},
 		{"field of request in another case", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"Width":6}}`, 400, "request.Width"},
+		{"bad value in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":99}}`, 400, "request.width"},
 		{"unknown id", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA", ``, 404, ""},
 		{"malformed id", "GET", "/v1/jobs/..%2f..", ``, 404, ""},
 		{"unknown id events", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA/events", ``, 404, ""},
@@ -185,5 +194,48 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 				t.Errorf("errors %+v, want field %q", p.Errors, tt.field)
 			}
 		})
+	}
+}
+
+// A shutdown ends open event streams at once, with a retry hint, instead of
+// waiting for their jobs (which used to hold SIGTERM for the whole grace).
+func TestJobEventsEndOnDrain(t *testing.T) {
+	draining := make(chan struct{})
+	srv := newDrainingJobServer(t, draining)
+	resp := postJSON(t, srv.URL+"/v1/jobs", `{"type":"polyomino.tilings","request":{"width":16,"height":16,"allow_leftover":true,"budget_ms":60000}}`)
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	ev, err := http.Get(srv.URL + created.Href + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Body.Close()
+	close(draining)
+	ended := make(chan []string, 1)
+	go func() {
+		var lines []string
+		sc := bufio.NewScanner(ev.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		ended <- lines
+	}()
+	select {
+	case lines := <-ended:
+		if len(lines) == 0 || !slices.Contains(lines, "retry: 2000") {
+			t.Errorf("stream ended without a retry hint: %q", lines)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the event stream did not end when the server started draining")
+	}
+	// The job itself goes on.
+	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)
+	if del, err := http.DefaultClient.Do(req); err == nil {
+		if del.StatusCode != http.StatusOK {
+			t.Errorf("cancel after the drain: %d, want the job still running", del.StatusCode)
+		}
+		del.Body.Close()
 	}
 }

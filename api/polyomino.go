@@ -167,7 +167,7 @@ type PolyominoAnalysis struct {
 //	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
 //	@Tags			polyomino
 //	@Accept			json
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			request	body		PolyominoRequest	true	"the position"
 //	@Success		200		{object}	PolyominoAnalysis
 //	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
@@ -322,7 +322,7 @@ type PolyominoMovesResponse struct {
 //	@Description	Every legal move of the player to move in canonical notation (cells in reading order), with the count and the number of moves distinct up to the symmetries of the board. On the empty 8 x 8 board with the 12 pentominoes: 2308 moves, 296 distinct.
 //	@Tags			polyomino
 //	@Accept			json
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			request	body		PolyominoRequest	true	"the position (budget and analysis fields are ignored)"
 //	@Success		200		{object}	PolyominoMovesResponse
 //	@Failure		400		{object}	Problem

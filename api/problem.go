@@ -57,6 +57,7 @@ var problemKinds = map[string]problemKind{
 	"unsupported-media":  {"unsupported-media", "Unsupported media type", 415, "Send the body as application/json."},
 	"rate-limited":       {"rate-limited", "Too many requests", 429, "This client sent more requests than its rate allows; retry after Retry-After seconds."},
 	"busy":               {"busy", "Solver busy", 503, "Every solver slot and the queue are taken; retry after Retry-After seconds."},
+	"unavailable":        {"unavailable", "Store unavailable", 503, "A store the request needs (the jobs store: Redis or the data directory) cannot be reached; retry after Retry-After seconds. Synchronous analysis does not need it."},
 	"not-ready":          {"not-ready", "Engine not ready", 503, "The engine is still loading or building its tables; progress tells how far it is."},
 	"internal":           {"internal", "Internal error", 500, "A bug on our side; the request id finds it in the logs."},
 }
@@ -110,6 +111,8 @@ func fail(c *gin.Context, err error) {
 		p.Progress = se.Progress
 	case service.KindBusy:
 		p = newProblem(c, "busy", se.Message)
+	case service.KindUnavailable:
+		p = newProblem(c, "unavailable", se.Message)
 	case service.KindRateLimited:
 		p = newProblem(c, "rate-limited", se.Message)
 	case service.KindConflict:
@@ -145,7 +148,7 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 //	@Summary		Describe a problem type
 //	@Description	Every error answer is application/problem+json (RFC 9457) whose `type` is a path under /problems/; this returns what that type means.
 //	@Tags			service
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			name	path		string	true	"problem type name, such as validation"
 //	@Success		200		{object}	problemKind
 //	@Failure		404		{object}	Problem

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -34,10 +35,10 @@ type TeekoAnalyzeRequest struct {
 
 // TeekoMove is one legal move with its own value.
 type TeekoMove struct {
-	Move    string `json:"move" example:"15-9"`
+	Move    string `json:"move" example:"8"`
 	Outcome string `json:"outcome" enums:"black_wins,red_wins,draw" example:"red_wins"`
 	// Plies left after this move under perfect play (null for a draw).
-	Plies *int `json:"plies" example:"8" extensions:"x-nullable"`
+	Plies *int `json:"plies" example:"4" extensions:"x-nullable"`
 	// Result for the player who decides this ply.
 	Result string `json:"result" enums:"win,loss,draw" example:"win"`
 }
@@ -54,7 +55,7 @@ type TeekoAnalysis struct {
 	Rules     string `json:"rules" example:"standard"`
 	DropStyle string `json:"drop_style" example:"standard"`
 	Board     string `json:"board" example:"...........br.rb.r.b..b.."`
-	Phase     string `json:"phase" enums:"drop,move" example:"move"`
+	Phase     string `json:"phase" enums:"drop,move" example:"drop"`
 	// Whose piece is placed or moved this ply.
 	ToMove string `json:"to_move" enums:"black,red" example:"red"`
 	// Who chooses this ply's move (differs from to_move in the drop phase
@@ -63,13 +64,13 @@ type TeekoAnalysis struct {
 	Outcome string `json:"outcome" enums:"black_wins,red_wins,draw" example:"red_wins"`
 	// Plies to the end under perfect play counting the winning move; null
 	// for a draw, 0 when the game is already over.
-	Plies *int `json:"plies" example:"9" extensions:"x-nullable"`
+	Plies *int `json:"plies" example:"5" extensions:"x-nullable"`
 	// Result for the player who decides.
 	Result string `json:"result" enums:"win,loss,draw" example:"win"`
 	// True when a side already has a configuration.
 	GameOver bool `json:"game_over" example:"false"`
 	// Every move reaching the best value, ties included.
-	BestMoves []string `json:"best_moves" example:"15-9"`
+	BestMoves []string `json:"best_moves" example:"8"`
 	// Every legal move, best first (fastest win, draws, slowest loss).
 	Moves  []TeekoMove `json:"moves"`
 	Source string      `json:"source" enums:"tablebase" example:"tablebase"`
@@ -83,7 +84,7 @@ type TeekoAnalysis struct {
 //	@Description	House rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.
 //	@Tags			teeko
 //	@Accept			json
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			request	body		TeekoAnalyzeRequest	true	"the position"
 //	@Success		200		{object}	TeekoAnalysis
 //	@Failure		400		{object}	Problem	"malformed or impossible position"
@@ -200,7 +201,7 @@ type TeekoAnnotation struct {
 //	@Description	Compares every move of a game with the best moves of the player who decided it and marks it as RULES.md says: `!` the unique best move (only fastest win or only slowest loss; a drawing move among several is never `!`), `!!` the only move that does not lose (takes precedence), `?=` a won position turned into a draw, `??` a drawn position into a loss, `???` a won position into a loss, empty otherwise. Each ply lists the best moves and their value.
 //	@Tags			teeko
 //	@Accept			json
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			request	body		TeekoAnnotateRequest	true	"the game"
 //	@Success		200		{object}	TeekoAnnotation
 //	@Failure		400		{object}	Problem	"illegal move (the problem names it)"
@@ -283,7 +284,7 @@ type TeekoTablebase struct {
 //	@Summary		Teeko tablebase statistics
 //	@Description	Positions by outcome, the value of the empty board, and the longest forced win over all move-phase positions, for one rule set and drop style.
 //	@Tags			teeko
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			rules		query		string	false	"standard or advanced"	Enums(standard, advanced)	default(standard)
 //	@Param			drop_style	query		string	false	"drop style"			Enums(standard, alternate, one-move-alternate, two-move-alternate, three-move-alternate, one-move-standard, two-move-standard, three-move-standard)	default(standard)
 //	@Success		200			{object}	TeekoTablebase
@@ -333,7 +334,7 @@ func knownQuery(c *gin.Context, known ...string) bool {
 			ok = ok || name == k
 		}
 		if !ok {
-			fail(c, service.Invalid(name, nil, "unknown query parameter %q; known: %v", name, known))
+			fail(c, service.Invalid(name, nil, "unknown query parameter %q; known: %s", name, strings.Join(known, ", ")))
 			return false
 		}
 	}

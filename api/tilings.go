@@ -67,7 +67,7 @@ type TilingsResponse struct {
 //	@Description	Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless `multiset`), in total (`count_all`) and distinct up to the symmetries of the region (`count`), and lists up to `limit` of them. A search that runs out of budget answers with `complete: false` and the counts so far; use POST /v1/jobs with type `polyomino.tilings` for long counts. Solutions are printed with the piece letters (hexominoes: see the piece sets in /v1/games).
 //	@Tags			polyomino
 //	@Accept			json
-//	@Produce		json
+//	@Produce		json,application/problem+json
 //	@Param			request	body		TilingsRequest	true	"the puzzle"
 //	@Success		200		{object}	TilingsResponse
 //	@Failure		400		{object}	Problem	"bad region, unknown piece, area mismatch"

@@ -41,6 +41,26 @@ const docTemplate = `{
                 }
             }
         },
+        "/metrics": {
+            "get": {
+                "description": "The operator's metrics in the Prometheus text format: requests by route and status, latency, solver slots and queue, searches and nodes by game, cache hits and misses by backend, Redis reachability, jobs and units by status, the Go runtime. Not rate-limited.",
+                "produces": [
+                    "text/plain"
+                ],
+                "tags": [
+                    "service"
+                ],
+                "summary": "Prometheus metrics",
+                "responses": {
+                    "200": {
+                        "description": "the metrics",
+                        "schema": {
+                            "type": "string"
+                        }
+                    }
+                }
+            }
+        },
         "/openapi.json": {
             "get": {
                 "description": "The generated OpenAPI (Swagger 2.0) document describing every endpoint; browse it at /swagger/index.html.",
@@ -65,7 +85,8 @@ const docTemplate = `{
             "get": {
                 "description": "Every error answer is application/problem+json (RFC 9457) whose ` + "`" + `type` + "`" + ` is a path under /problems/; this returns what that type means.",
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "service"
@@ -122,11 +143,32 @@ const docTemplate = `{
                 }
             }
         },
+        "/swagger/index.html": {
+            "get": {
+                "description": "The OpenAPI document in Swagger UI, where every operation can be tried (\"Try it out\" starts from a valid example). /swagger and /swagger/ redirect here; the page's assets live under /swagger/ too.",
+                "produces": [
+                    "text/html"
+                ],
+                "tags": [
+                    "service"
+                ],
+                "summary": "Swagger UI",
+                "responses": {
+                    "200": {
+                        "description": "the page",
+                        "schema": {
+                            "type": "string"
+                        }
+                    }
+                }
+            }
+        },
         "/v1/games": {
             "get": {
                 "description": "The games, presets, variants and piece sets served, with their parameters, house rules and piece pictures.",
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "service"
@@ -160,7 +202,8 @@ const docTemplate = `{
                     "application/json"
                 ],
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "jobs"
@@ -197,7 +240,7 @@ const docTemplate = `{
                         }
                     },
                     "401": {
-                        "description": "API key required",
+                        "description": "API key required (when the server has keys)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -221,7 +264,7 @@ const docTemplate = `{
                         }
                     },
                     "503": {
-                        "description": "Service Unavailable",
+                        "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -238,7 +281,8 @@ const docTemplate = `{
                 ],
                 "description": "Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result in the same shape as the synchronous answer.",
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "jobs"
@@ -260,6 +304,12 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Job"
                         }
                     },
+                    "401": {
+                        "description": "API key required (when the server has keys)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "404": {
                         "description": "Not Found",
                         "schema": {
@@ -268,6 +318,12 @@ const docTemplate = `{
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -282,7 +338,8 @@ const docTemplate = `{
                 ],
                 "description": "Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409.",
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "jobs"
@@ -304,6 +361,12 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Job"
                         }
                     },
+                    "401": {
+                        "description": "API key required (when the server has keys)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "404": {
                         "description": "Not Found",
                         "schema": {
@@ -321,6 +384,12 @@ const docTemplate = `{
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
+                    },
+                    "503": {
+                        "description": "jobs store unavailable (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
                     }
                 }
             }
@@ -332,7 +401,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream.",
+                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it.",
                 "produces": [
                     "text/event-stream"
                 ],
@@ -356,6 +425,12 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Job"
                         }
                     },
+                    "401": {
+                        "description": "API key required (when the server has keys)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "404": {
                         "description": "Not Found",
                         "schema": {
@@ -364,6 +439,12 @@ const docTemplate = `{
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
+                    "503": {
+                        "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -378,7 +459,8 @@ const docTemplate = `{
                     "application/json"
                 ],
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "polyomino"
@@ -442,7 +524,8 @@ const docTemplate = `{
                     "application/json"
                 ],
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "polyomino"
@@ -500,7 +583,8 @@ const docTemplate = `{
                     "application/json"
                 ],
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "polyomino"
@@ -564,7 +648,8 @@ const docTemplate = `{
                     "application/json"
                 ],
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "teeko"
@@ -628,7 +713,8 @@ const docTemplate = `{
                     "application/json"
                 ],
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "teeko"
@@ -689,7 +775,8 @@ const docTemplate = `{
             "get": {
                 "description": "Positions by outcome, the value of the empty board, and the longest forced win over all move-phase positions, for one rule set and drop style.",
                 "produces": [
-                    "application/json"
+                    "application/json",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "teeko"
@@ -1380,7 +1467,7 @@ const docTemplate = `{
                         "type": "string"
                     },
                     "example": [
-                        "15-9"
+                        "8"
                     ]
                 },
                 "board": {
@@ -1427,13 +1514,13 @@ const docTemplate = `{
                         "drop",
                         "move"
                     ],
-                    "example": "move"
+                    "example": "drop"
                 },
                 "plies": {
                     "description": "Plies to the end under perfect play counting the winning move; null\nfor a draw, 0 when the game is already over.",
                     "type": "integer",
                     "x-nullable": true,
-                    "example": 9
+                    "example": 5
                 },
                 "result": {
                     "description": "Result for the player who decides.",
@@ -1712,7 +1799,7 @@ const docTemplate = `{
             "properties": {
                 "move": {
                     "type": "string",
-                    "example": "15-9"
+                    "example": "8"
                 },
                 "outcome": {
                     "type": "string",
@@ -1727,7 +1814,7 @@ const docTemplate = `{
                     "description": "Plies left after this move under perfect play (null for a draw).",
                     "type": "integer",
                     "x-nullable": true,
-                    "example": 8
+                    "example": 4
                 },
                 "result": {
                     "description": "Result for the player who decides this ply.",
@@ -2305,7 +2392,7 @@ var SwaggerInfo = &swag.Spec{
 	BasePath:         "/",
 	Schemes:          []string{},
 	Title:            "gamesolver",
-	Description:      "Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.\nValues are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).",
+	Description:      "Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.\nValues are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).\nEvery response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).",
 	InfoInstanceName: "swagger",
 	SwaggerTemplate:  docTemplate,
 	LeftDelim:        "{{",

@@ -20,6 +20,7 @@ const (
 	KindRateLimited              // this client asks too often: 429 + Retry-After
 	KindConflict                 // state does not allow it: 409
 	KindUnauthorized             // missing or wrong API key: 401
+	KindUnavailable              // a store the request needs is down: 503 + Retry-After
 )
 
 // FieldError names one field of a request and what is wrong with it.

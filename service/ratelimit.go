@@ -20,7 +20,10 @@ import (
 // github.com/ulule/limiter). With Redis the counters live there, so a
 // client's rate holds across replicas; without, or while Redis cannot be
 // reached, each process counts in memory: a Redis failure relaxes the limit
-// to per-replica, it never refuses or fails requests.
+// to per-replica, it never refuses or fails requests. After a failed call
+// the shared counters are left alone for a while (sharedBackoff), so that a
+// dead or frozen Redis costs one request in that while its timeout, not
+// every request.
 type RateLimiter struct {
 	rate    limiter.Rate
 	local   *limiter.Limiter
@@ -28,7 +31,14 @@ type RateLimiter struct {
 	timeout time.Duration
 	log     *zap.Logger
 	stop    chan struct{}
+	// downUntil: until this time (unix nanoseconds) count locally.
+	downUntil atomic.Int64
+	now       func() time.Time
 }
+
+// sharedBackoff is how long the limiter counts locally after the shared
+// counters failed once.
+const sharedBackoff = 2 * time.Second
 
 // RateDecision is the outcome of one request's check.
 type RateDecision struct {
@@ -49,7 +59,7 @@ func NewRateLimiter(rate string, client *redis.Client, timeout time.Duration, lo
 	if log == nil {
 		log = zap.NewNop()
 	}
-	rl := &RateLimiter{rate: r, local: limiter.New(memory.NewStore(), r), timeout: timeout, log: log, stop: make(chan struct{})}
+	rl := &RateLimiter{rate: r, local: limiter.New(memory.NewStore(), r), timeout: timeout, log: log, stop: make(chan struct{}), now: time.Now}
 	if client != nil {
 		go rl.connect(client)
 	}
@@ -76,17 +86,19 @@ func (rl *RateLimiter) Close() { close(rl.stop) }
 
 // Allow counts one request of the client identified by key.
 func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
-	lim := rl.local
-	if shared := rl.shared.Load(); shared != nil {
+	if shared := rl.shared.Load(); shared != nil && rl.now().UnixNano() >= rl.downUntil.Load() {
 		sctx, cancel := context.WithTimeout(ctx, rl.timeout)
 		c, err := shared.Get(sctx, key)
 		cancel()
 		if err == nil {
 			return decision(c)
 		}
-		rl.log.Debug("shared rate limit unavailable, counting locally", zap.Error(err))
+		if ctx.Err() == nil {
+			rl.downUntil.Store(rl.now().Add(sharedBackoff).UnixNano())
+			rl.log.Debug("shared rate limit unavailable, counting locally", zap.Error(err), zap.Duration("for", sharedBackoff))
+		}
 	}
-	c, err := lim.Get(ctx, key)
+	c, err := rl.local.Get(ctx, key)
 	if err != nil {
 		return RateDecision{Allowed: true}
 	}

@@ -286,7 +286,7 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 	case q.Black != nil || q.Red != nil:
 		b, err := teeko.BoardFromSquares(q.Black, q.Red)
 		if err != nil {
-			return teeko.Position{}, Invalid("black", err, "%s", err.Error())
+			return teeko.Position{}, Invalid(squaresField(err), err, "%s", err.Error())
 		}
 		return newTeekoPosition(r, b, toMove, "black")
 	}
@@ -313,10 +313,19 @@ func newTeekoPosition(r teeko.Rules, b teeko.Board, toMove teeko.Color, field st
 			return pos, Invalid("to_move", err, "%s", err.Error())
 		}
 	}
-	if msg := strings.ToLower(err.Error()); field == "black" && strings.Contains(msg, "red") && !strings.Contains(msg, "black") {
-		field = "red"
+	if field == "black" {
+		field = squaresField(err)
 	}
 	return pos, Invalid(field, err, "%s", err.Error())
+}
+
+// squaresField is the list of squares a fault of a board given by lists is
+// reported on: red when it names red pieces only, else black.
+func squaresField(err error) string {
+	if msg := strings.ToLower(err.Error()); strings.Contains(msg, "red") && !strings.Contains(msg, "black") {
+		return "red"
+	}
+	return "black"
 }
 
 // Analyze values a position and every legal move.

@@ -33,6 +33,9 @@ type app struct {
 	cache   cache.Cache
 	jobs    *jobs.Manager
 	closers []func()
+	// draining is closed when shutdown starts: event streams end then,
+	// instead of holding the shutdown for its whole grace period.
+	draining chan struct{}
 }
 
 func serve(args []string, getenv func(string) string) error {
@@ -66,7 +69,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := service.NewMetrics(reg)
-	a := &app{cfg: cfg, log: log}
+	a := &app{cfg: cfg, log: log, draining: make(chan struct{})}
 
 	c, rdb, err := newCache(cfg, metrics, reg, log)
 	if err != nil {
@@ -119,6 +122,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	a.handler = api.New(apiCfg, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
 		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Polyomino: poly, Jobs: jm,
+		Draining: a.draining,
 	})
 	return a, nil
 }
@@ -212,6 +216,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	a.log.Info("shutting down", zap.Duration("grace", a.cfg.ShutdownGrace))
 	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
 	defer cancel()
+	close(a.draining)
 	if err := srv.Shutdown(sctx); err != nil {
 		a.log.Warn("shutdown: requests still in flight were cut", zap.Error(err))
 		_ = srv.Close()

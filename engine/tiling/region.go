@@ -29,7 +29,8 @@ type Region struct {
 // ParseRegion builds a width x height rectangle with the named cells
 // blocked. A cell name is a column letter from 'a' (left) and a row number
 // from 1 (top), so "a1" is the top-left cell; upper case is accepted.
-// Naming a cell twice is harmless.
+// Naming a cell twice is an error (as for the placement games' boards): a
+// list with a slip in it would otherwise surface as an area mismatch.
 func ParseRegion(width, height int, blocked []string) (Region, error) {
 	r, err := newRegion(width, height)
 	if err != nil {
@@ -43,6 +44,9 @@ func ParseRegion(width, height int, blocked []string) (Region, error) {
 		if c.X >= width || c.Y >= height {
 			return Region{}, fmt.Errorf("%w: blocked cell %s is outside the %d x %d region (columns a..%c, rows 1..%d)",
 				ErrBadRegion, strings.ToLower(strings.TrimSpace(name)), width, height, 'a'+width-1, height)
+		}
+		if !r.Open(c.X, c.Y) {
+			return Region{}, fmt.Errorf("%w: blocked cell %s listed twice", ErrBadRegion, strings.ToLower(strings.TrimSpace(name)))
 		}
 		r.block(c.X, c.Y)
 	}

@@ -534,6 +534,7 @@ func TestErrors(t *testing.T) {
 		{"row outside", func() error { _, err := ParseRegion(10, 6, []string{"a7"}); return err }, ErrBadRegion, "outside the 10 x 6 region"},
 		{"bad cell", func() error { _, err := ParseRegion(10, 6, []string{"4d"}); return err }, ErrBadRegion, `"4d"`},
 		{"row zero", func() error { _, err := ParseRegion(10, 6, []string{"a0"}); return err }, ErrBadRegion, "row number"},
+		{"cell twice", func() error { _, err := ParseRegion(8, 8, []string{"d4", "D4", "d5"}); return err }, ErrBadRegion, "blocked cell d4 listed twice"},
 		{"no rows", func() error { _, err := ParseBoard(nil); return err }, ErrBadRegion, "no rows"},
 		{"ragged", func() error { _, err := ParseBoard([]string{"....", "...", "...."}); return err }, ErrBadRegion, "row 2 has 3 cells, expected 4"},
 		{"bad char", func() error { _, err := ParseBoard([]string{"..", ".x"}); return err }, ErrBadRegion, "cell b2"},
@@ -622,7 +623,7 @@ func TestParsePieces(t *testing.T) {
 }
 
 func TestRegion(t *testing.T) {
-	r := mustRegion(t, 8, 8, "D4", "e4", " d5", "e5", "d4")
+	r := mustRegion(t, 8, 8, "D4", "e4", " d5", "e5")
 	b := mustBoard(t, r.Rows()...)
 	if r != b || r.Area() != 60 || r.String() != "......../......../......../...##.../...##.../......../......../........" {
 		t.Errorf("region %s (area %d) and its board %s differ", r, r.Area(), b)

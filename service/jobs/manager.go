@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -118,13 +119,13 @@ func (m *Manager) Types() []string {
 func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessage) (Job, error) {
 	kind, ok := m.kinds[typ]
 	if !ok {
-		return Job{}, service.Invalid("type", nil, "unknown job type %q; known types: %v", typ, m.Types())
+		return Job{}, service.Invalid("type", nil, "unknown job type %q; known types: %s", typ, strings.Join(m.Types(), ", "))
 	}
 	units, err := plan(ctx, kind, request)
 	if err != nil {
 		var se *service.Error
 		if errors.As(err, &se) {
-			return Job{}, err
+			return Job{}, inRequest(se)
 		}
 		if ctx.Err() != nil {
 			return Job{}, err
@@ -258,9 +259,27 @@ func notFound(id string) error {
 	return service.NotFound("no job %q (unknown, or expired)", id)
 }
 
+// inRequest names the fields of a request's fault as the job's body has
+// them: under "request." (the kind validates the request as its
+// synchronous endpoint would, naming "width" for request.width).
+func inRequest(se *service.Error) error {
+	if len(se.Fields) == 0 {
+		return se
+	}
+	e := *se
+	e.Fields = make([]service.FieldError, len(se.Fields))
+	for i, f := range se.Fields {
+		if f.Field != "request" && !strings.HasPrefix(f.Field, "request.") {
+			f.Field = "request." + f.Field
+		}
+		e.Fields[i] = f
+	}
+	return &e
+}
+
 // storeError reports a store that failed: Redis down or slow, or a data
-// directory that cannot be written. It is KindBusy (503 with Retry-After)
-// because trying again later is the right answer for the caller.
+// directory that cannot be written. It is KindUnavailable (503 with
+// Retry-After) because trying again later is the right answer for the caller.
 func storeError(what string, err error) error {
-	return &service.Error{Kind: service.KindBusy, Message: "jobs store unavailable: could not " + what, Cause: err, RetryAfter: time.Second}
+	return &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not " + what, Cause: err, RetryAfter: time.Second}
 }

@@ -1,0 +1,76 @@
+package service
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gamesolver/gamesolver/service/redistest"
+)
+
+// countingHook counts the commands a client sends (pipelines and scripts
+// included).
+type countingHook struct{ calls atomic.Int64 }
+
+func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { h.calls.Add(1); return next(ctx, cmd) }
+}
+func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { h.calls.Add(1); return next(ctx, cmds) }
+}
+
+// With Redis gone, the limiter tries the shared counters once, then counts
+// locally for sharedBackoff without calling Redis (each call used to wait
+// for the Redis timeout on every request), and tries again after it.
+func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialTimeout: 50 * time.Millisecond,
+		ReadTimeout: 50 * time.Millisecond, WriteTimeout: 50 * time.Millisecond})
+	t.Cleanup(func() { _ = client.Close() })
+	hook := &countingHook{}
+	client.AddHook(hook)
+	rl, err := NewRateLimiter("1000-S", client, 50*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rl.Close)
+	clock := time.Now()
+	rl.now = func() time.Time { return clock }
+	deadline := time.Now().Add(10 * time.Second)
+	for rl.shared.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the shared store never connected")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx := context.Background()
+	if d := rl.Allow(ctx, "ip:a"); !d.Allowed || d.Limit != 1000 {
+		t.Fatalf("with Redis: %+v", d)
+	}
+	srv.Kill()
+	before := hook.calls.Load()
+	if d := rl.Allow(ctx, "ip:a"); !d.Allowed {
+		t.Fatalf("first request after Redis died: %+v, want it allowed (counted locally)", d)
+	}
+	tried := hook.calls.Load()
+	if tried == before {
+		t.Fatal("the first request after Redis died did not try Redis")
+	}
+	for range 20 {
+		if d := rl.Allow(ctx, "ip:a"); !d.Allowed || d.Limit != 1000 {
+			t.Fatalf("counted locally: %+v", d)
+		}
+	}
+	if n := hook.calls.Load(); n != tried {
+		t.Errorf("%d calls to a dead Redis within the backoff, want 0", n-tried)
+	}
+	clock = clock.Add(sharedBackoff + time.Millisecond)
+	rl.Allow(ctx, "ip:a")
+	if hook.calls.Load() == tried {
+		t.Error("after the backoff the limiter did not try Redis again")
+	}
+}
