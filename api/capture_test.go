@@ -21,12 +21,12 @@ func TestCaptureOverHTTP(t *testing.T) {
 	}
 	// Z recaptures: the marker flips.
 	b := analyze(t, r, `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","Z:g1,e2,f2,g2,e3"],"budget_ms":300}`)
-	if (*b.Markers)["I"] != "first" {
-		t.Errorf("after the recapture: markers %v", b.Markers)
+	if (*b.Markers)["I"] != "first" || b.Scores != [2]int{1, 0} {
+		t.Errorf("after the recapture: markers %v, scores %v (the marked pieces of each)", b.Markers, b.Scores)
 	}
 	// From board, markers and pool: second removes his I and places Y.
 	c := analyze(t, r, `{"game":"capture","board":["LIIIII.","LLLL...",".......",".......",".......",".......","......."],"markers":{"I":"second"},"pool":["Y","T","X"],"to_move":"second","budget_ms":300}`)
-	if c.Pool == nil || len(c.Pool) != 3 || (*c.Markers)["I"] != "second" {
+	if c.Pool == nil || len(*c.Pool) != 3 || (*c.Markers)["I"] != "second" {
 		t.Errorf("from a board: %+v", c)
 	}
 	// A small board solved exactly: 4 x 4 with the tetrominoes.

@@ -116,7 +116,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Param			request	body		JobRequest	true	"job type and request"
 //	@Success		202		{object}	JobCreated
 //	@Header			202		{string}	Location	"/v1/jobs/{id}"
-//	@Failure		400		{object}	Problem
+//	@Failure		400		{object}	Problem	"unknown type, or a request its synchronous endpoint would refuse (fields named request.<field>)"
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Security		APIKey
@@ -153,7 +153,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
-//	@Failure		404	{object}	Problem
+//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
@@ -184,7 +184,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
-//	@Failure		404	{object}	Problem
+//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Failure		409	{object}	Problem	"job already finished"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
@@ -204,7 +204,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Produce		text/event-stream
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
-//	@Failure		404	{object}	Problem
+//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"

@@ -75,6 +75,11 @@ type PoolField struct {
 	Pieces []string
 }
 
+// JSONKind names what pool takes, for the decoder's messages.
+func (PoolField) JSONKind() string {
+	return "true or false, or in the capture variant an array of piece names"
+}
+
 // UnmarshalJSON accepts true, false or an array of piece names.
 func (p *PoolField) UnmarshalJSON(b []byte) error {
 	var v bool
@@ -84,7 +89,11 @@ func (p *PoolField) UnmarshalJSON(b []byte) error {
 	}
 	var list []string
 	if err := json.Unmarshal(b, &list); err != nil {
-		return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeOf(true)}
+		value := map[byte]string{'"': "string", '{': "object", '[': "array with an element that is not a string", 'n': "null"}[b[0]]
+		if value == "" {
+			value = "number"
+		}
+		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeOf(PoolField{})}
 	}
 	p.Pieces = list
 	if p.Pieces == nil {
@@ -122,7 +131,8 @@ type PolyominoAnalysis struct {
 	// Under the score rule, the final score difference (player to move
 	// minus the other) under perfect play, when proven.
 	Score *int `json:"score,omitempty" example:"1"`
-	// Pieces placed so far by the first and second player.
+	// Pieces placed so far by the first and second player; in the capture
+	// variant, the pieces on the board carrying each player's marker.
 	Scores [2]int `json:"scores" example:"1,0"`
 	// The pieces still to be placed: the common pool's (pool), or each
 	// player's hand (first, second). Absent for the capture variant, whose
@@ -157,8 +167,9 @@ type PolyominoAnalysis struct {
 	// Capture variant: every marked piece on the board -> first or
 	// second; an empty object when none.
 	Markers *map[string]string `json:"markers,omitempty"`
-	// Capture variant: the pieces that may be placed.
-	Pool []string `json:"pool,omitempty"`
+	// Capture variant: the pieces that may be placed (an empty list when
+	// none).
+	Pool *[]string `json:"pool,omitempty"`
 }
 
 // polyominoAnalyze godoc
@@ -263,8 +274,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		out.Job = &JobLink{ID: a.JobID, Href: jobHref(a.JobID)}
 	}
 	if !a.Capture {
-		left := PiecesLeft(a.PiecesLeft)
-		out.PiecesLeft = &left
+		out.PiecesLeft = piecesLeft(a.PiecesLeft, a.Config.Pool)
 	}
 	if a.Capture {
 		markers := a.Markers
@@ -272,10 +282,11 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 			markers = map[string]string{} // present, and empty, when nothing is marked
 		}
 		out.Markers = &markers
-		out.Pool = a.Pool
-		if out.Pool == nil {
-			out.Pool = []string{}
+		pool := a.Pool
+		if pool == nil {
+			pool = []string{}
 		}
+		out.Pool = &pool
 	}
 	return out
 }
@@ -288,14 +299,28 @@ func polyominoJobResult(raw json.RawMessage) (any, error) {
 	return toPolyominoAnalysis(a, false), nil
 }
 
-// PiecesLeft are the pieces still to be placed.
+// PiecesLeft are the pieces still to be placed: pool with a common pool,
+// first and second in hand mode (each an empty list when none are left).
 type PiecesLeft struct {
 	// Common pool: the pieces either player may place.
-	Pool []string `json:"pool,omitempty" example:"F,I,N,P,T,U,V,W,X,Y,Z"`
+	Pool *[]string `json:"pool,omitempty" example:"F,I,N,P,T,U,V,W,X,Y,Z"`
 	// Hands: the first player's pieces left.
-	First []string `json:"first,omitempty" example:"F,I,L"`
+	First *[]string `json:"first,omitempty" example:"F,I,L"`
 	// Hands: the second player's pieces left.
-	Second []string `json:"second,omitempty" example:"N,P,T"`
+	Second *[]string `json:"second,omitempty" example:"N,P,T"`
+}
+
+func piecesLeft(l service.PiecesLeft, pool bool) *PiecesLeft {
+	list := func(s []string) *[]string {
+		if s == nil {
+			s = []string{}
+		}
+		return &s
+	}
+	if pool {
+		return &PiecesLeft{Pool: list(l.Pool)}
+	}
+	return &PiecesLeft{First: list(l.First), Second: list(l.Second)}
 }
 
 // PolyominoMovesResponse lists the legal moves of a position.
@@ -325,7 +350,7 @@ type PolyominoMovesResponse struct {
 //	@Produce		json,application/problem+json
 //	@Param			request	body		PolyominoRequest	true	"the position (budget and analysis fields are ignored)"
 //	@Success		200		{object}	PolyominoMovesResponse
-//	@Failure		400		{object}	Problem
+//	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"

@@ -166,12 +166,16 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"hands with a common pool", `{"pool":true,"hands":{"first":["F"],"second":["I"]}}`, "hands", "pool true"},
 		{"board of another size than width", `{"width":6,"board":["........","........","........","........","........","........","........","........"]}`, "board", "expected 6"},
 		{"board too tall", `{"board":["." ,".",".",".",".",".",".",".",".",".",".",".",".",".",".",".","."]}`, "board", "1 to 16"},
+		{"pool list outside the capture variant", `{"game":"pentominoes","pool":["F","I"]}`, "pool", "capture variant"},
+		{"markers outside the capture variant", `{"markers":{"I":"second"}}`, "markers", "capture variant"},
+		{"banned outside the capture variant", `{"banned":["F"]}`, "banned", "capture variant"},
+		{"pool of another type", `{"pool":"yes"}`, "pool", "expected true or false, or in the capture variant an array of piece names, got a string"},
 	}
 	// The pieces left: the pool's, or each hand's.
-	if a := analyze(t, r, `{"game":"pentominoes","moves":["L:c5,d5,e5,f5,c6"]}`); a.PiecesLeft == nil || strings.Join(a.PiecesLeft.Pool, "") != "FINPTUVWXYZ" || a.PiecesLeft.First != nil {
+	if a := analyze(t, r, `{"game":"pentominoes","moves":["L:c5,d5,e5,f5,c6"]}`); a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "FINPTUVWXYZ" || a.PiecesLeft.First != nil {
 		t.Errorf("pieces left in the pool: %+v", a.PiecesLeft)
 	}
-	if a := analyze(t, r, `{"game":"pentominoes","width":7,"height":7,"hands":{"first":["F","I","L","N","P","T"],"second":["U","V","W","X","Y","Z"]},"moves":["I:a1,b1,c1,d1,e1"],"budget_ms":100}`); a.PiecesLeft == nil || strings.Join(a.PiecesLeft.First, "") != "FLNPT" || strings.Join(a.PiecesLeft.Second, "") != "UVWXYZ" {
+	if a := analyze(t, r, `{"game":"pentominoes","width":7,"height":7,"hands":{"first":["F","I","L","N","P","T"],"second":["U","V","W","X","Y","Z"]},"moves":["I:a1,b1,c1,d1,e1"],"budget_ms":100}`); a.PiecesLeft == nil || joined(a.PiecesLeft.First) != "FLNPT" || joined(a.PiecesLeft.Second) != "UVWXYZ" {
 		t.Errorf("pieces left in hand: %+v", a.PiecesLeft)
 	}
 	// A whole set by name.
@@ -184,15 +188,61 @@ func TestPolyominoBadInput(t *testing.T) {
 		t.Errorf("size from the board: %+v", a)
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := do(r, "POST", "/v1/polyomino/analyze", "application/json", tt.body)
-			if w.Code != 400 {
-				t.Fatalf("status %d: %s", w.Code, w.Body)
-			}
-			p := decodeProblem(t, w)
-			if len(p.Errors) == 0 || p.Errors[0].Field != tt.field || !strings.Contains(p.Detail, tt.detail) {
-				t.Errorf("problem %+v; want field %q, detail containing %q", p, tt.field, tt.detail)
-			}
-		})
+		for _, path := range []string{"/v1/polyomino/analyze", "/v1/polyomino/moves"} {
+			t.Run(tt.name+path, func(t *testing.T) {
+				w := do(r, "POST", path, "application/json", tt.body)
+				if w.Code != 400 {
+					t.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+				p := decodeProblem(t, w)
+				if len(p.Errors) == 0 || p.Errors[0].Field != tt.field || !strings.Contains(p.Detail, tt.detail) {
+					t.Errorf("problem %+v; want field %q, detail containing %q", p, tt.field, tt.detail)
+				}
+			})
+		}
+	}
+}
+
+// The deal's house rules: neutral [] is no neutral piece (the hexominoes
+// preset deals one otherwise); one hand given, the rest make the other;
+// both given, the game's other pieces are out of it.
+func TestPolyominoDealRules(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	empty := func(board []string) bool {
+		return !strings.ContainsFunc(strings.Join(board, ""), func(c rune) bool { return c != '.' })
+	}
+	if a := analyze(t, r, `{"game":"hexominoes","budget_ms":20}`); empty(a.Board) {
+		t.Errorf("the hexominoes preset placed no neutral piece: %q", a.Board)
+	}
+	if a := analyze(t, r, `{"game":"hexominoes","neutral":[],"budget_ms":20}`); !empty(a.Board) || len(*a.PiecesLeft.First)+len(*a.PiecesLeft.Second) != 35 {
+		t.Errorf("neutral []: board %q, pieces left %+v", a.Board, a.PiecesLeft)
+	}
+	if a := analyze(t, r, `{"width":5,"height":5,"pieces":"FILX","hands":{"first":["F"]},"budget_ms":200}`); joined(a.PiecesLeft.First) != "F" || joined(a.PiecesLeft.Second) != "ILX" {
+		t.Errorf("one hand given: %+v", a.PiecesLeft)
+	}
+	if a := analyze(t, r, `{"width":5,"height":5,"pieces":"FILX","hands":{"first":["F","I"],"second":["L"]},"budget_ms":200}`); joined(a.PiecesLeft.First) != "FI" || joined(a.PiecesLeft.Second) != "L" {
+		t.Errorf("both hands given: %+v", a.PiecesLeft)
+	}
+}
+
+// joined is a list of piece names as one string ("" for none or absent).
+func joined(l *[]string) string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, "")
+}
+
+// Empty lists are present, not dropped: the pool once every piece is
+// placed, a hand once it is empty.
+func TestPolyominoEmptyListsPresent(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	w := do(r, "POST", "/v1/polyomino/analyze", "application/json", `{"board":["IIIII"],"pieces":"I"}`)
+	if !strings.Contains(w.Body.String(), `"pieces_left":{"pool":[]}`) {
+		t.Errorf("pool emptied: %s", w.Body)
+	}
+	w = do(r, "POST", "/v1/polyomino/analyze", "application/json", `{"width":5,"height":1,"hands":{"first":["I"],"second":["L"]},"moves":["I:a1,b1,c1,d1,e1"]}`)
+	if !strings.Contains(w.Body.String(), `"pieces_left":{"first":[],"second":["L"]}`) {
+		t.Errorf("hand emptied: %s", w.Body)
 	}
 }

@@ -151,7 +151,7 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 //	@Produce		json,application/problem+json
 //	@Param			name	path		string	true	"problem type name, such as validation"
 //	@Success		200		{object}	problemKind
-//	@Failure		404		{object}	Problem
+//	@Failure		404		{object}	Problem	"no such kind of problem"
 //	@Router			/problems/{name} [get]
 func describeProblem(c *gin.Context) {
 	k, ok := problemKinds[c.Param("name")]

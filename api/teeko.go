@@ -88,8 +88,8 @@ type TeekoAnalysis struct {
 //	@Param			request	body		TeekoAnalyzeRequest	true	"the position"
 //	@Success		200		{object}	TeekoAnalysis
 //	@Failure		400		{object}	Problem	"malformed or impossible position"
-//	@Failure		413		{object}	Problem
-//	@Failure		415		{object}	Problem
+//	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		503		{object}	Problem	"tablebase still building (progress given)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/teeko/analyze [post]
@@ -288,7 +288,7 @@ type TeekoTablebase struct {
 //	@Param			rules		query		string	false	"standard or advanced"	Enums(standard, advanced)	default(standard)
 //	@Param			drop_style	query		string	false	"drop style"			Enums(standard, alternate, one-move-alternate, two-move-alternate, three-move-alternate, one-move-standard, two-move-standard, three-move-standard)	default(standard)
 //	@Success		200			{object}	TeekoTablebase
-//	@Failure		400			{object}	Problem
+//	@Failure		400			{object}	Problem	"unknown rules, drop style or query parameter"
 //	@Failure		503			{object}	Problem	"tablebase still building"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Router			/v1/teeko/tablebase [get]

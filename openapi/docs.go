@@ -109,7 +109,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "Not Found",
+                        "description": "no such kind of problem",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -234,7 +234,7 @@ const docTemplate = `{
                         }
                     },
                     "400": {
-                        "description": "Bad Request",
+                        "description": "unknown type, or a request its synchronous endpoint would refuse (fields named request.\u003cfield\u003e)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -311,7 +311,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "Not Found",
+                        "description": "no job with this id (unknown, or expired)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -368,7 +368,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "Not Found",
+                        "description": "no job with this id (unknown, or expired)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -432,7 +432,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "Not Found",
+                        "description": "no job with this id (unknown, or expired)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -550,7 +550,7 @@ const docTemplate = `{
                         }
                     },
                     "400": {
-                        "description": "Bad Request",
+                        "description": "bad configuration, board or move (the problem names it)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -680,13 +680,13 @@ const docTemplate = `{
                         }
                     },
                     "413": {
-                        "description": "Request Entity Too Large",
+                        "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
                     },
                     "415": {
-                        "description": "Unsupported Media Type",
+                        "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -820,7 +820,7 @@ const docTemplate = `{
                         }
                     },
                     "400": {
-                        "description": "Bad Request",
+                        "description": "unknown rules, drop style or query parameter",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
@@ -1123,7 +1123,7 @@ const docTemplate = `{
                     ]
                 },
                 "pool": {
-                    "description": "Capture variant: the pieces that may be placed.",
+                    "description": "Capture variant: the pieces that may be placed (an empty list when\nnone).",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -1150,7 +1150,7 @@ const docTemplate = `{
                     "example": 1
                 },
                 "scores": {
-                    "description": "Pieces placed so far by the first and second player.",
+                    "description": "Pieces placed so far by the first and second player; in the capture\nvariant, the pieces on the board carrying each player's marker.",
                     "type": "array",
                     "items": {
                         "type": "integer"

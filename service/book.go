@@ -17,9 +17,15 @@ const SourceBook = "book"
 // bookAnswer answers from the embedded Pentominoes book when it proves the
 // position (the book maps moves through the position's symmetries).
 func bookAnswer(pos *polyomino.Position, allMoves bool) (PolyominoAnswer, bool) {
-	b, err := book.Embedded()
-	if err != nil {
-		return PolyominoAnswer{}, false
+	b, ok := book.EmbeddedLoaded()
+	if !ok {
+		if !book.MayHold(pos) {
+			return PolyominoAnswer{}, false // other games do not wait for the book to load
+		}
+		var err error
+		if b, err = book.Embedded(); err != nil {
+			return PolyominoAnswer{}, false
+		}
 	}
 	t0 := time.Now()
 	res, ok := b.Lookup(pos)

@@ -1,6 +1,9 @@
 package service
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Budgets turns the budget a client asks for into the one it gets: the
 // default when none is asked, never more than the server-side cap.
@@ -13,8 +16,11 @@ type Budgets struct {
 // milliseconds (0 or absent: the default).
 func (b Budgets) Clamp(ms int64) time.Duration {
 	d := time.Duration(ms) * time.Millisecond
-	if ms <= 0 {
+	switch {
+	case ms <= 0:
 		d = b.Default
+	case ms > int64(math.MaxInt64/time.Millisecond):
+		d = math.MaxInt64 // the product would overflow: as long as can be
 	}
 	if b.Max > 0 && d > b.Max {
 		d = b.Max

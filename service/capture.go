@@ -130,6 +130,14 @@ func withCapturePosition(a PolyominoAnswer, pos *capture.Position) PolyominoAnsw
 	a.Board = pos.Board()
 	a.ToMove = pos.ToMove()
 	a.Markers = pos.Markers()
+	a.Scores = [2]int{}
+	for _, who := range a.Markers {
+		if who == "second" {
+			a.Scores[1]++
+		} else {
+			a.Scores[0]++
+		}
+	}
 	a.Pool = pos.Pool()
 	a.Capture = true
 	a.Config.Preset = "capture"

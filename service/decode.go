@@ -238,6 +238,9 @@ func explainDecodeError(err error, dst any) error {
 
 // jsonKind names the JSON type a Go type is decoded from.
 func jsonKind(t reflect.Type) string {
+	if k, ok := reflect.New(t).Elem().Interface().(interface{ JSONKind() string }); ok {
+		return k.JSONKind() // a field of its own syntax
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return "a boolean"

@@ -29,7 +29,9 @@ func (p *Polyomino) SetJobs(submit func(ctx context.Context, typ string, request
 	p.submit = submit
 }
 
-// Hands are the pieces of each player in hand mode.
+// Hands are the pieces of each player in hand mode. With one hand given,
+// the game's other pieces make the other; with both, the game's other
+// pieces are out of the game; two empty hands are a deal (house rules).
 type Hands struct {
 	First  []string `json:"first" example:"F,I,L,N,P,T"`
 	Second []string `json:"second" example:"U,V,W,X,Y,Z"`
@@ -173,6 +175,9 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	}
 	if q.Neutral != nil {
 		cfg.Neutral = *q.Neutral
+		if len(cfg.Neutral) == 0 {
+			cfg.NeutralCount = 0 // neutral: [] is no neutral piece, not the preset's dealt one
+		}
 	}
 	if q.Seed != nil {
 		cfg.Seed = *q.Seed
@@ -224,6 +229,14 @@ func configField(err error) string {
 
 // position builds the position a query describes.
 func (q PolyominoQuery) position() (*polyomino.Position, error) {
+	switch {
+	case q.Markers != nil:
+		return nil, Invalid("markers", nil, "markers belong to the capture variant (game \"capture\")")
+	case q.PoolPieces != nil:
+		return nil, Invalid("pool", nil, "a list of pieces as the pool belongs to the capture variant (game \"capture\"); here pool is true (a common pool) or false (hands)")
+	case q.Banned != nil:
+		return nil, Invalid("banned", nil, "banned pieces belong to the capture variant (game \"capture\")")
+	}
 	cfg, err := q.config()
 	if err != nil {
 		return nil, err
@@ -255,9 +268,6 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if q.isCapture() {
 		return p.analyzeCapture(ctx, q)
 	}
-	if q.Markers != nil || q.PoolPieces != nil || q.Banned != nil {
-		return PolyominoAnswer{}, Invalid("markers", nil, "markers, a pool list and banned pieces belong to the capture variant (game \"capture\")")
-	}
 	pos, err := q.position()
 	if err != nil {
 		return PolyominoAnswer{}, err
@@ -273,7 +283,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 			if err != nil {
 				return PolyominoAnswer{}, 0, false, err
 			}
-			a := answerOf(res, pos.ToCanonical)
+			a := answerOf(res, pos.Frame().ToCanonical)
 			return a, res.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
@@ -320,12 +330,13 @@ func answerOf(res polyomino.Result, frame func(polyomino.Move) polyomino.Move) P
 // fromCanonical maps a canonical answer onto the position asked about and
 // fills in what belongs to the position rather than to its class.
 func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
+	frame := pos.Frame()
 	back := func(s string) string {
 		m, err := polyomino.ParseMove(s)
 		if err != nil {
 			return s
 		}
-		return pos.FromCanonical(m).String()
+		return frame.FromCanonical(m).String()
 	}
 	out := a
 	out.BestMoves = make([]string, len(a.BestMoves))
@@ -389,6 +400,9 @@ type PolyominoMoves struct {
 
 // Moves lists the legal moves and counts them up to the board's symmetries.
 func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, error) {
+	if q.BudgetMs < 0 {
+		return PolyominoMoves{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
+	}
 	if q.isCapture() {
 		return p.captureMoves(q)
 	}
@@ -494,7 +508,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 			return nil, false, ctx.Err()
 		}
 		report(res.Nodes)
-		b, err := json.Marshal(answerOf(res, child.ToCanonical))
+		b, err := json.Marshal(answerOf(res, child.Frame().ToCanonical))
 		return b, res.Proven && res.BestComplete, err
 	})
 	if err != nil {
@@ -564,7 +578,8 @@ func PolyominoInfo() GameInfo {
 			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},
 		},
 		HouseRules: []string{
-			"Deal (hand mode without explicit hands): the pieces not in a given hand or neutral, in set order, are shuffled by Fisher-Yates driven by splitmix64(seed); the first neutral_count become neutral, the rest go alternately to the first and second player. Seed 0 is the default deal.",
+			"Deal (hand mode without explicit hands): the pieces not in a given hand or neutral, in set order, are shuffled by Fisher-Yates driven by splitmix64(seed); the first neutral_count become neutral (none when neutral is given, even as []), the rest go alternately to the first and second player. Seed 0 is the default deal.",
+			"Hands: with one hand given (the other absent or empty), the pieces of the game not in it and not neutral make the other hand; with both given and not empty, the game's other pieces are out of the game; two empty hands are a deal.",
 			"A dealt neutral piece is placed before the first move where the centre of its bounding box lies nearest the centre of the board (ties: canonical orientation first, then reading order).",
 			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second.",
 			"Under the score rule with a common pool, the value is that of normal play (the last to place wins), scored 1/0.",

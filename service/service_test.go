@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -23,6 +24,8 @@ func TestBudgetsClamp(t *testing.T) {
 		{500, 500 * time.Millisecond},
 		{30000, 30 * time.Second},
 		{1 << 50, 30 * time.Second},
+		{9223372036855, 30 * time.Second}, // overflows in nanoseconds
+		{math.MaxInt64, 30 * time.Second},
 	}
 	for _, tt := range tests {
 		if got := b.Clamp(tt.ms); got != tt.want {

@@ -193,10 +193,7 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	if err != nil {
 		return nil, err
 	}
-	budget := j.MaxDuration
-	if q.BudgetMs > 0 && time.Duration(q.BudgetMs)*time.Millisecond < budget {
-		budget = time.Duration(q.BudgetMs) * time.Millisecond
-	}
+	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
 	res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget, Workers: j.Workers,
 		Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
 	if err != nil {

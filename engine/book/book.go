@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
@@ -85,9 +86,28 @@ type entry struct {
 }
 
 var embedded struct {
-	once sync.Once
-	book *Book
-	err  error
+	once   sync.Once
+	book   *Book
+	err    error
+	loaded atomic.Bool // book and err are set
+}
+
+// EmbeddedLoaded returns the embedded book if it is loaded, without
+// waiting for it (nil, false while it loads or before Embedded was called).
+func EmbeddedLoaded() (*Book, bool) {
+	if !embedded.loaded.Load() {
+		return nil, false
+	}
+	return embedded.book, embedded.err == nil
+}
+
+// MayHold reports, cheaply, whether the book can answer for positions of
+// pos's game: Pentominoes on the 8 x 8 board with a common pool, normal
+// play (the game the book proves), so that other games never wait for it.
+func MayHold(pos *polyomino.Position) bool {
+	c := pos.Game().Config()
+	pent, err := polyomino.Preset("pentominoes")
+	return err == nil && c.EndRule == polyomino.NormalPlay && c.Variant != polyomino.Capture && sameBoard(c, pent)
 }
 
 // Embedded returns the book of the embedded files (loaded on first use;
@@ -113,6 +133,7 @@ func Embedded() (*Book, error) {
 			}
 		}
 		embedded.book, embedded.err = b, err
+		embedded.loaded.Store(true)
 	})
 	return embedded.book, embedded.err
 }

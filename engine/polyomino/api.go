@@ -68,18 +68,48 @@ func canonicalFrame(p *Position) (t Transform, dx, dy int) {
 // by every position with the same CanonicalKey. A cache keyed by
 // CanonicalKey stores moves mapped with ToCanonical and hands them back
 // through FromCanonical of the position asking.
-func (p *Position) ToCanonical(m Move) Move {
-	t, dx, dy := canonicalFrame(p)
-	return toFrame(m, t, dx, dy)
-}
+func (p *Position) ToCanonical(m Move) Move { return p.Frame().ToCanonical(m) }
 
 // ToCanonicalMoves is ToCanonical for many moves (the frame is found once).
 func (p *Position) ToCanonicalMoves(ms []Move) []Move {
-	t, dx, dy := canonicalFrame(p)
+	f := p.Frame()
 	out := make([]Move, len(ms))
 	for i, m := range ms {
-		out[i] = toFrame(m, t, dx, dy)
+		out[i] = f.ToCanonical(m)
 	}
+	return out
+}
+
+// Frame is a position's canonical frame, found once for mapping many moves
+// (finding it looks at every legal move: mapping each move of a big board
+// through ToCanonical or FromCanonical costs the square of their number).
+type Frame struct {
+	t, inv Transform
+	dx, dy int
+}
+
+// Frame returns the position's canonical frame.
+func (p *Position) Frame() Frame {
+	t, dx, dy := canonicalFrame(p)
+	inv := t
+	for _, u := range Transforms {
+		if u.Apply(t.Apply(Cell{1, 2})) == (Cell{1, 2}) && u.Apply(t.Apply(Cell{3, -5})) == (Cell{3, -5}) {
+			inv = u
+		}
+	}
+	return Frame{t: t, inv: inv, dx: dx, dy: dy}
+}
+
+// ToCanonical is Position.ToCanonical in the frame f.
+func (f Frame) ToCanonical(m Move) Move { return toFrame(m, f.t, f.dx, f.dy) }
+
+// FromCanonical is Position.FromCanonical in the frame f.
+func (f Frame) FromCanonical(m Move) Move {
+	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}
+	for i, c := range m.Cells {
+		out.Cells[i] = f.inv.Apply(Cell{c.X + f.dx, c.Y + f.dy})
+	}
+	out.Cells = sortedCells(out.Cells)
 	return out
 }
 
@@ -95,21 +125,7 @@ func toFrame(m Move, t Transform, dx, dy int) Move {
 
 // FromCanonical maps a move from the canonical frame back onto the
 // position (the inverse of ToCanonical).
-func (p *Position) FromCanonical(m Move) Move {
-	t, dx, dy := canonicalFrame(p)
-	inv := t
-	for _, u := range Transforms {
-		if u.Apply(t.Apply(Cell{1, 2})) == (Cell{1, 2}) && u.Apply(t.Apply(Cell{3, -5})) == (Cell{3, -5}) {
-			inv = u
-		}
-	}
-	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}
-	for i, c := range m.Cells {
-		out.Cells[i] = inv.Apply(Cell{c.X + dx, c.Y + dy})
-	}
-	out.Cells = sortedCells(out.Cells)
-	return out
-}
+func (p *Position) FromCanonical(m Move) Move { return p.Frame().FromCanonical(m) }
 
 // Child is a position one move below another, standing for a class of
 // moves whose results are images of one another under the symmetries of

@@ -31,7 +31,8 @@
 //     shuffle driven by splitmix64(Config.Seed) (for i from n-1 down to 1,
 //     swap i with next() mod (i+1)); the first NeutralCount become neutral
 //     pieces, the rest go alternately to the first and second player (or
-//     all to the one empty hand). Seed 0 is the default deal.
+//     all to the one empty hand; with both hands given the rest are out of
+//     the game). Seed 0 is the default deal.
 //   - A dealt neutral piece is placed before the first move where the
 //     centre of its bounding box lies nearest the centre of the board
 //     (ties: canonical orientation first, then reading order); on the
@@ -95,7 +96,8 @@
 //     the Table between searches);
 //   - parallel search: the replies of the root moves are split among the
 //     goroutines (parallel.go);
-//   - budgets: ctx (deadline, cancellation; looked at every 4096 nodes) and
+//   - budgets: ctx (deadline, cancellation; looked at by every node of 8 or
+//     more words, every 16th of 2-7 words, every 4096 nodes besides) and
 //     Options.MaxNodes. A stopped search reports Proven false, what it
 //     proved (moves proven losing) and the heuristic player's move.
 //

@@ -54,8 +54,15 @@ func (s *solver) expired() bool {
 
 // bigWords is the state size (in words) from which every node checks the
 // budget (on a 16 x 16 board with tetrominoes, about 60 words, a node takes
-// 0.7 ms and 4096 of them took 4.6 s).
+// 0.7 ms and 4096 of them took 4.6 s; on the 8 x 8 board a node of 2-7
+// words takes 5-30 us, and 4096 of them overshot a budget of 5 ms by
+// 100 ms): nodes of midWords words or more check every midEvery of them.
 const bigWords = 8
+
+const (
+	midWords = 2
+	midEvery = 16 // a power of two
+)
 
 // checkEvery is the number of nodes between two looks at the context, the
 // node budget and the progress callback (a power of two).
@@ -65,6 +72,7 @@ const checkEvery = 4096
 type worker struct {
 	s      *solver
 	nodes  int64 // nodes searched by this worker
+	mid    int64 // nodes of midWords words or more
 	flush  int64 // nodes already added to s.nodes
 	frames []frame
 	// cancel, when set, stops the current task early (its result is no
@@ -241,8 +249,11 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// ordered by a clique count and a playout of k words): such nodes
 	// look at the budget and the context each time, not every checkEvery
 	// nodes, so that a deadline is kept on the largest boards too.
-	if k >= bigWords && w.check() {
-		return resAbort
+	if k >= midWords {
+		w.mid++
+		if (k >= bigWords || w.mid&(midEvery-1) == 0) && w.check() {
+			return resAbort
+		}
 	}
 	mine := g.own[side]
 	cnt := popcount(L)

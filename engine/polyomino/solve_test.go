@@ -603,3 +603,29 @@ func TestHeuristicSmallHands(t *testing.T) {
 		t.Fatalf("heuristic played %v: %v", m, err)
 	}
 }
+
+// TestBudgetCheckedOnMidSizeStates: nodes of 2-7 words (the 8 x 8 board two
+// moves in) cost 5-30 us each and look at the budget every midEvery of
+// them; they used to look every 4096 nodes, which overshot a 5 ms budget by
+// 100 ms. The node budget is looked at in the same place as the deadline,
+// so the nodes searched past it measure the deadline's overshoot too, and
+// without the clock.
+func TestBudgetCheckedOnMidSizeStates(t *testing.T) {
+	cfg := mustPreset(t, "pentominoes")
+	pos, err := NewPosition(cfg, nil, []string{"X:d4,c5,d5,e5,d6", "I:h1,h2,h3,h4,h5"}, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int64{1, 100, 1000} {
+		res, err := Solve(t.Context(), pos, Options{TableMB: 16, Workers: 1, MaxNodes: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Proven {
+			t.Fatalf("max %d nodes: proven %+v", max, res)
+		}
+		if res.Nodes >= checkEvery {
+			t.Errorf("max %d nodes: %d searched before the budget was looked at", max, res.Nodes)
+		}
+	}
+}
