@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
@@ -31,6 +32,12 @@ func newJobServer(t *testing.T) *httptest.Server {
 // draining is closed.
 func newDrainingJobServer(t *testing.T, draining <-chan struct{}) *httptest.Server {
 	t.Helper()
+	return newLoggingJobServer(t, draining, zap.NewNop())
+}
+
+// newLoggingJobServer is newDrainingJobServer logging to log.
+func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger) *httptest.Server {
+	t.Helper()
 	gin.SetMode(gin.TestMode)
 	reg := prometheus.NewRegistry()
 	s := newSearcher(reg, 30*time.Second)
@@ -47,7 +54,7 @@ func newDrainingJobServer(t *testing.T, draining <-chan struct{}) *httptest.Serv
 	done := make(chan struct{})
 	go func() { defer close(done); _ = jm.RunWorker(ctx, "test", 1) }()
 	srv := httptest.NewServer(New(Config{MaxBodyBytes: 64 << 10}, Deps{
-		Log: zap.NewNop(), Registry: reg,
+		Log: log, Registry: reg,
 		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
 		Tilings: service.NewTilings(s), Jobs: jm, Draining: draining,
 	}))
@@ -237,5 +244,29 @@ func TestJobEventsEndOnDrain(t *testing.T) {
 			t.Errorf("cancel after the drain: %d, want the job still running", del.StatusCode)
 		}
 		del.Body.Close()
+	}
+}
+
+// The request that creates a job logs the job's id with its request id.
+func TestJobCreatedLogged(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	srv := newLoggingJobServer(t, nil, zap.New(core))
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/jobs", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":10,"height":6,"limit":1}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Request-ID", "req-42")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	entries := logs.FilterMessage("job created").All()
+	if len(entries) != 1 {
+		t.Fatalf("%d job created lines", len(entries))
+	}
+	f := entries[0].ContextMap()
+	if f["request_id"] != "req-42" || f["job"] != created.ID || f["type"] != "polyomino.tilings" {
+		t.Errorf("job created line %v, want request id req-42 and job %s", f, created.ID)
 	}
 }
