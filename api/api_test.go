@@ -298,6 +298,9 @@ func TestSecurityHeaders(t *testing.T) {
 	if w := do(r, "GET", "/swagger/index.html", "", ""); w.Code != 200 || w.Header().Get("Content-Security-Policy") != "" {
 		t.Errorf("swagger UI: %d, CSP %q", w.Code, w.Header().Get("Content-Security-Policy"))
 	}
+	if w := do(r, "HEAD", "/swagger/index.html", "", ""); w.Code != 200 {
+		t.Errorf("HEAD swagger UI: %d", w.Code)
+	}
 }
 
 func TestMetrics(t *testing.T) {

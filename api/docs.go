@@ -15,7 +15,7 @@ import (
 func registerDocs(r *gin.Engine) {
 	r.GET("/openapi.json", openapiJSON)
 	ui := swaggerUI(ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json")))
-	r.GET("/swagger/*any", func(c *gin.Context) {
+	docs := func(c *gin.Context) {
 		switch c.Param("any") {
 		case "/": // the directory itself: its page
 			c.Redirect(http.StatusMovedPermanently, "/swagger/index.html")
@@ -25,9 +25,20 @@ func registerDocs(r *gin.Engine) {
 			// the one document everywhere.
 			openapiJSON(c)
 		default:
+			if c.Request.Method == http.MethodHead {
+				// gin-swagger answers GET only; the server drops the
+				// body of a HEAD request's answer (its own copy of the
+				// request still says HEAD).
+				orig := c.Request
+				c.Request = orig.Clone(orig.Context())
+				c.Request.Method = http.MethodGet
+				defer func() { c.Request = orig }()
+			}
 			ui(c)
 		}
-	})
+	}
+	r.GET("/swagger/*any", docs)
+	r.HEAD("/swagger/*any", docs) // uptime probes
 	r.GET("/swagger", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "/swagger/index.html") })
 }
 
