@@ -115,6 +115,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 	r.HEAD("/healthz", h.healthz)
 	r.HEAD("/readyz", h.readyz)
 	r.GET("/metrics", metrics(d.Gatherer))
+	r.HEAD("/metrics", metrics(d.Gatherer))
 	r.GET("/problems/:name", describeProblem)
 	registerDocs(r)
 

@@ -14,6 +14,7 @@ import (
 
 func registerDocs(r *gin.Engine) {
 	r.GET("/openapi.json", openapiJSON)
+	r.HEAD("/openapi.json", openapiJSON)
 	ui := swaggerUI(ginSwagger.WrapHandler(swaggerFiles.Handler, ginSwagger.URL("/openapi.json")))
 	docs := func(c *gin.Context) {
 		switch c.Param("any") {
@@ -39,7 +40,9 @@ func registerDocs(r *gin.Engine) {
 	}
 	r.GET("/swagger/*any", docs)
 	r.HEAD("/swagger/*any", docs) // uptime probes
-	r.GET("/swagger", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "/swagger/index.html") })
+	toIndex := func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "/swagger/index.html") }
+	r.GET("/swagger", toIndex)
+	r.HEAD("/swagger", toIndex)
 }
 
 // openapiJSON godoc

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -130,11 +133,26 @@ func (h *handlers) createJob(c *gin.Context) {
 		return
 	}
 	if req.Type == "" {
-		fail(c, service.Invalid("type", nil, "type is required: one of %v", h.deps.Jobs.Types()))
+		fail(c, service.Invalid("type", nil, "type is required: one of %s", strings.Join(h.deps.Jobs.Types(), ", ")))
 		return
 	}
 	if len(req.Request) == 0 || string(req.Request) == "null" {
 		req.Request = json.RawMessage("{}")
+	}
+	if req.Type == (service.PolyominoAnalyzeJob{}).Name() {
+		// The synchronous endpoint's body, whose pool may be a list (the
+		// capture variant), in the service's form.
+		var pr PolyominoRequest
+		if err := service.DecodeStrict(bytes.NewReader(req.Request), &pr); err != nil {
+			var fe *service.DecodeFieldError
+			if errors.As(err, &fe) {
+				fail(c, service.Invalid("request."+fe.Field, nil, "request.%s: %s", fe.Field, fe.Msg))
+			} else {
+				fail(c, service.Invalid("request", err, "request: %v", err))
+			}
+			return
+		}
+		req.Request, _ = json.Marshal(fromPolyominoRequest(pr))
 	}
 	j, err := h.deps.Jobs.Submit(c.Request.Context(), req.Type, req.Request)
 	if err != nil {

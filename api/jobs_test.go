@@ -45,7 +45,8 @@ func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger
 	if err != nil {
 		t.Fatal(err)
 	}
-	jm, err := jobs.NewManager(store, []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Minute}},
+	jm, err := jobs.NewManager(store, []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Minute},
+		service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}},
 		jobs.Options{Heartbeat: 50 * time.Millisecond, ReclaimAfter: time.Second, Poll: 50 * time.Millisecond, WatchEvery: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +177,11 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 		{"wrong type in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":"x"}}`, 400, "request.width"},
 		{"field of request in another case", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"Width":6}}`, 400, "request.Width"},
 		{"bad value in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":99}}`, 400, "request.width"},
+		// polyomino.analyze takes the synchronous body: pool as a list in
+		// the capture variant, and not the service's own pool_pieces.
+		{"service field", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"capture","pool_pieces":["I"]}}`, 400, "request.pool_pieces"},
+		{"pool of another type", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"pool":"yes"}}`, 400, "request.pool"},
+		{"analyze fault", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"width":99}}`, 400, "request.width"},
 		{"unknown id", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA", ``, 404, ""},
 		{"malformed id", "GET", "/v1/jobs/..%2f..", ``, 404, ""},
 		{"unknown id events", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA/events", ``, 404, ""},
@@ -268,5 +274,23 @@ func TestJobCreatedLogged(t *testing.T) {
 	f := entries[0].ContextMap()
 	if f["request_id"] != "req-42" || f["job"] != created.ID || f["type"] != "polyomino.tilings" {
 		t.Errorf("job created line %v, want request id req-42 and job %s", f, created.ID)
+	}
+}
+
+// A polyomino.analyze job takes the synchronous endpoint's body, the
+// capture variant's pool list included (it was refused: the service's own
+// form names it pool_pieces).
+func TestAnalyzeJobTakesSynchronousBody(t *testing.T) {
+	srv := newJobServer(t)
+	resp := postJSON(t, srv.URL+"/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"capture","width":5,"height":4,"pieces":"IOTSL","pool":["I","O","T"]}}`)
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted || created.ID == "" {
+		t.Fatalf("create: %d %+v", resp.StatusCode, created)
+	}
+	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)
+	if del, err := http.DefaultClient.Do(req); err == nil {
+		del.Body.Close()
 	}
 }

@@ -164,6 +164,9 @@ type PolyominoAnalysis struct {
 	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`
+	// With background, when the job could not be queued (the jobs store
+	// cannot be reached): why; the answer stands, without a job.
+	JobError string `json:"job_error,omitempty" example:"jobs store unavailable: could not store the job"`
 	// Capture variant: every marked piece on the board -> first or
 	// second; an empty object when none.
 	Markers *map[string]string `json:"markers,omitempty"`
@@ -270,6 +273,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		}
 		out.Moves = &moves // present, and empty when no move is legal, with all_moves
 	}
+	out.JobError = a.JobError
 	if a.JobID != "" {
 		out.Job = &JobLink{ID: a.JobID, Href: jobHref(a.JobID)}
 	}
@@ -348,7 +352,7 @@ type PolyominoMovesResponse struct {
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json,application/problem+json
-//	@Param			request	body		PolyominoRequest	true	"the position (budget and analysis fields are ignored)"
+//	@Param			request	body		PolyominoRequest	true	"the position (all_moves and background are ignored; budget_ms is checked, not used)"
 //	@Success		200		{object}	PolyominoMovesResponse
 //	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
 //	@Failure		413		{object}	Problem	"body over the size limit"

@@ -533,7 +533,7 @@ const docTemplate = `{
                 "summary": "Legal moves of a polyomino game position",
                 "parameters": [
                     {
-                        "description": "the position (budget and analysis fields are ignored)",
+                        "description": "the position (all_moves and background are ignored; budget_ms is checked, not used)",
                         "name": "request",
                         "in": "body",
                         "required": true,
@@ -1079,6 +1079,11 @@ const docTemplate = `{
                 },
                 "job": {
                     "$ref": "#/definitions/api.JobLink"
+                },
+                "job_error": {
+                    "description": "With background, when the job could not be queued (the jobs store\ncannot be reached): why; the answer stands, without a job.",
+                    "type": "string",
+                    "example": "jobs store unavailable: could not store the job"
                 },
                 "legal_moves": {
                     "type": "integer",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,5 +172,21 @@ func TestAllMovesKeepsBudget(t *testing.T) {
 	}
 	if took > 5*time.Second {
 		t.Errorf("a 200 ms budget took %v", took)
+	}
+}
+
+// With the jobs store down, background work is lost but the answer is not:
+// it comes without a job, and job_error says why (it used to be a 503).
+func TestAnalyzeInBackgroundStoreDown(t *testing.T) {
+	p := service.NewPolyomino(searcherWithBudget(time.Microsecond))
+	p.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		return "", &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not store the job"}
+	})
+	a, err := p.Analyze(context.Background(), service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6), Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Proven || a.JobID != "" || !strings.Contains(a.JobError, "jobs store unavailable") || len(a.BestMoves) != 1 {
+		t.Errorf("answer %+v", a)
 	}
 }

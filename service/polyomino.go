@@ -96,8 +96,11 @@ type PolyominoAnswer struct {
 	ElapsedNs    int64            `json:"elapsed_ns"`
 	Source       string           `json:"source"`
 	JobID        string           `json:"job_id,omitempty"`
-	ScoreRule    bool             `json:"score_rule"`
-	PiecesLeft   PiecesLeft       `json:"pieces_left"`
+	// JobError says why background work asked for could not be queued
+	// (the answer itself stands).
+	JobError   string     `json:"job_error,omitempty"`
+	ScoreRule  bool       `json:"score_rule"`
+	PiecesLeft PiecesLeft `json:"pieces_left"`
 	// Capture variant: markers on the board and the pool.
 	Capture bool              `json:"capture,omitempty"`
 	Markers map[string]string `json:"markers,omitempty"`
@@ -303,6 +306,13 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, a Polyom
 	}
 	req, _ := json.Marshal(q)
 	id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
+	if KindOf(err) == KindUnavailable {
+		// The jobs store is down: the answer found is worth more than
+		// a 503 (a store failure costs the background work, not the
+		// answer).
+		a.JobError = err.Error()
+		return a, nil
+	}
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}

@@ -21,9 +21,10 @@ import (
 // client's rate holds across replicas; without, or while Redis cannot be
 // reached, each process counts in memory: a Redis failure relaxes the limit
 // to per-replica, it never refuses or fails requests. After a failed call
-// the shared counters are left alone for a while (sharedBackoff), so that a
-// dead or frozen Redis costs one request in that while its timeout, not
-// every request.
+// the shared counters are left alone for a while (sharedBackoff), then one
+// request tries them again while the others count locally, so that a dead
+// or frozen Redis costs one request per while its timeout, not every
+// request.
 type RateLimiter struct {
 	rate    limiter.Rate
 	local   *limiter.Limiter
@@ -31,8 +32,10 @@ type RateLimiter struct {
 	timeout time.Duration
 	log     *zap.Logger
 	stop    chan struct{}
-	// downUntil: until this time (unix nanoseconds) count locally.
+	// downUntil: until this time (nanoseconds since start, a monotonic
+	// clock) count locally; 0 while the shared counters answer.
 	downUntil atomic.Int64
+	start     time.Time
 	now       func() time.Time
 }
 
@@ -59,7 +62,7 @@ func NewRateLimiter(rate string, client *redis.Client, timeout time.Duration, lo
 	if log == nil {
 		log = zap.NewNop()
 	}
-	rl := &RateLimiter{rate: r, local: limiter.New(memory.NewStore(), r), timeout: timeout, log: log, stop: make(chan struct{}), now: time.Now}
+	rl := &RateLimiter{rate: r, local: limiter.New(memory.NewStore(), r), timeout: timeout, log: log, stop: make(chan struct{}), start: time.Now(), now: time.Now}
 	if client != nil {
 		go rl.connect(client)
 	}
@@ -86,15 +89,18 @@ func (rl *RateLimiter) Close() { close(rl.stop) }
 
 // Allow counts one request of the client identified by key.
 func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
-	if shared := rl.shared.Load(); shared != nil && rl.now().UnixNano() >= rl.downUntil.Load() {
+	if shared := rl.shared.Load(); shared != nil && rl.tryShared() {
 		sctx, cancel := context.WithTimeout(ctx, rl.timeout)
 		c, err := shared.Get(sctx, key)
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
+			rl.downUntil.Store(0)
 			return decision(c)
-		}
-		if ctx.Err() == nil {
-			rl.downUntil.Store(rl.now().Add(sharedBackoff).UnixNano())
+		case ctx.Err() != nil:
+			rl.downUntil.Store(rl.since()) // the client left: the next request tries
+		default:
+			rl.downUntil.Store(rl.since() + int64(sharedBackoff))
 			rl.log.Debug("shared rate limit unavailable, counting locally", zap.Error(err), zap.Duration("for", sharedBackoff))
 		}
 	}
@@ -103,6 +109,20 @@ func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
 		return RateDecision{Allowed: true}
 	}
 	return decision(c)
+}
+
+func (rl *RateLimiter) since() int64 { return int64(rl.now().Sub(rl.start)) + 1 }
+
+// tryShared reports whether this request uses the shared counters: always
+// while they answer; after a failure, once the backoff is over, only the
+// one request that takes the lease (the others count locally meanwhile).
+func (rl *RateLimiter) tryShared() bool {
+	old := rl.downUntil.Load()
+	if old == 0 {
+		return true
+	}
+	now := rl.since()
+	return now >= old && rl.downUntil.CompareAndSwap(old, now+int64(rl.timeout))
 }
 
 func decision(c limiter.Context) RateDecision {

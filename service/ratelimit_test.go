@@ -28,12 +28,14 @@ func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // for the Redis timeout on every request), and tries again after it.
 func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
 	srv := redistest.Start(t)
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialTimeout: 50 * time.Millisecond,
-		ReadTimeout: 50 * time.Millisecond, WriteTimeout: 50 * time.Millisecond})
+	// Generous timeouts: a killed Redis refuses at once, and a loaded
+	// machine must not make the live call fail.
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialTimeout: time.Second,
+		ReadTimeout: time.Second, WriteTimeout: time.Second})
 	t.Cleanup(func() { _ = client.Close() })
 	hook := &countingHook{}
 	client.AddHook(hook)
-	rl, err := NewRateLimiter("1000-S", client, 50*time.Millisecond, nil)
+	rl, err := NewRateLimiter("1000-S", client, time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +50,9 @@ func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	ctx := context.Background()
-	if d := rl.Allow(ctx, "ip:a"); !d.Allowed || d.Limit != 1000 {
-		t.Fatalf("with Redis: %+v", d)
+	live := hook.calls.Load()
+	if d := rl.Allow(ctx, "ip:a"); !d.Allowed || d.Limit != 1000 || hook.calls.Load() == live || rl.downUntil.Load() != 0 {
+		t.Fatalf("with Redis: %+v, %d calls, down until %d", d, hook.calls.Load()-live, rl.downUntil.Load())
 	}
 	srv.Kill()
 	before := hook.calls.Load()
@@ -70,7 +73,35 @@ func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
 	}
 	clock = clock.Add(sharedBackoff + time.Millisecond)
 	rl.Allow(ctx, "ip:a")
-	if hook.calls.Load() == tried {
+	retried := hook.calls.Load()
+	if retried == tried {
 		t.Error("after the backoff the limiter did not try Redis again")
+	}
+	// The retry failed: counting locally again, without Redis.
+	rl.Allow(ctx, "ip:a")
+	if n := hook.calls.Load(); n != retried {
+		t.Errorf("%d calls right after a failed retry, want 0", n-retried)
+	}
+}
+
+// After a failure, once the backoff is over, one request takes the lease
+// to try the shared counters; the others count locally meanwhile.
+func TestRateLimiterLease(t *testing.T) {
+	rl := &RateLimiter{timeout: time.Second, start: time.Now(), now: time.Now}
+	clock := time.Now()
+	rl.now = func() time.Time { return clock }
+	if !rl.tryShared() || !rl.tryShared() {
+		t.Fatal("while the shared counters answer, every request uses them")
+	}
+	rl.downUntil.Store(rl.since() + int64(sharedBackoff))
+	if rl.tryShared() {
+		t.Fatal("within the backoff a request used the shared counters")
+	}
+	clock = clock.Add(sharedBackoff)
+	if !rl.tryShared() {
+		t.Fatal("after the backoff no request tried the shared counters")
+	}
+	if rl.tryShared() {
+		t.Error("a second request tried the shared counters while the first held the lease")
 	}
 }

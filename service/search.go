@@ -55,6 +55,11 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 			return nil, false, err
 		}
 		defer release()
+		// Another budget's search may have proven it while this one
+		// waited for the slot.
+		if v, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
+			return v, false, nil
+		}
 		bctx, cancel := context.WithTimeout(ctx, budget)
 		defer cancel()
 		start := time.Now()

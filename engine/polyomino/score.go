@@ -21,6 +21,9 @@ func (w *worker) alphaBeta(g *cgraph, L []uint64, side int, alpha, beta int, ply
 	}
 	game := w.s.game
 	k := g.words
+	if w.checkWide(k) {
+		return 0, false
+	}
 	opp := 1 - side
 	if !intersects(L, g.own[side]) {
 		if !intersects(L, g.own[opp]) {

@@ -144,6 +144,18 @@ func (w *worker) done() {
 	w.s.tt.near.Put(&near)
 }
 
+// checkWide looks at the budget and the context at a node of k words as
+// often as its cost asks: every node of bigWords words or more, every
+// midEvery-th of midWords or more (tick covers the rest). It reports
+// whether the search must stop.
+func (w *worker) checkWide(k int) bool {
+	if k < midWords {
+		return false
+	}
+	w.mid++
+	return (k >= bigWords || w.mid&(midEvery-1) == 0) && w.check()
+}
+
 // tick counts a node and, every checkEvery nodes, looks at the context and
 // the budget. It reports whether the search must stop.
 func (w *worker) tick() bool {
@@ -249,11 +261,8 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// ordered by a clique count and a playout of k words): such nodes
 	// look at the budget and the context each time, not every checkEvery
 	// nodes, so that a deadline is kept on the largest boards too.
-	if k >= midWords {
-		w.mid++
-		if (k >= bigWords || w.mid&(midEvery-1) == 0) && w.check() {
-			return resAbort
-		}
+	if w.checkWide(k) {
+		return resAbort
 	}
 	mine := g.own[side]
 	cnt := popcount(L)

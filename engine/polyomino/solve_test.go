@@ -616,6 +616,19 @@ func TestBudgetCheckedOnMidSizeStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scored := cfg // the score rule's own search, with dealt hands
+	scored.Pool, scored.EndRule = false, ScoreRule
+	hands, err := NewPosition(scored, nil, nil, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pos := range []*Position{pos, hands} {
+		budgetCheckedOn(t, pos)
+	}
+}
+
+func budgetCheckedOn(t *testing.T, pos *Position) {
+	t.Helper()
 	for _, max := range []int64{1, 100, 1000} {
 		res, err := Solve(t.Context(), pos, Options{TableMB: 16, Workers: 1, MaxNodes: max})
 		if err != nil {

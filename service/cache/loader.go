@@ -38,11 +38,15 @@ const (
 )
 
 type call struct {
+	key     string
 	done    chan struct{}
 	cancel  context.CancelFunc
 	waiters int
 	value   []byte
 	err     error
+	// settled is a final value another flight of the key found while
+	// this one ran: this one is canceled and answers it.
+	settled []byte
 }
 
 // NewLoader returns a loader over c storing values for ttl (0: the
@@ -80,7 +84,7 @@ func (l *Loader) LoadFlight(ctx context.Context, key, flight string, compute Com
 		if d, ok := ctx.Deadline(); ok {
 			cctx, cancel = withDeadline(cctx, cancel, d)
 		}
-		c = &call{done: make(chan struct{}), cancel: cancel, waiters: 1}
+		c = &call{key: key, done: make(chan struct{}), cancel: cancel, waiters: 1}
 		l.calls[flight] = c
 		go l.run(cctx, key, flight, c, compute)
 	}
@@ -111,14 +115,28 @@ func withDeadline(ctx context.Context, cancel context.CancelFunc, d time.Time) (
 func (l *Loader) run(ctx context.Context, key, flight string, c *call, compute Compute) {
 	defer c.cancel()
 	value, cacheable, err := safeCompute(ctx, compute)
-	if err == nil && cacheable {
+	final := err == nil && cacheable
+	if final {
 		// Stored before the call is forgotten, so that a caller arriving
 		// in between finds it in the cache.
 		_ = l.cache.Set(context.WithoutCancel(ctx), key, value, l.ttl)
 	}
 	l.mu.Lock()
+	if c.settled != nil {
+		value, err = c.settled, nil
+	}
 	c.value, c.err = value, err
 	delete(l.calls, flight)
+	if final {
+		// Other flights of the key (other budgets) need not search on:
+		// they stop and answer the final value.
+		for _, o := range l.calls {
+			if o.key == key && o.settled == nil {
+				o.settled = value
+				o.cancel()
+			}
+		}
+	}
 	l.mu.Unlock()
 	close(c.done)
 }

@@ -168,3 +168,38 @@ func TestLoaderFlightsDoNotMerge(t *testing.T) {
 		t.Errorf("other flight after a final value = %q, %v; want it from the cache", v, o)
 	}
 }
+
+// A final value found by one flight ends the other flights of its key: they
+// stop searching and answer it.
+func TestLoaderFinalValueSettlesOtherFlights(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	started := make(chan struct{})
+	stopped := make(chan struct{})
+	long := func(ctx context.Context) ([]byte, bool, error) {
+		close(started)
+		<-ctx.Done()
+		close(stopped)
+		return []byte("partial"), false, ctx.Err()
+	}
+	got := make(chan string, 1)
+	go func() {
+		v, _, err := l.LoadFlight(context.Background(), "k", "k|long", long)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- string(v)
+	}()
+	<-started
+	final := func(ctx context.Context) ([]byte, bool, error) { return []byte("final"), true, nil }
+	if v, _, err := l.LoadFlight(context.Background(), "k", "k|short", final); err != nil || string(v) != "final" {
+		t.Fatalf("short flight = %q, %v", v, err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other flight went on searching after a final value was found")
+	}
+	if v := <-got; v != "final" {
+		t.Errorf("the other flight answered %q, want the final value", v)
+	}
+}
