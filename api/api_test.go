@@ -114,6 +114,8 @@ func TestProblems(t *testing.T) {
 		{"wrong type", "POST", "/test/echo", js, `{"count":"three"}`, 400, "/problems/validation", "count", "expected an integer, got a string"},
 		{"wrong element type", "POST", "/test/echo", js, `{"tags":[1]}`, 400, "/problems/validation", "tags", "expected a string, got a number"},
 		{"wrong nested type", "POST", "/test/echo", js, `{"inner":{"depth":1.5}}`, 400, "/problems/validation", "inner.depth", "expected an integer, got a number 1.5"},
+		{"key twice", "POST", "/test/echo", js, `{"name":"a","count":1,"name":"b"}`, 400, "/problems/validation", "name", `"name" is given twice`},
+		{"nested key twice", "POST", "/test/echo", js, `{"tags":["x"],"inner":{"depth":1,"depth":2}}`, 400, "/problems/validation", "inner.depth", "given twice"},
 		{"trailing data", "POST", "/test/echo", js, `{"name":"a"} {"name":"b"}`, 400, "/problems/malformed-json", "", "after the JSON object"},
 		{"trailing garbage", "POST", "/test/echo", js, `{"name":"a"}x`, 400, "/problems/malformed-json", "", "after the JSON object"},
 		{"oversized body", "POST", "/test/echo", js, `{"name":"` + strings.Repeat("a", 4096) + `"}`, 413, "/problems/body-too-large", "", "limit is 2048"},
@@ -381,5 +383,16 @@ func TestReadyzNotReady(t *testing.T) {
 	w := do(r, "GET", "/readyz", "", "")
 	if w.Code != 503 || !strings.Contains(w.Body.String(), `"progress":0.25`) || w.Header().Get("Retry-After") == "" {
 		t.Errorf("readyz while building = %d %s", w.Code, w.Body)
+	}
+}
+
+// A key may repeat in different objects, and as a value; only a key given
+// twice in one object is refused.
+func TestDuplicateKeysOnlyWithinAnObject(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{MaxBodyBytes: 2048})
+	for _, body := range []string{`{"name":"name","inner":{"depth":1},"tags":["depth","depth"]}`, `{"inner":{},"name":"x"}`, `{"tags":[],"inner":{"depth":2}}`} {
+		if w := do(r, "POST", "/test/echo", "application/json", body); w.Code != 200 {
+			t.Errorf("%s: %d %s", body, w.Code, w.Body)
+		}
 	}
 }

@@ -50,7 +50,64 @@ func DecodeStrict(r io.Reader, dst any) error {
 	if err := strict.Decode(dst); err != nil {
 		return explainDecodeError(err, dst)
 	}
+	if err := duplicateKeys(raw); err != nil {
+		return err
+	}
 	return exactNames(raw, reflect.TypeOf(dst), "")
+}
+
+// duplicateKeys reports a key given twice in one object, at any depth
+// (encoding/json keeps the last silently: {"game":"a","game":"b"} would be
+// game b).
+func duplicateKeys(raw json.RawMessage) error {
+	type frame struct {
+		object  bool
+		keys    map[string]bool
+		path    string // of the object or array itself
+		key     string // the object's key whose value comes next
+		wantKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // well-formed already checked; io.EOF ends it
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					return &DecodeFieldError{Field: join(top.path, k), Msg: fmt.Sprintf("%q is given twice in one object", k)}
+				}
+				top.keys[k] = true
+				top.key, top.wantKey = k, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			path := ""
+			if top != nil {
+				path = top.path
+				if top.object {
+					path = join(top.path, top.key)
+				}
+			}
+			stack = append(stack, &frame{object: tok == json.Delim('{'), keys: map[string]bool{}, path: path, wantKey: true})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended (a scalar, or the object or array just closed).
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
 }
 
 // exactNames checks that every object key of raw names a field of t (a
