@@ -326,9 +326,13 @@ func toTeekoCounts(c teeko.Counts) TeekoOutcomeCounts {
 }
 
 // knownQuery answers 400 when the query string has a parameter the route
-// does not know, as unknown JSON fields are refused.
+// does not know, as unknown JSON fields are refused, or one given twice.
 func knownQuery(c *gin.Context, known ...string) bool {
-	for name := range c.Request.URL.Query() {
+	for name, values := range c.Request.URL.Query() {
+		if len(values) > 1 {
+			fail(c, service.Invalid(name, nil, "query parameter %q is given %d times", name, len(values)))
+			return false
+		}
 		ok := false
 		for _, k := range known {
 			ok = ok || name == k

@@ -135,6 +135,10 @@ func TestTeekoBadInput(t *testing.T) {
 	if p := decodeProblem(t, w); w.Code != 400 || p.Errors[0].Field != "colour" {
 		t.Errorf("unknown query parameter: %d %+v", w.Code, p)
 	}
+	w = do(r, "GET", "/v1/teeko/tablebase?rules=standard&rules=advanced", "", "")
+	if p := decodeProblem(t, w); w.Code != 400 || p.Errors[0].Field != "rules" || !strings.Contains(p.Detail, "given 2 times") {
+		t.Errorf("query parameter twice: %d %+v", w.Code, p)
+	}
 }
 
 // TestTeekoMovesSortedBestFirst checks the order of moves for the decider
