@@ -57,8 +57,10 @@ type PolyominoRequest struct {
 	// When true, every legal move is valued.
 	AllMoves bool `json:"all_moves" example:"false"`
 	// When not proven within the budget, continue as a job
-	// (type polyomino.analyze) and answer with its link; a capture position
-	// is one unit searched for the job's time limit.
+	// (type polyomino.analyze) and answer with its link; repeated requests
+	// for the position share the job while it is queued or running (per
+	// server process); a capture position is one unit searched for the
+	// job's time limit.
 	Background bool `json:"background" example:"false"`
 	// Capture variant: piece on the board -> first or second; pieces not
 	// listed are unmarked.

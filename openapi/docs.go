@@ -1262,7 +1262,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "background": {
-                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; a capture position\nis one unit searched for the job's time limit.",
+                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; repeated requests\nfor the position share the job while it is queued or running (per\nserver process); a capture position is one unit searched for the\njob's time limit.",
                     "type": "boolean",
                     "example": false
                 },

@@ -190,3 +190,39 @@ func TestAnalyzeInBackgroundStoreDown(t *testing.T) {
 		t.Errorf("answer %+v", a)
 	}
 }
+
+// Repeated background requests for one position share its job while it is
+// queued or running; once it is canceled, the next request starts another.
+func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	jm, ctx := runJobs(t, kind)
+	p := service.NewPolyomino(s)
+	p.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		j, err := jm.Submit(ctx, typ, req)
+		return j.ID, err
+	})
+	p.SetJobActive(func(ctx context.Context, id string) bool {
+		j, err := jm.Get(ctx, id)
+		return err == nil && !j.Status.Final()
+	})
+	// An empty 12 x 12 board: far too big to finish here, so the job is
+	// still queued or running when the second request comes.
+	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(12), Height: intp(12), Background: true}
+	first, err := p.Analyze(ctx, q)
+	if err != nil || first.JobID == "" {
+		t.Fatalf("first: %v, job %q", err, first.JobID)
+	}
+	second, err := p.Analyze(ctx, q)
+	if err != nil || second.JobID != first.JobID {
+		t.Fatalf("second: %v, job %q, want the first's %q", err, second.JobID, first.JobID)
+	}
+	if _, err := jm.Cancel(ctx, first.JobID); err != nil {
+		t.Fatal(err)
+	}
+	third, err := p.Analyze(ctx, q)
+	if err != nil || third.JobID == "" || third.JobID == first.JobID {
+		t.Fatalf("after the cancel: %v, job %q (the canceled one %q)", err, third.JobID, first.JobID)
+	}
+	_, _ = jm.Cancel(ctx, third.JobID)
+}

@@ -87,7 +87,8 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 		return PolyominoAnswer{}, err
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
-	a, source, err := runCached(ctx, p.search, "capture", captureCacheKey(pos, q.AllMoves), budget,
+	key := captureCacheKey(pos, q.AllMoves)
+	a, source, err := runCached(ctx, p.search, "capture", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			return solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves})
 		})
@@ -96,7 +97,7 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	}
 	a = withCapturePosition(a, pos)
 	a.Source = source
-	return p.inBackground(ctx, q, a)
+	return p.inBackground(ctx, q, key, a)
 }
 
 // captureCacheKey keys a capture answer by the position and its history

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +19,21 @@ type Polyomino struct {
 	search *Searcher
 	// submit starts a background analysis job; nil without jobs.
 	submit func(ctx context.Context, typ string, request json.RawMessage) (string, error)
+	// active reports whether a job is still queued or running; with it,
+	// repeated background requests for a position share its job.
+	active func(ctx context.Context, id string) bool
+	bgMu   sync.Mutex
+	bgJobs map[string]string // cache key of a position -> its background job
+}
+
+// maxBackgroundJobs bounds the memory of background jobs per position (the
+// map is forgotten when full: at worst a repeated request starts a job).
+const maxBackgroundJobs = 10000
+
+// SetJobActive lets repeated background requests for one position share
+// the job the first started, while it is queued or running (per process).
+func (p *Polyomino) SetJobActive(active func(ctx context.Context, id string) bool) {
+	p.active = active
 }
 
 // NewPolyomino returns the use case over a searcher.
@@ -294,15 +310,24 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	a := fromCanonical(canon, pos)
 	a.Source = source
-	return p.inBackground(ctx, q, a)
+	return p.inBackground(ctx, q, key, a)
 }
 
 // inBackground hands a position the answer did not prove to a
 // polyomino.analyze job when the client asked for background work, and
 // links the job from the answer.
-func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, a PolyominoAnswer) (PolyominoAnswer, error) {
+func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key string, a PolyominoAnswer) (PolyominoAnswer, error) {
 	if a.Proven || !q.Background || p.submit == nil {
 		return a, nil
+	}
+	if p.active != nil {
+		p.bgMu.Lock()
+		id, ok := p.bgJobs[key]
+		p.bgMu.Unlock()
+		if ok && p.active(ctx, id) {
+			a.JobID = id
+			return a, nil
+		}
 	}
 	req, _ := json.Marshal(q)
 	id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
@@ -315,6 +340,14 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, a Polyom
 	}
 	if err != nil {
 		return PolyominoAnswer{}, err
+	}
+	if p.active != nil {
+		p.bgMu.Lock()
+		if p.bgJobs == nil || len(p.bgJobs) >= maxBackgroundJobs {
+			p.bgJobs = map[string]string{}
+		}
+		p.bgJobs[key] = id
+		p.bgMu.Unlock()
 	}
 	a.JobID = id
 	return a, nil
@@ -584,7 +617,7 @@ func PolyominoInfo() GameInfo {
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
 			{Name: "budget_ms", Description: "time budget of the answer in milliseconds, capped by the server, not counting a wait for a free solver slot; when the search cannot finish within it, the answer carries the heuristic player's move, chosen within it"},
 			{Name: "all_moves", Description: "value every legal move"},
-			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link; a capture position is one unit searched for the job's whole time limit"},
+			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link (repeated requests for the position share the job while it is queued or running, per server process); a capture position is one unit searched for the job's whole time limit"},
 			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},
 		},
 		HouseRules: []string{

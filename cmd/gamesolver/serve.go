@@ -101,6 +101,10 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		j, err := jm.Submit(ctx, typ, req)
 		return j.ID, err
 	})
+	poly.SetJobActive(func(ctx context.Context, id string) bool {
+		j, err := jm.Get(ctx, id)
+		return err == nil && !j.Status.Final()
+	})
 	a.closers = append(a.closers, closeJobs)
 
 	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko")})
