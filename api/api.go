@@ -124,6 +124,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 		v1.Use(rateLimit(cfg.RateLimiter, cfg.APIKeys))
 	}
 	v1.GET("/games", h.games)
+	v1.HEAD("/games", h.games)
 	if d.Jobs != nil {
 		jobsGroup := v1.Group("/jobs")
 		if cfg.APIKeys.Enabled() {
@@ -131,6 +132,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 		}
 		jobsGroup.POST("", h.createJob)
 		jobsGroup.GET("/:id", h.getJob)
+		jobsGroup.HEAD("/:id", h.getJob)
 		jobsGroup.DELETE("/:id", h.cancelJob)
 		jobsGroup.GET("/:id/events", h.jobEvents)
 	}
@@ -145,6 +147,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 		v1.POST("/teeko/analyze", h.teekoAnalyze)
 		v1.POST("/teeko/annotate", h.teekoAnnotate)
 		v1.GET("/teeko/tablebase", h.teekoTablebase)
+		v1.HEAD("/teeko/tablebase", h.teekoTablebase)
 	}
 	return r
 }

@@ -19,13 +19,14 @@ import (
 type JobRequest struct {
 	// Type of job: polyomino.analyze, polyomino.tilings or polyomino.book.
 	Type string `json:"type" binding:"required" enums:"polyomino.analyze,polyomino.tilings,polyomino.book" example:"polyomino.tilings"`
-	// The body the synchronous endpoint of that type takes;
+	// The body the synchronous endpoint of that type takes (required: {}
+	// for its defaults);
 	// for polyomino.book: {"moves": [...], "classes": [...], "until_win": bool}
 	// (classify the symmetry classes of the moves of a Pentominoes position
 	// reached by moves, each with a winning reply when it loses; with
 	// until_win the job ends at the first winning class, and its result
 	// says so with ended_on_win).
-	Request json.RawMessage `json:"request" swaggertype:"object"`
+	Request json.RawMessage `json:"request" binding:"required" swaggertype:"object"`
 }
 
 // JobCreated is the answer to a submitted job.
@@ -137,7 +138,10 @@ func (h *handlers) createJob(c *gin.Context) {
 		return
 	}
 	if len(req.Request) == 0 || string(req.Request) == "null" {
-		req.Request = json.RawMessage("{}")
+		// {} would be a job too (the preset's empty board: for
+		// polyomino.analyze, a proof of the 8 x 8 game), so ask for it.
+		fail(c, service.Invalid("request", nil, "request is required: the body its synchronous endpoint takes ({} for the defaults)"))
+		return
 	}
 	if req.Type == (service.PolyominoAnalyzeJob{}).Name() {
 		// The synchronous endpoint's body, whose pool may be a list (the

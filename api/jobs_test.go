@@ -47,7 +47,7 @@ func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger
 	}
 	jm, err := jobs.NewManager(store, []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Minute},
 		service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}},
-		jobs.Options{Heartbeat: 50 * time.Millisecond, ReclaimAfter: time.Second, Poll: 50 * time.Millisecond, WatchEvery: 20 * time.Millisecond})
+		jobs.Options{Logger: log, Heartbeat: 50 * time.Millisecond, ReclaimAfter: time.Second, Poll: 50 * time.Millisecond, WatchEvery: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +172,8 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 	}{
 		{"unknown type", "POST", "/v1/jobs", `{"type":"chess.mate","request":{}}`, 400, "type"},
 		{"missing type", "POST", "/v1/jobs", `{"request":{}}`, 400, "type"},
+		{"missing request", "POST", "/v1/jobs", `{"type":"polyomino.analyze"}`, 400, "request"},
+		{"null request", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":null}`, 400, "request"},
 		{"bad request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":7}}`, 400, ""},
 		{"unknown field in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"colour":1}}`, 400, "request.colour"},
 		{"wrong type in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":"x"}}`, 400, "request.width"},
@@ -274,6 +276,11 @@ func TestJobCreatedLogged(t *testing.T) {
 	f := entries[0].ContextMap()
 	if f["request_id"] != "req-42" || f["job"] != created.ID || f["type"] != "polyomino.tilings" {
 		t.Errorf("job created line %v, want request id req-42 and job %s", f, created.ID)
+	}
+	// The manager's own line too (it logs the jobs analyze starts in the
+	// background, which no handler of /v1/jobs sees).
+	if e := logs.FilterMessage("job submitted").All(); len(e) != 1 || e[0].ContextMap()["request_id"] != "req-42" {
+		t.Errorf("job submitted lines %v, want one with the request id", e)
 	}
 }
 

@@ -33,6 +33,7 @@ func withRequestID(log *zap.Logger) gin.HandlerFunc {
 			id = uuid.NewString()
 		}
 		c.Set(ctxRequestID, id)
+		c.Request = c.Request.WithContext(service.WithRequestID(c.Request.Context(), id))
 		c.Set(ctxLogger, log.With(zap.String("request_id", id)))
 		c.Header(headerRequestID, id)
 		c.Next()

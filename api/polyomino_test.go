@@ -170,6 +170,8 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"markers outside the capture variant", `{"markers":{"I":"second"}}`, "markers", "capture variant"},
 		{"banned outside the capture variant", `{"banned":["F"]}`, "banned", "capture variant"},
 		{"pool of another type", `{"pool":"yes"}`, "pool", "expected true or false, or in the capture variant an array of piece names, got a string"},
+		{"unknown key in hands", `{"hands":{"first":["F"],"third":["I"]}}`, "hands.third", "known fields: first, second"},
+		{"integer out of range", `{"budget_ms":9223372036854775808}`, "budget_ms", "9223372036854775808 is out of range for an integer"},
 	}
 	// The pieces left: the pool's, or each hand's.
 	if a := analyze(t, r, `{"game":"pentominoes","moves":["L:c5,d5,e5,f5,c6"]}`); a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "FINPTUVWXYZ" || a.PiecesLeft.First != nil {

@@ -979,11 +979,12 @@ const docTemplate = `{
         "api.JobRequest": {
             "type": "object",
             "required": [
+                "request",
                 "type"
             ],
             "properties": {
                 "request": {
-                    "description": "The body the synchronous endpoint of that type takes;\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses; with\nuntil_win the job ends at the first winning class, and its result\nsays so with ended_on_win).",
+                    "description": "The body the synchronous endpoint of that type takes (required: {}\nfor its defaults);\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses; with\nuntil_win the job ends at the first winning class, and its result\nsays so with ended_on_win).",
                     "type": "object"
                 },
                 "type": {

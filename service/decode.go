@@ -48,6 +48,13 @@ func DecodeStrict(r io.Reader, dst any) error {
 	strict := json.NewDecoder(bytes.NewReader(raw))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(dst); err != nil {
+		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			// encoding/json names the key without its path: exactNames
+			// finds it with its path and the fields of its own object.
+			if perr := exactNames(raw, reflect.TypeOf(dst), ""); perr != nil {
+				return perr
+			}
+		}
 		return explainDecodeError(err, dst)
 	}
 	if err := duplicateKeys(raw); err != nil {
@@ -282,6 +289,10 @@ func explainDecodeError(err error, dst any) error {
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return fmt.Errorf("the request body must be a JSON object, not %s", article(typeErr.Value))
+		}
+		if digits := strings.TrimPrefix(strings.TrimPrefix(typeErr.Value, "number "), "-"); typeErr.Value != digits && digits != "" &&
+			strings.Trim(digits, "0123456789") == "" && strings.HasPrefix(jsonKind(typeErr.Type), "a") && strings.Contains(jsonKind(typeErr.Type), "integer") {
+			return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("%s is out of range for %s", strings.TrimPrefix(typeErr.Value, "number "), jsonKind(typeErr.Type))}
 		}
 		return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type), article(typeErr.Value))}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

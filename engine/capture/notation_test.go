@@ -125,6 +125,7 @@ func TestSetup(t *testing.T) {
 		{"pool with a piece on the board", Setup{Board: board, Pool: []string{"I", "X"}}, ErrBadPosition, "I is on the board"},
 		{"pool twice", Setup{Pool: []string{"X", "x"}}, ErrBadPosition, "listed twice"},
 		{"banned not in the pool", Setup{Board: board, Pool: []string{"X"}, Banned: []string{"P"}}, ErrBadPosition, "not in the pool"},
+		{"banned twice", Setup{Board: board, Pool: []string{"X", "P"}, Banned: []string{"P", "P"}}, ErrBadPosition, "banned: piece P listed twice"},
 		{"to move", Setup{ToMove: "black"}, ErrBadPosition, "expected first or second"},
 		{"turn", Setup{Turns: []string{"X:a1"}}, ErrWrongShape, "turn 1"},
 	}

@@ -106,6 +106,9 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 		if !s.pool.has(p) {
 			return nil, faultf(ErrBadPosition, "banned: piece %s is not in the pool (a piece removed on this turn goes back to the pool)", g.pieces[p].Name)
 		}
+		if s.banned.has(p) {
+			return nil, faultf(ErrBadPosition, "banned: piece %s listed twice", g.pieces[p].Name)
+		}
 		s.banned |= 1 << uint(p)
 	}
 	// The player to move at the start: ToMove names the one after the

@@ -145,7 +145,11 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 		return Job{}, storeError("store the job", err)
 	}
 	m.opts.Metrics.job(typ, StatusQueued)
-	m.log.Info("job submitted", zap.String("job", s.ID), zap.String("type", typ), zap.Int("units", len(units)))
+	fields := []zap.Field{zap.String("job", s.ID), zap.String("type", typ), zap.Int("units", len(units))}
+	if rid := service.RequestID(ctx); rid != "" {
+		fields = append(fields, zap.String("request_id", rid))
+	}
+	m.log.Info("job submitted", fields...)
 	return s.view(time.Now()), nil
 }
 
