@@ -291,10 +291,10 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
-	if a, ok := bookAnswer(pos, q.AllMoves); ok {
+	budget := p.search.Budgets.Clamp(q.BudgetMs)
+	if a, ok := bookAnswer(pos, q.AllMoves, budget >= bookWaitBudget); ok {
 		return a, nil
 	}
-	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {

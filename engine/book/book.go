@@ -194,7 +194,7 @@ func firstPosition(data []byte) ([]string, error) {
 // fetch indexes the lazy files that may cover pos: those whose first move
 // is one of pos's pieces. A file that fails to index is left out of the
 // book (LoadAll reports it; the embedded files are tested).
-func (b *Book) fetch(pos *polyomino.Position) {
+func (b *Book) fetch(pos *polyomino.Position, wait bool) {
 	b.mu.RLock()
 	n := len(b.lazy)
 	b.mu.RUnlock()
@@ -210,8 +210,17 @@ func (b *Book) fetch(pos *polyomino.Position) {
 		b.mu.RLock()
 		f := b.lazy[polyomino.CanonicalKey(one)]
 		b.mu.RUnlock()
-		if f != nil {
+		switch {
+		case f == nil:
+		case wait:
 			_ = b.index(f)
+		default:
+			b.mu.RLock()
+			done := f.ok
+			b.mu.RUnlock()
+			if !done {
+				go func() { _ = b.index(f) }()
+			}
 		}
 	}
 }
@@ -466,11 +475,19 @@ func (b *Book) Size() int {
 // knows (BestComplete when it knows every move) and Moves every legal move,
 // proven where the book knows its value. Nodes and Elapsed are zero.
 func (b *Book) Lookup(pos *polyomino.Position) (polyomino.Result, bool) {
+	return b.LookupWait(pos, true)
+}
+
+// LookupWait is Lookup that, without wait, does not index a lazy file that
+// may cover pos (0.1-0.3 s for a reply file): it starts indexing it in the
+// background and answers from what is indexed, so that a tight budget is
+// kept; a later lookup finds the file's positions.
+func (b *Book) LookupWait(pos *polyomino.Position, wait bool) (polyomino.Result, bool) {
 	g := pos.Game()
 	if g.Config().EndRule != polyomino.NormalPlay || g.Config().Variant == polyomino.Capture {
 		return polyomino.Result{}, false
 	}
-	b.fetch(pos)
+	b.fetch(pos, wait)
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	e := b.entries[polyomino.CanonicalKey(pos)]

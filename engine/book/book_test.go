@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
@@ -435,5 +436,43 @@ func TestLazyConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// LookupWait without wait does not index a reply file in the request: it
+// starts indexing in the background and answers from what is indexed; a
+// later lookup finds the file's positions.
+func TestLookupNoWait(t *testing.T) {
+	b, err := Load(Files()["openings.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := Files()["replies/replies-55.txt"]
+	if err := b.AddLazy("replies-55.txt", data); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Parse(data)
+	l := f.Sections[0].Lines[0]
+	pos, err := PositionAfter([]string{f.Sections[0].Moves[0], l.Move})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Indexing the file takes about 0.1 s; the lookup answers in
+	// microseconds, before it (Lookup would wait, and answer a win).
+	if _, ok := b.LookupWait(pos, false); ok {
+		t.Fatal("the lookup without wait waited for the file")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, indexed := b.Lazy(); indexed == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the file was never indexed in the background")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if res, ok := b.LookupWait(pos, false); !ok || res.Outcome != polyomino.Win {
+		t.Fatalf("after the background indexing: %v %v", ok, res.Outcome)
 	}
 }
