@@ -34,10 +34,9 @@
 // position after the first move names its winning reply, the next section
 // answers every third move with a winning fourth move; package verify
 // checks it the same way. Each winning first move of openings.txt but the
-// six classified before reply files were kept (classes 6-11) has a
-// replies/replies-<class>.txt: the section of the position after it, every
-// class of replies a loss with a winning third move (the build's output for
-// the class, costs included); package verify checks it as a proof that the
+// certificate's has a replies/replies-<class>.txt: the section of the
+// position after it, every class of replies a loss with a winning third
+// move (the build's output for the class, costs included); package verify checks it as a proof that the
 // first move wins.
 //
 // # Building
