@@ -47,7 +47,10 @@ func runJobs(t *testing.T, kind jobs.Kind) (*jobs.Manager, context.Context) {
 // the client asks for background work; the polyomino.analyze job proves it
 // and agrees with an analysis given time. For the capture variant the job
 // is one unit searched with the job's time limit.
-func TestAnalyzeInBackground(t *testing.T) {
+// backgroundAnalyzer is a Polyomino whose searches get a microsecond, and
+// that hands positions to polyomino.analyze jobs of an in-process manager.
+func backgroundAnalyzer(t *testing.T) (*service.Polyomino, *jobs.Manager, context.Context) {
+	t.Helper()
 	s := searcherWithBudget(time.Microsecond)
 	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
 	jm, ctx := runJobs(t, kind)
@@ -56,6 +59,11 @@ func TestAnalyzeInBackground(t *testing.T) {
 		j, err := jm.Submit(ctx, typ, req)
 		return j.ID, err
 	})
+	return p, jm, ctx
+}
+
+func TestAnalyzeInBackground(t *testing.T) {
+	p, jm, ctx := backgroundAnalyzer(t)
 	patient := service.NewPolyomino(searcherWithBudget(30 * time.Second))
 	pieces := "IOTSL"
 	for _, tc := range []struct {
@@ -110,7 +118,7 @@ func TestAnalyzeInBackground(t *testing.T) {
 	}
 	// A bad capture request is refused when the job is planned.
 	bad, _ := json.Marshal(service.PolyominoQuery{Game: "capture", Moves: []string{"I:a1,a2"}})
-	if _, err := jm.Submit(ctx, kind.Name(), bad); err == nil {
+	if _, err := jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), bad); err == nil {
 		t.Fatal("an illegal capture turn was accepted")
 	}
 }
@@ -194,14 +202,7 @@ func TestAnalyzeInBackgroundStoreDown(t *testing.T) {
 // Repeated background requests for one position share its job while it is
 // queued or running; once it is canceled, the next request starts another.
 func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
-	s := searcherWithBudget(time.Microsecond)
-	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
-	jm, ctx := runJobs(t, kind)
-	p := service.NewPolyomino(s)
-	p.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
-		j, err := jm.Submit(ctx, typ, req)
-		return j.ID, err
-	})
+	p, jm, ctx := backgroundAnalyzer(t)
 	p.SetJobActive(func(ctx context.Context, id string) bool {
 		j, err := jm.Get(ctx, id)
 		return err == nil && !j.Status.Final()

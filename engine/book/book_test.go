@@ -332,7 +332,10 @@ func TestReplies(t *testing.T) {
 // TestLazyReplies: a reply file is indexed only when a position with its
 // first move is asked, in any orientation and whichever piece was placed
 // first; a file that does not start after one move is refused.
-func TestLazyReplies(t *testing.T) {
+// lazyBook55 is the book of openings.txt with replies-55.txt added lazily,
+// and that file parsed.
+func lazyBook55(t *testing.T) (*Book, *File) {
+	t.Helper()
 	b, err := Load(Files()["openings.txt"])
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +344,15 @@ func TestLazyReplies(t *testing.T) {
 	if err := b.AddLazy("replies-55.txt", data); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := Parse(data)
+	f, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, f
+}
+
+func TestLazyReplies(t *testing.T) {
+	b, f := lazyBook55(t)
 	opening := f.Sections[0].Moves[0] // L:b3,c3,d3,e3,b4
 	l := f.Sections[0].Lines[0]       // F:e1,f1,f2,g2,f3 1 loss Y:c6,d6,e6,f6,d7
 	size := b.Size()
@@ -365,6 +376,7 @@ func TestLazyReplies(t *testing.T) {
 		}
 		return mv.String()
 	}
+	var err error
 	pos, err = PositionAfter([]string{mirror(l.Move), mirror(opening)})
 	if err != nil {
 		t.Fatal(err)
@@ -393,7 +405,7 @@ func TestLazyReplies(t *testing.T) {
 	if files, indexed := b.Lazy(); files != 2 || indexed != 1 || b.Size() != size {
 		t.Fatalf("lazy %d, indexed %d, size %d (from %d)", files, indexed, b.Size(), size)
 	}
-	if err := b.AddLazy("again", data); err == nil {
+	if err := b.AddLazy("again", Files()["replies/replies-55.txt"]); err == nil {
 		t.Fatal("a second file from the same position: no error")
 	}
 	if err := b.AddLazy("certificate.txt", EmbeddedCertificate()); err == nil {
@@ -443,15 +455,7 @@ func TestLazyConcurrent(t *testing.T) {
 // starts indexing in the background and answers from what is indexed; a
 // later lookup finds the file's positions.
 func TestLookupNoWait(t *testing.T) {
-	b, err := Load(Files()["openings.txt"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := Files()["replies/replies-55.txt"]
-	if err := b.AddLazy("replies-55.txt", data); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := Parse(data)
+	b, f := lazyBook55(t)
 	l := f.Sections[0].Lines[0]
 	pos, err := PositionAfter([]string{f.Sections[0].Moves[0], l.Move})
 	if err != nil {
