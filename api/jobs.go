@@ -1,9 +1,7 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -147,13 +145,8 @@ func (h *handlers) createJob(c *gin.Context) {
 		// The synchronous endpoint's body, whose pool may be a list (the
 		// capture variant), in the service's form.
 		var pr PolyominoRequest
-		if err := service.DecodeStrict(bytes.NewReader(req.Request), &pr); err != nil {
-			var fe *service.DecodeFieldError
-			if errors.As(err, &fe) {
-				fail(c, service.Invalid("request."+fe.Field, nil, "request.%s: %s", fe.Field, fe.Msg))
-			} else {
-				fail(c, service.Invalid("request", err, "request: %v", err))
-			}
+		if err := service.DecodeRequest(req.Request, &pr); err != nil {
+			fail(c, err)
 			return
 		}
 		req.Request, _ = json.Marshal(fromPolyominoRequest(pr))

@@ -288,11 +288,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 			markers = map[string]string{} // present, and empty, when nothing is marked
 		}
 		out.Markers = &markers
-		pool := a.Pool
-		if pool == nil {
-			pool = []string{}
-		}
-		out.Pool = &pool
+		out.Pool = list(a.Pool)
 	}
 	return out
 }
@@ -316,13 +312,16 @@ type PiecesLeft struct {
 	Second *[]string `json:"second,omitempty" example:"N,P,T"`
 }
 
-func piecesLeft(l service.PiecesLeft, pool bool) *PiecesLeft {
-	list := func(s []string) *[]string {
-		if s == nil {
-			s = []string{}
-		}
-		return &s
+// list is a list of pieces as the answer carries it: [] when empty, never
+// absent.
+func list(s []string) *[]string {
+	if s == nil {
+		s = []string{}
 	}
+	return &s
+}
+
+func piecesLeft(l service.PiecesLeft, pool bool) *PiecesLeft {
 	if pool {
 		return &PiecesLeft{Pool: list(l.Pool)}
 	}

@@ -129,7 +129,7 @@ func (j BookJob) children(moves []string) (*polyomino.Position, []polyomino.Chil
 // Plan implements JobKind.
 func (j BookJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
 	var r BookJobRequest
-	if err := decodeStrict(request, &r); err != nil {
+	if err := DecodeRequest(request, &r); err != nil {
 		return nil, err
 	}
 	_, children, err := j.children(r.Moves)

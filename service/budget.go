@@ -27,3 +27,11 @@ func (b Budgets) Clamp(ms int64) time.Duration {
 	}
 	return d
 }
+
+// checkBudget refuses a negative budget_ms (0 is the server's default).
+func checkBudget(ms int64) error {
+	if ms < 0 {
+		return Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", ms)
+	}
+	return nil
+}

@@ -180,7 +180,7 @@ const captureTableMB = 256
 // captureQuery decodes a request about the capture variant.
 func captureQuery(raw json.RawMessage) (PolyominoQuery, bool) {
 	var q PolyominoQuery
-	if err := decodeStrict(raw, &q); err != nil || !q.isCapture() {
+	if err := DecodeRequest(raw, &q); err != nil || !q.isCapture() {
 		return q, false
 	}
 	return q, true

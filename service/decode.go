@@ -290,11 +290,14 @@ func explainDecodeError(err error, dst any) error {
 		if typeErr.Field == "" {
 			return fmt.Errorf("the request body must be a JSON object, not %s", article(typeErr.Value))
 		}
-		if digits := strings.TrimPrefix(strings.TrimPrefix(typeErr.Value, "number "), "-"); typeErr.Value != digits && digits != "" &&
-			strings.Trim(digits, "0123456789") == "" && strings.HasPrefix(jsonKind(typeErr.Type), "a") && strings.Contains(jsonKind(typeErr.Type), "integer") {
-			return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("%s is out of range for %s", strings.TrimPrefix(typeErr.Value, "number "), jsonKind(typeErr.Type))}
+		kind := jsonKind(typeErr.Type)
+		// An integer literal an integer field cannot hold: "number 1e3"
+		// is no integer, "number 9223372036854775808" is one too large.
+		if n, ok := strings.CutPrefix(typeErr.Value, "number "); ok && strings.Contains(kind, "integer") &&
+			n != "" && n != "-" && strings.Trim(strings.TrimPrefix(n, "-"), "0123456789") == "" {
+			return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("%s is out of range for %s", n, kind)}
 		}
-		return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type), article(typeErr.Value))}
+		return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("expected %s, got %s", kind, article(typeErr.Value))}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return &DecodeFieldError{Field: name, Msg: unknownField(name, reflect.TypeOf(dst))}
@@ -342,9 +345,9 @@ func article(v string) string {
 	return "a " + v
 }
 
-// decodeStrict decodes a job's request (or a unit) with DecodeStrict; a
+// DecodeRequest decodes a job's request (or a unit) with DecodeStrict; a
 // fault is an Invalid error on the field "request.<name>".
-func decodeStrict(raw json.RawMessage, v any) error {
+func DecodeRequest(raw json.RawMessage, v any) error {
 	err := DecodeStrict(bytes.NewReader(raw), v)
 	if err == nil {
 		return nil

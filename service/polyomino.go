@@ -281,8 +281,8 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 // Analyze values a position: exactly when the search proves it within the
 // budget, otherwise with the heuristic player's move and what was proven.
 func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
-	if q.BudgetMs < 0 {
-		return PolyominoAnswer{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
+	if err := checkBudget(q.BudgetMs); err != nil {
+		return PolyominoAnswer{}, err
 	}
 	if q.isCapture() {
 		return p.analyzeCapture(ctx, q)
@@ -443,8 +443,8 @@ type PolyominoMoves struct {
 
 // Moves lists the legal moves and counts them up to the board's symmetries.
 func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, error) {
-	if q.BudgetMs < 0 {
-		return PolyominoMoves{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
+	if err := checkBudget(q.BudgetMs); err != nil {
+		return PolyominoMoves{}, err
 	}
 	if q.isCapture() {
 		return p.captureMoves(q)
@@ -485,7 +485,7 @@ type polyUnit struct {
 
 func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
 	var q PolyominoQuery
-	if err := decodeStrict(raw, &q); err != nil {
+	if err := DecodeRequest(raw, &q); err != nil {
 		return q, nil, err
 	}
 	pos, err := q.position()

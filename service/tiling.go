@@ -99,8 +99,8 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 	if q.Limit < 0 || q.Limit > t.maxLimit {
 		return tiling.Problem{}, Invalid("limit", nil, "limit %d: expected 0..%d", q.Limit, t.maxLimit)
 	}
-	if q.BudgetMs < 0 {
-		return tiling.Problem{}, Invalid("budget_ms", nil, "budget_ms %d: expected a positive number of milliseconds", q.BudgetMs)
+	if err := checkBudget(q.BudgetMs); err != nil {
+		return tiling.Problem{}, err
 	}
 	return p, nil
 }
@@ -173,7 +173,7 @@ func (r tilingsJobRequest) query() TilingQuery {
 // everything (the engine spreads it over every core of the worker).
 func (j TilingsJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
 	var r tilingsJobRequest
-	if err := decodeStrict(request, &r); err != nil {
+	if err := DecodeRequest(request, &r); err != nil {
 		return nil, err
 	}
 	if _, err := j.Tilings.problem(r.query()); err != nil {
@@ -185,7 +185,7 @@ func (j TilingsJob) Plan(_ context.Context, request json.RawMessage) ([]json.Raw
 // Run implements JobKind.
 func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var r tilingsJobRequest
-	if err := decodeStrict(unit, &r); err != nil {
+	if err := DecodeRequest(unit, &r); err != nil {
 		return nil, err
 	}
 	q := r.query()

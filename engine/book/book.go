@@ -106,8 +106,15 @@ func EmbeddedLoaded() (*Book, bool) {
 // play (the game the book proves), so that other games never wait for it.
 func MayHold(pos *polyomino.Position) bool {
 	c := pos.Game().Config()
+	return c.EndRule == polyomino.NormalPlay && c.Variant != polyomino.Capture && onBookBoard(c)
+}
+
+// onBookBoard: a game on the book's board (sameBoard with the pentominoes
+// preset, read from its configuration: making its Game would build every
+// placement).
+func onBookBoard(c polyomino.Config) bool {
 	pent, err := polyomino.Preset("pentominoes")
-	return err == nil && c.EndRule == polyomino.NormalPlay && c.Variant != polyomino.Capture && sameBoard(c, pent)
+	return err == nil && sameBoard(c, pent)
 }
 
 // Embedded returns the book of the embedded files (loaded on first use;
@@ -199,7 +206,7 @@ func (b *Book) fetch(pos *polyomino.Position, wait bool) {
 	n := len(b.lazy)
 	b.mu.RUnlock()
 	placed := pos.Placed()
-	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies || !sameBoard(pos.Game().Config(), Pentominoes().Config()) {
+	if n == 0 || len(placed) == 0 || len(placed) > lazyPlies || !onBookBoard(pos.Game().Config()) {
 		return // no lazy file can cover pos
 	}
 	for _, p := range placed {

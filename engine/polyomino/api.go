@@ -101,23 +101,21 @@ func (p *Position) Frame() Frame {
 }
 
 // ToCanonical is Position.ToCanonical in the frame f.
-func (f Frame) ToCanonical(m Move) Move { return toFrame(m, f.t, f.dx, f.dy) }
+func (f Frame) ToCanonical(m Move) Move {
+	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}
+	for i, c := range m.Cells {
+		d := f.t.Apply(c)
+		out.Cells[i] = Cell{d.X - f.dx, d.Y - f.dy}
+	}
+	out.Cells = sortedCells(out.Cells)
+	return out
+}
 
 // FromCanonical is Position.FromCanonical in the frame f.
 func (f Frame) FromCanonical(m Move) Move {
 	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}
 	for i, c := range m.Cells {
 		out.Cells[i] = f.inv.Apply(Cell{c.X + f.dx, c.Y + f.dy})
-	}
-	out.Cells = sortedCells(out.Cells)
-	return out
-}
-
-func toFrame(m Move, t Transform, dx, dy int) Move {
-	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}
-	for i, c := range m.Cells {
-		d := t.Apply(c)
-		out.Cells[i] = Cell{d.X - dx, d.Y - dy}
 	}
 	out.Cells = sortedCells(out.Cells)
 	return out
