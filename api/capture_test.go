@@ -34,6 +34,14 @@ func TestCaptureOverHTTP(t *testing.T) {
 	if !e.Proven || e.Result != "win" || e.Outcome != "second_wins" || e.Moves == nil || len(*e.Moves) != e.LegalMoves {
 		t.Errorf("4x4 capture: %+v", e)
 	}
+	// The board rows give the board's size, as in the other presets.
+	f := analyze(t, r, `{"game":"capture","board":["IIII","....","....","...."],"pieces":"IOTSL","all_moves":true}`)
+	if len(f.Board) != 4 || f.Board[0] != "IIII" || !f.Proven || f.Moves == nil || len(*f.Moves) != f.LegalMoves {
+		t.Errorf("4x4 capture from its rows: %+v", f)
+	}
+	if f.Result != e.Result || f.Outcome != e.Outcome {
+		t.Errorf("4x4 capture from its rows: %s %s, from the moves: %s %s", f.Result, f.Outcome, e.Result, e.Outcome)
+	}
 	// Legal turns with their count.
 	w = do(r, "POST", "/v1/polyomino/moves", "application/json", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2"]}`)
 	var m PolyominoMovesResponse
@@ -59,6 +67,7 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		{"piece already placed", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","I:a3,b3,c3,d3,e3"]}`, "moves", "turn 2"},
 		{"hands do not apply", `{"game":"capture","hands":{"first":["F"],"second":["I"]}}`, "hands", "common pool"},
 		{"markers outside capture", `{"game":"pentominoes","markers":{"I":"first"}}`, "markers", "capture"},
+		{"board wider than any", `{"game":"capture","board":["` + strings.Repeat(".", 17) + `"]}`, "board", "1 to 16"},
 		{"pool false", `{"game":"capture","pool":false}`, "pool", ""},
 		{"pool of the wrong type", `{"game":"capture","pool":7}`, "pool", ""},
 		{"banned piece not in the pool", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"banned":["I"]}`, "banned", "not in the pool"},

@@ -27,11 +27,9 @@ func (q PolyominoQuery) captureConfig() (capture.Config, error) {
 	case q.Pool != nil && !*q.Pool:
 		return cfg, Invalid("pool", nil, "the capture variant plays from a common pool: pool=false does not apply (give the pool as a list of pieces)")
 	}
-	if q.Width != nil {
-		cfg.Width = *q.Width
-	}
-	if q.Height != nil {
-		cfg.Height = *q.Height
+	var err error
+	if cfg.Width, cfg.Height, err = q.size(cfg.Width, cfg.Height); err != nil {
+		return cfg, err
 	}
 	if q.Blocked != nil {
 		cfg.Blocked = *q.Blocked

@@ -147,6 +147,24 @@ func splitPieces(s string) []string {
 	return out
 }
 
+// size is the board's size: the board rows give it, unless width or height
+// is given; else the preset's.
+func (q PolyominoQuery) size(width, height int) (int, int, error) {
+	if len(q.Board) > 0 {
+		width, height = utf8.RuneCountInString(q.Board[0]), len(q.Board)
+		if q.Width == nil && (width < 1 || width > polyomino.MaxSide) || q.Height == nil && height > polyomino.MaxSide {
+			return width, height, Invalid("board", nil, "board of %d rows of %d cells: a board has 1 to %d rows and columns", height, width, polyomino.MaxSide)
+		}
+	}
+	if q.Width != nil {
+		width = *q.Width
+	}
+	if q.Height != nil {
+		height = *q.Height
+	}
+	return width, height, nil
+}
+
 // config applies the query's overrides to its preset.
 func (q PolyominoQuery) config() (polyomino.Config, error) {
 	name := q.Game
@@ -157,18 +175,8 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if err != nil {
 		return cfg, Invalid("game", err, "%s", err.Error())
 	}
-	// Board rows give the board's size, unless width or height is given.
-	if len(q.Board) > 0 {
-		cfg.Width, cfg.Height = utf8.RuneCountInString(q.Board[0]), len(q.Board)
-		if q.Width == nil && (cfg.Width < 1 || cfg.Width > polyomino.MaxSide) || q.Height == nil && cfg.Height > polyomino.MaxSide {
-			return cfg, Invalid("board", nil, "board of %d rows of %d cells: a board has 1 to %d rows and columns", cfg.Height, cfg.Width, polyomino.MaxSide)
-		}
-	}
-	if q.Width != nil {
-		cfg.Width = *q.Width
-	}
-	if q.Height != nil {
-		cfg.Height = *q.Height
+	if cfg.Width, cfg.Height, err = q.size(cfg.Width, cfg.Height); err != nil {
+		return cfg, err
 	}
 	if q.Blocked != nil {
 		cfg.Blocked = *q.Blocked
