@@ -8,6 +8,7 @@
 //	@description				Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.
 //	@description				Values are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).
 //	@description				Every response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).
+//	@description				Under /v1, when the server limits request rates (per API key, else per client address), every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found.
 //	@BasePath					/
 //	@accept						json
 //	@produce					json
@@ -108,7 +109,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 		writeProblem(c, newProblem(c, "method-not-allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; allowed: "+c.Writer.Header().Get("Allow")))
 	})
 
-	h := &handlers{deps: d}
+	h := &handlers{deps: d, keys: cfg.APIKeys}
 	r.GET("/healthz", h.healthz)
 	r.GET("/readyz", h.readyz)
 	// HEAD too, for load balancers and uptime probes that send it.
@@ -152,13 +153,18 @@ func New(cfg Config, d Deps) *gin.Engine {
 	return r
 }
 
-type handlers struct{ deps Deps }
+type handlers struct {
+	deps Deps
+	// keys, when enabled, guard the jobs, including those that analyze's
+	// background option would start.
+	keys *service.APIKeys
+}
 
 func corsFor(origins []string) gin.HandlerFunc {
 	cc := cors.Config{
 		AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
 		AllowHeaders:  []string{"Content-Type", "X-Request-ID", "X-API-Key", "Last-Event-ID"},
-		ExposeHeaders: []string{"X-Request-ID", "Location", "Retry-After"},
+		ExposeHeaders: []string{"X-Request-ID", "Location", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"},
 		MaxAge:        time.Hour,
 	}
 	for _, o := range origins {

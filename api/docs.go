@@ -52,6 +52,7 @@ func registerDocs(r *gin.Engine) {
 //	@Tags			service
 //	@Produce		json
 //	@Success		200	{object}	object
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Router			/openapi.json [get]
 func openapiJSON(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json", openapi.JSON)
@@ -64,6 +65,7 @@ func openapiJSON(c *gin.Context) {
 //	@Tags			service
 //	@Produce		html
 //	@Success		200	{string}	string	"the page"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Router			/swagger/index.html [get]
 func swaggerUI(h gin.HandlerFunc) gin.HandlerFunc { return h }
 
@@ -74,6 +76,7 @@ func swaggerUI(h gin.HandlerFunc) gin.HandlerFunc { return h }
 //	@Tags			service
 //	@Produce		plain
 //	@Success		200	{string}	string	"the metrics"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Router			/metrics [get]
 func metrics(g prometheus.Gatherer) gin.HandlerFunc {
 	return gin.WrapH(promhttp.HandlerFor(g, promhttp.HandlerOpts{}))

@@ -24,6 +24,7 @@ type Health struct {
 //	@Tags			service
 //	@Produce		json
 //	@Success		200	{object}	Health
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Router			/healthz [get]
 func (h *handlers) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, Health{Status: "ok", Version: h.deps.Version, UptimeSeconds: time.Since(h.deps.StartedAt).Seconds()})
@@ -37,6 +38,8 @@ func (h *handlers) healthz(c *gin.Context) {
 //	@Produce		json
 //	@Success		200	{object}	service.ReadyReport
 //	@Failure		503	{object}	service.ReadyReport
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/readyz [get]
 func (h *handlers) readyz(c *gin.Context) {
 	rep := h.deps.Readiness.Report(c.Request.Context())
@@ -61,6 +64,11 @@ type GamesResponse struct {
 //	@Produce		json,application/problem+json
 //	@Success		200	{object}	GamesResponse
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/games [get]
 func (h *handlers) games(c *gin.Context) {
 	c.JSON(http.StatusOK, GamesResponse{Games: h.deps.Catalogue.Games()})

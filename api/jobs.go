@@ -17,8 +17,10 @@ import (
 type JobRequest struct {
 	// Type of job: polyomino.analyze, polyomino.tilings or polyomino.book.
 	Type string `json:"type" binding:"required" enums:"polyomino.analyze,polyomino.tilings,polyomino.book" example:"polyomino.tilings"`
-	// The body the synchronous endpoint of that type takes (required: {}
-	// for its defaults);
+	// The body the synchronous endpoint of that type takes (required;
+	// {} stands for the defaults where the endpoint has them: the start of
+	// the pentominoes preset for polyomino.analyze; a tiling needs its
+	// region);
 	// for polyomino.book: {"moves": [...], "classes": [...], "until_win": bool}
 	// (classify the symmetry classes of the moves of a Pentominoes position
 	// reached by moves, each with a winning reply when it loses; with
@@ -54,9 +56,9 @@ type Job struct {
 	Type     string      `json:"type" example:"polyomino.tilings"`
 	Status   string      `json:"status" enums:"queued,running,done,failed,canceled" example:"running"`
 	Href     string      `json:"href" example:"/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"`
-	Created  time.Time   `json:"created"`
-	Started  *time.Time  `json:"started,omitempty"`
-	Finished *time.Time  `json:"finished,omitempty"`
+	Created  time.Time   `json:"created" example:"2026-11-24T14:05:00Z"`
+	Started  *time.Time  `json:"started,omitempty" example:"2026-11-24T14:05:01Z"`
+	Finished *time.Time  `json:"finished,omitempty" example:"2026-11-24T14:07:12Z"`
 	Progress JobProgress `json:"progress"`
 	// The answer, when done, in the shape of the synchronous endpoint's
 	// answer.
@@ -125,6 +127,12 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/jobs [post]
 func (h *handlers) createJob(c *gin.Context) {
 	var req JobRequest
@@ -138,7 +146,7 @@ func (h *handlers) createJob(c *gin.Context) {
 	if len(req.Request) == 0 || string(req.Request) == "null" {
 		// {} would be a job too (the preset's empty board: for
 		// polyomino.analyze, a proof of the 8 x 8 game), so ask for it.
-		fail(c, service.Invalid("request", nil, "request is required: the body its synchronous endpoint takes ({} for the defaults)"))
+		fail(c, service.Invalid("request", nil, "request is required: the body its synchronous endpoint takes ({} where that endpoint's defaults suffice)"))
 		return
 	}
 	if req.Type == (service.PolyominoAnalyzeJob{}).Name() {
@@ -176,6 +184,12 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
@@ -208,6 +222,12 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
@@ -219,7 +239,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Summary		Stream a job's progress
 //	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it.
 //	@Tags			jobs
-//	@Produce		text/event-stream
+//	@Produce		text/event-stream,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
@@ -227,6 +247,12 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()

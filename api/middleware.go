@@ -209,10 +209,15 @@ const headerAPIKey = "X-API-Key"
 func requireAPIKey(keys *service.APIKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !keys.Valid(c.GetHeader(headerAPIKey)) {
-			c.Header("WWW-Authenticate", `APIKey header="X-API-Key"`)
-			fail(c, &service.Error{Kind: service.KindUnauthorized, Message: "this endpoint needs a valid API key in the X-API-Key header"})
+			refuseKey(c, "this endpoint needs a valid API key in the X-API-Key header")
 			return
 		}
 		c.Next()
 	}
+}
+
+// refuseKey answers 401 for a missing or unknown API key.
+func refuseKey(c *gin.Context, msg string) {
+	c.Header("WWW-Authenticate", `APIKey header="X-API-Key"`)
+	fail(c, &service.Error{Kind: service.KindUnauthorized, Message: msg})
 }

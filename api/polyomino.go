@@ -60,7 +60,8 @@ type PolyominoRequest struct {
 	// (type polyomino.analyze) and answer with its link; repeated requests
 	// for the position share the job while it is queued or running (per
 	// server process); a capture position is one unit searched for the
-	// job's time limit.
+	// job's time limit. When the server requires API keys for jobs, a
+	// request with background needs one too (X-API-Key), else 401.
 	Background bool `json:"background" example:"false"`
 	// Capture variant: piece on the board -> first or second; pieces not
 	// listed are unmarked.
@@ -187,14 +188,26 @@ type PolyominoAnalysis struct {
 //	@Param			request	body		PolyominoRequest	true	"the position"
 //	@Success		200		{object}	PolyominoAnalysis
 //	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
+//	@Failure		401		{object}	Problem	"background: true without a valid X-API-Key, on a server that requires keys for jobs"
 //	@Failure		503		{object}	Problem	"every solver slot busy"
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/polyomino/analyze [post]
 func (h *handlers) polyominoAnalyze(c *gin.Context) {
 	var req PolyominoRequest
 	if !decodeJSON(c, &req) {
+		return
+	}
+	if req.Background && h.keys.Enabled() && !h.keys.Valid(c.GetHeader(headerAPIKey)) {
+		// The job would be out of its starter's reach: jobs need a key.
+		refuseKey(c, "background: true starts a job, and jobs need a valid API key in the X-API-Key header on this server (without background, no key is needed)")
 		return
 	}
 	a, err := h.deps.Polyomino.Analyze(c.Request.Context(), fromPolyominoRequest(req))
@@ -359,6 +372,11 @@ type PolyominoMovesResponse struct {
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/polyomino/moves [post]
 func (h *handlers) polyominoMoves(c *gin.Context) {
 	var req PolyominoRequest

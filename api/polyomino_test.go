@@ -171,6 +171,7 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"banned outside the capture variant", `{"banned":["F"]}`, "banned", "capture variant"},
 		{"pool of another type", `{"pool":"yes"}`, "pool", "expected true or false, or in the capture variant an array of piece names, got a string"},
 		{"unknown key in hands", `{"hands":{"first":["F"],"third":["I"]}}`, "hands.third", "known fields: first, second"},
+		{"neutral piece with too few cells", `{"neutral":["X:a1"]}`, "neutral", "neutral piece X"},
 		{"integer out of range", `{"budget_ms":9223372036854775808}`, "budget_ms", "9223372036854775808 is out of range for an integer"},
 	}
 	// The pieces left: the pool's, or each hand's.

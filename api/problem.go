@@ -40,10 +40,10 @@ const statusClientClosed = 499
 // problemKind is one kind of problem: its type URI (under /problems/), title
 // and what it means, served at GET /problems/{name}.
 type problemKind struct {
-	Name        string `json:"name"`
-	Title       string `json:"title"`
-	Status      int    `json:"status"`
-	Description string `json:"description"`
+	Name        string `json:"name" example:"busy"`
+	Title       string `json:"title" example:"Solver busy"`
+	Status      int    `json:"status" example:"503"`
+	Description string `json:"description" example:"Every solver slot and the queue are taken; retry after Retry-After seconds."`
 }
 
 var problemKinds = map[string]problemKind{
@@ -152,6 +152,7 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 //	@Param			name	path		string	true	"problem type name, such as validation"
 //	@Success		200		{object}	problemKind
 //	@Failure		404		{object}	Problem	"no such kind of problem"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Router			/problems/{name} [get]
 func describeProblem(c *gin.Context) {
 	k, ok := problemKinds[c.Param("name")]

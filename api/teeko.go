@@ -92,6 +92,11 @@ type TeekoAnalysis struct {
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		503		{object}	Problem	"tablebase still building (progress given)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/teeko/analyze [post]
 func (h *handlers) teekoAnalyze(c *gin.Context) {
 	var req TeekoAnalyzeRequest
@@ -209,6 +214,11 @@ type TeekoAnnotation struct {
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/teeko/annotate [post]
 func (h *handlers) teekoAnnotate(c *gin.Context) {
 	var req TeekoAnnotateRequest
@@ -291,6 +301,11 @@ type TeekoTablebase struct {
 //	@Failure		400			{object}	Problem	"unknown rules, drop style or query parameter"
 //	@Failure		503			{object}	Problem	"tablebase still building"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/teeko/tablebase [get]
 func (h *handlers) teekoTablebase(c *gin.Context) {
 	if !knownQuery(c, "rules", "drop_style") {

@@ -75,6 +75,11 @@ type TilingsResponse struct {
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
+//	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Router			/v1/polyomino/tilings [post]
 func (h *handlers) tilings(c *gin.Context) {
 	var req TilingsRequest

@@ -118,6 +118,8 @@ func TestTilingsBadInput(t *testing.T) {
 		{"ragged board", `{"board":["....","..."]}`, "board", ""},
 		{"negative budget", `{"width":10,"height":6,"budget_ms":-5}`, "budget_ms", ""},
 		{"wrong type", `{"width":"ten","height":6}`, "width", "expected an integer"},
+		{"empty board", `{"board":[]}`, "board", "no rows"},
+		{"order out of range", `{"width":10,"height":6,"order":7}`, "order", "order 7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

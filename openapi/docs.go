@@ -36,6 +36,12 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.Health"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -56,6 +62,12 @@ const docTemplate = `{
                         "description": "the metrics",
                         "schema": {
                             "type": "string"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -76,6 +88,12 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "type": "object"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -106,12 +124,24 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.problemKind"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "404": {
                         "description": "no such kind of problem",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -132,12 +162,28 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/service.ReadyReport"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "Service Unavailable",
                         "schema": {
                             "$ref": "#/definitions/service.ReadyReport"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -158,6 +204,12 @@ const docTemplate = `{
                         "description": "the page",
                         "schema": {
                             "type": "string"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -179,12 +231,52 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.GamesResponse"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -230,6 +322,22 @@ const docTemplate = `{
                             "Location": {
                                 "type": "string",
                                 "description": "/v1/jobs/{id}"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
                             }
                         }
                     },
@@ -237,36 +345,156 @@ const docTemplate = `{
                         "description": "unknown type, or a request its synchronous endpoint would refuse (fields named request.\u003cfield\u003e)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
                         "description": "API key required (when the server has keys)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "WWW-Authenticate": {
+                                "type": "string",
+                                "description": "names the scheme: APIKey, in the X-API-Key header"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "415": {
                         "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -302,30 +530,132 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.Job"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
                         "description": "API key required (when the server has keys)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "WWW-Authenticate": {
+                                "type": "string",
+                                "description": "names the scheme: APIKey, in the X-API-Key header"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "404": {
                         "description": "no job with this id (unknown, or expired)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -359,36 +689,156 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.Job"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
                         "description": "API key required (when the server has keys)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "WWW-Authenticate": {
+                                "type": "string",
+                                "description": "names the scheme: APIKey, in the X-API-Key header"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "404": {
                         "description": "no job with this id (unknown, or expired)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "409": {
                         "description": "job already finished",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -403,7 +853,8 @@ const docTemplate = `{
                 ],
                 "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it.",
                 "produces": [
-                    "text/event-stream"
+                    "text/event-stream",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "jobs"
@@ -423,30 +874,132 @@ const docTemplate = `{
                         "description": "a stream of events whose data is a Job",
                         "schema": {
                             "$ref": "#/definitions/api.Job"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
                         "description": "API key required (when the server has keys)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "WWW-Authenticate": {
+                                "type": "string",
+                                "description": "names the scheme: APIKey, in the X-API-Key header"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "404": {
                         "description": "no job with this id (unknown, or expired)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "jobs store unavailable (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -482,36 +1035,180 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.PolyominoAnalysis"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "400": {
                         "description": "bad configuration, board or move (the problem names it)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "401": {
+                        "description": "background: true without a valid X-API-Key, on a server that requires keys for jobs",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "WWW-Authenticate": {
+                                "type": "string",
+                                "description": "names the scheme: APIKey, in the X-API-Key header"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "415": {
                         "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "every solver slot busy",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -547,30 +1244,124 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.PolyominoMovesResponse"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "400": {
                         "description": "bad configuration, board or move (the problem names it)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "415": {
                         "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -606,36 +1397,152 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.TilingsResponse"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "400": {
                         "description": "bad region, unknown piece, area mismatch",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "415": {
                         "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "every solver slot busy",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -671,36 +1578,152 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.TeekoAnalysis"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "400": {
                         "description": "malformed or impossible position",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "415": {
                         "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "tablebase still building (progress given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -736,36 +1759,152 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.TeekoAnnotation"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "400": {
                         "description": "illegal move (the problem names it)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "415": {
                         "description": "Content-Type is not application/json",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "tablebase still building",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -817,24 +1956,104 @@ const docTemplate = `{
                         "description": "OK",
                         "schema": {
                             "$ref": "#/definitions/api.TeekoTablebase"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "400": {
                         "description": "unknown rules, drop style or query parameter",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "503": {
                         "description": "tablebase still building",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     }
                 }
@@ -875,7 +2094,8 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "created": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "2026-11-24T14:05:00Z"
                 },
                 "error": {
                     "description": "Why the job failed, when it did.",
@@ -883,7 +2103,8 @@ const docTemplate = `{
                     "example": ""
                 },
                 "finished": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "2026-11-24T14:07:12Z"
                 },
                 "href": {
                     "type": "string",
@@ -901,7 +2122,8 @@ const docTemplate = `{
                     "type": "object"
                 },
                 "started": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "2026-11-24T14:05:01Z"
                 },
                 "status": {
                     "type": "string",
@@ -984,7 +2206,7 @@ const docTemplate = `{
             ],
             "properties": {
                 "request": {
-                    "description": "The body the synchronous endpoint of that type takes (required: {}\nfor its defaults);\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses; with\nuntil_win the job ends at the first winning class, and its result\nsays so with ended_on_win).",
+                    "description": "The body the synchronous endpoint of that type takes (required;\n{} stands for the defaults where the endpoint has them: the start of\nthe pentominoes preset for polyomino.analyze; a tiling needs its\nregion);\nfor polyomino.book: {\"moves\": [...], \"classes\": [...], \"until_win\": bool}\n(classify the symmetry classes of the moves of a Pentominoes position\nreached by moves, each with a winning reply when it loses; with\nuntil_win the job ends at the first winning class, and its result\nsays so with ended_on_win).",
                     "type": "object"
                 },
                 "type": {
@@ -1263,7 +2485,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "background": {
-                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; repeated requests\nfor the position share the job while it is queued or running (per\nserver process); a capture position is one unit searched for the\njob's time limit.",
+                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; repeated requests\nfor the position share the job while it is queued or running (per\nserver process); a capture position is one unit searched for the\njob's time limit. When the server requires API keys for jobs, a\nrequest with background needs one too (X-API-Key), else 401.",
                     "type": "boolean",
                     "example": false
                 },
@@ -2104,16 +3326,20 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "description": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "Every solver slot and the queue are taken; retry after Retry-After seconds."
                 },
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "busy"
                 },
                 "status": {
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 503
                 },
                 "title": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "Solver busy"
                 }
             }
         },
@@ -2122,23 +3348,28 @@ const docTemplate = `{
             "properties": {
                 "backend": {
                     "description": "The cache backend: \"memory\", \"redis\" or \"redis+memory\".",
-                    "type": "string"
+                    "type": "string",
+                    "example": "redis+memory"
                 },
                 "bytes": {
                     "description": "Total size in bytes of the in-memory layer's entries, when there is\none.",
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 5310000
                 },
                 "detail": {
                     "description": "Explains a failure (\"circuit open since 12:00:01: dial tcp ...\").",
-                    "type": "string"
+                    "type": "string",
+                    "example": ""
                 },
                 "entries": {
                     "description": "Number of entries in the in-memory layer, when there is one.",
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 1240
                 },
                 "reachable": {
                     "description": "False while a remote backend cannot be reached.",
-                    "type": "boolean"
+                    "type": "boolean",
+                    "example": true
                 }
             }
         },
@@ -2146,21 +3377,26 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "detail": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "building the tablebases"
                 },
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "teeko"
                 },
                 "progress": {
                     "description": "The fraction done while building (0..1).",
-                    "type": "number"
+                    "type": "number",
+                    "example": 0.48
                 },
                 "ready": {
-                    "type": "boolean"
+                    "type": "boolean",
+                    "example": false
                 },
                 "state": {
                     "description": "A word for the operator: \"ready\", \"loading\", \"building\", \"failed\".",
-                    "type": "string"
+                    "type": "string",
+                    "example": "building"
                 }
             }
         },
@@ -2168,10 +3404,12 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "field": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "to_move"
                 },
                 "message": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "to_move \"third\": expected first or second"
                 }
             }
         },
@@ -2179,33 +3417,46 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "description": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "Golomb's Pentominoes and relatives"
                 },
                 "endpoints": {
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "POST /v1/polyomino/analyze",
+                        "POST /v1/polyomino/moves"
+                    ]
                 },
                 "house_rules": {
                     "description": "The choices this service made where the original rules are\nsilent.",
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "Seed 0 is the default deal."
+                    ]
                 },
                 "id": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "polyomino"
                 },
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "Polyomino placement games"
                 },
                 "notes": {
                     "description": "Other facts a client should know (history-dependent rules not\napplied, etc.).",
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "Pentominoes on 8 x 8 is a first-player win."
+                    ]
                 },
                 "parameters": {
                     "type": "array",
@@ -2264,19 +3515,26 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "default": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "first"
                 },
                 "description": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "first or second; defaults from the pieces placed"
                 },
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "to_move"
                 },
                 "values": {
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "first",
+                        "second"
+                    ]
                 }
             }
         },
@@ -2284,16 +3542,24 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "L"
                 },
                 "orientations": {
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 8
                 },
                 "picture": {
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "X.",
+                        "X.",
+                        "X.",
+                        "XX"
+                    ]
                 }
             }
         },
@@ -2301,10 +3567,12 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "pentominoes"
                 },
                 "order": {
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 5
                 },
                 "pieces": {
                     "type": "array",
@@ -2318,31 +3586,52 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "description": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "Golomb's game: the 12 pentominoes on 8 x 8, common pool, normal play"
                 },
                 "end_rule": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "normal"
                 },
                 "height": {
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 8
                 },
                 "mode": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "pool"
                 },
                 "name": {
-                    "type": "string"
+                    "type": "string",
+                    "example": "pentominoes"
                 },
                 "pieces": {
                     "type": "array",
                     "items": {
                         "type": "string"
-                    }
+                    },
+                    "example": [
+                        "F",
+                        "I",
+                        "L",
+                        "N",
+                        "P",
+                        "T",
+                        "U",
+                        "V",
+                        "W",
+                        "X",
+                        "Y",
+                        "Z"
+                    ]
                 },
                 "variant": {
-                    "type": "string"
+                    "type": "string",
+                    "example": ""
                 },
                 "width": {
-                    "type": "integer"
+                    "type": "integer",
+                    "example": 8
                 }
             }
         },
@@ -2359,7 +3648,8 @@ const docTemplate = `{
                     }
                 },
                 "ready": {
-                    "type": "boolean"
+                    "type": "boolean",
+                    "example": true
                 }
             }
         }
@@ -2398,7 +3688,7 @@ var SwaggerInfo = &swag.Spec{
 	BasePath:         "/",
 	Schemes:          []string{},
 	Title:            "gamesolver",
-	Description:      "Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.\nValues are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).\nEvery response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).",
+	Description:      "Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.\nValues are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).\nEvery response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).\nUnder /v1, when the server limits request rates (per API key, else per client address), every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found.",
 	InfoInstanceName: "swagger",
 	SwaggerTemplate:  docTemplate,
 	LeftDelim:        "{{",

@@ -227,3 +227,36 @@ func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
 	}
 	_, _ = jm.Cancel(ctx, third.JobID)
 }
+
+// A polyomino.analyze job on a position the opening book answers (the
+// empty 8 x 8 board, and with all_moves the position after a winning first
+// move) is one unit that reads the book: it used to plan a search per
+// class of moves (296 on the empty board).
+func TestAnalyzeJobFromBook(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	jm, ctx := runJobs(t, service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1})
+	for _, q := range []service.PolyominoQuery{
+		{},
+		{Moves: []string{"L:c5,d5,e5,f5,c6"}, AllMoves: true},
+	} {
+		req, _ := json.Marshal(q)
+		j, err := jm.Submit(ctx, service.PolyominoAnalyzeJob{}.Name(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for err == nil && !j.Status.Final() {
+			time.Sleep(20 * time.Millisecond)
+			j, err = jm.Get(ctx, j.ID)
+		}
+		if err != nil || j.Status != jobs.StatusDone || j.Progress.Total != 1 {
+			t.Fatalf("%v: %v %s %s, progress %+v", q.Moves, err, j.Status, j.Error, j.Progress)
+		}
+		var a service.PolyominoAnswer
+		if err := json.Unmarshal(j.Result, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Source != service.SourceBook || !a.Proven || len(a.BestMoves) == 0 || q.AllMoves && len(a.Moves) != a.LegalMoves {
+			t.Errorf("%v: source %s proven %v, %d best moves, %d of %d moves", q.Moves, a.Source, a.Proven, len(a.BestMoves), len(a.Moves), a.LegalMoves)
+		}
+	}
+}

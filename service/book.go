@@ -51,6 +51,17 @@ func bookAnswer(pos *polyomino.Position, allMoves, wait bool) (PolyominoAnswer, 
 	return a, true
 }
 
+// bookWhole is the index of the one unit of a polyomino.analyze job whose
+// position the opening book answers whole.
+const bookWhole = -2
+
+// bookKnows reports whether the opening book answers pos (with every
+// move's value when allMoves), waiting for the book to load if it must.
+func bookKnows(pos *polyomino.Position, allMoves bool) bool {
+	_, ok := bookAnswer(pos, allMoves, true)
+	return ok
+}
+
 // BookJob classifies the moves of a Pentominoes position on the job system,
 // one unit per symmetry class of its moves: each unit proves the position
 // after the move by search and reports whether the move wins for its

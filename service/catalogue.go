@@ -4,54 +4,54 @@ import "sync"
 
 // GameInfo describes one game the service analyzes, for GET /v1/games.
 type GameInfo struct {
-	ID          string      `json:"id"`
-	Name        string      `json:"name"`
-	Description string      `json:"description"`
-	Endpoints   []string    `json:"endpoints"`
+	ID          string      `json:"id" example:"polyomino"`
+	Name        string      `json:"name" example:"Polyomino placement games"`
+	Description string      `json:"description" example:"Golomb's Pentominoes and relatives"`
+	Endpoints   []string    `json:"endpoints" example:"POST /v1/polyomino/analyze,POST /v1/polyomino/moves"`
 	Parameters  []Parameter `json:"parameters,omitempty"`
 	// The choices this service made where the original rules are
 	// silent.
-	HouseRules []string `json:"house_rules,omitempty"`
+	HouseRules []string `json:"house_rules,omitempty" example:"Seed 0 is the default deal."`
 	// Other facts a client should know (history-dependent rules not
 	// applied, etc.).
-	Notes     []string     `json:"notes,omitempty"`
+	Notes     []string     `json:"notes,omitempty" example:"Pentominoes on 8 x 8 is a first-player win."`
 	Presets   []PresetInfo `json:"presets,omitempty"`
 	PieceSets []PieceSet   `json:"piece_sets,omitempty"`
 }
 
 // Parameter is one request parameter with its allowed values.
 type Parameter struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Values      []string `json:"values,omitempty"`
-	Default     string   `json:"default,omitempty"`
+	Name        string   `json:"name" example:"to_move"`
+	Description string   `json:"description" example:"first or second; defaults from the pieces placed"`
+	Values      []string `json:"values,omitempty" example:"first,second"`
+	Default     string   `json:"default,omitempty" example:"first"`
 }
 
 // PresetInfo is a named configuration of a placement game.
 type PresetInfo struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Width       int      `json:"width"`
-	Height      int      `json:"height"`
-	Pieces      []string `json:"pieces"`
-	Mode        string   `json:"mode"`
-	EndRule     string   `json:"end_rule"`
-	Variant     string   `json:"variant,omitempty"`
+	Name        string   `json:"name" example:"pentominoes"`
+	Description string   `json:"description" example:"Golomb's game: the 12 pentominoes on 8 x 8, common pool, normal play"`
+	Width       int      `json:"width" example:"8"`
+	Height      int      `json:"height" example:"8"`
+	Pieces      []string `json:"pieces" example:"F,I,L,N,P,T,U,V,W,X,Y,Z"`
+	Mode        string   `json:"mode" example:"pool"`
+	EndRule     string   `json:"end_rule" example:"normal"`
+	Variant     string   `json:"variant,omitempty" example:""`
 }
 
 // PieceSet lists the free polyominoes of one order with text pictures.
 type PieceSet struct {
-	Order  int         `json:"order"`
-	Name   string      `json:"name"`
+	Order  int         `json:"order" example:"5"`
+	Name   string      `json:"name" example:"pentominoes"`
 	Pieces []PieceInfo `json:"pieces"`
 }
 
 // PieceInfo is one piece: its name, orientations and a picture of its
 // canonical orientation ('X' a cell, '.' a gap).
 type PieceInfo struct {
-	Name         string   `json:"name"`
-	Orientations int      `json:"orientations"`
-	Picture      []string `json:"picture"`
+	Name         string   `json:"name" example:"L"`
+	Orientations int      `json:"orientations" example:"8"`
+	Picture      []string `json:"picture" example:"X.,X.,X.,XX"`
 }
 
 // Catalogue holds the games engines registered at start.

@@ -26,8 +26,8 @@ const (
 
 // FieldError names one field of a request and what is wrong with it.
 type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
+	Field   string `json:"field" example:"to_move"`
+	Message string `json:"message" example:"to_move \"third\": expected first or second"`
 }
 
 // Error is the error type of every use case.

@@ -276,6 +276,8 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 	if err != nil {
 		field := "board"
 		switch {
+		case strings.HasPrefix(err.Error(), "neutral "):
+			field = "neutral"
 		case strings.HasPrefix(err.Error(), "move "), errors.Is(err, polyomino.ErrIllegalMove), errors.Is(err, polyomino.ErrBadNotation) && len(q.Board) == 0:
 			field = "moves"
 		case errors.Is(err, polyomino.ErrBadConfig), errors.Is(err, polyomino.ErrUnknownPiece) && len(q.Board) == 0:
@@ -511,7 +513,7 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
 		return []json.RawMessage{u}, nil
 	}
-	_, pos, err := decodeQuery(request)
+	q, pos, err := decodeQuery(request)
 	if err != nil {
 		return nil, err
 	}
@@ -521,6 +523,11 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 	children := pos.Children()
 	if len(children) == 0 {
 		return nil, Invalid("board", nil, "the game is over: the player to move has no legal move")
+	}
+	if bookKnows(pos, q.AllMoves) {
+		// The opening book answers the whole position: one unit reads it.
+		u, _ := json.Marshal(polyUnit{Index: bookWhole, Query: request})
+		return []json.RawMessage{u}, nil
 	}
 	units := make([]json.RawMessage, len(children))
 	for i, c := range children {
@@ -542,11 +549,21 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	if u.Index == captureUnit {
 		return j.runCapture(ctx, u.Query, report)
 	}
-	_, pos, err := decodeQuery(u.Query)
+	q, pos, err := decodeQuery(u.Query)
 	if err != nil {
 		return nil, err
 	}
+	if u.Index == bookWhole {
+		a, ok := bookAnswer(pos, q.AllMoves, true)
+		if !ok {
+			return nil, fmt.Errorf("the opening book no longer answers %s", u.Query)
+		}
+		return json.Marshal(a)
+	}
 	child := pos.Children()[u.Index].Position
+	if a, ok := bookAnswer(child, false, true); ok {
+		return json.Marshal(a) // a child the book knows: no search
+	}
 	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(child))
 	raw, _, err := j.Search.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
@@ -577,6 +594,9 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	q, pos, err := decodeQuery(request)
 	if err != nil {
 		return nil, false, err
+	}
+	if raw, ok := results[0]; ok && total == 1 && bookKnows(pos, q.AllMoves) {
+		return raw, true, nil // the book's answer, whole
 	}
 	children := pos.Children()
 	rs := make([]polyomino.Result, len(children))

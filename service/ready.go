@@ -10,18 +10,18 @@ import (
 // Component is one part of the service that may not be able to answer yet
 // (a tablebase still building, say).
 type Component struct {
-	Name  string `json:"name"`
-	Ready bool   `json:"ready"`
+	Name  string `json:"name" example:"teeko"`
+	Ready bool   `json:"ready" example:"false"`
 	// A word for the operator: "ready", "loading", "building", "failed".
-	State  string `json:"state"`
-	Detail string `json:"detail,omitempty"`
+	State  string `json:"state" example:"building"`
+	Detail string `json:"detail,omitempty" example:"building the tablebases"`
 	// The fraction done while building (0..1).
-	Progress *float64 `json:"progress,omitempty"`
+	Progress *float64 `json:"progress,omitempty" example:"0.48"`
 }
 
 // ReadyReport is what /readyz says.
 type ReadyReport struct {
-	Ready      bool         `json:"ready"`
+	Ready      bool         `json:"ready" example:"true"`
 	Cache      cache.Health `json:"cache"`
 	Components []Component  `json:"components"`
 }

@@ -60,7 +60,7 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 		err    error
 	)
 	switch {
-	case len(q.Board) > 0:
+	case q.Board != nil: // given, even as []
 		if q.Width != 0 || q.Height != 0 || len(q.Blocked) > 0 {
 			return tiling.Problem{}, Invalid("board", nil, "give the region either as board rows or as width, height and blocked, not both")
 		}
@@ -83,7 +83,11 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 	}
 	pieces, err := tiling.ParsePieces(q.Pieces, q.Order)
 	if err != nil {
-		return tiling.Problem{}, Invalid("pieces", err, "%s", err.Error())
+		field := "pieces"
+		if q.Order != 0 && (q.Order < 4 || q.Order > 6) {
+			field = "order"
+		}
+		return tiling.Problem{}, Invalid(field, err, "%s", err.Error())
 	}
 	p := tiling.Problem{Region: region, Pieces: pieces, Multiset: q.Multiset, AllowLeftover: q.AllowLeftover}
 	if err := p.Validate(); err != nil {

@@ -81,17 +81,7 @@ func TestRateLimitInMemory(t *testing.T) {
 func TestAPIKeysGuardJobs(t *testing.T) {
 	base := startApp(t, map[string]string{"GAMESOLVER_API_KEYS": "k1,k2"})
 	post := func(key string) int {
-		req, _ := http.NewRequest("POST", base+"/v1/jobs", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":5,"height":12}}`))
-		req.Header.Set("Content-Type", "application/json")
-		if key != "" {
-			req.Header.Set("X-API-Key", key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postWithKey(t, base+"/v1/jobs", `{"type":"polyomino.tilings","request":{"width":5,"height":12}}`, key)
 	}
 	if c := post(""); c != 401 {
 		t.Errorf("no key: %d", c)
@@ -105,6 +95,35 @@ func TestAPIKeysGuardJobs(t *testing.T) {
 	if resp, _ := get(t, base+"/v1/games"); resp.StatusCode != 200 {
 		t.Errorf("other routes need no key: %d", resp.StatusCode)
 	}
+	// Analyze's background option starts a job: it needs the key too (a
+	// job started without one could not be read), the analysis itself not.
+	analyze := `{"game":"pentominoes","width":7,"height":7,"budget_ms":50,"background":true}`
+	if c := postWithKey(t, base+"/v1/polyomino/analyze", analyze, ""); c != 401 {
+		t.Errorf("background without a key: %d", c)
+	}
+	if c := postWithKey(t, base+"/v1/polyomino/analyze", analyze, "k1"); c != 200 {
+		t.Errorf("background with a key: %d", c)
+	}
+	if c := postWithKey(t, base+"/v1/polyomino/analyze", strings.Replace(analyze, "true", "false", 1), ""); c != 200 {
+		t.Errorf("no background, no key: %d", c)
+	}
+}
+
+// postWithKey posts a JSON body with an X-API-Key (none when key is empty)
+// and returns the status.
+func postWithKey(t *testing.T, url, body, key string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // TestHostileRequests: each is answered at once with a 4xx problem+json.

@@ -80,3 +80,25 @@ func TestSolveProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestUnprovenAllMovesHeuristicFirst: when the position is not proven,
+// the list of every turn starts with the heuristic player's turn
+// (Turns[0] is BestTurns[0]), as in the other polyomino games.
+func TestUnprovenAllMovesHeuristicFirst(t *testing.T) {
+	for _, turns := range [][]string{
+		{"I:a1,b1,c1,d1,e1"},
+		{"I:a1,b1,c1,d1,e1", "L:a2,b2,c2,d2,a3"},
+	} {
+		pos := mustPosition(t, DefaultConfig(), nil, nil, nil, "", turns)
+		res, err := Solve(t.Context(), pos, Options{AllMoves: true, MaxNodes: 300000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Proven || len(res.BestTurns) != 1 || len(res.Turns) != res.LegalTurns {
+			t.Fatalf("%v: proven %v, %d best turns, %d of %d turns listed", turns, res.Proven, len(res.BestTurns), len(res.Turns), res.LegalTurns)
+		}
+		if res.Turns[0].Turn.String() != res.BestTurns[0].String() {
+			t.Errorf("%v: first listed %s, heuristic turn %s", turns, res.Turns[0].Turn, res.BestTurns[0])
+		}
+	}
+}

@@ -220,9 +220,24 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 		for _, i := range idx {
 			res.Turns = append(res.Turns, TurnResult{Turn: g.toTurn(turns[i]), Outcome: outcomeOf(vals[i])})
 		}
+		if !res.Proven {
+			heuristicFirst(res.Turns, res.BestTurns[0])
+		}
 	}
 	res.Elapsed = clock().Sub(began)
 	return res, nil
+}
+
+// heuristicFirst moves the heuristic player's turn to the front of the
+// list, so that Turns[0] is BestTurns[0] when the position is not proven.
+func heuristicFirst(list []TurnResult, t Turn) {
+	for i, tr := range list {
+		if tr.Turn.String() == t.String() {
+			copy(list[1:i+1], list[:i])
+			list[0] = tr
+			return
+		}
+	}
 }
 
 func allKnown(vals []int8) bool {

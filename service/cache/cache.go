@@ -34,16 +34,16 @@ type Cache interface {
 // Health describes a cache for /readyz.
 type Health struct {
 	// The cache backend: "memory", "redis" or "redis+memory".
-	Backend string `json:"backend"`
+	Backend string `json:"backend" example:"redis+memory"`
 	// False while a remote backend cannot be reached.
-	Reachable bool `json:"reachable"`
+	Reachable bool `json:"reachable" example:"true"`
 	// Explains a failure ("circuit open since 12:00:01: dial tcp ...").
-	Detail string `json:"detail,omitempty"`
+	Detail string `json:"detail,omitempty" example:""`
 	// Number of entries in the in-memory layer, when there is one.
-	Entries int `json:"entries,omitempty"`
+	Entries int `json:"entries,omitempty" example:"1240"`
 	// Total size in bytes of the in-memory layer's entries, when there is
 	// one.
-	Bytes int64 `json:"bytes,omitempty"`
+	Bytes int64 `json:"bytes,omitempty" example:"5310000"`
 }
 
 // Key builds a cache key from its parts: the key space, the engine version,
