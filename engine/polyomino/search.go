@@ -115,6 +115,7 @@ func (w *worker) nearStore(k ttKey, r int) {
 // frame is the scratch of one ply.
 type frame struct {
 	ms    []uint64 // ordered moves: sort key << 32 | vertex
+	later []uint64 // moves put off to the end (odd playouts)
 	child []uint64 // the child state being searched
 	tmp   []uint64
 	g     cgraph   // a graph compacted at this ply
@@ -328,6 +329,8 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			return r
 		}
 	}
+	perturb := w.perturb && ply <= 4
+	lazy := w.s.pool && !perturb
 	for i, word := range L {
 		word &= mine[i]
 		for ; word != 0; word &= word - 1 {
@@ -337,7 +340,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			}
 			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
 			key2 := uint64(replies)
-			if w.s.pool && replies > 0 {
+			if w.s.pool && replies > 0 && !lazy {
 				andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
 				if n, ok := cliqueCountK(g, f.child, f.tmp); ok {
 					if n&1 == 1 {
@@ -357,18 +360,50 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			f.ms = append(f.ms, key2<<32|uint64(v))
 		}
 	}
-	perturb := w.perturb && ply <= 4 && len(f.ms) > 1
+	perturb = perturb && len(f.ms) > 1
 	if perturb {
 		slices.Sort(f.ms)
 		f.ms[0], f.ms[1] = f.ms[1], f.ms[0]
 	}
+	// With a common pool the moves go in the order (playout parity,
+	// replies): the parity and the clique rule cost a pass over the child,
+	// so they are computed lazily, in the order of replies: the moves of
+	// even playout are searched as they come, those of odd playout after.
+	f.later = f.later[:0]
 	for i := range f.ms {
 		if !perturb {
 			orderNext(f.ms, i, slices.Sort[[]uint64])
 		}
 		m := f.ms[i]
 		v := int(uint32(m))
+		if lazy && m>>32 != 0 {
+			andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
+			if n, ok := cliqueCountK(g, f.child, f.tmp); ok {
+				if n&1 == 1 {
+					continue // the opponent makes the last move
+				}
+				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
+				return resWin
+			}
+			if playoutK(g, f.child, nil)&1 == 1 {
+				f.later = append(f.later, m)
+				continue
+			}
+		}
 		if w.twin(g, L, f.ms[:i], m, v) {
+			continue
+		}
+		if r := w.try(g, L, f, v, opp, ply, key, start); r != resLoss {
+			if r == resWin {
+				w.killer2[ply] = w.killer[ply]
+				w.killer[ply] = g.place[v]
+			}
+			return r
+		}
+	}
+	for i, m := range f.later {
+		v := int(uint32(m))
+		if w.twin(g, L, f.later[:i], m, v) {
 			continue
 		}
 		if r := w.try(g, L, f, v, opp, ply, key, start); r != resLoss {
