@@ -345,8 +345,10 @@ func piecesLeft(l service.PiecesLeft, pool bool) *PiecesLeft {
 type PolyominoMovesResponse struct {
 	// Count of legal moves for the player to move.
 	Count int `json:"count" example:"2308"`
-	// Classes of moves equal under the symmetries of the position's board
-	// (for the capture variant: turns with the same removals whose
+	// Classes of moves equal under the symmetries of the position: the
+	// symmetries of the rectangle that map its blocked and covered cells
+	// together onto themselves (a blocked cell and a '#' are alike) (for
+	// the capture variant: turns with the same removals whose
 	// placements are images of each other; absent when its turns are too
 	// many to list).
 	DistinctUpToSymmetry *int `json:"distinct_up_to_symmetry,omitempty" example:"296"`

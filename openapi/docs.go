@@ -2455,7 +2455,7 @@ const docTemplate = `{
                     "example": 2308
                 },
                 "distinct_up_to_symmetry": {
-                    "description": "Classes of moves equal under the symmetries of the position's board\n(for the capture variant: turns with the same removals whose\nplacements are images of each other; absent when its turns are too\nmany to list).",
+                    "description": "Classes of moves equal under the symmetries of the position: the\nsymmetries of the rectangle that map its blocked and covered cells\ntogether onto themselves (a blocked cell and a '#' are alike) (for\nthe capture variant: turns with the same removals whose\nplacements are images of each other; absent when its turns are too\nmany to list).",
                     "type": "integer",
                     "example": 296
                 },

@@ -26,9 +26,39 @@ type Game struct {
 	byAnchor [][]int32
 	// symPerm[s][i] is the image of placement i under geometry symmetry s.
 	symPerm [][]int32
+	// rectPerm[r] is, for a symmetry of the rectangle that does not map the
+	// blocked cells onto themselves, the image of each placement (-1 when
+	// it would cover a blocked cell), made on first use.
+	rectPerm []rectPerm
 	start   *Position
 	// open is the set of cells that are not blocked.
 	open Bits
+}
+
+type rectPerm struct {
+	once sync.Once
+	perm []int32
+}
+
+// placementPerm is the image of each placement under rectangle symmetry r
+// (an index into RectSymmetries): -1 for a placement whose image covers a
+// blocked cell.
+func (g *Game) placementPerm(r int) []int32 {
+	if s := g.geo.rectSym[r]; s >= 0 {
+		return g.symPerm[s]
+	}
+	rp := &g.rectPerm[r]
+	rp.once.Do(func() {
+		rp.perm = make([]int32, len(g.placements))
+		for i, pl := range g.placements {
+			j, ok := g.byCells[mapCells(g.geo.rectMap[r], pl.mask)]
+			if !ok {
+				j = -1
+			}
+			rp.perm[i] = j
+		}
+	})
+	return rp.perm
 }
 
 // placement is one piece in one orientation at one place.
@@ -106,6 +136,7 @@ func buildGame(r *resolved) (*Game, error) {
 			g.mask64[i] = pl.mask[0]
 		}
 	}
+	g.rectPerm = make([]rectPerm, len(g.geo.rectMap))
 	g.symPerm = make([][]int32, len(g.geo.Symmetries))
 	for s := range g.geo.Symmetries {
 		perm := make([]int32, len(g.placements))

@@ -19,6 +19,13 @@ type Geometry struct {
 	Symmetries []Transform
 	// cellMap[s][i] is the image of cell i under Symmetries[s].
 	cellMap [][]int
+	// rectMap[r][i] is the image of cell i under RectSymmetries[r], and
+	// rectSym[r] the index of that transform in Symmetries (-1 when it
+	// does not map the blocked cells onto themselves). A position whose
+	// blocked and covered cells together are symmetric has the symmetry
+	// even so (Position.stabilizer).
+	rectMap [][]int
+	rectSym []int
 }
 
 // NewGeometry builds a board geometry; blocked lists cell indices.
@@ -45,9 +52,16 @@ func NewGeometry(width, height int, blocked []int) (*Geometry, error) {
 			}
 		}
 		if ok {
+			g.rectSym = append(g.rectSym, len(g.Symmetries))
 			g.Symmetries = append(g.Symmetries, t)
 			g.cellMap = append(g.cellMap, m)
+		} else {
+			for i := range m { // the whole map (the check stopped early)
+				m[i] = g.Index(t.ApplyInRect(g.Cell(i), width, height))
+			}
+			g.rectSym = append(g.rectSym, -1)
 		}
+		g.rectMap = append(g.rectMap, m)
 	}
 	return g, nil
 }
@@ -81,13 +95,15 @@ func (g *Geometry) Open() Bits {
 }
 
 // MapBits applies symmetry number s (an index into Symmetries) to a set.
-func (g *Geometry) MapBits(s int, b Bits) Bits {
+func (g *Geometry) MapBits(s int, b Bits) Bits { return mapCells(g.cellMap[s], b) }
+
+func mapCells(m []int, b Bits) Bits {
 	var out Bits
 	for w, word := range b {
 		for word != 0 {
 			i := w*64 + trailingZeros(word)
 			word &= word - 1
-			out.Set(g.cellMap[s][i])
+			out.Set(m[i])
 		}
 	}
 	return out

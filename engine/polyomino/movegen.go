@@ -75,14 +75,17 @@ func (p *Position) MustPass() bool {
 	return p.game.score && !p.hasMove(p.toMove) && p.hasMove(p.toMove.Opponent())
 }
 
-// stabilizer lists the geometry symmetries (indices into
-// Geometry.Symmetries) that map the position onto itself.
-func (p *Position) stabilizer() []int {
+// stabilizer lists, as permutations of the placements, the symmetries of
+// the rectangle that map the position onto itself: its blocked and covered
+// cells together, whether or not the blocked cells alone are symmetric (a
+// '#' on the board and a blocked cell are alike to the play). The
+// identity comes first. Each maps the legal placements onto themselves.
+func (p *Position) stabilizer() [][]int32 {
 	g := p.game
-	var out []int
-	for s := range g.geo.Symmetries {
-		if s == 0 || g.geo.MapBits(s, p.occ) == p.occ {
-			out = append(out, s)
+	var out [][]int32
+	for r, m := range g.geo.rectMap {
+		if r == 0 || mapCells(m, p.occ) == p.occ {
+			out = append(out, g.placementPerm(r))
 		}
 	}
 	return out
@@ -98,8 +101,8 @@ func (p *Position) DistinctUpToSymmetry() int {
 	n := 0
 	for _, i := range list {
 		rep := i
-		for _, s := range stab {
-			rep = min(rep, p.game.symPerm[s][i])
+		for _, perm := range stab {
+			rep = min(rep, perm[i])
 		}
 		if rep == i {
 			n++
@@ -119,8 +122,8 @@ func (p *Position) SymmetryClasses() [][]Move {
 	var reps []int32
 	for _, i := range list {
 		rep := i
-		for _, s := range stab {
-			rep = min(rep, p.game.symPerm[s][i])
+		for _, perm := range stab {
+			rep = min(rep, perm[i])
 		}
 		if _, ok := classes[rep]; !ok {
 			reps = append(reps, rep)

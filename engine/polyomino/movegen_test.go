@@ -30,3 +30,66 @@ func TestKnownMoveCounts(t *testing.T) {
 		t.Logf("%s: %d legal, %d distinct", tt.preset, pos.LegalMoveCount(), pos.DistinctUpToSymmetry())
 	}
 }
+
+// TestSymmetryOfBlockedAndCovered: a blocked cell and a '#' on the board
+// are alike to the play, so the symmetries of a position are those of its
+// blocked and covered cells together, however each is written (the count
+// was 26 with the blocked cells given apart, 15 written as '#').
+func TestSymmetryOfBlockedAndCovered(t *testing.T) {
+	tests := []struct {
+		name             string
+		blocked          []string
+		board, moves     []string
+		pieces           []string
+		order, wantCount int
+		wantDistinct     int
+	}{
+		{"as #", nil, []string{"LLL#", "L..#", "....", "...."}, nil, nil, 4, 26, 15},
+		{"as blocked cells", []string{"d1", "d2"}, []string{"LLL.", "L...", "....", "...."}, nil, nil, 4, 26, 15},
+		{"hands, blocked a3, a move", []string{"a3"}, nil, []string{"Y:b1,a2,b2,b3,b4"}, []string{"F", "I", "L", "N", "P", "T", "V", "W", "Y", "Z"}, 5, 112, 56},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Width: 4, Height: 4, Order: tt.order, Pool: true, Blocked: tt.blocked, Pieces: tt.pieces}
+			if tt.order == 5 {
+				cfg.Width, cfg.Pool = 6, false
+				cfg.Hands = [2][]string{{"L", "N", "T", "W", "Y"}, {"F", "I", "P", "V", "Z"}}
+			}
+			pos, err := NewPosition(cfg, tt.board, tt.moves, DefaultToMove)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, d := len(pos.LegalMoves()), pos.DistinctUpToSymmetry()
+			// (the third: symmetric top to bottom once Y covers b1-b4 and
+			// a2, with a3 blocked)
+			if n != tt.wantCount || d != tt.wantDistinct {
+				t.Errorf("%d moves, %d distinct; want %d, %d", n, d, tt.wantCount, tt.wantDistinct)
+			}
+			// The classes agree with the count, and each class's moves
+			// have one value.
+			classes := pos.SymmetryClasses()
+			if len(classes) != d {
+				t.Errorf("%d classes, %d distinct", len(classes), d)
+			}
+			// Each class's moves have one value, by the plain minimax.
+			for _, c := range classes {
+				var want int
+				for k, m := range c {
+					next, err := pos.Play(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v, ok := plainPosition(next, 1<<24)
+					if !ok {
+						t.Fatalf("%s: plain minimax over its limit", m)
+					}
+					if k == 0 {
+						want = v
+					} else if v != want {
+						t.Errorf("%s: %d, but %s of its class: %d", m, v, c[0], want)
+					}
+				}
+			}
+		})
+	}
+}

@@ -249,8 +249,8 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	k := root.words
 	for _, pi := range idx[side] {
 		rep := pi
-		for _, sy := range stab {
-			rep = min(rep, g.symPerm[sy][pi])
+		for _, perm := range stab {
+			rep = min(rep, perm[pi])
 		}
 		rm, ok := classes[rep]
 		if !ok {
