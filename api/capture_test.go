@@ -34,6 +34,11 @@ func TestCaptureOverHTTP(t *testing.T) {
 	if !e.Proven || e.Result != "win" || e.Outcome != "second_wins" || e.Moves == nil || len(*e.Moves) != e.LegalMoves {
 		t.Errorf("4x4 capture: %+v", e)
 	}
+	// A whole set by name, as the other presets take it.
+	g := analyze(t, r, `{"game":"capture","width":4,"height":4,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1"],"all_moves":true}`)
+	if !g.Proven || g.Result != e.Result || g.Pool == nil || len(*g.Pool) != 4 {
+		t.Errorf("4x4 capture with pieces \"tetrominoes\": %+v", g)
+	}
 	// The board rows give the board's size, as in the other presets.
 	f := analyze(t, r, `{"game":"capture","board":["IIII","....","....","...."],"pieces":"IOTSL","all_moves":true}`)
 	if len(f.Board) != 4 || f.Board[0] != "IIII" || !f.Proven || f.Moves == nil || len(*f.Moves) != f.LegalMoves {
@@ -67,6 +72,7 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		{"piece already placed", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","I:a3,b3,c3,d3,e3"]}`, "moves", "turn 2"},
 		{"hands do not apply", `{"game":"capture","hands":{"first":["F"],"second":["I"]}}`, "hands", "common pool"},
 		{"markers outside capture", `{"game":"pentominoes","markers":{"I":"first"}}`, "markers", "capture"},
+		{"to_move against the turns from the start", `{"game":"capture","width":3,"height":5,"pieces":"TSL","moves":["S:b1,b2,c2,c3","T:b3,b4,c4,b5"],"to_move":"second"}`, "to_move", "first player moves first"},
 		{"board wider than any", `{"game":"capture","board":["` + strings.Repeat(".", 17) + `"]}`, "board", "1 to 16"},
 		{"pool false", `{"game":"capture","pool":false}`, "pool", ""},
 		{"pool of the wrong type", `{"game":"capture","pool":7}`, "pool", ""},

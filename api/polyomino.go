@@ -41,7 +41,8 @@ type PolyominoRequest struct {
 	EndRule string `json:"end_rule" enums:"normal,score" example:"normal"`
 	// Board rows, top row first: '.' empty, '#' blocked or an anonymous
 	// piece, any other character a cell of a placed piece named by shape.
-	// The rows set the board's size unless width or height is given.
+	// The rows set the board's size unless width or height is given. They
+	// show the whole position, neutral pieces included.
 	Board []string `json:"board" example:"........,........,........,........,........,........,........,........"`
 	// Moves from the start (or after the board): <piece>:<cells>, e.g.
 	// ["L:a1,a2,a3,a4,b4"].

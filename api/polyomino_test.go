@@ -171,6 +171,7 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"banned outside the capture variant", `{"banned":["F"]}`, "banned", "capture variant"},
 		{"pool of another type", `{"pool":"yes"}`, "pool", "expected true or false, or in the capture variant an array of piece names, got a string"},
 		{"unknown key in hands", `{"hands":{"first":["F"],"third":["I"]}}`, "hands.third", "known fields: first, second"},
+		{"board without its neutral piece", `{"width":6,"height":6,"pieces":"H09,H10,H12,H15","neutral":["H10:a2,b2,c2,d2,a3,a4"],"hands":{"first":["H09"],"second":["H12","H15"]},"board":["......","......","......","......","......","......"]}`, "board", "lacks the neutral piece H10"},
 		{"neutral piece with too few cells", `{"neutral":["X:a1"]}`, "neutral", "neutral piece X"},
 		{"integer out of range", `{"budget_ms":9223372036854775808}`, "budget_ms", "9223372036854775808 is out of range for an integer"},
 	}

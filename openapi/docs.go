@@ -2513,7 +2513,7 @@ const docTemplate = `{
                     ]
                 },
                 "board": {
-                    "description": "Board rows, top row first: '.' empty, '#' blocked or an anonymous\npiece, any other character a cell of a placed piece named by shape.\nThe rows set the board's size unless width or height is given.",
+                    "description": "Board rows, top row first: '.' empty, '#' blocked or an anonymous\npiece, any other character a cell of a placed piece named by shape.\nThe rows set the board's size unless width or height is given. They\nshow the whole position, neutral pieces included.",
                     "type": "array",
                     "items": {
                         "type": "string"

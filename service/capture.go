@@ -35,10 +35,7 @@ func (q PolyominoQuery) captureConfig() (capture.Config, error) {
 		cfg.Blocked = *q.Blocked
 	}
 	if q.Pieces != nil {
-		cfg.Pieces = splitPieces(*q.Pieces)
-		if order := pieceOrder(cfg.Pieces, cfg.Order); order != 0 {
-			cfg.Order = order
-		}
+		cfg.Order, cfg.Pieces = q.pieces(cfg.Order)
 	}
 	return cfg, nil
 }

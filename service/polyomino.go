@@ -165,6 +165,20 @@ func (q PolyominoQuery) size(width, height int) (int, int, error) {
 	return width, height, nil
 }
 
+// pieces reads the pieces field (which must be given): a whole set by
+// name, as tilings accepts, or a list of names whose order is inferred
+// (else the preset's order).
+func (q PolyominoQuery) pieces(order int) (int, []string) {
+	if o, ok := polyomino.SetOrder(*q.Pieces); ok {
+		return o, nil
+	}
+	list := splitPieces(*q.Pieces)
+	if o := pieceOrder(list, order); len(list) > 0 && o != 0 {
+		order = o
+	}
+	return order, list
+}
+
 // config applies the query's overrides to its preset.
 func (q PolyominoQuery) config() (polyomino.Config, error) {
 	name := q.Game
@@ -182,13 +196,7 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 		cfg.Blocked = *q.Blocked
 	}
 	if q.Pieces != nil {
-		if order, ok := polyomino.SetOrder(*q.Pieces); ok {
-			cfg.Order, cfg.Pieces = order, nil // a whole set by name, as tilings accepts
-		} else if cfg.Pieces = splitPieces(*q.Pieces); len(cfg.Pieces) > 0 {
-			if order := pieceOrder(cfg.Pieces, cfg.Order); order != 0 {
-				cfg.Order = order
-			}
-		}
+		cfg.Order, cfg.Pieces = q.pieces(cfg.Order)
 	}
 	if q.Pool != nil {
 		cfg.Pool = *q.Pool
@@ -640,7 +648,7 @@ func PolyominoInfo() GameInfo {
 		Parameters: []Parameter{
 			{Name: "game", Description: "a preset", Values: []string{"pentominoes", "tetrominoes", "hexominoes", "capture"}, Default: "pentominoes"},
 			{Name: "width, height, blocked, pieces, pool, hands, neutral, seed, end_rule", Description: "overrides of the preset's fields"},
-			{Name: "board", Description: "one string per row, top row first: '.' empty, '#' blocked or covered by an anonymous piece, any other character a cell of a placed piece (cells sharing a character form one piece, named by its shape)"},
+			{Name: "board", Description: "one string per row, top row first: '.' empty, '#' blocked or covered by an anonymous piece, any other character a cell of a placed piece (cells sharing a character form one piece, named by its shape); the rows show the whole position, neutral pieces included"},
 			{Name: "moves", Description: "moves from the start, <piece>:<cells> with cells in reading order, e.g. L:a1,a2,a3,a4,b4 (a1 is the top-left cell); any cell order is accepted"},
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
 			{Name: "budget_ms", Description: "time budget of the answer in milliseconds, capped by the server, not counting a wait for a free solver slot; when the search cannot finish within it, the answer carries the heuristic player's move, chosen within it"},
@@ -652,8 +660,9 @@ func PolyominoInfo() GameInfo {
 			"Deal (hand mode without explicit hands): the pieces not in a given hand or neutral, in set order, are shuffled by Fisher-Yates driven by splitmix64(seed); the first neutral_count become neutral (none when neutral is given, even as []), the rest go alternately to the first and second player. Seed 0 is the default deal.",
 			"Hands: with one hand given (the other absent or empty), the pieces of the game not in it and not neutral make the other hand; with both given and not empty, the game's other pieces are out of the game; two empty hands are a deal.",
 			"A dealt neutral piece is placed before the first move where the centre of its bounding box lies nearest the centre of the board (ties: canonical orientation first, then reading order).",
-			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second.",
-			"Under the score rule with a common pool, the value is that of normal play (the last to place wins), scored 1/0.",
+			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second. Moves are credited from the start (or the board) alternately; a to_move that disagrees then gives the turn to the other player after them.",
+			"Capture variant: with board rows, to_move names the player to move after the turns, and the turns are credited counting back from it; from the empty board the first player moves first, and a to_move that disagrees with the number of turns is refused.",
+			"Under the score rule with a common pool both players can place the same pieces, so when one is stuck the game ends: the final score difference is the difference so far plus 1 for the player who places the last piece (from level scores: a win by one for the player to move when he places last, else a draw); who places last is decided as in normal play.",
 			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move; the position a request starts from counts once) is a draw.",
 			"Capture variant: a placed piece carries no marker until a later placement captures it (3 or more shared unit edges); a capture gives every captured piece the capturer's marker; a removed piece returns to the pool unmarked.",
 			"Capture variant: every turn places a piece (no turn of removals alone); a piece removed on a turn cannot be placed on that same turn, the opponent may place it on his next turn, and the ban never outlives the turn.",

@@ -31,7 +31,9 @@ type Setup struct {
 	// ToMove is the player to move in the resulting position, "first" or
 	// "second". Empty: the first player moves first from the empty board,
 	// and from board rows the first player is to move after an even number
-	// of pieces on the board; then the players alternate.
+	// of pieces on the board; then the players alternate. Given with board
+	// rows, the turns are credited counting back from it; without, it must
+	// agree with the number of turns.
 	ToMove string
 	// Turns are played in order from the start position.
 	Turns []string
@@ -118,6 +120,12 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 		start = second
 	}
 	if side >= 0 {
+		if su.Board == nil && side != first^len(su.Turns)%2 {
+			// From the empty board the first player moves first and the
+			// players alternate (no passes): a different player to move
+			// would credit the turns to the wrong players.
+			return nil, faultf(ErrBadPosition, "player to move %s after %d turns from the start: the first player moves first and the players alternate; give board rows (and markers) to set up another position", playerNames[side], len(su.Turns))
+		}
 		start = side ^ len(su.Turns)%2
 	}
 	s.setToMove(g, start)

@@ -157,6 +157,13 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 		}
 		pos.placed = append(pos.placed, Placed{Piece: piece.Name, Cells: sortedCells(cells), Owner: owner})
 	}
+	// The rows show the whole position: a neutral piece (placed before the
+	// first move) must be among them, or the game would lose it silently.
+	for _, p := range g.start.placed {
+		if q, _ := g.set.Piece(p.Piece); used&(1<<q.Index) == 0 {
+			return nil, faultf(ErrBadBoard, "the board lacks the neutral piece %s (placed before the first move, at %s): board rows show the whole position, neutral pieces included; draw it, or give neutral [] for none", p.Piece, cellList(p.Cells))
+		}
+	}
 	pos.avail[0] &^= used
 	pos.avail[1] &^= used
 	// In a pool the placers of the labelled pieces are unknown; the players
