@@ -30,7 +30,7 @@ type Game struct {
 	// blocked cells onto themselves, the image of each placement (-1 when
 	// it would cover a blocked cell), made on first use.
 	rectPerm []rectPerm
-	start   *Position
+	start    *Position
 	// open is the set of cells that are not blocked.
 	open Bits
 }
