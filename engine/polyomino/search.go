@@ -390,32 +390,34 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 				continue
 			}
 		}
-		if w.twin(g, L, f.ms[:i], m, v) {
-			continue
-		}
-		if r := w.try(g, L, f, v, opp, ply, key, start); r != resLoss {
-			if r == resWin {
-				w.killer2[ply] = w.killer[ply]
-				w.killer[ply] = g.place[v]
-			}
+		if r, settled := w.tryMove(g, L, f, f.ms[:i], m, opp, ply, key, start); settled {
 			return r
 		}
 	}
 	for i, m := range f.later {
-		v := int(uint32(m))
-		if w.twin(g, L, f.later[:i], m, v) {
-			continue
-		}
-		if r := w.try(g, L, f, v, opp, ply, key, start); r != resLoss {
-			if r == resWin {
-				w.killer2[ply] = w.killer[ply]
-				w.killer[ply] = g.place[v]
-			}
+		if r, settled := w.tryMove(g, L, f, f.later[:i], m, opp, ply, key, start); settled {
 			return r
 		}
 	}
 	w.s.tt.store(key, resLoss, boundExact, w.nodes-start)
 	return resLoss
+}
+
+// tryMove searches move m (sort key << 32 | vertex) of the multi-word state
+// L, unless one of the earlier moves leads to the same state (twin), and
+// makes it the killer when it wins. It reports the result and whether it
+// settles the node (a win, or the search stopped).
+func (w *worker) tryMove(g *cgraph, L []uint64, f *frame, earlier []uint64, m uint64, opp, ply int, key ttKey, start int64) (int, bool) {
+	v := int(uint32(m))
+	if w.twin(g, L, earlier, m, v) {
+		return resLoss, false
+	}
+	r := w.try(g, L, f, v, opp, ply, key, start)
+	if r == resWin {
+		w.killer2[ply] = w.killer[ply]
+		w.killer[ply] = g.place[v]
+	}
+	return r, r != resLoss
 }
 
 // try searches move v of the multi-word state L at ply (its table key, the
