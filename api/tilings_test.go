@@ -44,6 +44,7 @@ func TestTilings(t *testing.T) {
 	}{
 		{"6x10", `{"width":10,"height":6,"limit":3}`, 2339, 9356, 4},
 		{"3x20", `{"width":20,"height":3,"limit":3}`, 2, 8, 4},
+		{"4x15 with an empty board list (taken as absent)", `{"width":15,"height":4,"board":[],"limit":3}`, 368, 1472, 4},
 		{"8x8 centre hole as board", `{"board":["........","........","........","...##...","...##...","........","........","........"],"limit":2}`, 65, 520, 8},
 		{"tetromino 4x5 with leftover", `{"width":5,"height":4,"pieces":"tetrominoes","allow_leftover":true}`, 0, 0, 4},
 	}

@@ -258,5 +258,22 @@ func TestAnalyzeJobFromBook(t *testing.T) {
 		if a.Source != service.SourceBook || !a.Proven || len(a.BestMoves) == 0 || q.AllMoves && len(a.Moves) != a.LegalMoves {
 			t.Errorf("%v: source %s proven %v, %d best moves, %d of %d moves", q.Moves, a.Source, a.Proven, len(a.BestMoves), len(a.Moves), a.LegalMoves)
 		}
+		for _, m := range a.Moves {
+			if !m.Proven {
+				t.Fatalf("%v: move %s not proven in a whole answer", q.Moves, m.Move)
+			}
+		}
 	}
+	// The book knows the empty board's value but not every first move's:
+	// with all_moves the job searches each class (it used to answer from
+	// the book with 652 of the 2308 moves unproven).
+	req, _ := json.Marshal(service.PolyominoQuery{AllMoves: true})
+	j, err := jm.Submit(ctx, service.PolyominoAnalyzeJob{}.Name(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Progress.Total != 296 {
+		t.Errorf("all_moves on the empty board: %d units, want one per class (296)", j.Progress.Total)
+	}
+	_, _ = jm.Cancel(ctx, j.ID)
 }

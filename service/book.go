@@ -55,11 +55,20 @@ func bookAnswer(pos *polyomino.Position, allMoves, wait bool) (PolyominoAnswer, 
 // position the opening book answers whole.
 const bookWhole = -2
 
-// bookKnows reports whether the opening book answers pos (with every
-// move's value when allMoves), waiting for the book to load if it must.
+// bookKnows reports whether the opening book answers pos whole: its value,
+// and with allMoves every move's (the book may know a position's value
+// but not each of its moves'), waiting for the book to load if it must.
 func bookKnows(pos *polyomino.Position, allMoves bool) bool {
-	_, ok := bookAnswer(pos, allMoves, true)
-	return ok
+	a, ok := bookAnswer(pos, allMoves, true)
+	if !ok || !allMoves {
+		return ok
+	}
+	for _, m := range a.Moves {
+		if !m.Proven {
+			return false
+		}
+	}
+	return true
 }
 
 // BookJob classifies the moves of a Pentominoes position on the job system,

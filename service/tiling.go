@@ -60,7 +60,9 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 		err    error
 	)
 	switch {
-	case q.Board != nil: // given, even as []
+	case len(q.Board) > 0 || q.Board != nil && q.Width == 0 && q.Height == 0 && len(q.Blocked) == 0:
+		// Board rows; board [] alone is refused as a board without rows,
+		// beside a width and height it is taken as absent.
 		if q.Width != 0 || q.Height != 0 || len(q.Blocked) > 0 {
 			return tiling.Problem{}, Invalid("board", nil, "give the region either as board rows or as width, height and blocked, not both")
 		}

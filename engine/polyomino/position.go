@@ -87,6 +87,7 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 	pos := &Position{game: g, occ: geo.Blocked, avail: g.hands}
 	labels := map[rune][]Cell{}
 	var order []rune
+	var anon Bits // cells written '#
 	for y, row := range rows {
 		r := []rune(row)
 		if len(r) != geo.Width {
@@ -99,6 +100,7 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 			case ch == '.':
 			case ch == '#':
 				pos.occ.Set(i)
+				anon.Set(i)
 			case ch <= ' ' || ch == 0x7f:
 				return nil, faultf(ErrBadBoard, "board row %d: control or space character at cell %s (use '.' for empty)", y+1, c)
 			default:
@@ -158,11 +160,19 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 		pos.placed = append(pos.placed, Placed{Piece: piece.Name, Cells: sortedCells(cells), Owner: owner})
 	}
 	// The rows show the whole position: a neutral piece (placed before the
-	// first move) must be among them, or the game would lose it silently.
+	// first move) must be among them, or the game would lose it silently;
+	// its cells may be written '#' (its identity does not matter to play).
 	for _, p := range g.start.placed {
-		if q, _ := g.set.Piece(p.Piece); used&(1<<q.Index) == 0 {
-			return nil, faultf(ErrBadBoard, "the board lacks the neutral piece %s (placed before the first move, at %s): board rows show the whole position, neutral pieces included; draw it, or give neutral [] for none", p.Piece, cellList(p.Cells))
+		q, _ := g.set.Piece(p.Piece)
+		if used&(1<<q.Index) != 0 {
+			continue
 		}
+		for _, c := range p.Cells {
+			if !anon.Has(geo.Index(c)) {
+				return nil, faultf(ErrBadBoard, "the board lacks the neutral piece %s (placed before the first move, at %s): board rows show the whole position, neutral pieces included; draw it (by its letter or as '#'), or give neutral [] for none", p.Piece, cellList(p.Cells))
+			}
+		}
+		pos.placed = append(pos.placed, p)
 	}
 	pos.avail[0] &^= used
 	pos.avail[1] &^= used

@@ -339,3 +339,36 @@ func FuzzParseBoard(f *testing.F) {
 		}
 	})
 }
+
+// TestBoardWithNeutralPiece: board rows show the whole position; a neutral
+// piece may be drawn by its letter or as '#' on its cells, but not left
+// out (the piece would silently leave the game).
+func TestBoardWithNeutralPiece(t *testing.T) {
+	cfg := Config{Width: 6, Height: 6, Order: 6, Pieces: []string{"H09", "H10", "H12", "H15"},
+		Hands: [2][]string{{"H09"}, {"H12", "H15"}}, Neutral: []string{"H10:a2,b2,c2,d2,a3,a4"}}
+	start, err := NewPosition(cfg, nil, nil, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashed := []string{"......", "####..", "#.....", "#.....", "......", "......"}
+	for _, tt := range []struct {
+		name string
+		rows []string
+		ok   bool
+	}{
+		{"as the server writes it", start.Board(), true},
+		{"as '#'", hashed, true},
+		{"left out", []string{"......", "......", "......", "......", "......", "......"}, false},
+		{"partly '#'", []string{"......", "####..", "#.....", "......", "......", "......"}, false},
+	} {
+		pos, err := NewPosition(cfg, tt.rows, nil, DefaultToMove)
+		switch {
+		case tt.ok && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case !tt.ok && !errors.Is(err, ErrBadBoard):
+			t.Errorf("%s: %v, want ErrBadBoard", tt.name, err)
+		case tt.ok && (len(pos.LegalMoves()) != len(start.LegalMoves()) || pos.ToMove() != start.ToMove()):
+			t.Errorf("%s: %d moves, %s to move; the start has %d, %s", tt.name, len(pos.LegalMoves()), pos.ToMove(), len(start.LegalMoves()), start.ToMove())
+		}
+	}
+}
