@@ -568,7 +568,12 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		}
 		return json.Marshal(a)
 	}
-	child := pos.Children()[u.Index].Position
+	children := pos.Children()
+	if u.Index < 0 || u.Index >= len(children) || len(children[u.Index].Moves) > 0 && children[u.Index].Moves[0].String() != u.Move {
+		// Planned by another version, whose classes differ.
+		return nil, fmt.Errorf("unit %d (%s) is not a class of this position's moves in this version", u.Index, u.Move)
+	}
+	child := children[u.Index].Position
 	if a, ok := bookAnswer(child, false, true); ok {
 		return json.Marshal(a) // a child the book knows: no search
 	}
