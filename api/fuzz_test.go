@@ -52,8 +52,10 @@ func fuzzHandler(f *testing.F, path string, seeds ...string) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
+	// Built before fuzzing: the Teeko tablebase takes longer than the fuzz
+	// engine lets one input run before it calls the worker hung.
+	r := fuzzServer(f)
 	f.Fuzz(func(t *testing.T, body string) {
-		r := fuzzServer(t)
 		w := do(r, "POST", path, "application/json", body)
 		checkAnswer(t, path, body, w.Code, w.Header().Get("Content-Type"))
 		if w.Code == 200 && !json.Valid(w.Body.Bytes()) {
@@ -79,13 +81,16 @@ func FuzzPolyominoAnalyzeHandler(f *testing.F) {
 		`{"width":5,"height":5,"hands":{"first":["F","I"],"second":["L","N"]},"end_rule":"score"}`,
 		`{"board":["AA......","AA......"]}`, `{"game":"hexominoes","seed":7,"budget_ms":1}`, `{"width":0}`, `{"pieces":"H01,O"}`,
 		`{"blocked":["a1","p16"],"to_move":"second"}`, `{"neutral":["X:c2,b3,c3,d3,c4"],"pool":false}`,
-		`{"width":16,"height":16,"budget_ms":1}`, `{"game":"tetrominoes","board":["IIII....","........"],"pieces":"pentominoes"}`)
+		`{"width":16,"height":16,"budget_ms":1}`, `{"game":"tetrominoes","board":["IIII....","........"],"pieces":"pentominoes"}`,
+		`{"width":6,"height":6,"pieces":"H09,H10,H12,H15","neutral":["H10:a2,b2,c2,d2,a3,a4"],"hands":{"first":["H09"],"second":["H12","H15"]},"board":["......","####..","#.....","#.....","......","......"],"budget_ms":1}`,
+		`{"game":"capture","width":4,"height":4,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1"],"to_move":"first","budget_ms":1}`)
 }
 
 func FuzzPolyominoMovesHandler(f *testing.F) {
 	fuzzHandler(f, "/v1/polyomino/moves", `{}`, `{"game":"capture"}`, `{"moves":["I:a1,a2,a3,a4,a5","L:c1,c2,c3,c4,d4"]}`,
 		`{"board":["I.......","I.......","I.......","I.......","I......."]}`,
-		`{"game":"capture","moves":["I:b1,c1,d1,e1,f1","T:c2,d2,e2,d3,d4","X:d5,c6,d6,e6,d7"]}`, `{"game":"capture","width":16,"height":16}`)
+		`{"game":"capture","moves":["I:b1,c1,d1,e1,f1","T:c2,d2,e2,d3,d4","X:d5,c6,d6,e6,d7"]}`, `{"game":"capture","width":16,"height":16}`,
+		`{"game":"tetrominoes","width":4,"height":4,"board":["LLL.","L...","....","...."],"blocked":["d1","d2"]}`)
 }
 
 func FuzzTilingsHandler(f *testing.F) {
