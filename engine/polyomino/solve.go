@@ -2,6 +2,7 @@ package polyomino
 
 import (
 	"context"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -217,6 +218,11 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		all = append(append([]int32(nil), idx[0]...), idx[1]...)
 	}
 	if n := len(all); n*((n+63)/64) > denseLimit {
+		if !g.pool && !g.score && min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1])) <= shallowPieces {
+			// A hand game may still be decided within a few plies (one
+			// piece left against many).
+			return s.solveShallow(pos, idx[side], opts, res)
+		}
 		// The search could not prove anything here within any budget
 		// (the 15 x 15 hexomino opening has about 29,000 placements), and
 		// its root graph alone would take more than 32 MB: the heuristic

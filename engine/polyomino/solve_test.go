@@ -642,3 +642,59 @@ func budgetCheckedOn(t *testing.T, pos *Position) {
 		}
 	}
 }
+
+// TestShallowOnHugeHandGames: a hand game whose root graph is too big to
+// build (16 x 16, the 35 hexominoes) is still proven when it is decided
+// within a few plies: with one piece against 34 the player to move places
+// it and, once the opponent answers, has nothing left (a loss in 2 plies);
+// with 34 against one he wins in 3. It used to answer "unknown" with 0
+// nodes.
+func TestShallowOnHugeHandGames(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		hands [2][]string
+		want  Outcome
+	}{
+		{"one piece against 34", [2][]string{{"H01"}, nil}, Loss},
+		{"34 against one", [2][]string{nil, {"H01"}}, Win},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Width: 16, Height: 16, Order: 6, Hands: tt.hands, EndRule: NormalPlay}
+			pos, err := NewPosition(cfg, nil, nil, First)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Solve(t.Context(), pos, Options{AllMoves: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Proven || res.Outcome != tt.want || res.Nodes == 0 || len(res.Moves) != res.LegalMoves {
+				t.Fatalf("proven %v %s, %d nodes, %d of %d moves listed", res.Proven, res.Outcome, res.Nodes, len(res.Moves), res.LegalMoves)
+			}
+			if tt.want == Loss && (!res.BestComplete || len(res.BestMoves) != res.LegalMoves) {
+				t.Errorf("a loss: %d best moves of %d, complete %v", len(res.BestMoves), res.LegalMoves, res.BestComplete)
+			}
+			for _, mr := range res.Moves {
+				if mr.Proven && tt.want == Win && mr.Outcome == Win {
+					return
+				}
+			}
+			if tt.want == Win {
+				t.Errorf("no move listed as a proven win")
+			}
+		})
+	}
+	// Two pieces each: if the deadline stops the shallow search before it
+	// decides, the heuristic player answers.
+	cfg := Config{Width: 16, Height: 16, Order: 6, Hands: [2][]string{{"H01", "H02"}, {"H03", "H04"}}, EndRule: NormalPlay}
+	pos, err := NewPosition(cfg, nil, nil, First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	res, err := Solve(ctx, pos, Options{})
+	if err != nil || res.Proven && res.Outcome == OutcomeUnknown || !res.Proven && (!res.Heuristic || len(res.BestMoves) != 1) {
+		t.Errorf("two pieces each: %v, proven %v %s, heuristic %v, %d best moves", err, res.Proven, res.Outcome, res.Heuristic, len(res.BestMoves))
+	}
+}
