@@ -27,8 +27,9 @@ type PolyominoRequest struct {
 	// default the preset's whole set.
 	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
 	// True for a common pool, false for hands. For the capture variant,
-	// the list of pieces in the pool (default: every piece not on the
-	// board).
+	// the list of pieces in the pool of the position given by board (or
+	// the start), before the moves are played (default: every piece not
+	// on the board).
 	Pool *PoolField `json:"pool" swaggertype:"boolean" example:"true"`
 	// Each player's pieces (implies pool false).
 	Hands *service.Hands `json:"hands"`

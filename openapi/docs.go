@@ -2598,7 +2598,7 @@ const docTemplate = `{
                     "example": "FILNPTUVWXYZ"
                 },
                 "pool": {
-                    "description": "True for a common pool, false for hands. For the capture variant,\nthe list of pieces in the pool (default: every piece not on the\nboard).",
+                    "description": "True for a common pool, false for hands. For the capture variant,\nthe list of pieces in the pool of the position given by board (or\nthe start), before the moves are played (default: every piece not\non the board).",
                     "type": "boolean",
                     "example": true
                 },
