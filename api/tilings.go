@@ -64,7 +64,7 @@ type TilingsResponse struct {
 // tilings godoc
 //
 //	@Summary		Count and list tilings
-//	@Description	Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless `multiset`), in total (`count_all`) and distinct up to the symmetries of the region (`count`), and lists up to `limit` of them. A search that runs out of budget answers with `complete: false` and the counts so far; use POST /v1/jobs with type `polyomino.tilings` for long counts. Solutions are printed with the piece letters (hexominoes: see the piece sets in /v1/games).
+//	@Description	Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless `multiset`), in total (`count_all`) and distinct up to the symmetries of the region (`count`), and lists up to `limit` of them. A search that runs out of budget answers with `complete: false` and the counts so far; use POST /v1/jobs with type `polyomino.tilings` for long counts. Solutions are printed with the piece letters (hexominoes: the symbol of each piece in the piece sets of /v1/games, 1..9 then A..Z; `placements` tells repeated pieces apart).
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json,application/problem+json

@@ -1369,7 +1369,7 @@ const docTemplate = `{
         },
         "/v1/polyomino/tilings": {
             "post": {
-                "description": "Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless ` + "`" + `multiset` + "`" + `), in total (` + "`" + `count_all` + "`" + `) and distinct up to the symmetries of the region (` + "`" + `count` + "`" + `), and lists up to ` + "`" + `limit` + "`" + ` of them. A search that runs out of budget answers with ` + "`" + `complete: false` + "`" + ` and the counts so far; use POST /v1/jobs with type ` + "`" + `polyomino.tilings` + "`" + ` for long counts. Solutions are printed with the piece letters (hexominoes: see the piece sets in /v1/games).",
+                "description": "Counts every way to cover the open cells of a region exactly once with the given pieces (each once unless ` + "`" + `multiset` + "`" + `), in total (` + "`" + `count_all` + "`" + `) and distinct up to the symmetries of the region (` + "`" + `count` + "`" + `), and lists up to ` + "`" + `limit` + "`" + ` of them. A search that runs out of budget answers with ` + "`" + `complete: false` + "`" + ` and the counts so far; use POST /v1/jobs with type ` + "`" + `polyomino.tilings` + "`" + ` for long counts. Solutions are printed with the piece letters (hexominoes: the symbol of each piece in the piece sets of /v1/games, 1..9 then A..Z; ` + "`" + `placements` + "`" + ` tells repeated pieces apart).",
                 "consumes": [
                     "application/json"
                 ],
@@ -3560,6 +3560,11 @@ const docTemplate = `{
                         "X.",
                         "XX"
                     ]
+                },
+                "symbol": {
+                    "description": "The character that stands for the piece in the rows of a tiling's\nsolutions: the name of a tetromino or pentomino, and for H01..H35\none base-36 digit, 1..9 then A..Z.",
+                    "type": "string",
+                    "example": "L"
                 }
             }
         },

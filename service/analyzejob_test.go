@@ -277,3 +277,25 @@ func TestAnalyzeJobFromBook(t *testing.T) {
 	}
 	_, _ = jm.Cancel(ctx, j.ID)
 }
+
+// TestPieceSetsInCatalogue: the catalogue lists 5, 12 and 35 pieces with
+// their pictures and the symbols the tilings' solution rows use (H10 is A).
+func TestPieceSetsInCatalogue(t *testing.T) {
+	info := service.PolyominoInfo()
+	want := map[int]int{4: 5, 5: 12, 6: 35}
+	for _, ps := range info.PieceSets {
+		if len(ps.Pieces) != want[ps.Order] {
+			t.Errorf("order %d: %d pieces", ps.Order, len(ps.Pieces))
+		}
+		seen := map[string]bool{}
+		for _, p := range ps.Pieces {
+			if len(p.Symbol) != 1 || seen[p.Symbol] || len(p.Picture) == 0 {
+				t.Errorf("%s: symbol %q (seen %v), %d picture rows", p.Name, p.Symbol, seen[p.Symbol], len(p.Picture))
+			}
+			seen[p.Symbol] = true
+			if p.Name == "H10" && p.Symbol != "A" || p.Name == "L" && p.Symbol != "L" {
+				t.Errorf("%s: symbol %q", p.Name, p.Symbol)
+			}
+		}
+	}
+}

@@ -52,6 +52,10 @@ type PieceInfo struct {
 	Name         string   `json:"name" example:"L"`
 	Orientations int      `json:"orientations" example:"8"`
 	Picture      []string `json:"picture" example:"X.,X.,X.,XX"`
+	// The character that stands for the piece in the rows of a tiling's
+	// solutions: the name of a tetromino or pentomino, and for H01..H35
+	// one base-36 digit, 1..9 then A..Z.
+	Symbol string `json:"symbol" example:"L"`
 }
 
 // Catalogue holds the games engines registered at start.

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
+	"github.com/gamesolver/gamesolver/engine/tiling"
 )
 
 // Polyomino analyzes positions of the polyomino placement games.
@@ -698,9 +699,17 @@ func PolyominoInfo() GameInfo {
 		if err != nil {
 			continue
 		}
+		set, err := polyomino.Pieces(order)
+		if err != nil {
+			continue
+		}
 		ps := PieceSet{Order: order, Name: map[int]string{4: "tetrominoes", 5: "pentominoes", 6: "hexominoes"}[order]}
 		for _, pi := range list {
-			ps.Pieces = append(ps.Pieces, PieceInfo{Name: pi.Name, Orientations: pi.Orientations, Picture: pi.Picture})
+			info := PieceInfo{Name: pi.Name, Orientations: pi.Orientations, Picture: pi.Picture}
+			if p, ok := set.Piece(pi.Name); ok {
+				info.Symbol = string(tiling.Symbol(p))
+			}
+			ps.Pieces = append(ps.Pieces, info)
 		}
 		info.PieceSets = append(info.PieceSets, ps)
 	}

@@ -131,9 +131,9 @@ func inferOrder(names []string) (int, error) {
 			hexo = n
 		case n == "O" || n == "S":
 			tetroOnly = n
-		case n != "I" && n != "L" && n != "T":
+		case len(n) == 1 && strings.Contains("FNPUVWXYZ", n):
 			pentoOnly = n
-		}
+		} // a name of no piece (E) decides nothing: the lookup names it
 	}
 	letter := tetroOnly
 	if letter == "" {

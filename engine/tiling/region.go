@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
@@ -59,25 +60,27 @@ func ParseBoard(rows []string) (Region, error) {
 	if len(rows) == 0 {
 		return Region{}, fmt.Errorf("%w: the board has no rows", ErrBadRegion)
 	}
-	width := len(rows[0])
+	width := utf8.RuneCountInString(rows[0]) // cells are characters, not bytes
 	r, err := newRegion(width, len(rows))
 	if err != nil {
 		return Region{}, err
 	}
 	for y, row := range rows {
-		if len(row) != width {
+		if n := utf8.RuneCountInString(row); n != width {
 			return Region{}, fmt.Errorf("%w: board row %d has %d cells, expected %d like row 1",
-				ErrBadRegion, y+1, len(row), width)
+				ErrBadRegion, y+1, n, width)
 		}
-		for x := 0; x < len(row); x++ {
-			switch row[x] {
+		x := 0
+		for _, ch := range row {
+			switch ch {
 			case '.':
 			case '#':
 				r.block(x, y)
 			default:
 				return Region{}, fmt.Errorf("%w: board row %d, cell %s: character %q (expected '.' for open or '#' for blocked)",
-					ErrBadRegion, y+1, cellName(x, y), rune(row[x]))
+					ErrBadRegion, y+1, cellName(x, y), ch)
 			}
+			x++
 		}
 	}
 	return r, nil
