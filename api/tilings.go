@@ -41,7 +41,9 @@ type TilingsRequest struct {
 
 // TilingsResponse counts the tilings.
 type TilingsResponse struct {
-	// Tilings distinct up to the symmetries of the region.
+	// Tilings distinct up to the symmetries of the region (the rotations
+	// and reflections mapping its open cells onto themselves, wherever
+	// they lie in the rectangle).
 	Count int64 `json:"count" example:"2339"`
 	// Every tiling, symmetric images counted separately.
 	CountAll int64 `json:"count_all" example:"9356"`

@@ -3257,7 +3257,7 @@ const docTemplate = `{
                     "example": true
                 },
                 "count": {
-                    "description": "Tilings distinct up to the symmetries of the region.",
+                    "description": "Tilings distinct up to the symmetries of the region (the rotations\nand reflections mapping its open cells onto themselves, wherever\nthey lie in the rectangle).",
                     "type": "integer",
                     "example": 2339
                 },

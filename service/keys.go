@@ -5,8 +5,8 @@ import "github.com/gamesolver/gamesolver/service/cache"
 // engineVersion changes whenever an engine's answers may change; it is part
 // of every cache key, so a new engine never reads an old one's answers.
 var engineVersion = map[string]string{
-	"tiling":    "t1",
-	"polyomino": "p1",
+	"tiling":    "t2", // t2: the region's own symmetries (2026-11-24)
+	"polyomino": "p2", // p2: symmetries of blocked and covered cells together, shallow hand search (2026-11-24)
 }
 
 func cacheKey(game, variant, position string) string {

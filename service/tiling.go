@@ -233,7 +233,7 @@ func TilingInfo() GameInfo {
 			{Name: "budget_ms", Description: "search budget in milliseconds, capped by the server"},
 		},
 		Notes: []string{
-			"count is the number of tilings distinct up to the symmetries of the region that also map its blocked cells onto themselves (Burnside-exact: symmetric tilings are counted once).",
+			"count is the number of tilings distinct up to the symmetries of the region: the rotations and reflections of its open cells onto themselves, wherever they lie in the rectangle (a 5 x 5 square beside a blocked column has 8); Burnside-exact: symmetric tilings are counted once.",
 		},
 	}
 }

@@ -163,19 +163,41 @@ func mapCell(t int, c polyomino.Cell, w, h int) polyomino.Cell {
 	return c
 }
 
-// rectSymmetries are the symmetries (as mapCell numbers) of a w x h
-// rectangle that map the region's open cells onto open cells.
+// box is the bounding box of the region's open cells, found here by a
+// plain scan: its corner and size.
+func box(r Region) (x0, y0, w, h int) {
+	x0, y0, x1, y1 := r.Width(), r.Height(), -1, -1
+	for y := 0; y < r.Height(); y++ {
+		for x := 0; x < r.Width(); x++ {
+			if r.Open(x, y) {
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+			}
+		}
+	}
+	return x0, y0, x1 - x0 + 1, y1 - y0 + 1
+}
+
+// mapInRegion applies symmetry t of the box of the region's open cells.
+func mapInRegion(t int, c polyomino.Cell, r Region) polyomino.Cell {
+	x0, y0, w, h := box(r)
+	d := mapCell(t, polyomino.Cell{X: c.X - x0, Y: c.Y - y0}, w, h)
+	return polyomino.Cell{X: d.X + x0, Y: d.Y + y0}
+}
+
+// regionSymmetries are the symmetries (as mapCell numbers) of the bounding
+// box of the region's open cells that map them onto open cells: the
+// region's own symmetries, wherever it lies in its rectangle.
 func regionSymmetries(r Region) []int {
 	var out []int
-	w, h := r.Width(), r.Height()
+	x0, y0, w, h := box(r)
 	for t := range 8 {
 		if t%2 == 1 && w != h {
 			continue
 		}
 		ok := true
-		for y := 0; y < h && ok; y++ {
-			for x := 0; x < w; x++ {
-				c := mapCell(t, polyomino.Cell{X: x, Y: y}, w, h)
+		for y := y0; y < y0+h && ok; y++ {
+			for x := x0; x < x0+w; x++ {
+				c := mapInRegion(t, polyomino.Cell{X: x, Y: y}, r)
 				if r.Open(x, y) != r.Open(c.X, c.Y) {
 					ok = false
 					break
@@ -198,7 +220,7 @@ func classKey(r Region, key string) (class string, stab int) {
 		for _, p := range parseKey(key) {
 			q := Placement{Piece: p.Piece}
 			for _, c := range p.Cells {
-				q.Cells = append(q.Cells, mapCell(t, c, r.Width(), r.Height()))
+				q.Cells = append(q.Cells, mapInRegion(t, c, r))
 			}
 			img = append(img, q)
 		}

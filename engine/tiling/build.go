@@ -271,9 +271,10 @@ func (c *compiled) buildImages() {
 	c.image = make([][]int32, len(c.syms))
 	mapped := make([]int16, 0, 8)
 	cellMap := make([]int16, c.n)
+	x0, y0, w, h := c.region.openBox()
 	for g, t := range c.syms {
 		for i, xy := range c.cellXY {
-			xy = t.ApplyInRect(xy, c.region.width, c.region.height)
+			xy = mapInBox(t, xy, x0, y0, w, h)
 			cellMap[i] = int16(c.index(xy.X, xy.Y))
 		}
 		c.image[g] = make([]int32, len(c.placements))

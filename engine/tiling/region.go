@@ -163,13 +163,19 @@ func (r Region) Rows() []string {
 // String is the rows joined by '/'.
 func (r Region) String() string { return strings.Join(r.Rows(), "/") }
 
-// Symmetries returns the symmetries of the region: the symmetries of its
-// rectangle (8 for a square, 4 otherwise) that also map the open cells onto
-// the open cells. The identity comes first. Tilings that one of them maps
-// onto each other count once in Result.Count.
+// Symmetries returns the symmetries of the region: the symmetries of the
+// bounding box of its open cells (8 for a square, 4 otherwise) that map
+// the open cells onto themselves, wherever the box lies in the rectangle
+// (a 5 x 5 square of open cells beside a blocked column has all 8). The
+// identity comes first. Tilings that one of them maps onto each other count
+// once in Result.Count.
 func (r Region) Symmetries() []polyomino.Transform {
+	_, _, w, h := r.openBox()
+	if w == 0 {
+		return []polyomino.Transform{polyomino.RectSymmetries(1, 1)[0]}
+	}
 	var out []polyomino.Transform
-	for _, t := range polyomino.RectSymmetries(r.width, r.height) {
+	for _, t := range polyomino.RectSymmetries(w, h) {
 		if r.invariant(t) {
 			out = append(out, t)
 		}
@@ -177,10 +183,35 @@ func (r Region) Symmetries() []polyomino.Transform {
 	return out
 }
 
-func (r Region) invariant(t polyomino.Transform) bool {
+// openBox is the bounding box of the open cells: its top-left corner and
+// size (0 x 0 when no cell is open).
+func (r Region) openBox() (x0, y0, w, h int) {
+	x0, y0, x1, y1 := r.width, r.height, -1, -1
 	for y := 0; y < r.height; y++ {
 		for x := 0; x < r.width; x++ {
-			c := t.ApplyInRect(polyomino.Cell{X: x, Y: y}, r.width, r.height)
+			if r.Open(x, y) {
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+			}
+		}
+	}
+	if x1 < 0 {
+		return 0, 0, 0, 0
+	}
+	return x0, y0, x1 - x0 + 1, y1 - y0 + 1
+}
+
+// mapInBox applies symmetry t of a region whose open cells' bounding box
+// is (x0, y0, w, h) to a cell of that box.
+func mapInBox(t polyomino.Transform, c polyomino.Cell, x0, y0, w, h int) polyomino.Cell {
+	d := t.ApplyInRect(polyomino.Cell{X: c.X - x0, Y: c.Y - y0}, w, h)
+	return polyomino.Cell{X: d.X + x0, Y: d.Y + y0}
+}
+
+func (r Region) invariant(t polyomino.Transform) bool {
+	x0, y0, w, h := r.openBox()
+	for y := y0; y < y0+h; y++ {
+		for x := x0; x < x0+w; x++ {
+			c := mapInBox(t, polyomino.Cell{X: x, Y: y}, x0, y0, w, h)
 			if r.Open(x, y) != r.Open(c.X, c.Y) {
 				return false
 			}

@@ -648,3 +648,30 @@ func TestPlacementString(t *testing.T) {
 		t.Errorf("got %s", p)
 	}
 }
+
+// TestSymmetriesOfOpenCells: a region's symmetries are those of its open
+// cells wherever they lie in the rectangle: a 5 x 5 square beside a
+// blocked column has the square's 8 (it had the rectangle's 2).
+func TestSymmetriesOfOpenCells(t *testing.T) {
+	square, err := ParseBoard([]string{".....", ".....", ".....", ".....", "....."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside, err := ParseBoard([]string{"#.....", "#.....", "#.....", "#.....", "#....."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces := mustPieces(t, "TWPYL", 5)
+	a, err := Solve(context.Background(), Problem{Region: square, Pieces: pieces}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Solve(context.Background(), Problem{Region: beside, Pieces: pieces}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(beside.Symmetries()) != 8 || b.Symmetries != 8 || b.Count != a.Count || b.CountAll != a.CountAll || a.CountAll == 0 {
+		t.Errorf("beside a blocked column: %d symmetries, %d / %d tilings; the square alone: %d, %d / %d",
+			b.Symmetries, b.Count, b.CountAll, a.Symmetries, a.Count, a.CountAll)
+	}
+}
