@@ -39,6 +39,11 @@ func TestCaptureOverHTTP(t *testing.T) {
 	if !g.Proven || g.Result != e.Result || g.Pool == nil || len(*g.Pool) != 4 {
 		t.Errorf("4x4 capture with pieces \"tetrominoes\": %+v", g)
 	}
+	// order 4 makes I, L and T tetrominoes (else the preset's pentominoes).
+	o := analyze(t, r, `{"game":"capture","width":4,"height":4,"order":4,"pieces":"ILT","all_moves":true}`)
+	if !o.Proven || o.Pool == nil || joined(o.Pool) != "ITL" || o.LegalMoves != 8+48+24 {
+		t.Errorf("4x4 capture with order 4, pieces ILT: %+v", o)
+	}
 	// The board rows give the board's size, as in the other presets.
 	f := analyze(t, r, `{"game":"capture","board":["IIII","....","....","...."],"pieces":"IOTSL","all_moves":true}`)
 	if len(f.Board) != 4 || f.Board[0] != "IIII" || !f.Proven || f.Moves == nil || len(*f.Moves) != f.LegalMoves {

@@ -83,7 +83,8 @@ func FuzzPolyominoAnalyzeHandler(f *testing.F) {
 		`{"blocked":["a1","p16"],"to_move":"second"}`, `{"neutral":["X:c2,b3,c3,d3,c4"],"pool":false}`,
 		`{"width":16,"height":16,"budget_ms":1}`, `{"game":"tetrominoes","board":["IIII....","........"],"pieces":"pentominoes"}`,
 		`{"width":6,"height":6,"pieces":"H09,H10,H12,H15","neutral":["H10:a2,b2,c2,d2,a3,a4"],"hands":{"first":["H09"],"second":["H12","H15"]},"board":["......","####..","#.....","#.....","......","......"],"budget_ms":1}`,
-		`{"game":"capture","width":4,"height":4,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1"],"to_move":"first","budget_ms":1}`)
+		`{"game":"capture","width":4,"height":4,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1"],"to_move":"first","budget_ms":1}`,
+		`{"game":"capture","width":4,"height":4,"order":4,"pieces":"ILT","budget_ms":1}`, `{"order":6,"width":6,"height":6,"budget_ms":1}`)
 }
 
 func FuzzPolyominoMovesHandler(f *testing.F) {

@@ -26,6 +26,13 @@ type PolyominoRequest struct {
 	// ("H01,H02"), or a whole set (tetrominoes, pentominoes, hexominoes);
 	// default the preset's whole set.
 	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
+	// Order of the pieces: 4 (tetrominoes), 5 (pentominoes) or 6
+	// (hexominoes). Needed only for names of two orders: I, L and T are
+	// tetrominoes and pentominoes, and a list of them alone means the
+	// preset's order (e.g. capture, order 4, pieces "ILT": the three
+	// tetrominoes). Without pieces, the whole set of that order. Default:
+	// inferred from the names (hexomino names, O or S), else the preset's.
+	Order *int `json:"order" example:"5"`
 	// True for a common pool, false for hands. For the capture variant,
 	// the list of pieces in the pool of the position given by board (or
 	// the start), before the moves are played (default: every piece not
@@ -222,7 +229,7 @@ func (h *handlers) polyominoAnalyze(c *gin.Context) {
 
 func fromPolyominoRequest(r PolyominoRequest) service.PolyominoQuery {
 	q := service.PolyominoQuery{
-		Game: r.Game, Width: r.Width, Height: r.Height, Blocked: r.Blocked, Pieces: r.Pieces,
+		Game: r.Game, Width: r.Width, Height: r.Height, Blocked: r.Blocked, Pieces: r.Pieces, Order: r.Order,
 		Hands: r.Hands, Neutral: r.Neutral, Seed: r.Seed, EndRule: r.EndRule, Board: r.Board, Moves: r.Moves,
 		ToMove: r.ToMove, BudgetMs: r.BudgetMs, AllMoves: r.AllMoves, Background: r.Background,
 		Markers: r.Markers, Banned: r.Banned,

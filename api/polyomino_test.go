@@ -174,6 +174,10 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"board without its neutral piece", `{"width":6,"height":6,"pieces":"H09,H10,H12,H15","neutral":["H10:a2,b2,c2,d2,a3,a4"],"hands":{"first":["H09"],"second":["H12","H15"]},"board":["......","......","......","......","......","......"]}`, "board", "lacks the neutral piece H10"},
 		{"neutral piece with too few cells", `{"neutral":["X:a1"]}`, "neutral", "neutral piece X"},
 		{"integer out of range", `{"budget_ms":9223372036854775808}`, "budget_ms", "9223372036854775808 is out of range for an integer"},
+		{"order out of range", `{"order":7}`, "order", "expected 4 (tetrominoes)"},
+		{"order against a set name", `{"order":4,"pieces":"pentominoes"}`, "order", "of order 5"},
+		{"names not of the order", `{"order":4,"pieces":"FIL"}`, "pieces", "F"},
+		{"capture order out of range", `{"game":"capture","order":3}`, "order", "expected 4"},
 	}
 	// The pieces left: the pool's, or each hand's.
 	if a := analyze(t, r, `{"game":"pentominoes","moves":["L:c5,d5,e5,f5,c6"]}`); a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "FINPTUVWXYZ" || a.PiecesLeft.First != nil {
@@ -185,6 +189,14 @@ func TestPolyominoBadInput(t *testing.T) {
 	// A whole set by name.
 	if a := analyze(t, r, `{"game":"pentominoes","width":5,"height":5,"pieces":"tetrominoes","budget_ms":2000}`); !a.Proven || a.LegalMoves == 0 {
 		t.Errorf("pieces by set name: %+v", a)
+	}
+	// order picks the tetrominoes among names of two orders (I, L, T),
+	// and alone gives its whole set.
+	if a := analyze(t, r, `{"game":"pentominoes","width":4,"height":4,"order":4,"pieces":"ILT","budget_ms":2000}`); !a.Proven || a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "ITL" || a.LegalMoves != 8+48+24 {
+		t.Errorf("order 4 with pieces ILT: %+v", a)
+	}
+	if a := analyze(t, r, `{"game":"pentominoes","width":5,"height":5,"order":4,"budget_ms":2000}`); !a.Proven || a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "IOTSL" {
+		t.Errorf("order 4 alone: %+v", a.PiecesLeft)
 	}
 	// The board's rows set its size: 8 x 8 tetrominoes.
 	a := analyze(t, r, `{"game":"tetrominoes","board":["IIII....","........","........","........","........","........","........","........"],"budget_ms":100}`)

@@ -2592,6 +2592,11 @@ const docTemplate = `{
                         "type": "string"
                     }
                 },
+                "order": {
+                    "description": "Order of the pieces: 4 (tetrominoes), 5 (pentominoes) or 6\n(hexominoes). Needed only for names of two orders: I, L and T are\ntetrominoes and pentominoes, and a list of them alone means the\npreset's order (e.g. capture, order 4, pieces \"ILT\": the three\ntetrominoes). Without pieces, the whole set of that order. Default:\ninferred from the names (hexomino names, O or S), else the preset's.",
+                    "type": "integer",
+                    "example": 5
+                },
                 "pieces": {
                     "description": "Pieces in play: names run together (\"FILNP\") or comma separated\n(\"H01,H02\"), or a whole set (tetrominoes, pentominoes, hexominoes);\ndefault the preset's whole set.",
                     "type": "string",

@@ -34,8 +34,10 @@ func (q PolyominoQuery) captureConfig() (capture.Config, error) {
 	if q.Blocked != nil {
 		cfg.Blocked = *q.Blocked
 	}
-	if q.Pieces != nil {
-		cfg.Order, cfg.Pieces = q.pieces(cfg.Order)
+	if q.Pieces != nil || q.Order != nil {
+		if cfg.Order, cfg.Pieces, err = q.pieces(cfg.Order); err != nil {
+			return cfg, err
+		}
 	}
 	return cfg, nil
 }

@@ -62,6 +62,7 @@ type PolyominoQuery struct {
 	Height  *int      `json:"height,omitempty"`
 	Blocked *[]string `json:"blocked,omitempty"`
 	Pieces  *string   `json:"pieces,omitempty"`
+	Order   *int      `json:"order,omitempty"`
 	Pool    *bool     `json:"pool,omitempty"`
 	Hands   *Hands    `json:"hands,omitempty"`
 	Neutral *[]string `json:"neutral,omitempty"`
@@ -166,18 +167,35 @@ func (q PolyominoQuery) size(width, height int) (int, int, error) {
 	return width, height, nil
 }
 
-// pieces reads the pieces field (which must be given): a whole set by
-// name, as tilings accepts, or a list of names whose order is inferred
-// (else the preset's order).
-func (q PolyominoQuery) pieces(order int) (int, []string) {
+// pieces reads the pieces and order fields: a whole set by name, as
+// tilings accepts, or a list of names of the given order, else of the
+// order the names imply (else the preset's); order alone is its whole set.
+func (q PolyominoQuery) pieces(order int) (int, []string, error) {
+	if q.Order != nil {
+		if o := *q.Order; o < 4 || o > 6 {
+			return order, nil, Invalid("order", nil, "order %d: expected 4 (tetrominoes), 5 (pentominoes) or 6 (hexominoes)", o)
+		}
+	}
+	if q.Pieces == nil {
+		if q.Order != nil {
+			return *q.Order, nil, nil
+		}
+		return order, nil, nil
+	}
 	if o, ok := polyomino.SetOrder(*q.Pieces); ok {
-		return o, nil
+		if q.Order != nil && *q.Order != o {
+			return order, nil, Invalid("order", nil, "order %d, but pieces %q are of order %d", *q.Order, *q.Pieces, o)
+		}
+		return o, nil, nil
 	}
 	list := splitPieces(*q.Pieces)
+	if q.Order != nil {
+		return *q.Order, list, nil
+	}
 	if o := pieceOrder(list, order); len(list) > 0 && o != 0 {
 		order = o
 	}
-	return order, list
+	return order, list, nil
 }
 
 // config applies the query's overrides to its preset.
@@ -196,8 +214,10 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if q.Blocked != nil {
 		cfg.Blocked = *q.Blocked
 	}
-	if q.Pieces != nil {
-		cfg.Order, cfg.Pieces = q.pieces(cfg.Order)
+	if q.Pieces != nil || q.Order != nil {
+		if cfg.Order, cfg.Pieces, err = q.pieces(cfg.Order); err != nil {
+			return cfg, err
+		}
 	}
 	if q.Pool != nil {
 		cfg.Pool = *q.Pool
@@ -653,7 +673,7 @@ func PolyominoInfo() GameInfo {
 		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/jobs (type polyomino.analyze)"},
 		Parameters: []Parameter{
 			{Name: "game", Description: "a preset", Values: []string{"pentominoes", "tetrominoes", "hexominoes", "capture"}, Default: "pentominoes"},
-			{Name: "width, height, blocked, pieces, pool, hands, neutral, seed, end_rule", Description: "overrides of the preset's fields"},
+			{Name: "width, height, blocked, pieces, order, pool, hands, neutral, seed, end_rule", Description: "overrides of the preset's fields (order: 4, 5 or 6, for piece names of two orders: I, L, T)"},
 			{Name: "board", Description: "one string per row, top row first: '.' empty, '#' blocked or covered by an anonymous piece, any other character a cell of a placed piece (cells sharing a character form one piece, named by its shape); the rows show the whole position, neutral pieces included"},
 			{Name: "moves", Description: "moves from the start, <piece>:<cells> with cells in reading order, e.g. L:a1,a2,a3,a4,b4 (a1 is the top-left cell); any cell order is accepted"},
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
