@@ -70,7 +70,10 @@ type PolyominoRequest struct {
 	// for the position share the job while it is queued or running (per
 	// server process); a capture position is one unit searched for the
 	// job's time limit. When the server requires API keys for jobs, a
-	// request with background needs one too (X-API-Key), else 401.
+	// request with background needs one too (X-API-Key), else 401. A
+	// position beyond the search, where neither it nor any position after
+	// a move is searched (the hexomino opening), gets no job: job_error
+	// says so.
 	Background bool `json:"background" example:"false"`
 	// Capture variant: piece on the board -> first or second; pieces not
 	// listed are unmarked.
@@ -176,8 +179,9 @@ type PolyominoAnalysis struct {
 	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`
-	// With background, when the job could not be queued (the jobs store
-	// cannot be reached): why; the answer stands, without a job.
+	// With background, when no job was queued: why (the jobs store
+	// cannot be reached, or the position is beyond the search); the
+	// answer stands, without a job.
 	JobError string `json:"job_error,omitempty" example:"jobs store unavailable: could not store the job"`
 	// Capture variant: every marked piece on the board -> first or
 	// second; an empty object when none.

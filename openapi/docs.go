@@ -2304,7 +2304,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.JobLink"
                 },
                 "job_error": {
-                    "description": "With background, when the job could not be queued (the jobs store\ncannot be reached): why; the answer stands, without a job.",
+                    "description": "With background, when no job was queued: why (the jobs store\ncannot be reached, or the position is beyond the search); the\nanswer stands, without a job.",
                     "type": "string",
                     "example": "jobs store unavailable: could not store the job"
                 },
@@ -2485,7 +2485,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "background": {
-                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; repeated requests\nfor the position share the job while it is queued or running (per\nserver process); a capture position is one unit searched for the\njob's time limit. When the server requires API keys for jobs, a\nrequest with background needs one too (X-API-Key), else 401.",
+                    "description": "When not proven within the budget, continue as a job\n(type polyomino.analyze) and answer with its link; repeated requests\nfor the position share the job while it is queued or running (per\nserver process); a capture position is one unit searched for the\njob's time limit. When the server requires API keys for jobs, a\nrequest with background needs one too (X-API-Key), else 401. A\nposition beyond the search, where neither it nor any position after\na move is searched (the hexomino opening), gets no job: job_error\nsays so.",
                     "type": "boolean",
                     "example": false
                 },
@@ -3480,6 +3480,13 @@ const docTemplate = `{
                     "items": {
                         "$ref": "#/definitions/service.PresetInfo"
                     }
+                },
+                "variants": {
+                    "description": "The forms of the game, each with the request fields that select it.",
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/service.Variant"
+                    }
                 }
             }
         },
@@ -3660,6 +3667,28 @@ const docTemplate = `{
                 "ready": {
                     "type": "boolean",
                     "example": true
+                }
+            }
+        },
+        "service.Variant": {
+            "type": "object",
+            "properties": {
+                "description": {
+                    "type": "string",
+                    "example": "advanced rules (58 winning configurations); the opponent places each side's first two pieces"
+                },
+                "name": {
+                    "type": "string",
+                    "example": "advanced, two-move-alternate"
+                },
+                "request": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "string"
+                    },
+                    "example": {
+                        "rules": "advanced"
+                    }
                 }
             }
         }

@@ -3,11 +3,13 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/teeko"
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
@@ -120,6 +122,61 @@ func TestAnalyzeInBackground(t *testing.T) {
 	bad, _ := json.Marshal(service.PolyominoQuery{Game: "capture", Moves: []string{"I:a1,a2"}})
 	if _, err := jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), bad); err == nil {
 		t.Fatal("an illegal capture turn was accepted")
+	}
+}
+
+// TestNoJobBeyondTheSearch: a position where neither it nor any position
+// after a move is searched (the hexomino opening) gets no job, which would
+// only run the heuristic player on its 14,589 moves: analyze says why in
+// job_error, and POST /v1/jobs refuses it. Where some positions after a
+// move are searched (hexominoes on 12 x 12), the job's units for the
+// others answer unknown at once, with no heuristic move.
+func TestNoJobBeyondTheSearch(t *testing.T) {
+	p, jm, ctx := backgroundAnalyzer(t)
+	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "hexominoes", Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Proven || a.JobID != "" || !strings.Contains(a.JobError, "no job") || len(a.BestMoves) != 1 {
+		t.Fatalf("hexominoes with background: proven %v, job %q, job_error %q, best %v", a.Proven, a.JobID, a.JobError, a.BestMoves)
+	}
+	raw, _ := json.Marshal(service.PolyominoQuery{Game: "hexominoes"})
+	_, err = jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), raw)
+	if service.KindOf(err) != service.KindInvalid || !strings.Contains(err.Error(), "beyond the search") {
+		t.Fatalf("polyomino.analyze job on the hexomino opening: %v", err)
+	}
+
+	kind := service.PolyominoAnalyzeJob{Search: searcherWithBudget(time.Second), MaxDuration: time.Minute, Workers: 1}
+	hex, pool := "hexominoes", true
+	raw, _ = json.Marshal(service.PolyominoQuery{Game: "pentominoes", Width: intp(12), Height: intp(12), Pieces: &hex, Pool: &pool})
+	units, err := kind.Plan(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beyond := 0
+	for _, u := range units[:40] {
+		// A unit that searches is stopped after 200 ms.
+		uctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		out, err := kind.Run(uctx, u, func(int64) {})
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a service.PolyominoAnswer
+		if err := json.Unmarshal(out, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Outcome == "unknown" && len(a.BestMoves) == 0 && a.Nodes == 0 {
+			beyond++
+		} else if a.Nodes == 0 {
+			t.Errorf("unit %s: %s with %d nodes, best %v", u, a.Outcome, a.Nodes, a.BestMoves)
+		}
+	}
+	if beyond == 0 || beyond == 40 {
+		t.Errorf("%d of the first 40 units beyond the search", beyond)
 	}
 }
 
@@ -297,5 +354,39 @@ func TestPieceSetsInCatalogue(t *testing.T) {
 				t.Errorf("%s: symbol %q", p.Name, p.Symbol)
 			}
 		}
+	}
+}
+
+// TestVariantsInCatalogue: the catalogue names Teeko's 16 forms and the
+// placement games' variants, each with request fields the service takes.
+func TestVariantsInCatalogue(t *testing.T) {
+	tv := service.TeekoInfo().Variants
+	seen := map[string]bool{}
+	for _, v := range tv {
+		seen[v.Request["rules"]+"/"+v.Request["drop_style"]] = true
+		if _, err := teeko.ParseRules(v.Request["rules"]); err != nil {
+			t.Errorf("%s: %v", v.Name, err)
+		}
+		if _, err := teeko.ParseDropStyle(v.Request["drop_style"]); err != nil || len(v.Request) != 2 {
+			t.Errorf("%s: %v %v", v.Name, v.Request, err)
+		}
+	}
+	if len(tv) != 16 || len(seen) != 16 {
+		t.Errorf("%d Teeko variants, %d distinct", len(tv), len(seen))
+	}
+	p := service.NewPolyomino(searcherWithBudget(time.Second))
+	pv := service.PolyominoInfo().Variants
+	for _, v := range pv {
+		raw, _ := json.Marshal(v.Request)
+		var q service.PolyominoQuery
+		if err := service.DecodeRequest(raw, &q); err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		if m, err := p.Moves(context.Background(), q); err != nil || m.Count == 0 {
+			t.Errorf("%s: %d moves, %v", v.Name, m.Count, err)
+		}
+	}
+	if len(pv) != 3 {
+		t.Errorf("%d placement game variants", len(pv))
 	}
 }

@@ -14,9 +14,18 @@ type GameInfo struct {
 	HouseRules []string `json:"house_rules,omitempty" example:"Seed 0 is the default deal."`
 	// Other facts a client should know (history-dependent rules not
 	// applied, etc.).
-	Notes     []string     `json:"notes,omitempty" example:"Pentominoes on 8 x 8 is a first-player win."`
+	Notes []string `json:"notes,omitempty" example:"Pentominoes on 8 x 8 is a first-player win."`
+	// The forms of the game, each with the request fields that select it.
+	Variants  []Variant    `json:"variants,omitempty"`
 	Presets   []PresetInfo `json:"presets,omitempty"`
 	PieceSets []PieceSet   `json:"piece_sets,omitempty"`
+}
+
+// Variant is a form of a game and the request fields that select it.
+type Variant struct {
+	Name        string            `json:"name" example:"advanced, two-move-alternate"`
+	Description string            `json:"description" example:"advanced rules (58 winning configurations); the opponent places each side's first two pieces"`
+	Request     map[string]string `json:"request" example:"rules:advanced"`
 }
 
 // Parameter is one request parameter with its allowed values.

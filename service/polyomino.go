@@ -349,7 +349,20 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	a := fromCanonical(canon, pos)
 	a.Source = source
+	if q.Background && !a.Proven && beyondJobs(pos) {
+		a.JobError = errBeyondJobs
+		return a, nil
+	}
 	return p.inBackground(ctx, q, key, a)
+}
+
+// errBeyondJobs says why a position gets no job.
+const errBeyondJobs = "no job: this position and every position after a move are beyond the search (too many placements; the heuristic player answers them at once), so a job would prove nothing"
+
+// beyondJobs reports whether a polyomino.analyze job on pos would prove
+// nothing: neither it nor any position after a move is searched.
+func beyondJobs(pos *polyomino.Position) bool {
+	return !polyomino.Searchable(pos) && !polyomino.SearchableAfterAMove(pos)
 }
 
 // inBackground hands a position the answer did not prove to a
@@ -553,6 +566,9 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 	if len(children) == 0 {
 		return nil, Invalid("board", nil, "the game is over: the player to move has no legal move")
 	}
+	if beyondJobs(pos) {
+		return nil, Invalid("request", nil, "%s", errBeyondJobs)
+	}
 	if bookKnows(pos, q.AllMoves) {
 		// The opening book answers the whole position: one unit reads it.
 		u, _ := json.Marshal(polyUnit{Index: bookWhole, Query: request})
@@ -597,6 +613,11 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	child := children[u.Index].Position
 	if a, ok := bookAnswer(child, false, true); ok {
 		return json.Marshal(a) // a child the book knows: no search
+	}
+	if !polyomino.Searchable(child) {
+		// Beyond the search: unknown at once (its heuristic move would
+		// not serve the job).
+		return json.Marshal(PolyominoAnswer{Outcome: string(polyomino.OutcomeUnknown)})
 	}
 	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(child))
 	raw, _, err := j.Search.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
@@ -671,6 +692,11 @@ func PolyominoInfo() GameInfo {
 		Name:        "Polyomino placement games",
 		Description: "Golomb's Pentominoes and relatives: players take turns placing free polyominoes (any rotation or reflection) on empty cells of a board; each piece exists once. Exact values where the search proves them within the budget, else the move of a heuristic player.",
 		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/jobs (type polyomino.analyze)"},
+		Variants: []Variant{
+			{Name: "standard", Description: "Golomb's game: pieces placed in turn, each once; the player who cannot place loses (end_rule normal), or under the score rule each scores the pieces he placed", Request: map[string]string{"game": "pentominoes"}},
+			{Name: "score rule", Description: "a player who cannot place passes; when neither can, the higher count of pieces placed wins (draws possible)", Request: map[string]string{"end_rule": "score"}},
+			{Name: "capture", Description: "O'Dwyer's capture variant: a placement captures pieces sharing 3 or more unit edges with it, and a player may first return his marked pieces to the pool", Request: map[string]string{"game": "capture"}},
+		},
 		Parameters: []Parameter{
 			{Name: "game", Description: "a preset", Values: []string{"pentominoes", "tetrominoes", "hexominoes", "capture"}, Default: "pentominoes"},
 			{Name: "width, height, blocked, pieces, order, pool, hands, neutral, seed, end_rule", Description: "overrides of the preset's fields (order: 4, 5 or 6, for piece names of two orders: I, L, T)"},
@@ -679,7 +705,7 @@ func PolyominoInfo() GameInfo {
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
 			{Name: "budget_ms", Description: "time budget of the answer in milliseconds, capped by the server, not counting a wait for a free solver slot; when the search cannot finish within it, the answer carries the heuristic player's move, chosen within it"},
 			{Name: "all_moves", Description: "value every legal move"},
-			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link (repeated requests for the position share the job while it is queued or running, per server process); a capture position is one unit searched for the job's whole time limit"},
+			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link (repeated requests for the position share the job while it is queued or running, per server process); a capture position is one unit searched for the job's whole time limit; a position beyond the search (neither it nor any position after a move is searched, like the hexomino opening) gets no job, and job_error says why"},
 			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},
 		},
 		HouseRules: []string{

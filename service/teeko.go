@@ -232,6 +232,32 @@ func parseRulesAndStyle(rules, style string) (teeko.Rules, teeko.DropStyle, erro
 	return r, s, nil
 }
 
+// teekoVariants are the 16 forms: 2 rule sets x 8 drop styles.
+func teekoVariants() []Variant {
+	rules := map[string]string{
+		"standard": "standard rules (44 winning configurations)",
+		"advanced": "advanced rules (58 winning configurations)",
+	}
+	drops := map[string]string{
+		"standard":             "each side places its own four pieces",
+		"alternate":            "the opponent places all four of each side's pieces",
+		"one-move-alternate":   "the opponent places each side's first piece, the owner the others",
+		"two-move-alternate":   "the opponent places each side's first two pieces, the owner the others",
+		"three-move-alternate": "the opponent places each side's first three pieces, the owner the last",
+		"one-move-standard":    "the owner places his first piece, the opponent the others",
+		"two-move-standard":    "the owner places his first two pieces, the opponent the others",
+		"three-move-standard":  "the owner places his first three pieces, the opponent the last",
+	}
+	var out []Variant
+	for _, r := range []string{"standard", "advanced"} {
+		for _, d := range teekoDropStyles() {
+			out = append(out, Variant{Name: r + " rules, " + d + " drops", Description: rules[r] + "; " + drops[d],
+				Request: map[string]string{"rules": r, "drop_style": d}})
+		}
+	}
+	return out
+}
+
 func teekoDropStyles() []string {
 	var out []string
 	for s := teeko.DropStyle(0); ; s++ {
@@ -428,6 +454,7 @@ func TeekoInfo() GameInfo {
 		Name:        "Teeko",
 		Description: "John Scarne's Teeko (1937) on a 5 x 5 board, four pieces a side, Black first: a drop phase of eight plies, then slides to adjacent squares in 8 directions. Solved exactly by tablebase for both rule sets and all eight of Scarne's drop styles (16 forms).",
 		Endpoints:   []string{"POST /v1/teeko/analyze", "POST /v1/teeko/annotate", "GET /v1/teeko/tablebase"},
+		Variants:    teekoVariants(),
 		Parameters: []Parameter{
 			{Name: "rules", Description: "standard: 44 winning configurations (lines of four, 2 x 2 squares); advanced: 58 (also the corners of every 3 x 3, 4 x 4 and 5 x 5 block)", Values: []string{"standard", "advanced"}, Default: "standard"},
 			{Name: "drop_style", Description: "who chooses the square of each of the eight drops (the piece's colour and the drop order never change)", Values: teekoDropStyles(), Default: "standard"},

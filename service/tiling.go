@@ -229,7 +229,11 @@ func TilingInfo() GameInfo {
 			{Name: "width, height, blocked", Description: "the region: a rectangle and its blocked cells (a1 is the top-left cell)"},
 			{Name: "board", Description: "the region as rows, top first: '.' open, '#' blocked"},
 			{Name: "pieces", Description: "piece names (FILNPTUVWXYZ, H01,H02, ...) or a whole set", Default: "FILNPTUVWXYZ"},
-			{Name: "limit", Description: "solutions to list (0..1000)", Default: "0"},
+			{Name: "order", Description: "the pieces' order (4, 5 or 6), for names of two orders (I, L, T); default inferred from the names", Values: []string{"4", "5", "6"}},
+			{Name: "multiset", Description: "true: a piece may be listed more than once (\"LLLL\")", Values: []string{"false", "true"}, Default: "false"},
+			{Name: "allow_leftover", Description: "true: the pieces may cover fewer cells than are open (each piece still used once)", Values: []string{"false", "true"}, Default: "false"},
+			{Name: "limit", Description: "solutions to list (0..1000): without it, only the counts", Default: "0"},
+			{Name: "every_tiling", Description: "true: solutions lists every tiling, symmetric images included, instead of one per class", Values: []string{"false", "true"}, Default: "false"},
 			{Name: "budget_ms", Description: "search budget in milliseconds, capped by the server"},
 		},
 		Notes: []string{

@@ -180,6 +180,81 @@ type rootMove struct {
 	proven bool
 }
 
+// tooBig reports whether a root graph of n placements is past the search:
+// the graph alone would take more than 32 MB, and no budget would prove
+// anything there (the 15 x 15 hexomino opening has about 29,000).
+func tooBig(n int) bool { return n*((n+63)/64) > denseLimit }
+
+// shallowApplies reports whether a position too big for the root graph is
+// still searched plainly (a hand game under normal play where a player has
+// at most shallowPieces pieces left).
+func shallowApplies(pos *Position) bool {
+	g := pos.game
+	return !g.pool && !g.score && min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1])) <= shallowPieces
+}
+
+// Searchable reports whether Solve searches pos: false when its root graph
+// is too big and no shallow search applies, where the heuristic player
+// answers at once whatever the budget (the hexominoes preset's opening).
+// A position without moves is searchable: its value is known.
+func Searchable(pos *Position) bool {
+	side := pos.toMove & 1
+	n := len(pos.appendLegal(side, nil))
+	if n == 0 {
+		q := pos.clone()
+		q.toMove = pos.toMove.Opponent()
+		if !pos.game.score || len(q.appendLegal(q.toMove, nil)) == 0 {
+			return true // the game is over
+		}
+		return Searchable(q) // the player passes
+	}
+	if !pos.game.pool {
+		n += len(pos.appendLegal(side^1, nil))
+	}
+	return !tooBig(n) || shallowApplies(pos)
+}
+
+// SearchableAfterAMove reports whether Solve may search some position after
+// a move of pos (true unless it can rule that out), so that splitting pos by
+// its moves (a job's units) may prove something. A move removes at most the
+// placements over its cells and those of its piece: when every move leaves
+// the root graph too big and no shallow search can apply, none can.
+func SearchableAfterAMove(pos *Position) bool {
+	g := pos.game
+	side := pos.toMove & 1
+	all := pos.appendLegal(side, nil)
+	if len(all) == 0 {
+		return false // no move
+	}
+	if !g.pool && !g.score && min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1]))-1 <= shallowPieces {
+		return true
+	}
+	mine := len(all)
+	if !g.pool {
+		all = pos.appendLegal(side^1, all)
+	}
+	cover := make([]int, g.geo.Cells())
+	perPiece := make([]int, len(g.byPiece))
+	for k, i := range all {
+		for _, c := range g.cellIdx[int(i)*g.set.Order : (int(i)+1)*g.set.Order] {
+			cover[c]++
+		}
+		if k < mine {
+			perPiece[g.placements[i].piece]++
+		}
+	}
+	for _, i := range all[:mine] {
+		gone := perPiece[g.placements[i].piece]
+		for _, c := range g.cellIdx[int(i)*g.set.Order : (int(i)+1)*g.set.Order] {
+			gone += cover[c]
+		}
+		if !tooBig(len(all) - gone) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	g := s.game
 	side := pos.toMove & 1
@@ -217,8 +292,8 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	if !g.pool {
 		all = append(append([]int32(nil), idx[0]...), idx[1]...)
 	}
-	if n := len(all); n*((n+63)/64) > denseLimit {
-		if !g.pool && !g.score && min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1])) <= shallowPieces {
+	if tooBig(len(all)) {
+		if shallowApplies(pos) {
 			// A hand game may still be decided within a few plies (one
 			// piece left against many).
 			return s.solveShallow(pos, idx[side], opts, res)

@@ -698,3 +698,84 @@ func TestShallowOnHugeHandGames(t *testing.T) {
 		t.Errorf("two pieces each: %v, proven %v %s, heuristic %v, %d best moves", err, res.Proven, res.Outcome, res.Heuristic, len(res.BestMoves))
 	}
 }
+
+// Searchable tells apart the positions Solve searches from those where the
+// heuristic player answers at once with no node searched.
+func TestSearchable(t *testing.T) {
+	hex := func(cfg Config) Config { cfg.Width, cfg.Height, cfg.Order = 16, 16, 6; return cfg }
+	for _, tt := range []struct {
+		name   string
+		cfg    Config
+		preset string
+		moves  []string
+		want   bool
+	}{
+		{"pentominoes start", Config{}, "pentominoes", nil, true},
+		{"hexominoes preset start", Config{}, "hexominoes", nil, false},
+		{"16 x 16 hexominoes, pool", hex(Config{Pool: true, EndRule: NormalPlay}), "", nil, false},
+		{"16 x 16 hexominoes, one piece against 34", hex(Config{Hands: [2][]string{{"H01"}, nil}, EndRule: NormalPlay}), "", nil, true},
+		{"16 x 16 hexominoes, one piece against 34, score rule", hex(Config{Hands: [2][]string{{"H01"}, nil}, EndRule: ScoreRule}), "", nil, false},
+		{"game over", Config{Width: 5, Height: 1, Order: 5, Pool: true, EndRule: NormalPlay}, "", []string{"I:a1,b1,c1,d1,e1"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			if tt.preset != "" {
+				cfg = mustPreset(t, tt.preset)
+			}
+			pos, err := NewPosition(cfg, nil, tt.moves, DefaultToMove)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Searchable(pos); got != tt.want {
+				t.Fatalf("Searchable = %v, want %v", got, tt.want)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			res, err := Solve(ctx, pos, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if heuristicOnly := res.Heuristic && res.Nodes == 0; heuristicOnly == tt.want {
+				t.Errorf("Solve: heuristic %v with %d nodes, Searchable %v", res.Heuristic, res.Nodes, tt.want)
+			}
+		})
+	}
+}
+
+// SearchableAfterAMove is false only when no position after a move is
+// searchable (checked on every child, or a sample of the hexomino
+// opening's 14,589), and true on the boundary where some are.
+func TestSearchableAfterAMove(t *testing.T) {
+	hexPool := func(w, h int) Config { return Config{Width: w, Height: h, Order: 6, Pool: true, EndRule: NormalPlay} }
+	for _, tt := range []struct {
+		name  string
+		cfg   Config
+		want  bool
+		every int // children looked at: every this many
+	}{
+		{"12 x 12 hexominoes", hexPool(12, 12), true, 1},
+		{"14 x 13 hexominoes", hexPool(14, 13), false, 1},
+		{"hexominoes preset", mustPreset(t, "hexominoes"), false, 97},
+		{"pentominoes", mustPreset(t, "pentominoes"), true, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pos, err := NewPosition(tt.cfg, nil, nil, DefaultToMove)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := SearchableAfterAMove(pos); got != tt.want {
+				t.Fatalf("SearchableAfterAMove = %v, want %v", got, tt.want)
+			}
+			any := false
+			for i, c := range pos.Children() {
+				if i%tt.every == 0 && Searchable(c.Position) {
+					any = true
+					break
+				}
+			}
+			if any != tt.want {
+				t.Errorf("a child searchable: %v", any)
+			}
+		})
+	}
+}
