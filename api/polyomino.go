@@ -359,11 +359,13 @@ type PolyominoMovesResponse struct {
 	// Count of legal moves for the player to move.
 	Count int `json:"count" example:"2308"`
 	// Classes of moves equal under the symmetries of the position: the
-	// symmetries of the rectangle that map its blocked and covered cells
-	// together onto themselves (a blocked cell and a '#' are alike) (for
-	// the capture variant: turns with the same removals whose
-	// placements are images of each other; absent when its turns are too
-	// many to list).
+	// rotations and reflections that map its empty cells onto themselves,
+	// wherever they lie in the rectangle (a blocked cell and a '#' are
+	// alike; an 8 x 8 region beside a blocked column has the square's 8
+	// symmetries, as tilings count them). For the capture variant: turns
+	// with the same removals whose placements are images of each other
+	// under the symmetries of the cells not drawn '#' (pieces and markers
+	// kept); absent when its turns are too many to list.
 	DistinctUpToSymmetry *int `json:"distinct_up_to_symmetry,omitempty" example:"296"`
 	// Capture variant: true when the turns are too many to list (every
 	// subset of removals no placement needs is a turn too); moves then

@@ -2455,7 +2455,7 @@ const docTemplate = `{
                     "example": 2308
                 },
                 "distinct_up_to_symmetry": {
-                    "description": "Classes of moves equal under the symmetries of the position: the\nsymmetries of the rectangle that map its blocked and covered cells\ntogether onto themselves (a blocked cell and a '#' are alike) (for\nthe capture variant: turns with the same removals whose\nplacements are images of each other; absent when its turns are too\nmany to list).",
+                    "description": "Classes of moves equal under the symmetries of the position: the\nrotations and reflections that map its empty cells onto themselves,\nwherever they lie in the rectangle (a blocked cell and a '#' are\nalike; an 8 x 8 region beside a blocked column has the square's 8\nsymmetries, as tilings count them). For the capture variant: turns\nwith the same removals whose placements are images of each other\nunder the symmetries of the cells not drawn '#' (pieces and markers\nkept); absent when its turns are too many to list.",
                     "type": "integer",
                     "example": 296
                 },

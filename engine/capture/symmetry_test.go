@@ -28,6 +28,22 @@ func TestDistinctTurns(t *testing.T) {
 			t.Errorf("%v: %d classes of %d turns, the placement game %d of %d", moves, got, pos.CountTurns(), want, len(ref.LegalMoves()))
 		}
 	}
+	// The 7 x 7 region beside a blocked column of an 8 x 7 board (moves
+	// shifted one column right): the same classes, the region's symmetries.
+	wide := capture.Config{Width: 8, Height: 7, Order: 5, Blocked: []string{"a1", "a2", "a3", "a4", "a5", "a6", "a7"}}
+	for _, tc := range []struct{ moves, shifted []string }{{nil, nil}, {[]string{"X:d3,c4,d4,e4,d5"}, []string{"X:e3,d4,e4,f4,e5"}}} {
+		small, err := capture.NewPosition(capture.DefaultConfig(), nil, nil, nil, "", tc.moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, err := capture.NewPosition(wide, nil, nil, nil, "", tc.shifted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := pos.DistinctTurns(100000), small.DistinctTurns(100000); got != want || pos.CountTurns() != small.CountTurns() {
+			t.Errorf("%v beside a blocked column: %d classes of %d turns, on 7 x 7 %d of %d", tc.shifted, got, pos.CountTurns(), want, small.CountTurns())
+		}
+	}
 	// Symmetric under the left-right flip, with removals among the turns:
 	// a class holds one or two turns.
 	pos, err := capture.NewPosition(capture.DefaultConfig(), nil, nil, nil, "", []string{"I:b1,c1,d1,e1,f1", "T:c2,d2,e2,d3,d4", "X:d5,c6,d6,e6,d7"})

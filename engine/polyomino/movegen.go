@@ -76,17 +76,75 @@ func (p *Position) MustPass() bool {
 }
 
 // stabilizer lists, as permutations of the placements, the symmetries of
-// the rectangle that map the position onto itself: its blocked and covered
-// cells together, whether or not the blocked cells alone are symmetric (a
-// '#' on the board and a blocked cell are alike to the play). The
-// identity comes first. Each maps the legal placements onto themselves.
+// the position: the rotations and reflections that map its empty cells
+// onto themselves, wherever they lie in the rectangle (blocked and covered
+// cells are alike to the play: a '#' on the board and a blocked cell are
+// the same). The identity comes first; the symmetries of the rectangle
+// come as the game's cached permutations. Each maps the legal placements
+// onto themselves (other placements are left in place).
 func (p *Position) stabilizer() [][]int32 {
 	g := p.game
 	var out [][]int32
+	var found [8]bool // the linear parts found
+	rect := RectSymmetries(g.geo.Width, g.geo.Height)
 	for r, m := range g.geo.rectMap {
 		if r == 0 || mapCells(m, p.occ) == p.occ {
 			out = append(out, g.placementPerm(r))
+			found[rect[r]] = true
 		}
+	}
+	// The empty cells off the rectangle's centre may have symmetries of
+	// their own: a transform and the translation that keeps their
+	// bounding box (a 5 x 5 square beside a blocked column has 8).
+	var empty []Cell
+	minX, minY := 1<<30, 1<<30
+	for i := range g.geo.Cells() {
+		if !p.occ.Has(i) {
+			c := g.geo.Cell(i)
+			empty = append(empty, c)
+			minX, minY = min(minX, c.X), min(minY, c.Y)
+		}
+	}
+	for _, t := range Transforms {
+		if found[t] || len(empty) == 0 {
+			continue
+		}
+		tx, ty := 1<<30, 1<<30
+		for _, c := range empty {
+			d := t.Apply(c)
+			tx, ty = min(tx, d.X), min(ty, d.Y)
+		}
+		cellMap := func(i int) (int, bool) {
+			d := t.Apply(g.geo.Cell(i))
+			c := Cell{d.X - tx + minX, d.Y - ty + minY}
+			if !g.geo.OnBoard(c) || p.occ.Has(g.geo.Index(c)) {
+				return 0, false
+			}
+			return g.geo.Index(c), true
+		}
+		ok := true // the image of every empty cell is empty: a symmetry
+		for _, c := range empty {
+			if _, ok = cellMap(g.geo.Index(c)); !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		perm := make([]int32, len(g.placements))
+		for i, pl := range g.placements {
+			perm[i] = int32(i)
+			if pl.mask.Intersects(p.occ) {
+				continue // not a legal move here
+			}
+			var img Bits
+			for _, c := range pl.mask.Cells() {
+				d, _ := cellMap(c)
+				img.Set(d)
+			}
+			perm[i] = g.byCells[img]
+		}
+		out = append(out, perm)
 	}
 	return out
 }

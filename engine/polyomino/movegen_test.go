@@ -1,6 +1,9 @@
 package polyomino
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Known move counts ("perft" for placement games).
 func TestKnownMoveCounts(t *testing.T) {
@@ -72,6 +75,74 @@ func TestSymmetryOfBlockedAndCovered(t *testing.T) {
 				t.Errorf("%d classes, %d distinct", len(classes), d)
 			}
 			// Each class's moves have one value, by the plain minimax.
+			for _, c := range classes {
+				var want int
+				for k, m := range c {
+					next, err := pos.Play(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v, ok := plainPosition(next, 1<<24)
+					if !ok {
+						t.Fatalf("%s: plain minimax over its limit", m)
+					}
+					if k == 0 {
+						want = v
+					} else if v != want {
+						t.Errorf("%s: %d, but %s of its class: %d", m, v, c[0], want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The symmetries of a position are those of its empty cells wherever they
+// lie: a square beside blocked cells has the square's 8, as on its own
+// board (the same moves, the same classes, one value per class).
+func TestSymmetryOfOffCentreRegion(t *testing.T) {
+	column := func(w, h int, cols ...string) []string {
+		var out []string
+		for _, c := range cols {
+			for y := 1; y <= h; y++ {
+				out = append(out, fmt.Sprintf("%s%d", c, y))
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		cfg     Config
+		alone   Config
+		minimax bool
+	}{
+		{"4 x 4 tetrominoes beside a blocked column", Config{Width: 5, Height: 4, Order: 4, Pool: true, Blocked: column(5, 4, "a")},
+			Config{Width: 4, Height: 4, Order: 4, Pool: true}, true},
+		{"4 x 4 tetrominoes in a corner of 6 x 5", Config{Width: 6, Height: 5, Order: 4, Pool: true,
+			Blocked: append(column(6, 5, "e", "f"), "a5", "b5", "c5", "d5")}, Config{Width: 4, Height: 4, Order: 4, Pool: true}, true},
+		{"8 x 8 pentominoes beside a blocked column", Config{Width: 9, Height: 8, Order: 5, Pool: true, Blocked: column(9, 8, "i")},
+			Config{Width: 8, Height: 8, Order: 5, Pool: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pos, err := NewPosition(tt.cfg, nil, nil, DefaultToMove)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alone, err := NewPosition(tt.alone, nil, nil, DefaultToMove)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, d := len(pos.LegalMoves()), pos.DistinctUpToSymmetry()
+			if wn, wd := len(alone.LegalMoves()), alone.DistinctUpToSymmetry(); n != wn || d != wd {
+				t.Fatalf("%d moves, %d distinct; on its own board %d, %d", n, d, wn, wd)
+			}
+			classes := pos.SymmetryClasses()
+			if len(classes) != d {
+				t.Fatalf("%d classes, %d distinct", len(classes), d)
+			}
+			if !tt.minimax {
+				return
+			}
 			for _, c := range classes {
 				var want int
 				for k, m := range c {
