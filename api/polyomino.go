@@ -27,11 +27,12 @@ type PolyominoRequest struct {
 	// default the preset's whole set.
 	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
 	// Order of the pieces: 4 (tetrominoes), 5 (pentominoes) or 6
-	// (hexominoes). Needed only for names of two orders: I, L and T are
-	// tetrominoes and pentominoes, and a list of them alone means the
-	// preset's order (e.g. capture, order 4, pieces "ILT": the three
-	// tetrominoes). Without pieces, the whole set of that order. Default:
-	// inferred from the names (hexomino names, O or S), else the preset's.
+	// (hexominoes); 0 or absent: inferred. Needed only for names of two
+	// orders: I, L and T are tetrominoes and pentominoes, and a list of
+	// them alone means the preset's order (pentominoes for the hexominoes
+	// preset), e.g. capture, order 4, pieces "ILT": the three tetrominoes.
+	// Without pieces, the whole set of that order. Inferred: hexomino
+	// names are order 6, O or S order 4, else as just said.
 	Order *int `json:"order" example:"5"`
 	// True for a common pool, false for hands. For the capture variant,
 	// the list of pieces in the pool of the position given by board (or

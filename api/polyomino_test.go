@@ -175,7 +175,7 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"neutral piece with too few cells", `{"neutral":["X:a1"]}`, "neutral", "neutral piece X"},
 		{"integer out of range", `{"budget_ms":9223372036854775808}`, "budget_ms", "9223372036854775808 is out of range for an integer"},
 		{"order out of range", `{"order":7}`, "order", "expected 4 (tetrominoes)"},
-		{"order against a set name", `{"order":4,"pieces":"pentominoes"}`, "order", "of order 5"},
+		{"order against a set name", `{"order":4,"pieces":"pentominoes"}`, "pieces", "of order 5, but order 4 was asked for"},
 		{"names not of the order", `{"order":4,"pieces":"FIL"}`, "pieces", "F"},
 		{"capture order out of range", `{"game":"capture","order":3}`, "order", "expected 4"},
 	}
@@ -197,6 +197,10 @@ func TestPolyominoBadInput(t *testing.T) {
 	}
 	if a := analyze(t, r, `{"game":"pentominoes","width":5,"height":5,"order":4,"budget_ms":2000}`); !a.Proven || a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "IOTSL" {
 		t.Errorf("order 4 alone: %+v", a.PiecesLeft)
+	}
+	// order 0 infers it, as in tilings: O makes these tetrominoes.
+	if a := analyze(t, r, `{"game":"pentominoes","width":4,"height":4,"order":0,"pieces":"ILO","budget_ms":2000}`); a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "IOL" {
+		t.Errorf("order 0: %+v", a.PiecesLeft)
 	}
 	// The board's rows set its size: 8 x 8 tetrominoes.
 	a := analyze(t, r, `{"game":"tetrominoes","board":["IIII....","........","........","........","........","........","........","........"],"budget_ms":100}`)

@@ -2593,7 +2593,7 @@ const docTemplate = `{
                     }
                 },
                 "order": {
-                    "description": "Order of the pieces: 4 (tetrominoes), 5 (pentominoes) or 6\n(hexominoes). Needed only for names of two orders: I, L and T are\ntetrominoes and pentominoes, and a list of them alone means the\npreset's order (e.g. capture, order 4, pieces \"ILT\": the three\ntetrominoes). Without pieces, the whole set of that order. Default:\ninferred from the names (hexomino names, O or S), else the preset's.",
+                    "description": "Order of the pieces: 4 (tetrominoes), 5 (pentominoes) or 6\n(hexominoes); 0 or absent: inferred. Needed only for names of two\norders: I, L and T are tetrominoes and pentominoes, and a list of\nthem alone means the preset's order (pentominoes for the hexominoes\npreset), e.g. capture, order 4, pieces \"ILT\": the three tetrominoes.\nWithout pieces, the whole set of that order. Inferred: hexomino\nnames are order 6, O or S order 4, else as just said.",
                     "type": "integer",
                     "example": 5
                 },
@@ -3679,7 +3679,7 @@ const docTemplate = `{
                 },
                 "name": {
                     "type": "string",
-                    "example": "advanced, two-move-alternate"
+                    "example": "advanced rules, two-move-alternate drops"
                 },
                 "request": {
                     "type": "object",

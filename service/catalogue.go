@@ -23,7 +23,7 @@ type GameInfo struct {
 
 // Variant is a form of a game and the request fields that select it.
 type Variant struct {
-	Name        string            `json:"name" example:"advanced, two-move-alternate"`
+	Name        string            `json:"name" example:"advanced rules, two-move-alternate drops"`
 	Description string            `json:"description" example:"advanced rules (58 winning configurations); the opponent places each side's first two pieces"`
 	Request     map[string]string `json:"request" example:"rules:advanced"`
 }

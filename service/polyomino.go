@@ -171,9 +171,12 @@ func (q PolyominoQuery) size(width, height int) (int, int, error) {
 // tilings accepts, or a list of names of the given order, else of the
 // order the names imply (else the preset's); order alone is its whole set.
 func (q PolyominoQuery) pieces(order int) (int, []string, error) {
+	if q.Order != nil && *q.Order == 0 {
+		q.Order = nil // 0 infers the order, as in tilings
+	}
 	if q.Order != nil {
 		if o := *q.Order; o < 4 || o > 6 {
-			return order, nil, Invalid("order", nil, "order %d: expected 4 (tetrominoes), 5 (pentominoes) or 6 (hexominoes)", o)
+			return order, nil, Invalid("order", nil, "order %d: expected 4 (tetrominoes), 5 (pentominoes), 6 (hexominoes), or 0 to infer it from the names", o)
 		}
 	}
 	if q.Pieces == nil {
@@ -184,7 +187,7 @@ func (q PolyominoQuery) pieces(order int) (int, []string, error) {
 	}
 	if o, ok := polyomino.SetOrder(*q.Pieces); ok {
 		if q.Order != nil && *q.Order != o {
-			return order, nil, Invalid("order", nil, "order %d, but pieces %q are of order %d", *q.Order, *q.Pieces, o)
+			return order, nil, Invalid("pieces", nil, "%q are of order %d, but order %d was asked for", *q.Pieces, o, *q.Order)
 		}
 		return o, nil, nil
 	}

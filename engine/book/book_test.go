@@ -1,6 +1,7 @@
 package book
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
+	"github.com/gamesolver/gamesolver/engine/verify"
 )
 
 func embeddedBook(t testing.TB) *Book {
@@ -478,5 +480,35 @@ func TestLookupNoWait(t *testing.T) {
 	}
 	if res, ok := b.LookupWait(pos, false); !ok || res.Outcome != polyomino.Win {
 		t.Fatalf("after the background indexing: %v %v", ok, res.Outcome)
+	}
+}
+
+// TestDeepProofVerifies: a refutation of a deep position whose empty
+// cells are symmetric off the board's centre (the bottom row covered) is
+// built with the engine's classes and accepted by engine/verify, whose
+// classes follow the same rule (the symmetries of the empty cells).
+func TestDeepProofVerifies(t *testing.T) {
+	moves := []string{"F:a1,b1,b2,c2,b3", "I:c1,d1,e1,f1,g1", "L:h1,e2,f2,g2,h2", "N:c5,b6,c6,b7,b8", "P:c7,d7,c8,d8,e8", "T:g6,g7,f8,g8,h8", "W:d2,c3,d3,b4,c4", "V:g3,g4,e5,f5,g5"}
+	after, err := PositionAfter(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies, err := Classify(context.Background(), moves, after, nil, &Options{Workers: 1, TableMB: 16}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewRefutation(moves, replies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, classes := len(after.LegalMoves()), len(after.SymmetryClasses()); classes >= n {
+		t.Fatalf("%d moves in %d classes: the position should have a symmetry", n, classes)
+	}
+	g, err := verify.NewGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Check(context.Background(), g, f.Format(), verify.Options{}); err != nil {
+		t.Errorf("verify rejects the book's proof: %v", err)
 	}
 }

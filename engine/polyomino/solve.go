@@ -218,7 +218,8 @@ func Searchable(pos *Position) bool {
 // a move of pos (true unless it can rule that out), so that splitting pos by
 // its moves (a job's units) may prove something. A move removes at most the
 // placements over its cells and those of its piece: when every move leaves
-// the root graph too big and no shallow search can apply, none can.
+// the root graph too big, no shallow search can apply and (hands, normal
+// play) no move can take every placement of the opponent, none can.
 func SearchableAfterAMove(pos *Position) bool {
 	g := pos.game
 	side := pos.toMove & 1
@@ -234,21 +235,28 @@ func SearchableAfterAMove(pos *Position) bool {
 		all = pos.appendLegal(side^1, all)
 	}
 	cover := make([]int, g.geo.Cells())
+	theirs := make([]int, g.geo.Cells()) // the opponent's placements (hands)
 	perPiece := make([]int, len(g.byPiece))
 	for k, i := range all {
 		for _, c := range g.cellIdx[int(i)*g.set.Order : (int(i)+1)*g.set.Order] {
 			cover[c]++
+			if k >= mine {
+				theirs[c]++
+			}
 		}
 		if k < mine {
 			perPiece[g.placements[i].piece]++
 		}
 	}
 	for _, i := range all[:mine] {
-		gone := perPiece[g.placements[i].piece]
+		gone, shut := perPiece[g.placements[i].piece], 0
 		for _, c := range g.cellIdx[int(i)*g.set.Order : (int(i)+1)*g.set.Order] {
 			gone += cover[c]
+			shut += theirs[c]
 		}
-		if !tooBig(len(all) - gone) {
+		// Searchable if the graph fits, or (hands, normal play) if the
+		// move may leave the opponent no move: the game is over.
+		if !tooBig(len(all)-gone) || !g.pool && !g.score && shut >= len(all)-mine {
 			return true
 		}
 	}

@@ -779,3 +779,48 @@ func TestSearchableAfterAMove(t *testing.T) {
 		})
 	}
 }
+
+// A child where the player to move has no move (normal play, hands) is
+// searchable (game over), however many placements the mover keeps; with
+// the graph limit lowered, SearchableAfterAMove must see it (the P in the
+// 3 x 3 pocket leaves the opponent no room). Found by a review.
+func TestSearchableAfterAMoveEndingTheGame(t *testing.T) {
+	saved := denseLimit
+	defer func() { denseLimit = saved }()
+	denseLimit = 4 // tooBig(n) for n > 4 (the production 4<<20 is n > 16384)
+	cfg := Config{Width: 16, Height: 12, Order: 5, EndRule: NormalPlay,
+		Hands: [2][]string{{"I", "L", "N", "P", "U", "Y", "X", "Z"}, {"F", "T", "V", "W"}}}
+	board := []string{
+		"................",
+		"................",
+		"################",
+		"................",
+		"................",
+		"################",
+		"................",
+		"................",
+		"################",
+		"...#############",
+		"...#############",
+		"...#############",
+	}
+	pos, err := NewPosition(cfg, board, nil, First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searchableChild := ""
+	for _, c := range pos.Children() {
+		if Searchable(c.Position) {
+			searchableChild = c.Moves[0].String()
+			t.Logf("child after %s: searchable, over=%v, legal=%d", searchableChild, c.Position.Over(), c.Position.LegalMoveCount())
+			break
+		}
+	}
+	t.Logf("Searchable(pos)=%v SearchableAfterAMove(pos)=%v legal=%d", Searchable(pos), SearchableAfterAMove(pos), pos.LegalMoveCount())
+	if searchableChild == "" {
+		t.Fatal("no child searchable: the test lost its point")
+	}
+	if !SearchableAfterAMove(pos) {
+		t.Errorf("SearchableAfterAMove false, but the child after %s is searchable", searchableChild)
+	}
+}

@@ -222,12 +222,48 @@ func transform(b uint64, t int) uint64 {
 	return out
 }
 
-// stabilizer lists the symmetries of the board mapping occ onto itself.
-func stabilizer(occ uint64) []int {
-	var out []int
+// symmetry maps the board's cells: symmetry t of the square, then a shift
+// by (dx, dy).
+type symmetry struct{ t, dx, dy int }
+
+func (y symmetry) apply(b uint64) uint64 {
+	var out uint64
+	for b = transform(b, y.t); b != 0; b &= b - 1 {
+		i := bits.TrailingZeros64(b)
+		x, r := i%side+y.dx, i/side+y.dy
+		if x >= 0 && x < side && r >= 0 && r < side {
+			out |= 1 << uint(r*side+x)
+		}
+	}
+	return out
+}
+
+// corner is the top-left corner of the bounding box of b (not empty).
+func corner(b uint64) (x0, y0 int) {
+	x0, y0 = side, side
+	for ; b != 0; b &= b - 1 {
+		i := bits.TrailingZeros64(b)
+		x0, y0 = min(x0, i%side), min(y0, i/side)
+	}
+	return x0, y0
+}
+
+// stabilizer lists the symmetries of the state whose occupied cells are
+// occ: the maps carrying its empty cells onto themselves, wherever they
+// lie on the board (a symmetry t of the square and the shift that brings
+// the image's bounding box back onto theirs). The play depends on the
+// empty cells alone, so moves related by one lead to congruent states.
+func stabilizer(occ uint64) []symmetry {
+	empty := ^occ
+	if empty == 0 {
+		return []symmetry{{}}
+	}
+	x0, y0 := corner(empty)
+	var out []symmetry
 	for t := range 8 {
-		if transform(occ, t) == occ {
-			out = append(out, t)
+		ix, iy := corner(transform(empty, t))
+		if y := (symmetry{t, x0 - ix, y0 - iy}); y.apply(empty) == empty {
+			out = append(out, y)
 		}
 	}
 	return out
@@ -238,8 +274,8 @@ func stabilizer(occ uint64) []int {
 // congruent states).
 func classOf(s State, m Move) uint64 {
 	best := m.Mask
-	for _, t := range stabilizer(s.Occ) {
-		best = min(best, transform(m.Mask, t))
+	for _, y := range stabilizer(s.Occ) {
+		best = min(best, y.apply(m.Mask))
 	}
 	return best
 }
