@@ -74,25 +74,7 @@ func TestSymmetryOfBlockedAndCovered(t *testing.T) {
 			if len(classes) != d {
 				t.Errorf("%d classes, %d distinct", len(classes), d)
 			}
-			// Each class's moves have one value, by the plain minimax.
-			for _, c := range classes {
-				var want int
-				for k, m := range c {
-					next, err := pos.Play(m)
-					if err != nil {
-						t.Fatal(err)
-					}
-					v, ok := plainPosition(next, 1<<24)
-					if !ok {
-						t.Fatalf("%s: plain minimax over its limit", m)
-					}
-					if k == 0 {
-						want = v
-					} else if v != want {
-						t.Errorf("%s: %d, but %s of its class: %d", m, v, c[0], want)
-					}
-				}
-			}
+			sameValueInClass(t, pos, classes)
 		})
 	}
 }
@@ -143,24 +125,31 @@ func TestSymmetryOfOffCentreRegion(t *testing.T) {
 			if !tt.minimax {
 				return
 			}
-			for _, c := range classes {
-				var want int
-				for k, m := range c {
-					next, err := pos.Play(m)
-					if err != nil {
-						t.Fatal(err)
-					}
-					v, ok := plainPosition(next, 1<<24)
-					if !ok {
-						t.Fatalf("%s: plain minimax over its limit", m)
-					}
-					if k == 0 {
-						want = v
-					} else if v != want {
-						t.Errorf("%s: %d, but %s of its class: %d", m, v, c[0], want)
-					}
-				}
-			}
+			sameValueInClass(t, pos, classes)
 		})
+	}
+}
+
+// sameValueInClass checks, by the plain minimax, that the moves of each
+// class have one value.
+func sameValueInClass(t *testing.T, pos *Position, classes [][]Move) {
+	t.Helper()
+	for _, c := range classes {
+		var want int
+		for k, m := range c {
+			next, err := pos.Play(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := plainPosition(next, 1<<24)
+			if !ok {
+				t.Fatalf("%s: plain minimax over its limit", m)
+			}
+			if k == 0 {
+				want = v
+			} else if v != want {
+				t.Errorf("%s: %d, but %s of its class: %d", m, v, c[0], want)
+			}
+		}
 	}
 }
