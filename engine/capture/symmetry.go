@@ -36,41 +36,25 @@ func (p *Position) DistinctTurns(limit int) int {
 }
 
 // symmetries lists the cell maps that carry the drawn board's cells other
-// than '#' onto cells drawn alike: for each transform whose image of that
-// region, translated onto the region's bounding box, matches it.
+// than '#' onto cells drawn alike: the symmetries of those cells'
+// bounding box, wherever it lies, under which every cell keeps its drawing.
 func symmetries(board []string) []func(polyomino.Cell) polyomino.Cell {
-	var cells []polyomino.Cell
-	minX, minY := 1<<30, 1<<30
+	x0, y0, x1, y1 := 1<<30, 1<<30, -1, -1
 	for y, row := range board {
 		for x := range len(row) {
 			if row[x] != '#' {
-				cells = append(cells, polyomino.Cell{X: x, Y: y})
-				minX, minY = min(minX, x), min(minY, y)
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
 			}
 		}
 	}
+	if x1 < 0 {
+		return []func(polyomino.Cell) polyomino.Cell{func(c polyomino.Cell) polyomino.Cell { return c }}
+	}
+	w, h := x1-x0+1, y1-y0+1
+	alike := func(c, d polyomino.Cell) bool { return board[c.Y][c.X] == board[d.Y][d.X] }
 	var out []func(polyomino.Cell) polyomino.Cell
-	for _, t := range polyomino.Transforms {
-		tx, ty := 1<<30, 1<<30
-		for _, c := range cells {
-			d := t.Apply(c)
-			tx, ty = min(tx, d.X), min(ty, d.Y)
-		}
-		m := func(c polyomino.Cell) polyomino.Cell {
-			d := t.Apply(c)
-			return polyomino.Cell{X: d.X - tx + minX, Y: d.Y - ty + minY}
-		}
-		ok := true
-		for _, c := range cells {
-			d := m(c)
-			if d.Y < 0 || d.Y >= len(board) || d.X < 0 || d.X >= len(board[d.Y]) || board[d.Y][d.X] != board[c.Y][c.X] {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			out = append(out, m)
-		}
+	for _, t := range polyomino.BoxSymmetries(x0, y0, w, h, alike) {
+		out = append(out, func(c polyomino.Cell) polyomino.Cell { return polyomino.MapInBox(t, c, x0, y0, w, h) })
 	}
 	return out
 }

@@ -94,41 +94,21 @@ func (p *Position) stabilizer() [][]int32 {
 		}
 	}
 	// The empty cells off the rectangle's centre may have symmetries of
-	// their own: a transform and the translation that keeps their
-	// bounding box (a 5 x 5 square beside a blocked column has 8).
-	var empty []Cell
-	minX, minY := 1<<30, 1<<30
+	// their own, those of their bounding box (a 5 x 5 square beside a
+	// blocked column has 8).
+	x0, y0, x1, y1 := g.geo.Width, g.geo.Height, -1, -1
 	for i := range g.geo.Cells() {
-		if !p.occ.Has(i) {
-			c := g.geo.Cell(i)
-			empty = append(empty, c)
-			minX, minY = min(minX, c.X), min(minY, c.Y)
+		if c := g.geo.Cell(i); !p.occ.Has(i) {
+			x0, y0, x1, y1 = min(x0, c.X), min(y0, c.Y), max(x1, c.X), max(y1, c.Y)
 		}
 	}
-	for _, t := range Transforms {
-		if found[t] || len(empty) == 0 {
-			continue
-		}
-		tx, ty := 1<<30, 1<<30
-		for _, c := range empty {
-			d := t.Apply(c)
-			tx, ty = min(tx, d.X), min(ty, d.Y)
-		}
-		cellMap := func(i int) (int, bool) {
-			d := t.Apply(g.geo.Cell(i))
-			c := Cell{d.X - tx + minX, d.Y - ty + minY}
-			if !g.geo.OnBoard(c) || p.occ.Has(g.geo.Index(c)) {
-				return 0, false
-			}
-			return g.geo.Index(c), true
-		}
-		ok := true // the image of every empty cell is empty: a symmetry
-		for _, c := range empty {
-			if _, ok = cellMap(g.geo.Index(c)); !ok {
-				break
-			}
-		}
-		if !ok {
+	if x1 < 0 {
+		return out // no empty cell
+	}
+	w, h := x1-x0+1, y1-y0+1
+	empty := func(c Cell) bool { return !p.occ.Has(g.geo.Index(c)) }
+	for _, t := range BoxSymmetries(x0, y0, w, h, func(c, d Cell) bool { return empty(c) == empty(d) }) {
+		if found[t] {
 			continue
 		}
 		perm := make([]int32, len(g.placements))
@@ -139,8 +119,7 @@ func (p *Position) stabilizer() [][]int32 {
 			}
 			var img Bits
 			for _, c := range pl.mask.Cells() {
-				d, _ := cellMap(c)
-				img.Set(d)
+				img.Set(g.geo.Index(MapInBox(t, g.geo.Cell(c), x0, y0, w, h)))
 			}
 			perm[i] = g.byCells[img]
 		}

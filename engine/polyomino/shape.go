@@ -175,3 +175,31 @@ func (s Shape) Picture() []string {
 // key is the picture joined by '/', with 'X' > '.', so that comparing keys
 // compares pictures row by row.
 func (s Shape) key() string { return strings.Join(s.Normalize().Picture(), "/") }
+
+// MapInBox applies transform t of the box whose top-left cell is (x0, y0)
+// and whose size is w x h to a cell of that box.
+func MapInBox(t Transform, c Cell, x0, y0, w, h int) Cell {
+	d := t.ApplyInRect(Cell{X: c.X - x0, Y: c.Y - y0}, w, h)
+	return Cell{X: d.X + x0, Y: d.Y + y0}
+}
+
+// BoxSymmetries lists the symmetries of a figure whose bounding box is
+// (x0, y0, w, h), wherever the box lies: the transforms of the box
+// (RectSymmetries(w, h), the identity first) under which alike(c, image)
+// holds for every cell c of the box.
+func BoxSymmetries(x0, y0, w, h int, alike func(c, image Cell) bool) []Transform {
+	var out []Transform
+	for _, t := range RectSymmetries(w, h) {
+		ok := true
+		for y := y0; y < y0+h && ok; y++ {
+			for x := x0; x < x0+w && ok; x++ {
+				c := Cell{X: x, Y: y}
+				ok = alike(c, MapInBox(t, c, x0, y0, w, h))
+			}
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -189,8 +189,15 @@ func tooBig(n int) bool { return n*((n+63)/64) > denseLimit }
 // still searched plainly (a hand game under normal play where a player has
 // at most shallowPieces pieces left).
 func shallowApplies(pos *Position) bool {
-	g := pos.game
-	return !g.pool && !g.score && min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1])) <= shallowPieces
+	return handsNormalPlay(pos.game) && fewestPieces(pos) <= shallowPieces
+}
+
+// handsNormalPlay reports whether g is a hand game under normal play.
+func handsNormalPlay(g *Game) bool { return !g.pool && !g.score }
+
+// fewestPieces is the number of pieces of the player with fewer left.
+func fewestPieces(pos *Position) int {
+	return min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1]))
 }
 
 // Searchable reports whether Solve searches pos: false when its root graph
@@ -227,8 +234,8 @@ func SearchableAfterAMove(pos *Position) bool {
 	if len(all) == 0 {
 		return false // no move
 	}
-	if !g.pool && !g.score && min(bits.OnesCount64(pos.avail[0]), bits.OnesCount64(pos.avail[1]))-1 <= shallowPieces {
-		return true
+	if handsNormalPlay(g) && fewestPieces(pos)-1 <= shallowPieces {
+		return true // a move may bring the shallow search within reach
 	}
 	mine := len(all)
 	if !g.pool {
@@ -256,7 +263,7 @@ func SearchableAfterAMove(pos *Position) bool {
 		}
 		// Searchable if the graph fits, or (hands, normal play) if the
 		// move may leave the opponent no move: the game is over.
-		if !tooBig(len(all)-gone) || !g.pool && !g.score && shut >= len(all)-mine {
+		if !tooBig(len(all)-gone) || handsNormalPlay(g) && shut >= len(all)-mine {
 			return true
 		}
 	}

@@ -274,7 +274,7 @@ func (c *compiled) buildImages() {
 	x0, y0, w, h := c.region.openBox()
 	for g, t := range c.syms {
 		for i, xy := range c.cellXY {
-			xy = mapInBox(t, xy, x0, y0, w, h)
+			xy = polyomino.MapInBox(t, xy, x0, y0, w, h)
 			cellMap[i] = int16(c.index(xy.X, xy.Y))
 		}
 		c.image[g] = make([]int32, len(c.placements))

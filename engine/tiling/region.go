@@ -170,17 +170,11 @@ func (r Region) String() string { return strings.Join(r.Rows(), "/") }
 // identity comes first. Tilings that one of them maps onto each other count
 // once in Result.Count.
 func (r Region) Symmetries() []polyomino.Transform {
-	_, _, w, h := r.openBox()
+	x0, y0, w, h := r.openBox()
 	if w == 0 {
 		return []polyomino.Transform{polyomino.RectSymmetries(1, 1)[0]}
 	}
-	var out []polyomino.Transform
-	for _, t := range polyomino.RectSymmetries(w, h) {
-		if r.invariant(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return polyomino.BoxSymmetries(x0, y0, w, h, func(c, d polyomino.Cell) bool { return r.Open(c.X, c.Y) == r.Open(d.X, d.Y) })
 }
 
 // openBox is the bounding box of the open cells: its top-left corner and
@@ -198,24 +192,4 @@ func (r Region) openBox() (x0, y0, w, h int) {
 		return 0, 0, 0, 0
 	}
 	return x0, y0, x1 - x0 + 1, y1 - y0 + 1
-}
-
-// mapInBox applies symmetry t of a region whose open cells' bounding box
-// is (x0, y0, w, h) to a cell of that box.
-func mapInBox(t polyomino.Transform, c polyomino.Cell, x0, y0, w, h int) polyomino.Cell {
-	d := t.ApplyInRect(polyomino.Cell{X: c.X - x0, Y: c.Y - y0}, w, h)
-	return polyomino.Cell{X: d.X + x0, Y: d.Y + y0}
-}
-
-func (r Region) invariant(t polyomino.Transform) bool {
-	x0, y0, w, h := r.openBox()
-	for y := y0; y < y0+h; y++ {
-		for x := x0; x < x0+w; x++ {
-			c := mapInBox(t, polyomino.Cell{X: x, Y: y}, x0, y0, w, h)
-			if r.Open(x, y) != r.Open(c.X, c.Y) {
-				return false
-			}
-		}
-	}
-	return true
 }
