@@ -42,6 +42,10 @@ type config struct {
 	WorkerSlots    int
 	WorkerName     string
 	BookTableMB    int
+
+	// Set by the solve command, never by a flag or the environment.
+	noJournal bool // jobs are not journalled to the data directory
+	noTeeko   bool // the Teeko tables are neither loaded nor built
 }
 
 // flagHelp is returned after -h printed the usage.
@@ -114,26 +118,32 @@ func defaultConfig() config {
 
 // parseConfig reads the environment, then the flags in args.
 func parseConfig(name string, args []string, getenv func(string) string) (config, error) {
-	c := defaultConfig()
+	c, rest, err := parseConfigArgs(name, args, getenv, defaultConfig())
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	return c, err
+}
+
+// parseConfigArgs reads the environment, then the flags in args over the
+// defaults c, and returns the arguments after the flags.
+func parseConfigArgs(name string, args []string, getenv func(string) string, c config) (config, []string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	for _, s := range c.settings() {
 		if v := getenv(s.env); v != "" {
 			if err := s.value.Set(v); err != nil {
-				return c, fmt.Errorf("%s=%q: %w", s.env, redactIf(s.secret, v), err)
+				return c, nil, fmt.Errorf("%s=%q: %w", s.env, redactIf(s.secret, v), err)
 			}
 		}
 		fs.Var(s.value, s.flag, fmt.Sprintf("%s (env %s)", s.usage, s.env))
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return c, flagHelp
+			return c, nil, flagHelp
 		}
-		return c, err
+		return c, nil, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	return c, c.validate()
+	return c, fs.Args(), c.validate()
 }
 
 func (c *config) validate() error {

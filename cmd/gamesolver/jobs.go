@@ -48,7 +48,11 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		store = jobs.NewRedisStore(client)
 		closeStore = func() { _ = client.Close() }
 	} else {
-		ms, err := jobs.NewMemoryStore(filepath.Join(cfg.DataDir, "jobs"))
+		dir := filepath.Join(cfg.DataDir, "jobs")
+		if cfg.noJournal {
+			dir = "" // one request: no job of it would ever run
+		}
+		ms, err := jobs.NewMemoryStore(dir)
 		if err != nil {
 			return nil, nil, fmt.Errorf("job journal: %w", err)
 		}

@@ -36,6 +36,12 @@ Usage:
                                 exit 0 when U (default http://127.0.0.1:8080/healthz) answers 200;
                                 for container health checks, where no curl exists
   gamesolver worker [flags]     run a job worker against REDIS_URL (same flags as serve)
+  gamesolver solve [flags] OPERATION [BODY]
+                                answer one API request in process and print its JSON
+                                (teeko, teeko/annotate, polyomino, polyomino/moves, tilings;
+                                gamesolver solve -h has examples)
+  gamesolver tile [flags] [BODY]
+                                the same as solve tilings
   gamesolver version            print the version
 `
 
@@ -55,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serve(rest, os.Getenv)
 	case "worker":
 		err = worker(rest, os.Getenv)
+	case "solve", "tile":
+		err = solveCommand(cmd, rest, os.Getenv, os.Stdin, stdout, stderr)
 	case "teeko":
 		err = teekoCommand(rest, stdout, stderr)
 	case "book":

@@ -36,6 +36,9 @@ type app struct {
 	// draining is closed when shutdown starts: event streams end then,
 	// instead of holding the shutdown for its whole grace period.
 	draining chan struct{}
+	// teekoDone is closed when the Teeko tables are loaded or built (nil
+	// when they are not wanted).
+	teekoDone <-chan struct{}
 }
 
 func serve(args []string, getenv func(string) string) error {
@@ -63,7 +66,9 @@ func serve(args []string, getenv func(string) string) error {
 // build constructs every layer from the configuration.
 func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	log.Info("starting", zap.String("version", versionString()), zap.Any("config", cfg.effective()))
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if cfg.noTeeko && cfg.noJournal {
+		// nothing is read or written there
+	} else if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	reg := prometheus.NewRegistry()
@@ -108,7 +113,9 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	a.closers = append(a.closers, closeJobs)
 
 	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko")})
-	teeko.Start(ctx)
+	if !cfg.noTeeko {
+		a.teekoDone = teeko.Start(ctx)
+	}
 	readiness.Add(teeko.Component)
 	catalogue.Register(service.TeekoInfo())
 

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/teeko"
+)
+
+const solveUsage = `usage: gamesolver solve [flags] OPERATION [BODY]
+       gamesolver tile [flags] [BODY]          (the same as: solve tilings)
+
+Answers one request of the HTTP API in process and prints its JSON answer:
+the same validation, limits and answers as the server, without a server.
+
+OPERATION   teeko (POST /v1/teeko/analyze), teeko/annotate,
+            polyomino (POST /v1/polyomino/analyze), polyomino/moves,
+            tilings (POST /v1/polyomino/tilings); a path such as
+            /v1/polyomino/moves is taken too
+BODY        the request body as in API.md: JSON on the command line,
+            @FILE to read a file, - or nothing to read standard input
+
+Flags come before OPERATION; they are serve's flags (gamesolver serve -h),
+with defaults fit for one request: --default-budget 1m (the budget when
+the body has no budget_ms), --max-budget 24h, --solver-workers every core,
+--log-level error, no rate limit. REDIS_URL shares the server's cache.
+Exit status: 0 when the answer is 2xx, 1 otherwise (the problem+json
+answer is printed all the same).
+
+Examples:
+  gamesolver solve polyomino '{"game":"pentominoes","moves":["L:c4,d4,e4,f4,c5"],"all_moves":true}'
+  gamesolver solve polyomino/moves '{"game":"tetrominoes","width":5,"height":5}'
+  echo '{"width":10,"height":6,"pieces":"FILNPTUVWXYZ","limit":1}' | gamesolver tile
+  gamesolver solve teeko '{"rules":"advanced","moves":["13","3"]}'
+`
+
+// solveOperations maps the short operation names to their API paths.
+var solveOperations = map[string]string{
+	"teeko":             "/v1/teeko/analyze",
+	"teeko/analyze":     "/v1/teeko/analyze",
+	"teeko/annotate":    "/v1/teeko/annotate",
+	"polyomino":         "/v1/polyomino/analyze",
+	"polyomino/analyze": "/v1/polyomino/analyze",
+	"polyomino/moves":   "/v1/polyomino/moves",
+	"tilings":           "/v1/polyomino/tilings",
+	"polyomino/tilings": "/v1/polyomino/tilings",
+}
+
+// solveCommand runs `gamesolver solve` (and `tile`, which names its
+// operation itself): one request through the same handler as the server.
+func solveCommand(name string, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, rest, err := parseConfigArgs(name, args, getenv, solveDefaults())
+	if errors.Is(err, flagHelp) {
+		fmt.Fprint(stdout, solveUsage)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w\n\n%s", err, solveUsage)
+	}
+	if name == "tile" {
+		rest = append([]string{"tilings"}, rest...)
+	}
+	if len(rest) == 0 || len(rest) > 2 {
+		return fmt.Errorf("%s: expected an operation and at most one body\n\n%s", name, solveUsage)
+	}
+	path, ok := solveOperations[strings.TrimPrefix(strings.TrimPrefix(rest[0], "/"), "v1/")]
+	if !ok {
+		return fmt.Errorf("%s: unknown operation %q\n\n%s", name, rest[0], solveUsage)
+	}
+	src := "-"
+	if len(rest) == 2 {
+		src = rest[1]
+	}
+	body, err := readBody(src, stdin, cfg.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	if cfg.RedisURL == "" && wantsBackground(body) {
+		return errors.New("background: a job needs a server that runs it: POST the request to a server, or set REDIS_URL to queue it for the workers")
+	}
+	cfg.noJournal = true
+	cfg.noTeeko = !strings.HasPrefix(path, "/v1/teeko/")
+
+	log, err := newLogger(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	a, err := build(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if a.teekoDone != nil {
+		for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
+			if _, err := os.Stat(teeko.TablePath(cfg.DataDir, r)); err != nil {
+				fmt.Fprintf(stderr, "gamesolver: building the Teeko tables in %s first (about 20 s on two cores, once)\n", cfg.DataDir)
+				break
+			}
+		}
+		select {
+		case <-a.teekoDone:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	a.handler.ServeHTTP(rec, req)
+
+	out := rec.Body.Bytes()
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, out, "", "  ") == nil {
+		out = pretty.Bytes()
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", bytes.TrimRight(out, "\n")); err != nil {
+		return err
+	}
+	if rec.Code < 200 || rec.Code > 299 {
+		return fmt.Errorf("%s: %d %s", path, rec.Code, http.StatusText(rec.Code))
+	}
+	return nil
+}
+
+// solveDefaults are serve's defaults made for one request on this machine.
+func solveDefaults() config {
+	c := defaultConfig()
+	c.LogLevel = "error"
+	c.LogFormat = "console"
+	c.RateLimit = "off"
+	c.DefaultBudget = time.Minute
+	c.MaxBudget = 24 * time.Hour
+	c.SolverWorkers = runtime.NumCPU()
+	c.SolverSlots = 1
+	c.Worker = false
+	return c
+}
+
+// readBody reads the request body from the argument, a file (@FILE) or
+// standard input (-), refusing more than limit bytes as the server does.
+func readBody(src string, stdin io.Reader, limit int64) ([]byte, error) {
+	var r io.Reader
+	switch {
+	case src == "-":
+		r = stdin
+	case strings.HasPrefix(src, "@"):
+		f, err := os.Open(src[1:])
+		if err != nil {
+			return nil, fmt.Errorf("body: %w", err)
+		}
+		defer f.Close()
+		r = f
+	default:
+		return []byte(src), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	return b, nil // more than limit: the handler answers 413, as the server would
+}
+
+// wantsBackground reports whether a JSON body asks for a background job.
+func wantsBackground(body []byte) bool {
+	var b struct {
+		Background bool `json:"background"`
+	}
+	return json.Unmarshal(body, &b) == nil && b.Background
+}
