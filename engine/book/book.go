@@ -354,8 +354,13 @@ func positionName(moves []string) string {
 	return strings.Join(moves, " ")
 }
 
+// at is the entry of pos, made empty when the book has none.
 func (b *Book) at(pos *polyomino.Position) *entry {
-	k := polyomino.CanonicalKey(pos)
+	return b.entryOf(polyomino.CanonicalKey(pos))
+}
+
+// entryOf is at for a position of canonical key k.
+func (b *Book) entryOf(k string) *entry {
 	e := b.entries[k]
 	if e == nil {
 		e = &entry{}
@@ -449,9 +454,10 @@ func (b *Book) addSection(s Section) error {
 		if err != nil {
 			return fmt.Errorf("move %s: reply %s: %w", l.Move, l.Reply, err)
 		}
-		ce := b.at(child)
+		k, frame := child.KeyFrame()
+		ce := b.entryOf(k)
 		ce.win = true
-		ce.wins = ce.wins.add(child.ToCanonical(r).String())
+		ce.wins = ce.wins.add(frame.ToCanonical(r).String())
 		b.markLost(after)
 	}
 	if len(covered) == len(classes) {

@@ -28,15 +28,7 @@ func PieceList(order int) ([]PieceInfo, error) {
 // Of the 8 images, translated to touch the top and left edges, it picks
 // the smallest drawn in a 16 x 16 frame; positions with the same
 // CanonicalKey have the same set of images, hence the same choice.
-func canonicalFrame(p *Position) (t Transform, dx, dy int) {
-	g := p.game
-	var live Bits
-	var idx [256]int32
-	for side := range 2 {
-		for _, i := range p.appendLegal(Player(side), idx[:0]) {
-			live = live.Or(g.placements[i].mask)
-		}
-	}
+func canonicalFrame(g *Game, live Bits) (t Transform, dx, dy int) {
 	var cells []Cell
 	for _, i := range live.Cells() {
 		cells = append(cells, g.geo.Cell(i))
@@ -90,7 +82,19 @@ type Frame struct {
 
 // Frame returns the position's canonical frame.
 func (p *Position) Frame() Frame {
-	t, dx, dy := canonicalFrame(p)
+	live, _ := p.liveSets()
+	return frameOf(p.game, live)
+}
+
+// KeyFrame returns CanonicalKey(p) and p.Frame(), the live cells found once.
+func (p *Position) KeyFrame() (string, Frame) {
+	live, pieces := p.liveSets()
+	return canonicalKey(p, live, pieces), frameOf(p.game, live)
+}
+
+// frameOf is the canonical frame of the live cells of a position of g.
+func frameOf(g *Game, live Bits) Frame {
+	t, dx, dy := canonicalFrame(g, live)
 	inv := t
 	for _, u := range Transforms {
 		if u.Apply(t.Apply(Cell{1, 2})) == (Cell{1, 2}) && u.Apply(t.Apply(Cell{3, -5})) == (Cell{3, -5}) {

@@ -145,21 +145,10 @@ func mix64(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// positionKey is the transposition key of a position (live cells and
-// pieces, the player to move first).
-func positionKey(p *Position) ttKey {
-	g := p.game
-	var live Bits
-	var pieces [2]uint64
-	var idx [256]int32
-	for side := range 2 {
-		list := p.appendLegal(Player(side), idx[:0])
-		for _, i := range list {
-			live = live.Or(g.placements[i].mask)
-			pieces[side] |= 1 << g.placements[i].piece
-		}
-	}
-	k := newKeyer(g)
+// positionKey is the transposition key of a position (its liveSets, the
+// player to move first).
+func positionKey(p *Position, live Bits, pieces [2]uint64) ttKey {
+	k := newKeyer(p.game)
 	m := p.toMove & 1
 	return k.key(live, pieces[m], pieces[1-m])
 }
@@ -171,7 +160,13 @@ func positionKey(p *Position) ttKey {
 // rules and, under the score rule, the current score difference, so
 // equal keys mean equal analyses.
 func CanonicalKey(p *Position) string {
-	k := positionKey(p)
+	live, pieces := p.liveSets()
+	return canonicalKey(p, live, pieces)
+}
+
+// canonicalKey is CanonicalKey with the position's liveSets.
+func canonicalKey(p *Position, live Bits, pieces [2]uint64) string {
+	k := positionKey(p, live, pieces)
 	g := p.game
 	var buf [40]byte
 	binary.BigEndian.PutUint64(buf[0:], k.a)

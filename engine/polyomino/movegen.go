@@ -25,6 +25,40 @@ func (p *Position) appendLegal(pl Player, buf []int32) []int32 {
 	return buf
 }
 
+// liveSets returns the union of the cells of every legal placement of
+// either player, and the pieces each player can place somewhere. With a
+// common pool (equal pieces available) the placements are scanned once.
+func (p *Position) liveSets() (live Bits, pieces [2]uint64) {
+	g := p.game
+	for side := range 2 {
+		if side == 1 && p.avail[1] == p.avail[0] {
+			pieces[1] = pieces[0]
+			break
+		}
+		for m := p.avail[side]; m != 0; m &= m - 1 {
+			pc := trailingZeros(m)
+			if g.small {
+				occ, l := p.occ[0], live[0]
+				for _, i := range g.byPiece[pc] {
+					if g.mask64[i]&occ == 0 {
+						l |= g.mask64[i]
+						pieces[side] |= 1 << pc
+					}
+				}
+				live[0] = l
+				continue
+			}
+			for _, i := range g.byPiece[pc] {
+				if !g.placements[i].mask.Intersects(p.occ) {
+					live = live.Or(g.placements[i].mask)
+					pieces[side] |= 1 << pc
+				}
+			}
+		}
+	}
+	return live, pieces
+}
+
 // hasMove reports whether the player can place a piece.
 func (p *Position) hasMove(pl Player) bool {
 	g := p.game
