@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"runtime"
@@ -118,7 +119,7 @@ func defaultConfig() config {
 
 // parseConfig reads the environment, then the flags in args.
 func parseConfig(name string, args []string, getenv func(string) string) (config, error) {
-	c, rest, err := parseConfigArgs(name, args, getenv, defaultConfig())
+	c, rest, err := parseConfigArgs(name, args, getenv, defaultConfig(), nil)
 	if err == nil && len(rest) > 0 {
 		err = fmt.Errorf("unexpected argument %q", rest[0])
 	}
@@ -126,9 +127,13 @@ func parseConfig(name string, args []string, getenv func(string) string) (config
 }
 
 // parseConfigArgs reads the environment, then the flags in args over the
-// defaults c, and returns the arguments after the flags.
-func parseConfigArgs(name string, args []string, getenv func(string) string, c config) (config, []string, error) {
+// defaults c, and returns the arguments after the flags. The flag
+// package's messages go to out (nil: standard error).
+func parseConfigArgs(name string, args []string, getenv func(string) string, c config, out io.Writer) (config, []string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if out != nil {
+		fs.SetOutput(out)
+	}
 	for _, s := range c.settings() {
 		if v := getenv(s.env); v != "" {
 			if err := s.value.Set(v); err != nil {

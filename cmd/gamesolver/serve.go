@@ -103,6 +103,10 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	}
 	a.jobs = jm
 	poly.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		if cfg.noJournal && cfg.RedisURL == "" {
+			// One request in process: no worker would ever run the job.
+			return "", &service.Error{Kind: service.KindUnavailable, Message: "no job: without REDIS_URL nothing would run it after this command (POST the request to a server, or set REDIS_URL to queue it for the workers)"}
+		}
 		j, err := jm.Submit(ctx, typ, req)
 		return j.ID, err
 	})

@@ -32,12 +32,16 @@ OPERATION   teeko (POST /v1/teeko/analyze), teeko/annotate,
 BODY        the request body as in API.md: JSON on the command line,
             @FILE to read a file, - or nothing to read standard input
 
-Flags come before OPERATION; they are serve's flags (gamesolver serve -h),
-with defaults fit for one request: --default-budget 1m (the budget when
-the body has no budget_ms), --max-budget 24h, --solver-workers every core,
---log-level error, no rate limit. REDIS_URL shares the server's cache.
-Exit status: 0 when the answer is 2xx, 1 otherwise (the problem+json
-answer is printed all the same).
+Flags come before OPERATION; they are serve's flags (gamesolver serve -h)
+and read the same environment variables, with defaults fit for one
+request: --default-budget 1m (the budget when the body has no budget_ms),
+--max-budget 24h, --solver-workers every core, --log-level error, no rate
+limit. --data-dir (default ./data) holds the Teeko tables: the Teeko
+operations build them there first when missing (about 20 s, once); the
+others write nothing. REDIS_URL shares the servers' cache, and there
+"background": true queues a job for the workers; without it no job is
+made (the answer says so in job_error). Exit status: 0 when the answer
+is 2xx, 1 otherwise (the problem+json answer is printed all the same).
 
 Examples:
   gamesolver solve polyomino '{"game":"pentominoes","moves":["L:c4,d4,e4,f4,c5"],"all_moves":true}'
@@ -61,15 +65,23 @@ var solveOperations = map[string]string{
 // solveCommand runs `gamesolver solve` (and `tile`, which names its
 // operation itself): one request through the same handler as the server.
 func solveCommand(name string, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, rest, err := parseConfigArgs(name, args, getenv, solveDefaults())
+	cfg, rest, err := parseConfigArgs(name, args, getenv, solveDefaults(), io.Discard)
 	if errors.Is(err, flagHelp) {
 		fmt.Fprint(stdout, solveUsage)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w\n\n%s", err, solveUsage)
+		return fmt.Errorf("%w (gamesolver %s -h)", err, name)
+	}
+	for _, a := range rest {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return fmt.Errorf("%s: flag %s after the operation: flags come first (gamesolver %s -h)", name, a, name)
+		}
 	}
 	if name == "tile" {
+		if len(rest) > 1 {
+			return errors.New("tile: expected at most one body (gamesolver tile -h)")
+		}
 		rest = append([]string{"tilings"}, rest...)
 	}
 	if len(rest) == 0 || len(rest) > 2 {
@@ -86,9 +98,6 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 	body, err := readBody(src, stdin, cfg.MaxBodyBytes)
 	if err != nil {
 		return err
-	}
-	if cfg.RedisURL == "" && wantsBackground(body) {
-		return errors.New("background: a job needs a server that runs it: POST the request to a server, or set REDIS_URL to queue it for the workers")
 	}
 	cfg.noJournal = true
 	cfg.noTeeko = !strings.HasPrefix(path, "/v1/teeko/")
@@ -123,6 +132,9 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	a.handler.ServeHTTP(rec, req)
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
 
 	out := rec.Body.Bytes()
 	var pretty bytes.Buffer
@@ -173,13 +185,8 @@ func readBody(src string, stdin io.Reader, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("body: %w", err)
 	}
-	return b, nil // more than limit: the handler answers 413, as the server would
-}
-
-// wantsBackground reports whether a JSON body asks for a background job.
-func wantsBackground(body []byte) bool {
-	var b struct {
-		Background bool `json:"background"`
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("body: more than %d bytes (--max-body)", limit)
 	}
-	return json.Unmarshal(body, &b) == nil && b.Background
+	return b, nil
 }

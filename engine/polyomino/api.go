@@ -73,8 +73,9 @@ func (p *Position) ToCanonicalMoves(ms []Move) []Move {
 }
 
 // Frame is a position's canonical frame, found once for mapping many moves
-// (finding it looks at every legal move: mapping each move of a big board
-// through ToCanonical or FromCanonical costs the square of their number).
+// (finding it scans every placement for the live cells: mapping each move
+// of a big board through ToCanonical or FromCanonical repeats that scan
+// per move).
 type Frame struct {
 	t, inv Transform
 	dx, dy int
