@@ -147,6 +147,14 @@ type PolyominoAnalysis struct {
 	// Under the score rule, the final score difference (player to move
 	// minus the other) under perfect play, when proven.
 	Score *int `json:"score,omitempty" example:"1"`
+	// How many more plies the game lasts under perfect play, the winner
+	// hurrying and the loser delaying (0: the game is over; odd when the
+	// player to move wins). Normal play only, on a position the search
+	// proved, when the length search (exact, on top of the proof) finishes
+	// within its share of the budget: up to ten times the proof's time,
+	// at least 0.2 s, within budget_ms. Absent otherwise, and on answers
+	// from the book.
+	Plies *int `json:"plies,omitempty" example:"7"`
 	// Pieces placed so far by the first and second player; in the capture
 	// variant, the pieces on the board carrying each player's marker.
 	Scores [2]int `json:"scores" example:"1,0"`
@@ -195,7 +203,7 @@ type PolyominoAnalysis struct {
 // polyominoAnalyze godoc
 //
 //	@Summary		Analyze a polyomino game position
-//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`); but a hand game under normal play where a player has at most two pieces left is first searched plainly up to 4 plies (one piece against many is lost in 2). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
+//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, `plies` (how many more plies the game lasts under perfect play, the winner hurrying and the loser delaying: normal play, when the length search finishes within its share of the budget), and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`); but a hand game under normal play where a player has at most two pieces left is first searched plainly up to 4 plies (one piece against many is lost in 2). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json,application/problem+json
@@ -258,6 +266,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
 		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
 		GameOver: a.Over, Pass: a.Pass, Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
+		Plies: a.Plies,
 	}
 	if out.BestMoves == nil {
 		out.BestMoves = []string{}

@@ -130,6 +130,18 @@ func TestPolyominoExactValues(t *testing.T) {
 			if a.Score != nil && b.Score != nil && b.Proven && !b.Pass && *b.Score != -*a.Score {
 				t.Errorf("score after best move %d, want %d", *b.Score, -*a.Score)
 			}
+			// The game's length: normal play only, odd for a win, and a
+			// winning move cannot shorten it by more than its own ply.
+			if (a.Score == nil) != (a.Plies != nil) {
+				t.Fatalf("plies %v with score %v", a.Plies, a.Score)
+			}
+			if a.Plies != nil {
+				if (*a.Plies%2 == 1) != (a.Result == "win") || b.Plies == nil || (*b.Plies%2 == 1) != (b.Result == "win") {
+					t.Errorf("plies %d (%s), after %s %v (%s)", *a.Plies, a.Result, a.BestMoves[0], b.Plies, b.Result)
+				} else if a.Result == "win" && *b.Plies < *a.Plies-1 {
+					t.Errorf("plies %d, after the winning move %s only %d", *a.Plies, a.BestMoves[0], *b.Plies)
+				}
+			}
 		})
 	}
 }

@@ -6,7 +6,7 @@ import "github.com/gamesolver/gamesolver/service/cache"
 // of every cache key, so a new engine never reads an old one's answers.
 var engineVersion = map[string]string{
 	"tiling":    "t2", // t2: the region's own symmetries (2026-11-24)
-	"polyomino": "p2", // p2: symmetries of blocked and covered cells together, shallow hand search (2026-11-24)
+	"polyomino": "p3", // p3: plies, the game's length (2026-11-24); p2: symmetries of blocked and covered cells together, shallow hand search
 }
 
 func cacheKey(game, variant, position string) string {

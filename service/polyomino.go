@@ -105,6 +105,9 @@ type PolyominoAnswer struct {
 	Value        int              `json:"value"`
 	BestMoves    []string         `json:"best_moves"`
 	BestComplete bool             `json:"best_complete"`
+	// Plies the game lasts under perfect play, the winner hurrying and
+	// the loser delaying (normal play, when proven in time).
+	Plies *int `json:"plies,omitempty"`
 	Heuristic    bool             `json:"heuristic"`
 	Moves        []PolyominoMove  `json:"moves,omitempty"`
 	LegalMoves   int              `json:"legal_moves"`
@@ -345,7 +348,8 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				return PolyominoAnswer{}, 0, false, err
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
-			return a, res.Nodes, res.Proven && res.BestComplete, nil
+			withLength(ctx, &a, pos, res)
+			return a, a.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
 		return PolyominoAnswer{}, err
@@ -357,6 +361,42 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		return a, nil
 	}
 	return p.inBackground(ctx, q, key, a)
+}
+
+// The game-length search after a proof (plies) may take lengthShare times
+// the proof's time, at least lengthMin, within what is left of the budget
+// (less lengthMargin), and at most lengthMaxNodes nodes.
+const (
+	lengthShare    = 10
+	lengthMin      = 200 * time.Millisecond
+	lengthMargin   = 5 * time.Millisecond
+	lengthMaxNodes = 50_000_000
+)
+
+// withLength adds to a proven answer how many plies the game lasts under
+// perfect play (normal play only), when polyomino.Length proves it within
+// its share of the budget; its nodes and time count in the answer's.
+func withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
+	if !res.Proven || pos.Game().Config().EndRule != polyomino.NormalPlay {
+		return
+	}
+	d := max(lengthShare*res.Elapsed, lengthMin)
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl)-lengthMargin)
+	}
+	if d <= 0 {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	start := time.Now()
+	l := polyomino.Length(lctx, pos, res.Outcome, polyomino.LengthOptions{MaxNodes: lengthMaxNodes})
+	a.Nodes += l.Nodes
+	a.ElapsedNs += int64(time.Since(start))
+	if l.Proven {
+		n := l.Plies
+		a.Plies = &n
+	}
 }
 
 // errBeyondJobs says why a position gets no job.

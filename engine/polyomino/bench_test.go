@@ -66,6 +66,38 @@ func benchSuite(b *testing.B, depth int) {
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
 
+// BenchmarkLength3Ply / 4Ply time Length (how many plies the game lasts)
+// on every position of the suite of that depth, the outcome solved first
+// outside the timer (one op = the whole set).
+func BenchmarkLength3Ply(b *testing.B) { benchLength(b, 3) }
+func BenchmarkLength4Ply(b *testing.B) { benchLength(b, 4) }
+
+func benchLength(b *testing.B, depth int) {
+	cfg, _ := Preset("pentominoes")
+	var nodes int64
+	for range b.N {
+		for _, sp := range loadSuite(b) {
+			if sp.depth != depth {
+				continue
+			}
+			pos, _ := NewPosition(cfg, nil, sp.moves, DefaultToMove)
+			b.StopTimer()
+			res, err := Solve(context.Background(), pos, Options{FirstWin: true, TableMB: 64})
+			if err != nil || !res.Proven {
+				b.Fatalf("%v: %v", sp.moves, err)
+			}
+			b.StartTimer()
+			l := Length(context.Background(), pos, res.Outcome, LengthOptions{})
+			if !l.Proven {
+				b.Fatalf("%v: no length", sp.moves)
+			}
+			nodes += l.Nodes
+		}
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
 // BenchmarkHeuristicMove times one decision of the heuristic player on the
 // hexomino start position.
 func BenchmarkHeuristicMove(b *testing.B) {

@@ -1,0 +1,290 @@
+package polyomino
+
+import (
+	"context"
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// The length of a game under normal play: how many more plies it lasts
+// when both play perfectly and the winner hurries, that is the winner ends
+// the game as soon as he can force it and the loser puts the end off as
+// long as he can (the plies of the Teeko tablebases). Under normal play
+// the player who cannot move loses, so a game the player to move wins
+// lasts an odd number of plies, and one he loses an even number.
+//
+// Length deepens a bounded search on the conflict graph: within(L, side,
+// d) is true when the winner can force the end of the game within d
+// plies. It is monotone in d (an end forced within d is forced within
+// d + 1), so each state keeps the largest d known false and the smallest
+// known true. The winner's moves are only the winning ones (the boolean
+// solver, with its table, says which), so that every state the search
+// visits is won for the winner; and such a state whose game cannot last
+// more than d plies (one piece a ply, and order live cells a ply) is won
+// within d at once. The search is exact: no symmetry, no other pruning,
+// every move of the loser looked at when the answer is true.
+
+// LengthOptions bound Length.
+type LengthOptions struct {
+	// MaxNodes stops the search after about this many nodes (0: no limit),
+	// the boolean solver's included.
+	MaxNodes int64
+	// Table is the boolean solver's transposition table (nil: one of
+	// TableMB megabytes, default 8).
+	Table   *Table
+	TableMB int
+}
+
+// LengthResult is what Length found.
+type LengthResult struct {
+	// Plies is the length of the game from the position under perfect
+	// play (0: the game is over), meaningful when Proven.
+	Plies  int
+	Proven bool
+	Nodes  int64
+}
+
+// Length returns how many plies the game lasts from pos under perfect
+// play, the winner hurrying and the loser delaying. outcome is pos's value
+// for the player to move (Win or Loss, as Solve proves it). Only normal
+// play: under the score rule or in the capture variant it proves nothing.
+// It stops unproven when ctx is done or after opts.MaxNodes nodes, and
+// when the position's graph is too big to build.
+func Length(ctx context.Context, pos *Position, outcome Outcome, opts LengthOptions) LengthResult {
+	g := pos.game
+	if g.score || g.cfg.Variant == Capture || outcome != Win && outcome != Loss {
+		return LengthResult{}
+	}
+	side := int(pos.toMove & 1)
+	idx := [2][]int32{pos.appendLegal(First, nil), pos.appendLegal(Second, nil)}
+	all := idx[side]
+	if !g.pool {
+		all = append(append([]int32(nil), idx[0]...), idx[1]...)
+	}
+	if tooBig(len(all)) {
+		return LengthResult{}
+	}
+	mb := opts.TableMB
+	if mb <= 0 {
+		mb = 8
+	}
+	s := newSolver(ctx, g, Options{Table: opts.Table, TableMB: mb, MaxNodes: opts.MaxNodes})
+	if opts.Table == nil {
+		defer s.tt.release()
+	}
+	w := newWorker(s)
+	defer w.done()
+	ls := &lengthSearch{ctx: ctx, max: opts.MaxNodes, memo: map[string]lengthBounds{}, w: w, order: g.set.Order, small: g.small, wins: map[string]bool{}}
+	ls.g.build(g, all)
+	ls.winner = side
+	if outcome == Loss {
+		ls.winner = 1 - side
+	}
+	L := ls.g.full(nil)
+	// Each ply takes a vertex: no line is longer than the graph's n plies.
+	ls.frames = make([]lengthFrame, ls.g.n+1)
+	// The search needs the outcome right: every state it visits is won
+	// for the winner.
+	want := resLoss
+	if side == ls.winner {
+		want = resWin
+	}
+	if len(idx[side]) > 0 {
+		if r := w.solveBool(&ls.g, L, side, 0); r != want {
+			return LengthResult{Nodes: w.nodes}
+		}
+	} else if side == ls.winner {
+		return LengthResult{} // the player to move has lost already
+	}
+	// The parity of the length is the winner's: odd when he is to move.
+	d := 0
+	if side == ls.winner {
+		d = 1
+	}
+	for ; ; d += 2 {
+		ok, done := ls.within(L, side, d, 0)
+		if !done {
+			return LengthResult{Nodes: ls.nodes + w.nodes}
+		}
+		if ok {
+			return LengthResult{Plies: d, Proven: true, Nodes: ls.nodes + w.nodes}
+		}
+		if d > ls.g.n+1 {
+			// Each ply takes a vertex: past n plies the game is over.
+			return LengthResult{Nodes: ls.nodes + w.nodes}
+		}
+	}
+}
+
+// lengthBounds: within is false for d <= lo and true for d >= hi.
+type lengthBounds struct{ lo, hi int16 }
+
+type lengthSearch struct {
+	ctx     context.Context
+	max     int64
+	nodes   int64
+	stopped bool
+	g       cgraph
+	winner  int
+	memo    map[string]lengthBounds
+	frames  []lengthFrame   // by ply from the root (n + 1: fixed, never moved)
+	w       *worker         // the boolean solver: which of the winner's moves win
+	order   int             // cells of a piece
+	small   bool            // one-word cell masks (g.m64)
+	wins    map[string]bool // the winner's moves tried: state after -> won
+	keyBuf  []byte
+}
+
+// lengthFrame is a ply's scratch space.
+type lengthFrame struct {
+	kids []lengthChild
+	next []uint64
+	key  []byte
+}
+
+// lengthChild is a move with the replies it leaves the opponent.
+type lengthChild struct{ v, replies int }
+
+// within reports whether the winner can force the end of the game within
+// d plies from state L with side to move; done is false when the search
+// was stopped.
+func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
+	if ls.stopped {
+		return false, false
+	}
+	ls.nodes++
+	if ls.nodes&1023 == 0 && (ls.ctx.Err() != nil || ls.max > 0 && ls.nodes+ls.w.nodes > ls.max) {
+		ls.stopped = true
+		return false, false
+	}
+	f := &ls.frames[ply]
+	if f.next == nil {
+		f.next = make([]uint64, ls.g.words)
+	}
+	g := &ls.g
+	k := g.words
+	own, opp := g.own[side], g.own[1-side]
+	// Children: each move with the replies it leaves.
+	kids := f.kids[:0]
+	for w := range k {
+		for word := L[w] & own[w]; word != 0; word &= word - 1 {
+			v := w*64 + bits.TrailingZeros64(word)
+			row := g.adj[v*k : (v+1)*k]
+			n := 0
+			for x := range k {
+				n += bits.OnesCount64(L[x] &^ row[x] & opp[x])
+			}
+			kids = append(kids, lengthChild{v, n})
+		}
+	}
+	f.kids = kids
+	if len(kids) == 0 {
+		return side != ls.winner, true // the game is over: side to move lost
+	}
+	// The parity of the plies left is fixed: d of the wrong parity is d-1.
+	hurry := side == ls.winner
+	if hurry != (d&1 == 1) {
+		d--
+	}
+	if d <= 0 {
+		return false, true
+	}
+	if d >= ls.longest(L) {
+		return true, true // a won state whose game cannot last longer
+	}
+
+	f.key = f.key[:0]
+	for _, w := range L {
+		f.key = binary.LittleEndian.AppendUint64(f.key, w)
+	}
+	f.key = append(f.key, byte(side))
+	b, seen := ls.memo[string(f.key)]
+	if !seen {
+		b = lengthBounds{lo: -1, hi: 1 << 14}
+	}
+	switch {
+	case d >= int(b.hi):
+		return true, true
+	case d <= int(b.lo):
+		return false, true
+	}
+	// The winner tries first the moves that leave the loser fewest
+	// replies; the loser those that leave the winner most.
+	if hurry {
+		slices.SortStableFunc(kids, func(a, b lengthChild) int { return a.replies - b.replies })
+	} else {
+		slices.SortStableFunc(kids, func(a, b lengthChild) int { return b.replies - a.replies })
+	}
+	result := !hurry
+	if hurry && kids[0].replies == 0 {
+		result = true // a move that leaves no reply ends the game
+	} else {
+		for i := range kids {
+			v := f.kids[i].v
+			row := g.adj[v*k : (v+1)*k]
+			for w := range k {
+				f.next[w] = L[w] &^ row[w]
+			}
+			if hurry && d > 1 {
+				// Only a winning move can win within d (each move's
+				// value found once, not at every depth). At d = 1 the
+				// child is searched at 0 plies: only an end of the game
+				// counts there, which needs no solver.
+				ls.keyBuf = ls.keyBuf[:0]
+				for _, x := range f.next {
+					ls.keyBuf = binary.LittleEndian.AppendUint64(ls.keyBuf, x)
+				}
+				won, seen := ls.wins[string(ls.keyBuf)]
+				if !seen {
+					r := ls.w.solveBool(g, f.next, 1-side, 0)
+					if r == resAbort {
+						ls.stopped = true
+						return false, false
+					}
+					won = r == resLoss
+					ls.wins[string(ls.keyBuf)] = won
+				}
+				if !won {
+					continue
+				}
+			}
+			ok, done := ls.within(f.next, 1-side, d-1, ply+1)
+			if !done {
+				return false, false
+			}
+			if ok == hurry {
+				result = hurry
+				break
+			}
+		}
+	}
+	if result {
+		b.hi = int16(min(int(b.hi), d))
+	} else {
+		b.lo = int16(max(int(b.lo), d))
+	}
+	ls.memo[string(f.key)] = b
+	return result, true
+}
+
+// longest bounds the plies left in state L: each ply takes a piece and
+// covers order live cells.
+func (ls *lengthSearch) longest(L []uint64) int {
+	g := &ls.g
+	var pieces, cells uint64
+	for w, word := range L {
+		for ; word != 0; word &= word - 1 {
+			v := w*64 + bits.TrailingZeros64(word)
+			pieces |= g.pbit[v]
+			if ls.small {
+				cells |= g.m64[v]
+			}
+		}
+	}
+	n := bits.OnesCount64(pieces)
+	if ls.small {
+		n = min(n, bits.OnesCount64(cells)/ls.order)
+	}
+	return n
+}

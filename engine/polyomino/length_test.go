@@ -1,0 +1,271 @@
+package polyomino
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// plainLength is a deliberately simple game-length minimax over the
+// game's placement tables (normal play): whether the player to move wins,
+// and in how many plies when the winner hurries and the loser delays. An
+// exact memo of whole states (cells, pieces, side), no graph, no symmetry,
+// no bounds; ok is false after limit nodes.
+type plainLength struct {
+	plain
+	memo map[plainState][2]int
+}
+
+type plainState struct {
+	occ   Bits
+	avail [2]uint64
+	side  int
+}
+
+func (pl *plainLength) length(occ Bits, avail [2]uint64, side int) (win bool, plies int, ok bool) {
+	st := plainState{occ, avail, side}
+	if r, seen := pl.memo[st]; seen {
+		return r[0] == 1, r[1], true
+	}
+	pl.nodes++
+	if pl.nodes > pl.limit {
+		return false, 0, false
+	}
+	g := pl.g
+	fastest, slowest := -1, -1
+	for m := avail[side]; m != 0; m &= m - 1 {
+		for _, i := range g.byPiece[trailingZeros(m)] {
+			p := &g.placements[i]
+			if p.mask.Intersects(occ) {
+				continue
+			}
+			a := avail
+			a[0] &^= 1 << p.piece
+			a[1] &^= 1 << p.piece
+			w, n, ok := pl.length(occ.Or(p.mask), a, 1-side)
+			if !ok {
+				return false, 0, false
+			}
+			if !w && (fastest < 0 || n+1 < fastest) {
+				fastest = n + 1
+			}
+			if w {
+				slowest = max(slowest, n+1)
+			}
+		}
+	}
+	switch {
+	case fastest >= 0:
+		win, plies = true, fastest
+	case slowest >= 0:
+		plies = slowest
+	} // else no move: lost now, 0 plies
+	r := [2]int{0, plies}
+	if win {
+		r[0] = 1
+	}
+	pl.memo[st] = r
+	return win, plies, true
+}
+
+func normalPlayConfigs() []Config {
+	var out []Config
+	for _, c := range crossConfigs() {
+		if c.EndRule != ScoreRule {
+			out = append(out, c)
+		}
+	}
+	return append(out,
+		Config{Preset: "tetrominoes 5x5 explicit hands normal", Width: 5, Height: 5, Order: 4, Hands: [2][]string{{"I", "O", "T"}, {"S", "L"}}},
+		Config{Preset: "pentominoes 8x8", Width: 8, Height: 8, Order: 5, Pool: true},
+		Config{Preset: "hexominoes 7x7 hands", Width: 7, Height: 7, Order: 6, Seed: 2, Pieces: []string{"H01", "H04", "H07", "H10", "H13", "H16", "H19", "H22", "H25", "H28", "H31", "H34"}},
+	)
+}
+
+// TestLengthMatchesPlainMinimax checks Length against plainLength on
+// random positions of small games, pools and hands, with a wrong outcome
+// given too (it must not prove anything then).
+func TestLengthMatchesPlainMinimax(t *testing.T) {
+	rng := splitmix64(7)
+	checked, long := 0, 0
+	for _, cfg := range normalPlayConfigs() {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg.Preset, err)
+		}
+		perCfg := 0
+		for trial := 0; trial < 200 && perCfg < 25; trial++ {
+			n := int(rng.next() % 4)
+			if g.geo.Cells() == 64 {
+				n += 5 // the 8 x 8 game's late middle game
+			}
+			pos := randomPosition(t, g, n, &rng)
+			pl := &plainLength{plain: plain{g: g, limit: 20000}, memo: map[plainState][2]int{}}
+			win, want, ok := pl.length(pos.occ, pos.avail, int(pos.toMove&1))
+			if !ok {
+				continue
+			}
+			perCfg++
+			outcome, wrong := Loss, Win
+			if win {
+				outcome, wrong = Win, Loss
+			}
+			got := Length(context.Background(), pos, outcome, LengthOptions{})
+			if !got.Proven || got.Plies != want {
+				t.Fatalf("%s\n%s\nto move %s (%s): Length %+v, plain minimax %d plies", cfg.Preset, pos, pos.toMove, outcome, got, want)
+			}
+			if bad := Length(context.Background(), pos, wrong, LengthOptions{}); bad.Proven {
+				t.Fatalf("%s\n%s\nto move %s: Length proved %d plies for the wrong outcome %s", cfg.Preset, pos, pos.toMove, bad.Plies, wrong)
+			}
+			if want >= 4 {
+				long++
+			}
+			checked++
+		}
+		if perCfg < 10 {
+			t.Errorf("%s: only %d positions small enough for plain minimax", cfg.Preset, perCfg)
+		}
+	}
+	if long < 10 {
+		t.Errorf("only %d positions last 4 plies or more: the check is too easy", long)
+	}
+	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more", checked, long)
+}
+
+// TestLengthIsConsistent checks longer games, beyond plain minimax, on
+// the 8 x 8 board by the recurrence that defines the length: a won
+// position lasts one ply more than its fastest winning move's child, a lost
+// one one more than its slowest move's child, with each child's outcome from
+// Solve and its length from Length.
+func TestLengthIsConsistent(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	g, err := NewGame(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := splitmix64(11)
+	long := 0
+	for checked := 0; checked < 6; {
+		pos := randomPosition(t, g, 4, &rng)
+		res, err := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 8})
+		if err != nil || !res.Proven {
+			t.Fatalf("solve: %v %+v", err, res)
+		}
+		got := Length(context.Background(), pos, res.Outcome, LengthOptions{})
+		if !got.Proven {
+			t.Fatalf("%s\n%s: no length", res.Outcome, pos)
+		}
+		if got.Plies == 0 {
+			continue
+		}
+		want := -1
+		for _, m := range pos.LegalMoves() {
+			child, err := pos.Play(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cr, err := Solve(context.Background(), child, Options{Workers: 1, TableMB: 8})
+			if err != nil || !cr.Proven {
+				t.Fatalf("solve: %v %+v", err, cr)
+			}
+			wins := cr.Outcome == Loss // the move wins for its maker
+			if res.Outcome == Loss && wins {
+				t.Fatalf("%s\n%s: move %s wins", res.Outcome, pos, m)
+			}
+			if res.Outcome == Win && !wins {
+				continue
+			}
+			cl := Length(context.Background(), child, cr.Outcome, LengthOptions{})
+			if !cl.Proven {
+				t.Fatalf("%s: no length", child)
+			}
+			switch {
+			case want < 0:
+				want = cl.Plies + 1
+			case res.Outcome == Win:
+				want = min(want, cl.Plies+1)
+			default:
+				want = max(want, cl.Plies+1)
+			}
+		}
+		if got.Plies != want {
+			t.Fatalf("%s\n%s: Length %d plies, its moves' children give %d", res.Outcome, pos, got.Plies, want)
+		}
+		if got.Plies >= 5 {
+			long++
+		}
+		checked++
+	}
+	if long < 3 {
+		t.Errorf("only %d positions of 5 plies or more", long)
+	}
+}
+
+// TestLengthAgreesWithSolve: the parity of the length is the outcome's
+// (odd for a win of the player to move), and a game over lasts 0 plies.
+func TestLengthAgreesWithSolve(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	cfg.Width, cfg.Height = 6, 6
+	g, err := NewGame(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := splitmix64(3)
+	for range 20 {
+		pos := randomPosition(t, g, 2+int(rng.next()%3), &rng)
+		res, err := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 1})
+		if err != nil || !res.Proven {
+			t.Fatalf("solve: %v %+v", err, res)
+		}
+		got := Length(context.Background(), pos, res.Outcome, LengthOptions{})
+		if !got.Proven || (got.Plies%2 == 1) != (res.Outcome == Win) || res.Over != (got.Plies == 0) {
+			t.Fatalf("%s\n%s: Length %+v", res.Outcome, pos, got)
+		}
+	}
+}
+
+// TestLengthNotApplicable: the score rule, the capture variant and unknown
+// outcomes prove nothing.
+func TestLengthNotApplicable(t *testing.T) {
+	for _, cfg := range crossConfigs() {
+		if cfg.EndRule != ScoreRule {
+			continue
+		}
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Length(context.Background(), g.Start(), Win, LengthOptions{}); got.Proven {
+			t.Errorf("%s: score rule: %+v", cfg.Preset, got)
+		}
+	}
+	cfg, _ := Preset("tetrominoes")
+	g, _ := NewGame(cfg)
+	if got := Length(context.Background(), g.Start(), OutcomeUnknown, LengthOptions{}); got.Proven {
+		t.Errorf("unknown outcome: %+v", got)
+	}
+}
+
+// TestLengthBudgets: a node budget and a cancelled context stop it.
+func TestLengthBudgets(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	g, err := NewGame(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, err := g.NewPosition(nil, []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8"}, First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Length(context.Background(), pos, Loss, LengthOptions{MaxNodes: 5000})
+	if got.Proven || got.Nodes > 6000 {
+		t.Errorf("node budget: %+v", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	got = Length(ctx, pos, Loss, LengthOptions{})
+	if got.Proven || time.Since(start) > 5*time.Second {
+		t.Errorf("deadline: %+v after %v", got, time.Since(start))
+	}
+}
