@@ -673,8 +673,12 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		if ctx.Err() != nil && !res.Proven {
 			return nil, false, ctx.Err()
 		}
-		report(res.Nodes)
-		b, err := json.Marshal(answerOf(res, child.Frame().ToCanonical))
+		a := answerOf(res, child.Frame().ToCanonical)
+		// The answer is cached for synchronous requests too: with their
+		// plies.
+		withLength(ctx, &a, child, res)
+		report(a.Nodes)
+		b, err := json.Marshal(a)
 		return b, res.Proven && res.BestComplete, err
 	})
 	if err != nil {
