@@ -126,6 +126,10 @@ type PolyominoMoveValue struct {
 	// Under the score rule, the final score difference for the player
 	// making the move (when proven).
 	Score *int `json:"score,omitempty" example:"2"`
+	// How many plies the game lasts after the move under perfect play
+	// (as plies of the analysis), where the length search reached it
+	// within its share of the budget.
+	Plies *int `json:"plies,omitempty" example:"4"`
 }
 
 // JobLink points at a background job.
@@ -302,7 +306,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 	if a.Moves != nil || allMoves {
 		moves := make([]PolyominoMoveValue, 0, len(a.Moves))
 		for _, m := range a.Moves {
-			mv := PolyominoMoveValue{Move: m.Move, Result: polyResult(m.Outcome, m.Proven), Proven: m.Proven}
+			mv := PolyominoMoveValue{Move: m.Move, Result: polyResult(m.Outcome, m.Proven), Proven: m.Proven, Plies: m.Plies}
 			if a.ScoreRule && m.Proven {
 				v := m.Value
 				mv.Score = &v

@@ -21,6 +21,7 @@ func newPolyominoServer(t *testing.T, maxBudget time.Duration) *gin.Engine {
 	reg := prometheus.NewRegistry()
 	s := newSearcher(reg, maxBudget)
 	s.MinCacheTime = 0
+	s.MinLengthTime = maxBudget // plies within the budget, however slow the machine
 	return New(Config{MaxBodyBytes: 64 << 10}, Deps{
 		Log: zap.NewNop(), Registry: reg,
 		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
@@ -88,6 +89,27 @@ func TestPolyominoSymmetricPositionsAgree(t *testing.T) {
 	}
 	if b.Moves == nil || len(*b.Moves) != legal.Count {
 		t.Errorf("all_moves lists %v, %d are legal", b.Moves, legal.Count)
+	}
+	// Each move's plies: the game after a winning move lasts an even
+	// number (the loser is to move), and the position's own length is one
+	// more than its fastest winning move's.
+	if a.Plies == nil || a.Result != "win" {
+		t.Fatalf("plies %v, result %s", a.Plies, a.Result)
+	}
+	fastest := -1
+	for _, m := range *a.Moves {
+		if m.Plies == nil {
+			t.Fatalf("move %s without plies", m.Move)
+		}
+		if (*m.Plies%2 == 0) != (m.Result == "win") {
+			t.Errorf("move %s (%s): %d plies after it", m.Move, m.Result, *m.Plies)
+		}
+		if m.Result == "win" && (fastest < 0 || *m.Plies < fastest) {
+			fastest = *m.Plies
+		}
+	}
+	if *a.Plies != fastest+1 {
+		t.Errorf("plies %d, fastest winning move then %d", *a.Plies, fastest)
 	}
 	// With all_moves, the list is there even when no move is legal.
 	for body, want := range map[string]bool{`{"game":"pentominoes","width":2,"height":2,"all_moves":true}`: true, `{"game":"pentominoes","width":2,"height":2}`: false} {

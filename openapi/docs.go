@@ -2424,6 +2424,11 @@ const docTemplate = `{
                     "type": "string",
                     "example": "I:a1,a2,a3,a4,a5"
                 },
+                "plies": {
+                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget.",
+                    "type": "integer",
+                    "example": 4
+                },
                 "proven": {
                     "type": "boolean",
                     "example": true

@@ -90,6 +90,9 @@ type PolyominoMove struct {
 	Outcome string `json:"outcome"`
 	Proven  bool   `json:"proven"`
 	Value   int    `json:"value"`
+	// Plies the game lasts after the move under perfect play, when
+	// proven in time (PolyominoAnswer.Plies).
+	Plies *int `json:"plies,omitempty"`
 }
 
 // PolyominoAnswer is the analysis of a position. Moves are in the frame of
@@ -348,7 +351,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				return PolyominoAnswer{}, 0, false, err
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
-			withLength(ctx, &a, pos, res)
+			p.search.withLength(ctx, &a, pos, res)
 			return a, a.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
@@ -364,8 +367,9 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 }
 
 // The game-length search after a proof (plies) may take lengthShare times
-// the proof's time, at least lengthMin, within what is left of the budget
-// (less lengthMargin), and at most lengthMaxNodes nodes.
+// the proof's time, at least Searcher.MinLengthTime (default lengthMin),
+// within what is left of the budget (less lengthMargin), and at most
+// lengthMaxNodes nodes.
 const (
 	lengthShare    = 10
 	lengthMin      = 200 * time.Millisecond
@@ -375,12 +379,18 @@ const (
 
 // withLength adds to a proven answer how many plies the game lasts under
 // perfect play (normal play only), when polyomino.Length proves it within
-// its share of the budget; its nodes and time count in the answer's.
-func withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
+// its share of the budget, and then, with all moves, how many it lasts
+// after each move, as far as the share goes; its nodes and time count in
+// the answer's.
+func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
 	if !res.Proven || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return
 	}
-	d := max(lengthShare*res.Elapsed, lengthMin)
+	least := s.MinLengthTime
+	if least <= 0 {
+		least = lengthMin
+	}
+	d := max(lengthShare*res.Elapsed, least)
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)-lengthMargin)
 	}
@@ -392,10 +402,22 @@ func withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position
 	start := time.Now()
 	l := polyomino.Length(lctx, pos, res.Outcome, polyomino.LengthOptions{MaxNodes: lengthMaxNodes})
 	a.Nodes += l.Nodes
-	a.ElapsedNs += int64(time.Since(start))
-	if l.Proven {
-		n := l.Plies
-		a.Plies = &n
+	defer func() { a.ElapsedNs += int64(time.Since(start)) }()
+	if !l.Proven {
+		return
+	}
+	n := l.Plies
+	a.Plies = &n
+	left := lengthMaxNodes - l.Nodes
+	if len(res.Moves) == 0 || len(res.Moves) != len(a.Moves) || left <= 0 {
+		return
+	}
+	for i, ml := range polyomino.MoveLengths(lctx, pos, res.Moves, polyomino.LengthOptions{MaxNodes: left}) {
+		a.Nodes += ml.Nodes
+		if ml.Proven {
+			n := ml.Plies
+			a.Moves[i].Plies = &n
+		}
 	}
 }
 
@@ -676,7 +698,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		a := answerOf(res, child.Frame().ToCanonical)
 		// The answer is cached for synchronous requests too: with their
 		// plies.
-		withLength(ctx, &a, child, res)
+		j.Search.withLength(ctx, &a, child, res)
 		report(a.Nodes)
 		b, err := json.Marshal(a)
 		return b, res.Proven && res.BestComplete, err

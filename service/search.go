@@ -26,6 +26,10 @@ type Searcher struct {
 	// MinCacheTime: answers found faster than this are not cached (they
 	// are cheaper to recompute than to store).
 	MinCacheTime time.Duration
+	// MinLengthTime: the polyomino length search after a proof (plies)
+	// may take ten times the proof's time and at least this long, within
+	// the budget (0: 200 ms).
+	MinLengthTime time.Duration
 }
 
 // searchOutcome is what a computation reports besides its answer.

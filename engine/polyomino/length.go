@@ -47,72 +47,133 @@ type LengthResult struct {
 
 // Length returns how many plies the game lasts from pos under perfect
 // play, the winner hurrying and the loser delaying. outcome is pos's value
-// for the player to move (Win or Loss, as Solve proves it). Only normal
-// play: under the score rule or in the capture variant it proves nothing.
-// It stops unproven when ctx is done or after opts.MaxNodes nodes, and
-// when the position's graph is too big to build.
+// for the player to move (Win or Loss, as Solve proves it; a wrong one
+// proves nothing). Only normal play: under the score rule or in the
+// capture variant it proves nothing. It stops unproven when ctx is done or
+// after opts.MaxNodes nodes, and when the position's graph is too big to
+// build.
 func Length(ctx context.Context, pos *Position, outcome Outcome, opts LengthOptions) LengthResult {
-	g := pos.game
-	if g.score || g.cfg.Variant == Capture || outcome != Win && outcome != Loss {
+	ls, L, side, ok := newLengthSearch(ctx, pos, opts)
+	if !ok || outcome != Win && outcome != Loss {
 		return LengthResult{}
 	}
-	side := int(pos.toMove & 1)
-	idx := [2][]int32{pos.appendLegal(First, nil), pos.appendLegal(Second, nil)}
-	all := idx[side]
+	defer ls.close()
+	return ls.length(L, side, outcome == Win)
+}
+
+// MoveLengths is Length after each of moves, legal moves of pos with their
+// proven values for the player making them (as Solve gives them with
+// AllMoves), in one search: the states the lines after different moves
+// share are searched once. A move not proven, not legal or not reached
+// before the search stopped has a result not Proven.
+func MoveLengths(ctx context.Context, pos *Position, moves []MoveResult, opts LengthOptions) []LengthResult {
+	out := make([]LengthResult, len(moves))
+	ls, L, side, ok := newLengthSearch(ctx, pos, opts)
+	if !ok {
+		return out
+	}
+	defer ls.close()
+	vertex := map[string]int{}
+	for v, pi := range ls.g.place {
+		vertex[ls.game.move(pi).String()] = v
+	}
+	k := ls.g.words
+	next := make([]uint64, k)
+	for i, mr := range moves {
+		v, legal := vertex[mr.Move.String()]
+		if !mr.Proven || !legal || ls.g.own[side][v>>6]&(1<<(uint(v)&63)) == 0 || mr.Outcome != Win && mr.Outcome != Loss {
+			continue
+		}
+		row := ls.g.adj[v*k : (v+1)*k]
+		for w := range k {
+			next[w] = L[w] &^ row[w]
+		}
+		before := ls.nodes + ls.w.nodes
+		// After a winning move the player who made it wins: the loser
+		// is to move.
+		out[i] = ls.length(next, 1-side, mr.Outcome == Loss)
+		out[i].Nodes = ls.nodes + ls.w.nodes - before
+		if ls.stopped {
+			break
+		}
+	}
+	return out
+}
+
+// newLengthSearch builds the search of a position: its graph (every
+// placement either player can make), the boolean solver, the full state.
+func newLengthSearch(ctx context.Context, pos *Position, opts LengthOptions) (ls *lengthSearch, L []uint64, side int, ok bool) {
+	g := pos.game
+	if g.score || g.cfg.Variant == Capture {
+		return nil, nil, 0, false
+	}
+	side = int(pos.toMove & 1)
+	all := pos.appendLegal(pos.toMove, nil)
 	if !g.pool {
-		all = append(append([]int32(nil), idx[0]...), idx[1]...)
+		all = pos.appendLegal(pos.toMove.Opponent(), all)
 	}
 	if tooBig(len(all)) {
-		return LengthResult{}
+		return nil, nil, 0, false
 	}
 	mb := opts.TableMB
 	if mb <= 0 {
 		mb = 8
 	}
 	s := newSolver(ctx, g, Options{Table: opts.Table, TableMB: mb, MaxNodes: opts.MaxNodes})
-	if opts.Table == nil {
-		defer s.tt.release()
-	}
-	w := newWorker(s)
-	defer w.done()
-	ls := &lengthSearch{ctx: ctx, max: opts.MaxNodes, memo: map[string]lengthBounds{}, w: w, order: g.set.Order, small: g.small, wins: map[string]bool{}}
+	ls = &lengthSearch{ctx: ctx, max: opts.MaxNodes, game: g, s: s, w: newWorker(s), ownTable: opts.Table == nil,
+		memo: map[string]lengthBounds{}, wins: map[string]bool{}, order: g.set.Order, small: g.small}
 	ls.g.build(g, all)
-	ls.winner = side
-	if outcome == Loss {
-		ls.winner = 1 - side
-	}
-	L := ls.g.full(nil)
 	// Each ply takes a vertex: no line is longer than the graph's n plies.
 	ls.frames = make([]lengthFrame, ls.g.n+1)
+	return ls, ls.g.full(nil), side, true
+}
+
+// close hands back the solver's tables.
+func (ls *lengthSearch) close() {
+	ls.w.done()
+	if ls.ownTable {
+		ls.s.tt.release()
+	}
+}
+
+// length is Length for state L with side to move, won for that side when
+// moverWins.
+func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResult {
+	ls.winner = side
+	if !moverWins {
+		ls.winner = 1 - side
+	}
+	start := ls.nodes + ls.w.nodes
+	nodes := func() int64 { return ls.nodes + ls.w.nodes - start }
 	// The search needs the outcome right: every state it visits is won
 	// for the winner.
 	want := resLoss
-	if side == ls.winner {
+	if moverWins {
 		want = resWin
 	}
-	if len(idx[side]) > 0 {
-		if r := w.solveBool(&ls.g, L, side, 0); r != want {
-			return LengthResult{Nodes: w.nodes}
+	if intersects(L, ls.g.own[side]) {
+		if r := ls.w.solveBool(&ls.g, L, side, 0); r != want {
+			return LengthResult{Nodes: nodes()}
 		}
-	} else if side == ls.winner {
+	} else if moverWins {
 		return LengthResult{} // the player to move has lost already
 	}
 	// The parity of the length is the winner's: odd when he is to move.
 	d := 0
-	if side == ls.winner {
+	if moverWins {
 		d = 1
 	}
 	for ; ; d += 2 {
 		ok, done := ls.within(L, side, d, 0)
 		if !done {
-			return LengthResult{Nodes: ls.nodes + w.nodes}
+			return LengthResult{Nodes: nodes()}
 		}
 		if ok {
-			return LengthResult{Plies: d, Proven: true, Nodes: ls.nodes + w.nodes}
+			return LengthResult{Plies: d, Proven: true, Nodes: nodes()}
 		}
 		if d > ls.g.n+1 {
 			// Each ply takes a vertex: past n plies the game is over.
-			return LengthResult{Nodes: ls.nodes + w.nodes}
+			return LengthResult{Nodes: nodes()}
 		}
 	}
 }
@@ -121,19 +182,22 @@ func Length(ctx context.Context, pos *Position, outcome Outcome, opts LengthOpti
 type lengthBounds struct{ lo, hi int16 }
 
 type lengthSearch struct {
-	ctx     context.Context
-	max     int64
-	nodes   int64
-	stopped bool
-	g       cgraph
-	winner  int
-	memo    map[string]lengthBounds
-	frames  []lengthFrame   // by ply from the root (n + 1: fixed, never moved)
-	w       *worker         // the boolean solver: which of the winner's moves win
-	order   int             // cells of a piece
-	small   bool            // one-word cell masks (g.m64)
-	wins    map[string]bool // the winner's moves tried: state after -> won
-	keyBuf  []byte
+	ctx      context.Context
+	game     *Game
+	s        *solver
+	ownTable bool // the solver's table is the search's own
+	max      int64
+	nodes    int64
+	stopped  bool
+	g        cgraph
+	winner   int
+	memo     map[string]lengthBounds
+	frames   []lengthFrame   // by ply from the root (n + 1: fixed, never moved)
+	w        *worker         // the boolean solver: which of the winner's moves win
+	order    int             // cells of a piece
+	small    bool            // one-word cell masks (g.m64)
+	wins     map[string]bool // the winner's moves tried: state after -> won
+	keyBuf   []byte
 }
 
 // lengthFrame is a ply's scratch space.
@@ -198,7 +262,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 	for _, w := range L {
 		f.key = binary.LittleEndian.AppendUint64(f.key, w)
 	}
-	f.key = append(f.key, byte(side))
+	f.key = append(f.key, byte(side|ls.winner<<1))
 	b, seen := ls.memo[string(f.key)]
 	if !seen {
 		b = lengthBounds{lo: -1, hi: 1 << 14}
@@ -235,6 +299,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 				for _, x := range f.next {
 					ls.keyBuf = binary.LittleEndian.AppendUint64(ls.keyBuf, x)
 				}
+				ls.keyBuf = append(ls.keyBuf, byte(ls.winner))
 				won, seen := ls.wins[string(ls.keyBuf)]
 				if !seen {
 					r := ls.w.solveBool(g, f.next, 1-side, 0)

@@ -87,7 +87,7 @@ func normalPlayConfigs() []Config {
 // given too (it must not prove anything then).
 func TestLengthMatchesPlainMinimax(t *testing.T) {
 	rng := splitmix64(7)
-	checked, long := 0, 0
+	checked, long, movesChecked := 0, 0, 0
 	for _, cfg := range normalPlayConfigs() {
 		g, err := NewGame(cfg)
 		if err != nil {
@@ -121,6 +121,9 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 				long++
 			}
 			checked++
+			if trial%3 == 0 {
+				movesChecked += checkMoveLengths(t, pos, pl)
+			}
 		}
 		if perCfg < 10 {
 			t.Errorf("%s: only %d positions small enough for plain minimax", cfg.Preset, perCfg)
@@ -129,7 +132,35 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 	if long < 10 {
 		t.Errorf("only %d positions last 4 plies or more: the check is too easy", long)
 	}
-	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more", checked, long)
+	if movesChecked < 300 {
+		t.Errorf("only %d moves' lengths checked", movesChecked)
+	}
+	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more; MoveLengths on %d moves", checked, long, movesChecked)
+}
+
+// checkMoveLengths compares MoveLengths on every move of pos (values from
+// Solve) with plainLength after each, and returns the moves checked.
+func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) int {
+	t.Helper()
+	res, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1, TableMB: 1})
+	if err != nil || !res.Proven {
+		t.Fatalf("solve: %v %+v", err, res)
+	}
+	got := MoveLengths(context.Background(), pos, res.Moves, LengthOptions{})
+	for i, mr := range res.Moves {
+		child, err := pos.Play(mr.Move)
+		if err != nil {
+			t.Fatal(err)
+		}
+		win, want, ok := pl.length(child.occ, child.avail, int(child.toMove&1))
+		if !ok {
+			t.Fatalf("plain minimax gave up after %s", mr.Move)
+		}
+		if win == (mr.Outcome == Win) || !got[i].Proven || got[i].Plies != want {
+			t.Fatalf("%s\n%s\nafter %s (%s): MoveLengths %+v, plain minimax %d plies (the mover wins: %v)", pos.game.cfg.Preset, pos, mr.Move, mr.Outcome, got[i], want, !win)
+		}
+	}
+	return len(res.Moves)
 }
 
 // TestLengthIsConsistent checks longer games, beyond plain minimax, on
