@@ -110,16 +110,16 @@ type PolyominoAnswer struct {
 	BestComplete bool             `json:"best_complete"`
 	// Plies the game lasts under perfect play, the winner hurrying and
 	// the loser delaying (normal play, when proven in time).
-	Plies *int `json:"plies,omitempty"`
-	Heuristic    bool             `json:"heuristic"`
-	Moves        []PolyominoMove  `json:"moves,omitempty"`
-	LegalMoves   int              `json:"legal_moves"`
-	Over         bool             `json:"over"`
-	Pass         bool             `json:"pass"`
-	Nodes        int64            `json:"nodes"`
-	ElapsedNs    int64            `json:"elapsed_ns"`
-	Source       string           `json:"source"`
-	JobID        string           `json:"job_id,omitempty"`
+	Plies      *int            `json:"plies,omitempty"`
+	Heuristic  bool            `json:"heuristic"`
+	Moves      []PolyominoMove `json:"moves,omitempty"`
+	LegalMoves int             `json:"legal_moves"`
+	Over       bool            `json:"over"`
+	Pass       bool            `json:"pass"`
+	Nodes      int64           `json:"nodes"`
+	ElapsedNs  int64           `json:"elapsed_ns"`
+	Source     string          `json:"source"`
+	JobID      string          `json:"job_id,omitempty"`
 	// JobError says why background work asked for could not be queued
 	// (the answer itself stands).
 	JobError   string     `json:"job_error,omitempty"`
