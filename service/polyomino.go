@@ -351,7 +351,11 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				return PolyominoAnswer{}, 0, false, err
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
-			p.search.withLength(ctx, &a, pos, res)
+			least := p.search.MinLengthTime
+			if least <= 0 {
+				least = lengthMin
+			}
+			p.search.withLength(ctx, &a, pos, res, lengthShare, least)
 			return a, a.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
@@ -366,12 +370,15 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	return p.inBackground(ctx, q, key, a)
 }
 
-// The game-length search after a proof (plies) may take lengthShare times
-// the proof's time, at least Searcher.MinLengthTime (default lengthMin),
-// within what is left of the budget (less lengthMargin), and at most
-// lengthMaxNodes nodes.
+// The game-length search after a proof (plies) of a request may take
+// lengthShare times the proof's time, at least Searcher.MinLengthTime
+// (default lengthMin), within what is left of the budget (less
+// lengthMargin), and at most lengthMaxNodes nodes. In a job's unit, whose
+// proofs are the long ones, it may take a quarter of the proof's time
+// (lengthJobShare), so that plies cost a job little.
 const (
 	lengthShare    = 10
+	lengthJobShare = 0.25
 	lengthMin      = 200 * time.Millisecond
 	lengthMargin   = 5 * time.Millisecond
 	lengthMaxNodes = 50_000_000
@@ -382,15 +389,13 @@ const (
 // its share of the budget, and then, with all moves, how many it lasts
 // after each move, as far as the share goes; its nodes and time count in
 // the answer's.
-func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
+// A job's unit passes share lengthJobShare and least 0; a request
+// lengthShare and the searcher's minimum.
+func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, share float64, least time.Duration) {
 	if !res.Proven || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return
 	}
-	least := s.MinLengthTime
-	if least <= 0 {
-		least = lengthMin
-	}
-	d := max(lengthShare*res.Elapsed, least)
+	d := max(time.Duration(share*float64(res.Elapsed)), least)
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)-lengthMargin)
 	}
@@ -698,7 +703,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		a := answerOf(res, child.Frame().ToCanonical)
 		// The answer is cached for synchronous requests too: with their
 		// plies.
-		j.Search.withLength(ctx, &a, child, res)
+		j.Search.withLength(ctx, &a, child, res, lengthJobShare, 0)
 		report(a.Nodes)
 		b, err := json.Marshal(a)
 		return b, res.Proven && res.BestComplete, err

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/gamesolver/gamesolver/engine/teeko"
 	"github.com/gamesolver/gamesolver/service/redistest"
 	"github.com/gamesolver/gamesolver/service/servicetest"
 )
@@ -26,9 +29,7 @@ const redisTestTimeout = "500ms"
 // startApp wires and serves a real server on a free loopback port.
 func startApp(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
-	// The shared test data dir holds the Teeko tables, built once per run.
-	servicetest.Teeko(t)
-	args = append([]string{"--data-dir", servicetest.DataDir(t)}, args...)
+	args = append([]string{"--data-dir", appDataDir(t)}, args...)
 	cfg, err := parseConfig("serve", args, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,25 @@ func startApp(t *testing.T, env map[string]string, args ...string) string {
 	base := "http://" + ln.Addr().String()
 	waitUntil(t, func() bool { code, _ := getReady(t, base); return code == 200 })
 	return base
+}
+
+// appDataDir is a data directory of the test's own (its job journal is
+// not replayed by another test's server) holding links to the Teeko
+// tables of the shared test data dir, built once per run.
+func appDataDir(t *testing.T) string {
+	t.Helper()
+	servicetest.Teeko(t)
+	shared, dir := servicetest.DataDir(t), t.TempDir()
+	for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
+		dst := teeko.TablePath(dir, r)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(teeko.TablePath(shared, r), dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 type readyBody struct {
