@@ -156,8 +156,9 @@ type PolyominoAnalysis struct {
 	// player to move wins). Normal play only, on a position the search
 	// proved, when the length search (exact, on top of the proof) finishes
 	// within its share of the budget: up to ten times the proof's time,
-	// at least 0.2 s, within budget_ms. Absent otherwise, and on answers
-	// from the book.
+	// at least 0.2 s, within budget_ms (for a position a background job
+	// proved, a quarter of its proof's time). Absent otherwise, and on
+	// answers from the book.
 	Plies *int `json:"plies,omitempty" example:"7"`
 	// Pieces placed so far by the first and second player; in the capture
 	// variant, the pieces on the board carrying each player's marker.
