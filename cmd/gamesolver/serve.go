@@ -46,8 +46,19 @@ func serve(args []string, getenv func(string) string) error {
 	if err != nil || log == nil {
 		return err
 	}
-	defer func() { _ = log.Sync() }()
+	return withApp(cfg, log, func(ctx context.Context, a *app) error {
+		ln, err := net.Listen("tcp", cfg.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		}
+		return a.serve(ctx, ln)
+	})
+}
 
+// withApp builds the app of cfg and runs f with it and a context that
+// SIGINT or SIGTERM cancels; then it closes the app and syncs the log.
+func withApp(cfg config, log *zap.Logger, f func(ctx context.Context, a *app) error) error {
+	defer func() { _ = log.Sync() }()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	a, err := build(ctx, cfg, log)
@@ -55,12 +66,7 @@ func serve(args []string, getenv func(string) string) error {
 		return err
 	}
 	defer a.close()
-
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
-	return a.serve(ctx, ln)
+	return f(ctx, a)
 }
 
 // build constructs every layer from the configuration.

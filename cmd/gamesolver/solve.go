@@ -10,10 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/teeko"
@@ -106,48 +104,40 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 	if err != nil {
 		return err
 	}
-	defer func() { _ = log.Sync() }()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	a, err := build(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	if a.teekoDone != nil {
-		for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
-			if _, err := os.Stat(teeko.TablePath(cfg.DataDir, r)); err != nil {
-				fmt.Fprintf(stderr, "gamesolver: building the Teeko tables in %s first (about 20 s on two cores, once)\n", cfg.DataDir)
-				break
+	return withApp(cfg, log, func(ctx context.Context, a *app) error {
+		if a.teekoDone != nil {
+			for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
+				if _, err := os.Stat(teeko.TablePath(cfg.DataDir, r)); err != nil {
+					fmt.Fprintf(stderr, "gamesolver: building the Teeko tables in %s first (about 20 s on two cores, once)\n", cfg.DataDir)
+					break
+				}
+			}
+			select {
+			case <-a.teekoDone:
+			case <-ctx.Done():
+				return errors.New("interrupted")
 			}
 		}
-		select {
-		case <-a.teekoDone:
-		case <-ctx.Done():
-			return ctx.Err()
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		a.handler.ServeHTTP(rec, req)
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
 		}
-	}
-
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	a.handler.ServeHTTP(rec, req)
-	if ctx.Err() != nil {
-		return errors.New("interrupted")
-	}
-
-	out := rec.Body.Bytes()
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, out, "", "  ") == nil {
-		out = pretty.Bytes()
-	}
-	if _, err := fmt.Fprintf(stdout, "%s\n", bytes.TrimRight(out, "\n")); err != nil {
-		return err
-	}
-	if rec.Code < 200 || rec.Code > 299 {
-		return fmt.Errorf("%s: %d %s", path, rec.Code, http.StatusText(rec.Code))
-	}
-	return nil
+		out := rec.Body.Bytes()
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, out, "", "  ") == nil {
+			out = pretty.Bytes()
+		}
+		if _, err := fmt.Fprintf(stdout, "%s\n", bytes.TrimRight(out, "\n")); err != nil {
+			return err
+		}
+		if rec.Code < 200 || rec.Code > 299 {
+			return fmt.Errorf("%s: %d %s", path, rec.Code, http.StatusText(rec.Code))
+		}
+		return nil
+	})
 }
 
 // solveDefaults are serve's defaults made for one request on this machine.

@@ -43,27 +43,17 @@ func BenchmarkSuite3Ply(b *testing.B) { benchSuite(b, 3) }
 func BenchmarkSuite4Ply(b *testing.B) { benchSuite(b, 4) }
 
 func benchSuite(b *testing.B, depth int) {
-	cfg, _ := Preset("pentominoes")
 	tt := NewTable(256)
-	var nodes int64
-	for range b.N {
-		for _, sp := range loadSuite(b) {
-			if sp.depth != depth {
-				continue
-			}
-			pos, _ := NewPosition(cfg, nil, sp.moves, DefaultToMove)
-			b.StopTimer()
-			tt.Clear()
-			b.StartTimer()
-			res, err := Solve(context.Background(), pos, Options{FirstWin: true, Table: tt})
-			if err != nil || !res.Proven {
-				b.Fatalf("%v: %v", sp.moves, err)
-			}
-			nodes += res.Nodes
+	benchOverSuite(b, depth, func(pos *Position, moves []string) int64 {
+		b.StopTimer()
+		tt.Clear()
+		b.StartTimer()
+		res, err := Solve(context.Background(), pos, Options{FirstWin: true, Table: tt})
+		if err != nil || !res.Proven {
+			b.Fatalf("%v: %v", moves, err)
 		}
-	}
-	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
-	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+		return res.Nodes
+	})
 }
 
 // BenchmarkLength3Ply / 4Ply time Length (how many plies the game lasts)
@@ -73,6 +63,24 @@ func BenchmarkLength3Ply(b *testing.B) { benchLength(b, 3) }
 func BenchmarkLength4Ply(b *testing.B) { benchLength(b, 4) }
 
 func benchLength(b *testing.B, depth int) {
+	benchOverSuite(b, depth, func(pos *Position, moves []string) int64 {
+		b.StopTimer()
+		res, err := Solve(context.Background(), pos, Options{FirstWin: true, TableMB: 64})
+		if err != nil || !res.Proven {
+			b.Fatalf("%v: %v", moves, err)
+		}
+		b.StartTimer()
+		l := Length(context.Background(), pos, res.Outcome, LengthOptions{})
+		if !l.Proven {
+			b.Fatalf("%v: no length", moves)
+		}
+		return l.Nodes
+	})
+}
+
+// benchOverSuite runs f on each suite position of the depth (one op = the
+// whole set) and reports the nodes f returns.
+func benchOverSuite(b *testing.B, depth int, f func(pos *Position, moves []string) int64) {
 	cfg, _ := Preset("pentominoes")
 	var nodes int64
 	for range b.N {
@@ -81,17 +89,7 @@ func benchLength(b *testing.B, depth int) {
 				continue
 			}
 			pos, _ := NewPosition(cfg, nil, sp.moves, DefaultToMove)
-			b.StopTimer()
-			res, err := Solve(context.Background(), pos, Options{FirstWin: true, TableMB: 64})
-			if err != nil || !res.Proven {
-				b.Fatalf("%v: %v", sp.moves, err)
-			}
-			b.StartTimer()
-			l := Length(context.Background(), pos, res.Outcome, LengthOptions{})
-			if !l.Proven {
-				b.Fatalf("%v: no length", sp.moves)
-			}
-			nodes += l.Nodes
+			nodes += f(pos, sp.moves)
 		}
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
