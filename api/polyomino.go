@@ -176,7 +176,9 @@ type PolyominoAnalysis struct {
 	// With all_moves: every legal move with its own value where
 	// proven, best first: when the position is not proven, the heuristic
 	// player's move (best_moves[0]) first; then proven wins (best value
-	// first), proven draws, the moves not proven, proven losses.
+	// first; under normal play, where plies are known, the fastest
+	// first), proven draws, the moves not proven, proven losses (the
+	// slowest first). best_moves follow the same order.
 	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
 	// True when the game has ended (the player to move cannot move, or
 	// under the score rule neither can).

@@ -111,6 +111,17 @@ func TestPolyominoSymmetricPositionsAgree(t *testing.T) {
 	if *a.Plies != fastest+1 {
 		t.Errorf("plies %d, fastest winning move then %d", *a.Plies, fastest)
 	}
+	// Perfect play's order: the fastest wins first, in moves and in
+	// best_moves alike.
+	if first := (*a.Moves)[0]; first.Result != "win" || *first.Plies != fastest || first.Move != a.BestMoves[0] {
+		t.Errorf("first move %+v (plies %d), best_moves[0] %s; the fastest win takes %d", first, *first.Plies, a.BestMoves[0], fastest)
+	}
+	for i := 1; i < len(*a.Moves); i++ {
+		prev, m := (*a.Moves)[i-1], (*a.Moves)[i]
+		if prev.Result == m.Result && (m.Result == "win" && *m.Plies < *prev.Plies || m.Result == "loss" && *m.Plies > *prev.Plies) {
+			t.Errorf("moves out of order: %s (%d plies) after %s (%d)", m.Move, *m.Plies, prev.Move, *prev.Plies)
+		}
+	}
 	// With all_moves, the list is there even when no move is legal.
 	for body, want := range map[string]bool{`{"game":"pentominoes","width":2,"height":2,"all_moves":true}`: true, `{"game":"pentominoes","width":2,"height":2}`: false} {
 		w := do(r, "POST", "/v1/polyomino/analyze", "application/json", body)

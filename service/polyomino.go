@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -424,6 +426,41 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 			a.Moves[i].Plies = &n
 		}
 	}
+	fastestFirst(a)
+}
+
+// fastestFirst orders the moves of an answer as perfect play prefers them
+// (the Teeko convention): among proven wins the fastest first, among
+// proven losses the slowest first, moves without plies last in their run;
+// the best moves (the wins, or for a lost position every move) follow the
+// same order.
+func fastestFirst(a *PolyominoAnswer) {
+	key := func(m PolyominoMove) int {
+		switch {
+		case m.Plies == nil:
+			return math.MaxInt
+		case m.Outcome == string(polyomino.Win):
+			return *m.Plies
+		default:
+			return -*m.Plies
+		}
+	}
+	for i := 0; i < len(a.Moves); {
+		j := i + 1
+		for j < len(a.Moves) && a.Moves[j].Proven == a.Moves[i].Proven && a.Moves[j].Outcome == a.Moves[i].Outcome {
+			j++
+		}
+		if a.Moves[i].Proven {
+			run := a.Moves[i:j]
+			sort.SliceStable(run, func(x, y int) bool { return key(run[x]) < key(run[y]) })
+		}
+		i = j
+	}
+	rank := map[string]int{}
+	for i, m := range a.Moves {
+		rank[m.Move] = i
+	}
+	sort.SliceStable(a.BestMoves, func(x, y int) bool { return rank[a.BestMoves[x]] < rank[a.BestMoves[y]] })
 }
 
 // errBeyondJobs says why a position gets no job.

@@ -178,6 +178,11 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 	}
 }
 
+// lengthMemo caps the entries of each of the search's maps (bounds and
+// the winner's moves): past it they keep what they hold and learn no more,
+// so that a long search stays within a few hundred megabytes.
+const lengthMemo = 1 << 21
+
 // lengthBounds: within is false for d <= lo and true for d >= hi.
 type lengthBounds struct{ lo, hi int16 }
 
@@ -308,7 +313,9 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 						return false, false
 					}
 					won = r == resLoss
-					ls.wins[string(ls.keyBuf)] = won
+					if len(ls.wins) < lengthMemo {
+						ls.wins[string(ls.keyBuf)] = won
+					}
 				}
 				if !won {
 					continue
@@ -329,7 +336,9 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 	} else {
 		b.lo = int16(max(int(b.lo), d))
 	}
-	ls.memo[string(f.key)] = b
+	if seen || len(ls.memo) < lengthMemo {
+		ls.memo[string(f.key)] = b
+	}
 	return result, true
 }
 
