@@ -168,7 +168,10 @@ type PolyominoAnalysis struct {
 	// answer carries pool.
 	PiecesLeft *PiecesLeft `json:"pieces_left,omitempty"`
 	// Every best move when proven (the heuristic player's choice
-	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"].
+	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"]. In
+	// a won position under normal play: every winning move, the fastest
+	// first as far as the length search got within its share of the
+	// budget (so best_moves[0] wins in plies when all were reached).
 	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`

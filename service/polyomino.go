@@ -416,7 +416,14 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	n := l.Plies
 	a.Plies = &n
 	left := lengthMaxNodes - l.Nodes
-	if len(res.Moves) == 0 || len(res.Moves) != len(a.Moves) || left <= 0 {
+	if left <= 0 {
+		return
+	}
+	if len(res.Moves) == 0 {
+		fastestBest(lctx, a, pos, res, left)
+		return
+	}
+	if len(res.Moves) != len(a.Moves) {
 		return
 	}
 	for i, ml := range polyomino.MoveLengths(lctx, pos, res.Moves, polyomino.LengthOptions{MaxNodes: left}) {
@@ -427,6 +434,37 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		}
 	}
 	fastestFirst(a)
+}
+
+// fastestBest orders the winning moves of a won position's answer without
+// all_moves the fastest first, as far as MoveLengths gets within ctx and
+// maxNodes (the moves it did not reach keep their order, last).
+func fastestBest(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, maxNodes int64) {
+	if res.Outcome != polyomino.Win || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
+		return
+	}
+	wins := make([]polyomino.MoveResult, len(res.BestMoves))
+	for i, m := range res.BestMoves {
+		wins[i] = polyomino.MoveResult{Move: m, Outcome: polyomino.Win, Proven: true, Value: 1}
+	}
+	lens := polyomino.MoveLengths(ctx, pos, wins, polyomino.LengthOptions{MaxNodes: maxNodes})
+	order := make([]int, len(lens))
+	for i := range order {
+		order[i] = i
+	}
+	plies := func(i int) int {
+		if !lens[i].Proven {
+			return math.MaxInt
+		}
+		return lens[i].Plies
+	}
+	sort.SliceStable(order, func(x, y int) bool { return plies(order[x]) < plies(order[y]) })
+	best := make([]string, len(order))
+	for k, i := range order {
+		a.Nodes += lens[i].Nodes
+		best[k] = a.BestMoves[i]
+	}
+	a.BestMoves = best
 }
 
 // fastestFirst orders the moves of an answer as perfect play prefers them
