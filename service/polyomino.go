@@ -871,6 +871,7 @@ func PolyominoInfo() GameInfo {
 		},
 		Notes: []string{
 			"value: +1 win / -1 loss under normal play; under the score rule the final score difference for the player to move under perfect play.",
+			"plies (normal play): how many more plies the game lasts under perfect play, counting the last placement; perfect play prefers the fastest win and the slowest loss, as in Teeko. Odd when the player to move wins. Given when the length search finishes within its share of the budget.",
 			"Hexominoes are named H01..H35 by the width of their canonical orientation, widest first, then by their picture read row by row; see piece_sets for the pictures.",
 		},
 	}
