@@ -26,7 +26,8 @@ the same validation, limits and answers as the server, without a server.
 OPERATION   teeko (POST /v1/teeko/analyze), teeko/annotate,
             polyomino (POST /v1/polyomino/analyze), polyomino/moves,
             tilings (POST /v1/polyomino/tilings); a path such as
-            /v1/polyomino/moves is taken too
+            /v1/polyomino/moves is taken too; games (GET /v1/games: the
+            games, presets, pieces and house rules; no body)
 BODY        the request body as in API.md: JSON on the command line,
             @FILE to read a file, - or nothing to read standard input
 
@@ -58,7 +59,11 @@ var solveOperations = map[string]string{
 	"polyomino/moves":   "/v1/polyomino/moves",
 	"tilings":           "/v1/polyomino/tilings",
 	"polyomino/tilings": "/v1/polyomino/tilings",
+	"games":             "/v1/games",
 }
+
+// solveGets are the operations that take no body (GET).
+var solveGets = map[string]bool{"/v1/games": true}
 
 // solveCommand runs `gamesolver solve` (and `tile`, which names its
 // operation itself): one request through the same handler as the server.
@@ -89,12 +94,17 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 	if !ok {
 		return fmt.Errorf("%s: unknown operation %q\n\n%s", name, rest[0], solveUsage)
 	}
-	src := "-"
+	method, src := http.MethodPost, "-"
 	if len(rest) == 2 {
 		src = rest[1]
 	}
-	body, err := readBody(src, stdin, cfg.MaxBodyBytes)
-	if err != nil {
+	var body []byte
+	if solveGets[path] {
+		if len(rest) == 2 {
+			return fmt.Errorf("%s: %s takes no body", name, rest[0])
+		}
+		method = http.MethodGet
+	} else if body, err = readBody(src, stdin, cfg.MaxBodyBytes); err != nil {
 		return err
 	}
 	cfg.noJournal = true
@@ -118,7 +128,7 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 				return errors.New("interrupted")
 			}
 		}
-		req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(body))
+		req := httptest.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		a.handler.ServeHTTP(rec, req)

@@ -58,6 +58,8 @@ func TestSolveCommand(t *testing.T) {
 		{name: "too large a body on stdin", cmd: "tile", stdin: strings.Repeat(" ", 2000) + "{}", args: []string{"--max-body", "1KiB"}, err: "more than 1024 bytes"},
 		{name: "a flag after the operation", cmd: "solve", args: []string{"polyomino", "--max-budget", "1s", "{}"}, err: "flags come first"},
 		{name: "unknown operation", cmd: "solve", args: []string{"frob", "{}"}, err: `unknown operation "frob"`},
+		{name: "the games, no body", cmd: "solve", args: []string{"--data-dir", unused, "games"}, want: map[string]any{}},
+		{name: "the games take no body", cmd: "solve", args: []string{"games", "{}"}, err: "takes no body"},
 		{name: "no operation", cmd: "solve", args: nil, err: "expected an operation"},
 		{name: "two bodies", cmd: "tile", args: []string{"{}", "{}"}, err: "tile: expected at most one body"},
 		{name: "a missing file", cmd: "solve", args: []string{"polyomino", "@" + filepath.Join(dir, "absent.json")}, err: "absent.json"},
@@ -71,6 +73,9 @@ func TestSolveCommand(t *testing.T) {
 				t.Fatalf("error %v\n%s", err, output)
 			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 				t.Fatalf("error %v, want one with %q\n%s", err, c.err, output)
+			}
+			if c.want != nil && got == nil {
+				t.Fatalf("no answer\n%s", output)
 			}
 			for k, v := range c.want {
 				if got[k] != v {
