@@ -154,11 +154,13 @@ type PolyominoAnalysis struct {
 	// How many more plies the game lasts under perfect play, the winner
 	// hurrying and the loser delaying (0: the game is over; odd when the
 	// player to move wins). Normal play only, on a position the search
-	// proved, when the length search (exact, on top of the proof) finishes
-	// within its share of the budget: up to ten times the proof's time,
-	// at least 0.2 s, within budget_ms (for a position a background job
-	// proved, a quarter of its proof's time). Absent otherwise, and on
-	// answers from the book.
+	// proved, when the length search (exact, on top of the proof, whose
+	// table it reuses) finishes within its share of the budget: up to
+	// three times the proof's time, at least 0.2 s, within budget_ms.
+	// A polyomino.analyze job's answer has each move's plies as its unit
+	// found them (a quarter of the unit's proof time), and the position's
+	// when every winning move's unit (lost: every move's) found them.
+	// Absent otherwise, and on answers from the book.
 	Plies *int `json:"plies,omitempty" example:"7"`
 	// Pieces placed so far by the first and second player; in the capture
 	// variant, the pieces on the board carrying each player's marker.

@@ -2351,7 +2351,7 @@ const docTemplate = `{
                     ]
                 },
                 "plies": {
-                    "description": "How many more plies the game lasts under perfect play, the winner\nhurrying and the loser delaying (0: the game is over; odd when the\nplayer to move wins). Normal play only, on a position the search\nproved, when the length search (exact, on top of the proof) finishes\nwithin its share of the budget: up to ten times the proof's time,\nat least 0.2 s, within budget_ms (for a position a background job\nproved, a quarter of its proof's time). Absent otherwise, and on\nanswers from the book.",
+                    "description": "How many more plies the game lasts under perfect play, the winner\nhurrying and the loser delaying (0: the game is over; odd when the\nplayer to move wins). Normal play only, on a position the search\nproved, when the length search (exact, on top of the proof, whose\ntable it reuses) finishes within its share of the budget: up to\nthree times the proof's time, at least 0.2 s, within budget_ms.\nA polyomino.analyze job's answer has each move's plies as its unit\nfound them (a quarter of the unit's proof time), and the position's\nwhen every winning move's unit (lost: every move's) found them.\nAbsent otherwise, and on answers from the book.",
                     "type": "integer",
                     "example": 7
                 },

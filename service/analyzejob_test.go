@@ -125,6 +125,57 @@ func TestAnalyzeInBackground(t *testing.T) {
 	}
 }
 
+// TestAnalyzeJobPlies: a polyomino.analyze job's answer carries the plies
+// its units found, each move's and the position's, as a direct analysis
+// given time does.
+func TestAnalyzeJobPlies(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	s.MinLengthTime = time.Minute // the units' plies, however slow the machine
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	jm, ctx := runJobs(t, kind)
+	for _, q := range []service.PolyominoQuery{
+		{Game: "pentominoes", Width: intp(5), Height: intp(5), AllMoves: true},                                                    // won
+		{Game: "tetrominoes", Width: intp(5), Height: intp(5), Moves: []string{"I:a1,b1,c1,d1", "L:a2,b2,a3,a4"}, AllMoves: true}, // lost
+	} {
+		raw, _ := json.Marshal(q)
+		job, err := jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), raw)
+		for err == nil && !job.Status.Final() {
+			time.Sleep(20 * time.Millisecond)
+			job, err = jm.Get(ctx, job.ID)
+		}
+		if err != nil || job.Status != jobs.StatusDone {
+			t.Fatalf("job: %v %s %s", err, job.Status, job.Error)
+		}
+		var got service.PolyominoAnswer
+		if err := json.Unmarshal(job.Result, &got); err != nil {
+			t.Fatal(err)
+		}
+		direct := searcherWithBudget(time.Minute)
+		direct.MinLengthTime = time.Minute
+		want, err := service.NewPolyomino(direct).Analyze(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Plies == nil || want.Plies == nil || *got.Plies != *want.Plies || got.Outcome != want.Outcome {
+			t.Fatalf("%+v: job %s plies %v, direct %s plies %v", q, got.Outcome, got.Plies, want.Outcome, want.Plies)
+		}
+		t.Logf("%s %dx%d after %v: %s in %d plies, %d moves", q.Game, *q.Width, *q.Height, q.Moves, got.Outcome, *got.Plies, len(got.Moves))
+		wantMove := map[string]int{}
+		for _, m := range want.Moves {
+			wantMove[m.Move] = *m.Plies
+		}
+		for i, m := range got.Moves {
+			if m.Plies == nil || *m.Plies != wantMove[m.Move] {
+				t.Fatalf("%+v: move %s plies %v, direct %d", q, m.Move, m.Plies, wantMove[m.Move])
+			}
+			// Perfect play's order: the fastest win first, the slowest loss first.
+			if prev := got.Moves[max(i-1, 0)]; m.Outcome == prev.Outcome && (m.Outcome == "win" && *m.Plies < *prev.Plies || m.Outcome == "loss" && *m.Plies > *prev.Plies) {
+				t.Errorf("%+v: move %s (%d plies) after %s (%d)", q, m.Move, *m.Plies, prev.Move, *prev.Plies)
+			}
+		}
+	}
+}
+
 // TestNoJobBeyondTheSearch: a position where neither it nor any position
 // after a move is searched (the hexomino opening) gets no job, which would
 // only run the heuristic player on its 14,589 moves: analyze says why in

@@ -348,7 +348,10 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
-			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers})
+			// The proof's table serves the length search after it.
+			tt := polyomino.NewTable(solveTableMB)
+			defer tt.Release()
+			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers, Table: tt})
 			if err != nil {
 				return PolyominoAnswer{}, 0, false, err
 			}
@@ -357,7 +360,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 			if least <= 0 {
 				least = lengthMin
 			}
-			p.search.withLength(ctx, &a, pos, res, lengthShare, least)
+			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, least)
 			return a, a.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
@@ -379,7 +382,10 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 // proofs are the long ones, it may take a quarter of the proof's time
 // (lengthJobShare), so that plies cost a job little.
 const (
-	lengthShare    = 10
+	// solveTableMB: the transposition table of a request's or a unit's
+	// proof, kept for its length search (Solve's own default size).
+	solveTableMB   = 64
+	lengthShare    = 3
 	lengthJobShare = 0.25
 	lengthMin      = 200 * time.Millisecond
 	lengthMargin   = 5 * time.Millisecond
@@ -393,7 +399,7 @@ const (
 // the answer's.
 // A job's unit passes share lengthJobShare and least 0; a request
 // lengthShare and the searcher's minimum.
-func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, share float64, least time.Duration) {
+func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, share float64, least time.Duration) {
 	if !res.Proven || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return
 	}
@@ -407,7 +413,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	lctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
-	l := polyomino.Length(lctx, pos, res.Outcome, polyomino.LengthOptions{MaxNodes: lengthMaxNodes})
+	l := polyomino.Length(lctx, pos, res.Outcome, polyomino.LengthOptions{MaxNodes: lengthMaxNodes, Table: tt})
 	a.Nodes += l.Nodes
 	defer func() { a.ElapsedNs += int64(time.Since(start)) }()
 	if !l.Proven {
@@ -420,13 +426,13 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		return
 	}
 	if len(res.Moves) == 0 {
-		fastestBest(lctx, a, pos, res, left)
+		fastestBest(lctx, a, pos, res, tt, left)
 		return
 	}
 	if len(res.Moves) != len(a.Moves) {
 		return
 	}
-	for i, ml := range polyomino.MoveLengths(lctx, pos, res.Moves, polyomino.LengthOptions{MaxNodes: left}) {
+	for i, ml := range polyomino.MoveLengths(lctx, pos, res.Moves, polyomino.LengthOptions{MaxNodes: left, Table: tt}) {
 		a.Nodes += ml.Nodes
 		if ml.Proven {
 			n := ml.Plies
@@ -439,7 +445,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 // fastestBest orders the winning moves of a won position's answer without
 // all_moves the fastest first, as far as MoveLengths gets within ctx and
 // maxNodes (the moves it did not reach keep their order, last).
-func fastestBest(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, maxNodes int64) {
+func fastestBest(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, maxNodes int64) {
 	if res.Outcome != polyomino.Win || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
 		return
 	}
@@ -447,7 +453,7 @@ func fastestBest(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Positio
 	for i, m := range res.BestMoves {
 		wins[i] = polyomino.MoveResult{Move: m, Outcome: polyomino.Win, Proven: true, Value: 1}
 	}
-	lens := polyomino.MoveLengths(ctx, pos, wins, polyomino.LengthOptions{MaxNodes: maxNodes})
+	lens := polyomino.MoveLengths(ctx, pos, wins, polyomino.LengthOptions{MaxNodes: maxNodes, Table: tt})
 	order := make([]int, len(lens))
 	for i := range order {
 		order[i] = i
@@ -768,7 +774,9 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	raw, _, err := j.Search.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
 		defer cancel()
-		res, err := polyomino.Solve(ctx, child, polyomino.Options{Progress: report, Workers: j.Workers})
+		tt := polyomino.NewTable(solveTableMB)
+		defer tt.Release()
+		res, err := polyomino.Solve(ctx, child, polyomino.Options{Progress: report, Workers: j.Workers, Table: tt})
 		if err != nil {
 			return nil, false, err
 		}
@@ -778,7 +786,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		a := answerOf(res, child.Frame().ToCanonical)
 		// The answer is cached for synchronous requests too: with their
 		// plies.
-		j.Search.withLength(ctx, &a, child, res, lengthJobShare, 0)
+		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, j.Search.MinLengthTime)
 		report(a.Nodes)
 		b, err := json.Marshal(a)
 		return b, res.Proven && res.BestComplete, err
@@ -787,6 +795,64 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		return nil, err
 	}
 	return raw, nil
+}
+
+// combinePlies gives a job's answer the plies its units found: each
+// move's are its child's; the position's are one more than its fastest
+// winning child's (every winning child known) or, lost, its slowest
+// child's (every child known). Moves are then in perfect play's order.
+func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino.Child, rs []polyomino.Result, plies []*int, all bool) {
+	childOf := map[string]int{}
+	for i, c := range children {
+		for _, m := range c.Moves {
+			childOf[m.String()] = i
+		}
+	}
+	for i := range a.Moves {
+		if c, ok := childOf[a.Moves[i].Move]; ok && rs[c].Proven {
+			a.Moves[i].Plies = plies[c]
+		}
+	}
+	if a.Moves == nil && res.Proven && res.Outcome == polyomino.Win {
+		// Without all_moves: the winning moves the fastest first.
+		key := func(m string) int {
+			if c, ok := childOf[m]; ok && plies[c] != nil {
+				return *plies[c]
+			}
+			return math.MaxInt
+		}
+		sort.SliceStable(a.BestMoves, func(x, y int) bool { return key(a.BestMoves[x]) < key(a.BestMoves[y]) })
+	}
+	if !res.Proven || !all || pos0(children) {
+		fastestFirst(a)
+		return
+	}
+	best := -1
+	for i, r := range rs {
+		childLost := r.Outcome == polyomino.Loss // the move wins
+		if res.Outcome == polyomino.Win && !childLost {
+			continue
+		}
+		if plies[i] == nil {
+			fastestFirst(a)
+			return
+		}
+		switch n := *plies[i]; {
+		case best < 0, res.Outcome == polyomino.Win && n < best, res.Outcome == polyomino.Loss && n > best:
+			best = n
+		}
+	}
+	if best >= 0 {
+		n := best + 1
+		a.Plies = &n
+	}
+	fastestFirst(a)
+}
+
+// pos0 reports a position split into no child with a move (the player to
+// move passes, or nothing is left): its plies are not a child's plus one.
+func pos0(children []polyomino.Child) bool {
+	return len(children) == 0 || len(children[0].Moves) == 0
 }
 
 // Combine implements JobKind.
@@ -804,6 +870,7 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	}
 	children := pos.Children()
 	rs := make([]polyomino.Result, len(children))
+	plies := make([]*int, len(children)) // each child's, where its unit found them
 	var nodes, elapsed int64
 	for i, raw := range results {
 		var a PolyominoAnswer
@@ -811,6 +878,7 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 			return nil, false, err
 		}
 		rs[i] = polyomino.Result{Outcome: polyomino.Outcome(a.Outcome), Proven: a.Proven, Value: a.Value, Over: a.Over}
+		plies[i] = a.Plies
 		nodes += a.Nodes
 		elapsed += a.ElapsedNs
 	}
@@ -826,6 +894,7 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	// The children's moves are already the position's own: no frame.
 	a := withPosition(answerOf(res, func(m polyomino.Move) polyomino.Move { return m }), pos)
 	a.Source = SourceSearch
+	combinePlies(&a, res, children, rs, plies, len(results) == total)
 	done := len(results) == total || (res.Proven && res.Value > 0 && !q.AllMoves)
 	if !done {
 		return nil, false, nil

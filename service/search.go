@@ -27,8 +27,9 @@ type Searcher struct {
 	// are cheaper to recompute than to store).
 	MinCacheTime time.Duration
 	// MinLengthTime: the polyomino length search after a proof (plies)
-	// may take ten times the proof's time and at least this long, within
-	// the budget (0: 200 ms).
+	// may take three times the proof's time and at least this long, within
+	// the budget (0: 200 ms); in a job's unit a quarter of the proof's
+	// time and at least this long (0: no minimum).
 	MinLengthTime time.Duration
 }
 

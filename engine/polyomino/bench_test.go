@@ -65,12 +65,15 @@ func BenchmarkLength4Ply(b *testing.B) { benchLength(b, 4) }
 func benchLength(b *testing.B, depth int) {
 	benchOverSuite(b, depth, func(pos *Position, moves []string) int64 {
 		b.StopTimer()
-		res, err := Solve(context.Background(), pos, Options{FirstWin: true, TableMB: 64})
+		// As the service does: the proof's table serves the length search.
+		tt := NewTable(64)
+		defer tt.Release()
+		res, err := Solve(context.Background(), pos, Options{Table: tt})
 		if err != nil || !res.Proven {
 			b.Fatalf("%v: %v", moves, err)
 		}
 		b.StartTimer()
-		l := Length(context.Background(), pos, res.Outcome, LengthOptions{})
+		l := Length(context.Background(), pos, res.Outcome, LengthOptions{Table: tt})
 		if !l.Proven {
 			b.Fatalf("%v: no length", moves)
 		}

@@ -43,6 +43,10 @@ type Table struct {
 	warm atomic.Bool
 }
 
+// Release frees a table mapped outside the Go heap at once (the collector
+// would free it later); the table must not be used afterwards.
+func (t *Table) Release() { t.release() }
+
 // release frees a table mapped outside the Go heap at once; the table must
 // not be used afterwards.
 func (t *Table) release() {
