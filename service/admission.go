@@ -66,6 +66,17 @@ func (s *Slots) Acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
+// TryAcquire takes a slot only if one is free now (work that may be
+// skipped, never queued); release must then be called exactly once.
+func (s *Slots) TryAcquire() (release func(), ok bool) {
+	select {
+	case s.run <- struct{}{}:
+		return s.taken(), true
+	default:
+		return nil, false
+	}
+}
+
 func (s *Slots) taken() func() {
 	gaugeAdd(s.inUse, 1)
 	return func() { <-s.run; gaugeAdd(s.inUse, -1) }

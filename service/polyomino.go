@@ -112,16 +112,19 @@ type PolyominoAnswer struct {
 	BestComplete bool             `json:"best_complete"`
 	// Plies the game lasts under perfect play, the winner hurrying and
 	// the loser delaying (normal play, when proven in time).
-	Plies      *int            `json:"plies,omitempty"`
-	Heuristic  bool            `json:"heuristic"`
-	Moves      []PolyominoMove `json:"moves,omitempty"`
-	LegalMoves int             `json:"legal_moves"`
-	Over       bool            `json:"over"`
-	Pass       bool            `json:"pass"`
-	Nodes      int64           `json:"nodes"`
-	ElapsedNs  int64           `json:"elapsed_ns"`
-	Source     string          `json:"source"`
-	JobID      string          `json:"job_id,omitempty"`
+	Plies *int `json:"plies,omitempty"`
+	// LengthTriedNs: the longest length search that failed to find Plies
+	// (a cached answer is completed only by a longer one).
+	LengthTriedNs int64           `json:"length_tried_ns,omitempty"`
+	Heuristic     bool            `json:"heuristic"`
+	Moves         []PolyominoMove `json:"moves,omitempty"`
+	LegalMoves    int             `json:"legal_moves"`
+	Over          bool            `json:"over"`
+	Pass          bool            `json:"pass"`
+	Nodes         int64           `json:"nodes"`
+	ElapsedNs     int64           `json:"elapsed_ns"`
+	Source        string          `json:"source"`
+	JobID         string          `json:"job_id,omitempty"`
 	// JobError says why background work asked for could not be queued
 	// (the answer itself stands).
 	JobError   string     `json:"job_error,omitempty"`
@@ -366,6 +369,9 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	if source == SourceCache {
+		p.completePlies(ctx, key, &canon, pos, budget)
+	}
 	a := fromCanonical(canon, pos)
 	a.Source = source
 	if q.Background && !a.Proven && beyondJobs(pos) {
@@ -417,6 +423,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	a.Nodes += l.Nodes
 	defer func() { a.ElapsedNs += int64(time.Since(start)) }()
 	if !l.Proven {
+		a.LengthTriedNs = max(a.LengthTriedNs, int64(d))
 		return
 	}
 	n := l.Plies
@@ -505,6 +512,66 @@ func fastestFirst(a *PolyominoAnswer) {
 		rank[m.Move] = i
 	}
 	sort.SliceStable(a.BestMoves, func(x, y int) bool { return rank[a.BestMoves[x]] < rank[a.BestMoves[y]] })
+}
+
+// completePlies gives a cached proven answer the plies it lacks (its
+// search ran out of its length share, or a job's unit stored it) when a
+// solver slot is free at once, within the request's budget and the
+// length share of the proof's recorded time, and stores the completed
+// answer for the next requests. canon is in the canonical frame.
+func (p *Polyomino) completePlies(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) {
+	if !canon.Proven || canon.Plies != nil || pos.Game().Config().EndRule != polyomino.NormalPlay {
+		return
+	}
+	release, ok := p.search.Slots.TryAcquire()
+	if !ok {
+		return // busy: the answer as cached
+	}
+	defer release()
+	frame := pos.Frame()
+	back := func(s string) (polyomino.Move, bool) {
+		m, err := polyomino.ParseMove(s)
+		return frame.FromCanonical(m), err == nil
+	}
+	res := polyomino.Result{Outcome: polyomino.Outcome(canon.Outcome), Proven: true, Value: canon.Value, Elapsed: time.Duration(canon.ElapsedNs)}
+	for _, s := range canon.BestMoves {
+		m, ok := back(s)
+		if !ok {
+			return
+		}
+		res.BestMoves = append(res.BestMoves, m)
+	}
+	for _, mv := range canon.Moves {
+		m, ok := back(mv.Move)
+		if !ok {
+			return
+		}
+		res.Moves = append(res.Moves, polyomino.MoveResult{Move: m, Outcome: polyomino.Outcome(mv.Outcome), Proven: mv.Proven, Value: mv.Value})
+	}
+	least := p.search.MinLengthTime
+	if least <= 0 {
+		least = lengthMin
+	}
+	if share := min(max(lengthShare*res.Elapsed, least), budget); int64(share) <= 2*canon.LengthTriedNs {
+		return // a search as long has failed already
+	}
+	bctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	done := *canon
+	done.Moves = append([]PolyominoMove(nil), canon.Moves...)
+	done.BestMoves = append([]string(nil), canon.BestMoves...)
+	p.search.withLength(bctx, &done, pos, res, nil, lengthShare, least)
+	done.Nodes, done.ElapsedNs = canon.Nodes, canon.ElapsedNs // the proof's figures
+	if done.Plies == nil {
+		// Stored with the longer try, so that the next requests do not
+		// repeat it.
+		done = *canon
+		done.LengthTriedNs = max(canon.LengthTriedNs, int64(min(max(lengthShare*res.Elapsed, least), budget)))
+	}
+	*canon = done
+	if b, err := json.Marshal(done); err == nil {
+		_ = p.search.Loader.Replace(ctx, key, b) // a cache failure costs the next request the length search
+	}
 }
 
 // errBeyondJobs says why a position gets no job.

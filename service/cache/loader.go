@@ -58,6 +58,12 @@ func NewLoader(c Cache, ttl time.Duration) *Loader {
 // Cache returns the cache the loader reads and fills.
 func (l *Loader) Cache() Cache { return l.cache }
 
+// Replace stores a better value for a key already cached (with the
+// loader's ttl), such as an answer completed after it was first stored.
+func (l *Loader) Replace(ctx context.Context, key string, value []byte) error {
+	return l.cache.Set(ctx, key, value, l.ttl)
+}
+
 // Load returns the value for key from the cache, from a computation already
 // under way for the same key, or by running compute.
 func (l *Loader) Load(ctx context.Context, key string, compute Compute) ([]byte, Origin, error) {

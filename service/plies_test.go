@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+// TestCachedAnswerGetsItsPlies: a proven answer cached without plies (its
+// search ran out of its length share, or a job's unit stored it) is
+// completed by the next request when a solver slot is free, and stored
+// completed; with every slot busy it is served as cached.
+func TestCachedAnswerGetsItsPlies(t *testing.T) {
+	ctx := context.Background()
+	c := cache.NewMemory(1<<22, time.Minute)
+	slots := NewSlots(1, 4, time.Second, nil)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: slots, Budgets: Budgets{Default: time.Minute, Max: time.Minute},
+		Workers: 1, MinLengthTime: time.Minute}
+	p := NewPolyomino(s)
+	five := 5
+	q := PolyominoQuery{Game: "pentominoes", Width: &five, Height: &five, AllMoves: true}
+	first, err := p.Analyze(ctx, q)
+	if err != nil || first.Plies == nil || first.Source != SourceSearch {
+		t.Fatalf("first answer: %v, plies %v, from %s", err, first.Plies, first.Source)
+	}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := cacheKey("polyomino", "all=true", polyomino.CanonicalKey(pos))
+	strip := func(tried time.Duration) {
+		raw, ok, err := c.Get(ctx, key)
+		if err != nil || !ok {
+			t.Fatalf("not cached: %v", err)
+		}
+		var canon PolyominoAnswer
+		if err := json.Unmarshal(raw, &canon); err != nil {
+			t.Fatal(err)
+		}
+		canon.Plies, canon.LengthTriedNs = nil, int64(tried)
+		for i := range canon.Moves {
+			canon.Moves[i].Plies = nil
+		}
+		b, _ := json.Marshal(canon)
+		if err := c.Set(ctx, key, b, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Every slot busy: the answer as cached.
+	strip(0)
+	release, ok := slots.TryAcquire()
+	if !ok {
+		t.Fatal("no slot free")
+	}
+	busy, err := p.Analyze(ctx, q)
+	release()
+	if err != nil || busy.Source != SourceCache || busy.Plies != nil {
+		t.Fatalf("with the slots busy: %v, from %s, plies %v", err, busy.Source, busy.Plies)
+	}
+
+	// A length search as long as this request's has failed before: not
+	// tried again.
+	strip(time.Hour)
+	tried, err := p.Analyze(ctx, q)
+	if err != nil || tried.Source != SourceCache || tried.Plies != nil {
+		t.Fatalf("after a longer failed try: %v, from %s, plies %v", err, tried.Source, tried.Plies)
+	}
+
+	// A slot free: completed, and stored so.
+	strip(0)
+	second, err := p.Analyze(ctx, q)
+	if err != nil || second.Source != SourceCache || second.Plies == nil || *second.Plies != *first.Plies {
+		t.Fatalf("second answer: %v, from %s, plies %v (first %d)", err, second.Source, second.Plies, *first.Plies)
+	}
+	plies := map[string]int{}
+	for _, m := range first.Moves {
+		plies[m.Move] = *m.Plies
+	}
+	for _, m := range second.Moves {
+		if m.Plies == nil || *m.Plies != plies[m.Move] {
+			t.Fatalf("move %s: plies %v, first %d", m.Move, m.Plies, plies[m.Move])
+		}
+	}
+	if second.Moves[0].Move != first.Moves[0].Move || second.BestMoves[0] != first.BestMoves[0] {
+		t.Errorf("order: %s / %s, first %s / %s", second.Moves[0].Move, second.BestMoves[0], first.Moves[0].Move, first.BestMoves[0])
+	}
+	raw, _, _ := c.Get(ctx, key)
+	var stored PolyominoAnswer
+	if err := json.Unmarshal(raw, &stored); err != nil || stored.Plies == nil {
+		t.Fatalf("stored without plies: %v", err)
+	}
+}
