@@ -439,9 +439,32 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	if len(res.Moves) != len(a.Moves) {
 		return
 	}
-	for i, ml := range polyomino.MoveLengths(lctx, pos, res.Moves, polyomino.LengthOptions{MaxNodes: left, Table: tt}) {
+	// One search per symmetry class of moves: its members last as long.
+	classOf := map[string]int{}
+	for c, ms := range pos.SymmetryClasses() {
+		for _, m := range ms {
+			classOf[m.String()] = c
+		}
+	}
+	repOf := map[int]int{} // class -> index of its first move in reps
+	var reps []polyomino.MoveResult
+	for _, mr := range res.Moves {
+		c, ok := classOf[mr.Move.String()]
+		if _, seen := repOf[c]; ok && !seen {
+			repOf[c] = len(reps)
+			reps = append(reps, mr)
+		}
+	}
+	lens := polyomino.MoveLengths(lctx, pos, reps, polyomino.LengthOptions{MaxNodes: left, Table: tt})
+	for _, ml := range lens {
 		a.Nodes += ml.Nodes
-		if ml.Proven {
+	}
+	for i, mr := range res.Moves {
+		c, ok := classOf[mr.Move.String()]
+		if !ok {
+			continue
+		}
+		if ml := lens[repOf[c]]; ml.Proven && reps[repOf[c]].Outcome == mr.Outcome {
 			n := ml.Plies
 			a.Moves[i].Plies = &n
 		}

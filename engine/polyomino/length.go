@@ -53,8 +53,11 @@ type LengthResult struct {
 // after opts.MaxNodes nodes, and when the position's graph is too big to
 // build.
 func Length(ctx context.Context, pos *Position, outcome Outcome, opts LengthOptions) LengthResult {
+	if outcome != Win && outcome != Loss {
+		return LengthResult{}
+	}
 	ls, L, side, ok := newLengthSearch(ctx, pos, opts)
-	if !ok || outcome != Win && outcome != Loss {
+	if !ok {
 		return LengthResult{}
 	}
 	defer ls.close()
@@ -125,6 +128,7 @@ func newLengthSearch(ctx context.Context, pos *Position, opts LengthOptions) (ls
 	ls.g.build(g, all)
 	// Each ply takes a vertex: no line is longer than the graph's n plies.
 	ls.frames = make([]lengthFrame, ls.g.n+1)
+	ls.memoCap = lengthMemoBytes / (8*ls.g.words + 1 + lengthEntryBytes)
 	return ls, ls.g.full(nil), side, true
 }
 
@@ -153,6 +157,7 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 	}
 	if intersects(L, ls.g.own[side]) {
 		if r := ls.w.solveBool(&ls.g, L, side, 0); r != want {
+			ls.stopped = ls.stopped || r == resAbort
 			return LengthResult{Nodes: nodes()}
 		}
 	} else if moverWins {
@@ -178,10 +183,13 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 	}
 }
 
-// lengthMemo caps the entries of each of the search's maps (bounds and
-// the winner's moves): past it they keep what they hold and learn no more,
-// so that a long search stays within a few hundred megabytes.
-const lengthMemo = 1 << 21
+// lengthMemoBytes caps the memory of each of the search's maps (bounds
+// and the winner's moves), counted as key bytes plus lengthEntryBytes an
+// entry: past it they keep what they hold and learn no more.
+const (
+	lengthMemoBytes  = 256 << 20
+	lengthEntryBytes = 64
+)
 
 // lengthBounds: within is false for d <= lo and true for d >= hi.
 type lengthBounds struct{ lo, hi int16 }
@@ -202,6 +210,7 @@ type lengthSearch struct {
 	order    int             // cells of a piece
 	small    bool            // one-word cell masks (g.m64)
 	wins     map[string]bool // the winner's moves tried: state after -> won
+	memoCap  int             // entries each map may hold
 	keyBuf   []byte
 }
 
@@ -313,7 +322,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 						return false, false
 					}
 					won = r == resLoss
-					if len(ls.wins) < lengthMemo {
+					if len(ls.wins) < ls.memoCap {
 						ls.wins[string(ls.keyBuf)] = won
 					}
 				}
@@ -336,7 +345,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 	} else {
 		b.lo = int16(max(int(b.lo), d))
 	}
-	if seen || len(ls.memo) < lengthMemo {
+	if seen || len(ls.memo) < ls.memoCap {
 		ls.memo[string(f.key)] = b
 	}
 	return result, true

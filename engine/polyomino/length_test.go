@@ -3,7 +3,6 @@ package polyomino
 import (
 	"context"
 	"testing"
-	"time"
 )
 
 // plainLength is a deliberately simple game-length minimax over the
@@ -79,6 +78,9 @@ func normalPlayConfigs() []Config {
 		Config{Preset: "tetrominoes 5x5 explicit hands normal", Width: 5, Height: 5, Order: 4, Hands: [2][]string{{"I", "O", "T"}, {"S", "L"}}},
 		Config{Preset: "pentominoes 8x8", Width: 8, Height: 8, Order: 5, Pool: true},
 		Config{Preset: "hexominoes 7x7 hands", Width: 7, Height: 7, Order: 6, Seed: 2, Pieces: []string{"H01", "H04", "H07", "H10", "H13", "H16", "H19", "H22", "H25", "H28", "H31", "H34"}},
+		// More than 64 cells: states of several words, the piece bound only.
+		Config{Preset: "pentominoes 9x8 5 pieces", Width: 9, Height: 8, Order: 5, Pool: true, Pieces: []string{"I", "L", "P", "T", "X"}},
+		Config{Preset: "tetrominoes 11x6 hands", Width: 11, Height: 6, Order: 4, Hands: [2][]string{{"I", "O", "T"}, {"S", "L"}}},
 	)
 }
 
@@ -277,26 +279,78 @@ func TestLengthNotApplicable(t *testing.T) {
 	}
 }
 
-// TestLengthBudgets: a node budget and a cancelled context stop it.
+// TestLengthBudgets: a node budget and a deadline stop Length and
+// MoveLengths unproven, on a position they prove without them (the 6 x 6
+// Pentominoes opening: 47 k nodes).
 func TestLengthBudgets(t *testing.T) {
 	cfg, _ := Preset("pentominoes")
+	cfg.Width, cfg.Height = 6, 6
 	g, err := NewGame(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pos, err := g.NewPosition(nil, []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8"}, First)
+	pos := g.Start()
+	res, err := Solve(context.Background(), pos, Options{Workers: 1, AllMoves: true})
+	if err != nil || !res.Proven {
+		t.Fatalf("solve: %v %+v", err, res)
+	}
+	if full := Length(context.Background(), pos, res.Outcome, LengthOptions{}); !full.Proven || full.Nodes < 20000 {
+		t.Fatalf("without a budget: %+v", full)
+	}
+	got := Length(context.Background(), pos, res.Outcome, LengthOptions{MaxNodes: 5000})
+	if got.Proven || got.Nodes == 0 || got.Nodes > 7000 {
+		t.Errorf("node budget: %+v", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := Length(ctx, pos, res.Outcome, LengthOptions{}); got.Proven {
+		t.Errorf("cancelled: %+v", got)
+	}
+	// MoveLengths stops part way: the moves before the stop proven, none
+	// after it.
+	lens := MoveLengths(context.Background(), pos, res.Moves, LengthOptions{MaxNodes: 20000})
+	proven, stopped := 0, false
+	for i, l := range lens {
+		switch {
+		case l.Proven && stopped:
+			t.Fatalf("move %d proven after the stop", i)
+		case l.Proven:
+			proven++
+		default:
+			stopped = true
+		}
+	}
+	if proven == 0 || !stopped {
+		t.Errorf("a 20 k node budget proved %d of %d moves", proven, len(lens))
+	}
+}
+
+// TestMoveLengthsSkips: moves not proven, of a wrong value or not legal
+// get no plies; the others theirs.
+func TestMoveLengthsSkips(t *testing.T) {
+	cfg, _ := Preset("tetrominoes")
+	cfg.Width, cfg.Height = 5, 5
+	g, err := NewGame(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Length(context.Background(), pos, Loss, LengthOptions{MaxNodes: 5000})
-	if got.Proven || got.Nodes > 6000 {
-		t.Errorf("node budget: %+v", got)
+	pos := g.Start()
+	res, err := Solve(context.Background(), pos, Options{Workers: 1, AllMoves: true})
+	if err != nil || !res.Proven || len(res.Moves) < 4 {
+		t.Fatalf("solve: %v %+v", err, res)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	got = Length(ctx, pos, Loss, LengthOptions{})
-	if got.Proven || time.Since(start) > 5*time.Second {
-		t.Errorf("deadline: %+v after %v", got, time.Since(start))
+	moves := append([]MoveResult(nil), res.Moves[:4]...)
+	moves[1].Proven = false
+	moves[2].Outcome = map[Outcome]Outcome{Win: Loss, Loss: Win}[moves[2].Outcome] // wrong
+	lens := MoveLengths(context.Background(), pos, moves, LengthOptions{})
+	if !lens[0].Proven || !lens[3].Proven {
+		t.Errorf("proven moves: %+v %+v", lens[0], lens[3])
+	}
+	if lens[1].Proven || lens[2].Proven {
+		t.Errorf("unproven or wrong: %+v %+v", lens[1], lens[2])
+	}
+	bad, _ := ParseMove("Q:a1,a2")
+	if l := MoveLengths(context.Background(), pos, []MoveResult{{Move: bad, Outcome: Win, Proven: true}}, LengthOptions{}); l[0].Proven {
+		t.Errorf("a move of no piece: %+v", l[0])
 	}
 }
