@@ -472,35 +472,20 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	fastestFirst(a)
 }
 
-// fastestBest orders the winning moves of a won position's answer without
-// all_moves the fastest first, as far as MoveLengths gets within ctx and
-// maxNodes (the moves it did not reach keep their order, last).
+// fastestBest puts first among the best moves of a won position's answer
+// without all_moves a fastest win (polyomino.FastestWin: the first move,
+// in their order, that wins in a.Plies), when found within ctx and
+// maxNodes; the others keep their order.
 func fastestBest(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, maxNodes int64) {
-	if res.Outcome != polyomino.Win || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
+	if res.Outcome != polyomino.Win || a.Plies == nil || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
 		return
 	}
-	wins := make([]polyomino.MoveResult, len(res.BestMoves))
-	for i, m := range res.BestMoves {
-		wins[i] = polyomino.MoveResult{Move: m, Outcome: polyomino.Win, Proven: true, Value: 1}
+	i, nodes := polyomino.FastestWin(ctx, pos, res.BestMoves, *a.Plies, polyomino.LengthOptions{MaxNodes: maxNodes, Table: tt})
+	a.Nodes += nodes
+	if i > 0 {
+		best := append([]string{a.BestMoves[i]}, a.BestMoves[:i]...)
+		a.BestMoves = append(best, a.BestMoves[i+1:]...)
 	}
-	lens := polyomino.MoveLengths(ctx, pos, wins, polyomino.LengthOptions{MaxNodes: maxNodes, Table: tt})
-	order := make([]int, len(lens))
-	for i := range order {
-		order[i] = i
-	}
-	plies := func(i int) int {
-		if !lens[i].Proven {
-			return math.MaxInt
-		}
-		return lens[i].Plies
-	}
-	sort.SliceStable(order, func(x, y int) bool { return plies(order[x]) < plies(order[y]) })
-	best := make([]string, len(order))
-	for k, i := range order {
-		a.Nodes += lens[i].Nodes
-		best[k] = a.BestMoves[i]
-	}
-	a.BestMoves = best
 }
 
 // fastestFirst orders the moves of an answer as perfect play prefers them

@@ -2,6 +2,7 @@ package polyomino
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -149,6 +150,23 @@ func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) int {
 		t.Fatalf("solve: %v %+v", err, res)
 	}
 	got := MoveLengths(context.Background(), pos, res.Moves, LengthOptions{})
+	var wins []Move
+	var winPlies []int
+	defer func() {
+		// FastestWin: the first winning move whose child lasts one ply
+		// less than the position.
+		if len(wins) == 0 {
+			return
+		}
+		fastest := winPlies[0]
+		for _, n := range winPlies {
+			fastest = min(fastest, n)
+		}
+		i, _ := FastestWin(context.Background(), pos, wins, fastest+1, LengthOptions{})
+		if i < 0 || winPlies[i] != fastest || slices.Contains(winPlies[:i], fastest) {
+			t.Fatalf("%s\n%s\nFastestWin %d of %v (plies after each), want the first with %d", pos.game.cfg.Preset, pos, i, winPlies, fastest)
+		}
+	}()
 	for i, mr := range res.Moves {
 		child, err := pos.Play(mr.Move)
 		if err != nil {
@@ -160,6 +178,9 @@ func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) int {
 		}
 		if win == (mr.Outcome == Win) || !got[i].Proven || got[i].Plies != want {
 			t.Fatalf("%s\n%s\nafter %s (%s): MoveLengths %+v, plain minimax %d plies (the mover wins: %v)", pos.game.cfg.Preset, pos, mr.Move, mr.Outcome, got[i], want, !win)
+		}
+		if mr.Outcome == Win {
+			wins, winPlies = append(wins, mr.Move), append(winPlies, want)
 		}
 	}
 	return len(res.Moves)
