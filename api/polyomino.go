@@ -171,9 +171,9 @@ type PolyominoAnalysis struct {
 	PiecesLeft *PiecesLeft `json:"pieces_left,omitempty"`
 	// Every best move when proven (the heuristic player's choice
 	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"]. In
-	// a won position under normal play: every winning move, the fastest
-	// first as far as the length search got within its share of the
-	// budget (so best_moves[0] wins in plies when all were reached).
+	// a won position under normal play: every winning move, a fastest
+	// one first (it wins in plies) when the length search found it within
+	// its share of the budget; with all_moves in the order of moves.
 	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`
