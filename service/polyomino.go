@@ -345,8 +345,16 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		return PolyominoAnswer{}, err
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
+	asked := time.Now()
 	if a, ok := bookAnswer(pos, q.AllMoves, budget >= bookWaitBudget); ok {
 		return a, nil
+	}
+	// The book's look-up (indexing a reply file on its first use, tens of
+	// milliseconds) counts in the budget. (Whole milliseconds, and only
+	// when it took one: identical requests share a search only with the
+	// same budget.)
+	if spent := time.Since(asked); spent >= time.Millisecond {
+		budget = max(budget-spent, time.Millisecond).Truncate(time.Millisecond)
 	}
 	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
