@@ -568,7 +568,8 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	if least <= 0 {
 		least = lengthMin
 	}
-	if share := min(max(lengthShare*res.Elapsed, least), budget); int64(share) <= 2*canon.LengthTriedNs {
+	share := min(max(lengthShare*res.Elapsed, least), budget)
+	if int64(share) <= 2*canon.LengthTriedNs {
 		return // a search as long has failed already
 	}
 	bctx, cancel := context.WithTimeout(ctx, budget)
@@ -582,7 +583,7 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 		// Stored with the longer try, so that the next requests do not
 		// repeat it.
 		done = *canon
-		done.LengthTriedNs = max(canon.LengthTriedNs, int64(min(max(lengthShare*res.Elapsed, least), budget)))
+		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
 	}
 	*canon = done
 	if b, err := json.Marshal(done); err == nil {
