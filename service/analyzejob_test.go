@@ -64,6 +64,24 @@ func backgroundAnalyzer(t *testing.T) (*service.Polyomino, *jobs.Manager, contex
 	return p, jm, ctx
 }
 
+// jobAnswer waits for a polyomino.analyze job (as Submit or Get returned
+// it) to end and returns its answer; it must end done.
+func jobAnswer(t *testing.T, ctx context.Context, jm *jobs.Manager, job jobs.Job, err error) (service.PolyominoAnswer, jobs.Job) {
+	t.Helper()
+	for err == nil && !job.Status.Final() {
+		time.Sleep(20 * time.Millisecond)
+		job, err = jm.Get(ctx, job.ID)
+	}
+	if err != nil || job.Status != jobs.StatusDone {
+		t.Fatalf("job: %v %s %s", err, job.Status, job.Error)
+	}
+	var got service.PolyominoAnswer
+	if err := json.Unmarshal(job.Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got, job
+}
+
 func TestAnalyzeInBackground(t *testing.T) {
 	p, jm, ctx := backgroundAnalyzer(t)
 	patient := service.NewPolyomino(searcherWithBudget(30 * time.Second))
@@ -88,17 +106,7 @@ func TestAnalyzeInBackground(t *testing.T) {
 				t.Fatalf("proven %v in a microsecond, job %q", a.Proven, a.JobID)
 			}
 			job, err := jm.Get(ctx, a.JobID)
-			for err == nil && !job.Status.Final() {
-				time.Sleep(20 * time.Millisecond)
-				job, err = jm.Get(ctx, a.JobID)
-			}
-			if err != nil || job.Status != jobs.StatusDone {
-				t.Fatalf("job: %v %s %s", err, job.Status, job.Error)
-			}
-			var got service.PolyominoAnswer
-			if err := json.Unmarshal(job.Result, &got); err != nil {
-				t.Fatal(err)
-			}
+			got, job := jobAnswer(t, ctx, jm, job, err)
 			want, err := patient.Analyze(ctx, tc.q)
 			if err != nil {
 				t.Fatal(err)
@@ -139,17 +147,7 @@ func TestAnalyzeJobPlies(t *testing.T) {
 	} {
 		raw, _ := json.Marshal(q)
 		job, err := jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), raw)
-		for err == nil && !job.Status.Final() {
-			time.Sleep(20 * time.Millisecond)
-			job, err = jm.Get(ctx, job.ID)
-		}
-		if err != nil || job.Status != jobs.StatusDone {
-			t.Fatalf("job: %v %s %s", err, job.Status, job.Error)
-		}
-		var got service.PolyominoAnswer
-		if err := json.Unmarshal(job.Result, &got); err != nil {
-			t.Fatal(err)
-		}
+		got, _ := jobAnswer(t, ctx, jm, job, err)
 		direct := searcherWithBudget(time.Minute)
 		direct.MinLengthTime = time.Minute
 		want, err := service.NewPolyomino(direct).Analyze(ctx, q)

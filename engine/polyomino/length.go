@@ -76,20 +76,10 @@ func MoveLengths(ctx context.Context, pos *Position, moves []MoveResult, opts Le
 		return out
 	}
 	defer ls.close()
-	vertex := map[string]int{}
-	for v, pi := range ls.g.place {
-		vertex[ls.game.move(pi).String()] = v
-	}
-	k := ls.g.words
-	next := make([]uint64, k)
+	next := make([]uint64, ls.g.words)
 	for i, mr := range moves {
-		v, legal := vertex[mr.Move.String()]
-		if !mr.Proven || !legal || ls.g.own[side][v>>6]&(1<<(uint(v)&63)) == 0 || mr.Outcome != Win && mr.Outcome != Loss {
+		if !mr.Proven || mr.Outcome != Win && mr.Outcome != Loss || !ls.after(L, side, mr.Move, next) {
 			continue
-		}
-		row := ls.g.adj[v*k : (v+1)*k]
-		for w := range k {
-			next[w] = L[w] &^ row[w]
 		}
 		before := ls.nodes + ls.w.nodes
 		// After a winning move the player who made it wins: the loser
@@ -116,20 +106,10 @@ func FastestWin(ctx context.Context, pos *Position, moves []Move, plies int, opt
 	}
 	defer ls.close()
 	ls.winner = side
-	vertex := map[string]int{}
-	for v, pi := range ls.g.place {
-		vertex[ls.game.move(pi).String()] = v
-	}
-	k := ls.g.words
-	next := make([]uint64, k)
+	next := make([]uint64, ls.g.words)
 	for i, m := range moves {
-		v, legal := vertex[m.String()]
-		if !legal || ls.g.own[side][v>>6]&(1<<(uint(v)&63)) == 0 {
+		if !ls.after(L, side, m, next) {
 			continue
-		}
-		row := ls.g.adj[v*k : (v+1)*k]
-		for w := range k {
-			next[w] = L[w] &^ row[w]
 		}
 		// The search needs the move to win: every state it visits is
 		// won for the winner.
@@ -154,6 +134,27 @@ func FastestWin(ctx context.Context, pos *Position, moves []Move, plies int, opt
 		}
 	}
 	return -1, ls.nodes + ls.w.nodes
+}
+
+// after sets next to state L after move m of side and reports whether m
+// is one of side's moves there.
+func (ls *lengthSearch) after(L []uint64, side int, m Move, next []uint64) bool {
+	if ls.vertex == nil {
+		ls.vertex = map[string]int{}
+		for v, pi := range ls.g.place {
+			ls.vertex[ls.game.move(pi).String()] = v
+		}
+	}
+	v, ok := ls.vertex[m.String()]
+	if !ok || L[v>>6]&(1<<(uint(v)&63)) == 0 || ls.g.own[side][v>>6]&(1<<(uint(v)&63)) == 0 {
+		return false
+	}
+	k := ls.g.words
+	row := ls.g.adj[v*k : (v+1)*k]
+	for w := range k {
+		next[w] = L[w] &^ row[w]
+	}
+	return true
 }
 
 // newLengthSearch builds the search of a position: its graph (every
@@ -264,6 +265,7 @@ type lengthSearch struct {
 	small    bool            // one-word cell masks (g.m64)
 	wins     map[string]bool // the winner's moves tried: state after -> won
 	memoCap  int             // entries each map may hold
+	vertex   map[string]int  // move -> vertex of the root graph (after)
 	keyBuf   []byte
 }
 
