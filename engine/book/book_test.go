@@ -512,3 +512,19 @@ func TestDeepProofVerifies(t *testing.T) {
 		t.Errorf("verify rejects the book's proof: %v", err)
 	}
 }
+
+func TestTopReplies(t *testing.T) {
+	counts := map[string]int{"I:a1,a2,a3,a4,a5": 2, "L:a1,a2,a3,a4,b4": 5, "X:b1,a2,b2,c2,b3": 2, "bad": 9}
+	var got []string
+	for _, m := range topReplies(counts, 3) {
+		got = append(got, m.String())
+	}
+	// "bad" is the most frequent but no move; ties in notation order.
+	want := []string{"L:a1,a2,a3,a4,b4", "I:a1,a2,a3,a4,a5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("topReplies = %v, want %v", got, want)
+	}
+	if topReplies(counts, 0) != nil || topReplies(nil, 3) != nil {
+		t.Error("no replies wanted or none found: nil")
+	}
+}

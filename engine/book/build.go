@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -41,6 +42,10 @@ type Options struct {
 	// first, each with a winning reply): polyomino.Options.Decided as
 	// lines, without costs. Calls are serialised.
 	Decided func(Line)
+	// PreferReplies: Classify has each search try first the PreferReplies
+	// winning replies found most often so far (0: none).
+	PreferReplies int
+	prefer        []polyomino.Move // set per search by Classify
 }
 
 func (o *Options) table() *polyomino.Table {
@@ -61,7 +66,7 @@ func (o *Options) logf(format string, args ...any) {
 }
 
 func (o *Options) solveOptions() polyomino.Options {
-	po := polyomino.Options{FirstWin: true, Workers: o.Workers, Table: o.table(), Progress: o.Progress}
+	po := polyomino.Options{FirstWin: true, Workers: o.Workers, Table: o.table(), Progress: o.Progress, Prefer: o.prefer}
 	if o.Decided != nil {
 		po.Decided = func(class []polyomino.Move, value int, refutation *polyomino.Move) {
 			l := Line{Move: class[0].String(), Class: len(class), Wins: value > 0}
@@ -286,6 +291,7 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lines := make([]*Line, len(classes))
+	replies := map[string]int{} // winning replies found, and how often
 	var (
 		mu    sync.Mutex
 		next  int
@@ -303,12 +309,17 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 				}
 				k := next
 				next++
+				o := *opts
+				o.prefer = topReplies(replies, opts.PreferReplies)
 				mu.Unlock()
-				l, err := ClassifyMove(ctx, pos, children[classes[k]].Moves, opts)
+				l, err := ClassifyMove(ctx, pos, children[classes[k]].Moves, &o)
 				mu.Lock()
 				if err == nil {
 					lines[k] = &l
 					done++
+					if l.Reply != "" {
+						replies[l.Reply]++
+					}
 					opts.logf("%d/%d %s %d %s %s: %d nodes, %.2fs", done, len(classes), l.Move, l.Class, l.Outcome(), l.Reply, l.Nodes, l.Elapsed.Seconds())
 					if check != nil {
 						err = check(l)
@@ -329,6 +340,31 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 		}
 	}
 	return sec, first
+}
+
+// topReplies are the n replies of counts found most often (ties in
+// notation order).
+func topReplies(counts map[string]int, n int) []polyomino.Move {
+	if n <= 0 || len(counts) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(counts))
+	for r := range counts {
+		names = append(names, r)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var out []polyomino.Move
+	for _, r := range names[:min(n, len(names))] {
+		if m, err := polyomino.ParseMove(r); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // classSize is the number of moves in the symmetry class of m in pos.

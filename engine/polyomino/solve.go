@@ -50,6 +50,10 @@ type Options struct {
 	// Clock is used only to report Elapsed (default time.Now); budgets come
 	// from ctx and MaxNodes.
 	Clock func() time.Time
+	// Prefer, if set, are moves to try first at the root, in this order
+	// (those not legal are ignored): for example the moves that won in
+	// sibling positions.
+	Prefer []Move
 }
 
 // MoveResult is the value of one move for the player who makes it.
@@ -370,6 +374,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		rm.class = append(rm.class, g.move(pi))
 	}
 	sort.Slice(moves, func(i, j int) bool { return moves[i].order < moves[j].order })
+	preferFirst(moves, opts.Prefer)
 
 	s.root = &root
 	if !g.score || g.pool {
@@ -550,4 +555,28 @@ func outcomeOf(v int) Outcome {
 		return Loss
 	}
 	return Draw
+}
+
+// preferFirst moves the root moves whose class holds one of prefer to the
+// front, in prefer's order; the others keep theirs.
+func preferFirst(moves []*rootMove, prefer []Move) {
+	if len(prefer) == 0 {
+		return
+	}
+	rank := map[string]int{}
+	for i, m := range prefer {
+		if _, ok := rank[m.String()]; !ok {
+			rank[m.String()] = i
+		}
+	}
+	of := func(rm *rootMove) int {
+		best := len(prefer)
+		for _, m := range rm.class {
+			if r, ok := rank[m.String()]; ok && r < best {
+				best = r
+			}
+		}
+		return best
+	}
+	sort.SliceStable(moves, func(i, j int) bool { return of(moves[i]) < of(moves[j]) })
 }

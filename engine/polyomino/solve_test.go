@@ -824,3 +824,48 @@ func TestSearchableAfterAMoveEndingTheGame(t *testing.T) {
 		t.Errorf("SearchableAfterAMove false, but the child after %s is searchable", searchableChild)
 	}
 }
+
+// TestPreferFirst: Options.Prefer puts the root moves it names first, in
+// its order, and changes no value: FirstWin then returns a preferred move
+// that wins (the README's position: 13 winning moves).
+func TestPreferFirst(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	pos, err := NewPosition(cfg, []string{"........", "...VVV.I", "...V...I", "...VFF.I", ".Y...FFI", ".YY..F.I", ".Y......", ".Y......"}, nil, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1, TableMB: 1})
+	if err != nil || !all.Proven || all.Outcome != Win {
+		t.Fatalf("%+v %v", all, err)
+	}
+	// A winning move the search would not find first by itself.
+	first, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1, TableMB: 1})
+	if err != nil || !first.Proven {
+		t.Fatalf("%+v %v", first, err)
+	}
+	var win, loss Move
+	for _, mr := range all.Moves {
+		isFirst := slices.ContainsFunc(first.BestMoves, func(m Move) bool { return m.String() == mr.Move.String() })
+		switch {
+		case mr.Outcome == Win && !isFirst:
+			win = mr.Move
+		case mr.Outcome == Loss:
+			loss = mr.Move
+		}
+	}
+	if win.Piece == "" {
+		t.Fatal("one class of winning moves only")
+	}
+	bad, _ := ParseMove("Q:a1")
+	for _, prefer := range [][]Move{{win}, {loss, win}, {bad, win}} {
+		res, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1, TableMB: 1, Prefer: prefer})
+		if err != nil || !res.Proven || res.Outcome != Win || len(res.BestMoves) == 0 {
+			t.Fatalf("prefer %v: %+v %v", prefer, res, err)
+		}
+		// The preferred winning move's class is the one found (the losing
+		// one, tried before it, is refuted).
+		if !slices.ContainsFunc(res.BestMoves, func(m Move) bool { return m.String() == win.String() }) {
+			t.Errorf("prefer %v: FirstWin chose %s", prefer, res.BestMoves[0])
+		}
+	}
+}
