@@ -255,15 +255,22 @@ func TestLengthIsConsistent(t *testing.T) {
 	}
 }
 
-// TestLengthAgreesWithSolve: the parity of the length is the outcome's
-// (odd for a win of the player to move), and a game over lasts 0 plies.
-func TestLengthAgreesWithSolve(t *testing.T) {
+// pentominoes6x6 is the pentominoes preset on a 6 x 6 board.
+func pentominoes6x6(t *testing.T) *Game {
+	t.Helper()
 	cfg, _ := Preset("pentominoes")
 	cfg.Width, cfg.Height = 6, 6
 	g, err := NewGame(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g
+}
+
+// TestLengthAgreesWithSolve: the parity of the length is the outcome's
+// (odd for a win of the player to move), and a game over lasts 0 plies.
+func TestLengthAgreesWithSolve(t *testing.T) {
+	g := pentominoes6x6(t)
 	rng := splitmix64(3)
 	for range 20 {
 		pos := randomPosition(t, g, 2+int(rng.next()%3), &rng)
@@ -304,12 +311,7 @@ func TestLengthNotApplicable(t *testing.T) {
 // MoveLengths unproven, on a position they prove without them (the 6 x 6
 // Pentominoes opening: 47 k nodes).
 func TestLengthBudgets(t *testing.T) {
-	cfg, _ := Preset("pentominoes")
-	cfg.Width, cfg.Height = 6, 6
-	g, err := NewGame(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := pentominoes6x6(t)
 	pos := g.Start()
 	res, err := Solve(context.Background(), pos, Options{Workers: 1, AllMoves: true})
 	if err != nil || !res.Proven {
