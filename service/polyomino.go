@@ -367,11 +367,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				return PolyominoAnswer{}, 0, false, err
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
-			least := p.search.MinLengthTime
-			if least <= 0 {
-				least = lengthMin
-			}
-			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, least)
+			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
 			return a, a.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
@@ -411,13 +407,13 @@ const (
 // its share of the budget, and then, with all moves, how many it lasts
 // after each move, as far as the share goes; its nodes and time count in
 // the answer's.
-// A job's unit passes share lengthJobShare and least 0; a request
-// lengthShare and the searcher's minimum.
+// A job's unit passes share lengthJobShare and least
+// Searcher.MinLengthTime; a request lengthShare and minLengthTime.
 func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, share float64, least time.Duration) {
 	if !res.Proven || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return
 	}
-	d := max(time.Duration(share*float64(res.Elapsed)), least)
+	d := lengthTime(share, res.Elapsed, least)
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)-lengthMargin)
 	}
@@ -478,6 +474,21 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		}
 	}
 	fastestFirst(a)
+}
+
+// lengthTime is the time a length search may take after a proof of
+// elapsed: share times it, at least least (before the budget's cap).
+func lengthTime(share float64, elapsed, least time.Duration) time.Duration {
+	return max(time.Duration(share*float64(elapsed)), least)
+}
+
+// minLengthTime is a request's least length-search time:
+// Searcher.MinLengthTime, or lengthMin when unset.
+func (s *Searcher) minLengthTime() time.Duration {
+	if s.MinLengthTime > 0 {
+		return s.MinLengthTime
+	}
+	return lengthMin
 }
 
 // fastestBest puts first among the best moves of a won position's answer
@@ -564,11 +575,8 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 		}
 		res.Moves = append(res.Moves, polyomino.MoveResult{Move: m, Outcome: polyomino.Outcome(mv.Outcome), Proven: mv.Proven, Value: mv.Value})
 	}
-	least := p.search.MinLengthTime
-	if least <= 0 {
-		least = lengthMin
-	}
-	share := min(max(lengthShare*res.Elapsed, least), budget)
+	least := p.search.minLengthTime()
+	share := min(lengthTime(lengthShare, res.Elapsed, least), budget)
 	if int64(share) <= 2*canon.LengthTriedNs {
 		return // a search as long has failed already
 	}
