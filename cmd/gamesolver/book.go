@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -78,7 +79,7 @@ type bookFlags struct {
 	what, out, moves, classes, redisURL string
 	tableMB, workers, slots, parallel   int
 	classWorkers, preferReplies         int
-	jobs, verbose, costs                bool
+	jobs, verbose, costs, resume        bool
 }
 
 func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -100,6 +101,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.BoolVar(&f.verbose, "v", false, "a line per classified move")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
 	fs.BoolVar(&f.costs, "costs", true, "record each class's nodes and time in the file (progress.txt always has them)")
+	fs.BoolVar(&f.resume, "resume", true, "take the lines of <out>/progress.txt (an earlier, interrupted build) instead of searching their classes again (not with --jobs, whose job store keeps its work)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -129,14 +131,24 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// garbage often costs little, and keeps the heap near the table's size.
 	debug.SetGCPercent(20)
 	// Each classified class is appended to <out>/progress.txt as it is
-	// found, so that an interrupted build keeps its work.
-	progress, err := os.OpenFile(filepath.Join(f.out, "progress.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	// found, so that an interrupted build keeps its work: with --resume, a
+	// build takes the lines found before from there.
+	progressPath := filepath.Join(f.out, "progress.txt")
+	var known map[string]map[string]book.Line
+	if f.resume {
+		var err error
+		if known, err = readProgress(progressPath); err != nil {
+			return err
+		}
+	}
+	progress, err := os.OpenFile(progressPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	defer progress.Close()
 	var classify classifier = func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error) {
 		fmt.Fprintf(progress, "position %s\n", positionArg(moves))
+		opts.Known = known[positionArg(moves)]
 		return classifyDirect(ctx, moves, classes, untilWin, opts, func(l book.Line) {
 			b := (&book.File{Sections: []book.Section{{Lines: []book.Line{l}}}}).Format()
 			_, _ = progress.Write(b[len("position start\n"):])
@@ -343,6 +355,40 @@ func classifyDirect(ctx context.Context, moves []string, classes []int, untilWin
 		}
 		return nil
 	})
+}
+
+// readProgress reads the lines of a progress file by position (none when
+// the file does not exist). A line that does not parse, such as the last
+// one of a build killed while writing it, is skipped.
+func readProgress(path string) (map[string]map[string]book.Line, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]map[string]book.Line{}
+	var lines map[string]book.Line
+	for _, text := range strings.Split(string(data), "\n") {
+		if pos, ok := strings.CutPrefix(text, "position "); ok {
+			if lines = known[pos]; lines == nil {
+				lines = map[string]book.Line{}
+				known[pos] = lines
+			}
+			continue
+		}
+		if lines == nil || strings.TrimSpace(text) == "" {
+			continue
+		}
+		f, err := book.Parse([]byte("position start\n" + text + "\n"))
+		if err != nil || len(f.Sections) != 1 || len(f.Sections[0].Lines) != 1 {
+			continue
+		}
+		l := f.Sections[0].Lines[0]
+		lines[l.Move] = l
+	}
+	return known, nil
 }
 
 func positionArg(moves []string) string {

@@ -182,3 +182,88 @@ func TestBookMerge(t *testing.T) {
 		t.Fatal("a contradiction merged")
 	}
 }
+
+// TestBookBuildResume: a build interrupted after 100 classes (its last
+// line cut short) takes those from progress.txt and searches the rest;
+// --resume=false searches them all.
+func TestBookBuildResume(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--parallel", "2", "-v"}
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	whole, err := os.ReadFile(filepath.Join(dir, "position.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.ReadFile(filepath.Join(dir, "progress.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(p), "\n")
+	cut := strings.Join(lines[:101], "") + lines[101][:10] // header, 100 lines, a torn one
+	if err := os.WriteFile(filepath.Join(dir, "progress.txt"), []byte(cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flag, want string
+	}{
+		{"--resume=true", "100/247 classes known before, 147 to search"},
+		{"--resume=false", ""},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(append(args, c.flag), &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.flag, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "247 classes classified, 13 win") {
+			t.Fatalf("%s: %s", c.flag, out.String())
+		}
+		if got := strings.Contains(errb.String(), "classes known before"); got != (c.want != "") || !strings.Contains(errb.String(), c.want) {
+			t.Fatalf("%s: log wants %q:\n%.400s", c.flag, c.want, errb.String())
+		}
+		again, err := os.ReadFile(filepath.Join(dir, "position.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.flag == "--resume=true" {
+			// The classes taken keep the costs recorded before.
+			before, err := book.Parse([]byte(strings.Join(lines[:101], "")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := book.Parse(again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes := map[string]int64{}
+			for _, l := range f.Sections[0].Lines {
+				nodes[l.Move] = l.Nodes
+			}
+			for _, l := range before.Sections[0].Lines {
+				if nodes[l.Move] != l.Nodes {
+					t.Fatalf("%s: %d nodes, %d before", l.Move, nodes[l.Move], l.Nodes)
+				}
+			}
+		}
+		if !bytes.Equal(bytes.Join(moveValues(t, whole), nil), bytes.Join(moveValues(t, again), nil)) {
+			t.Fatalf("%s: the values differ", c.flag)
+		}
+	}
+}
+
+// moveValues are the lines of a position file, one per class, as
+// "move class outcome", in the file's order.
+func moveValues(t *testing.T, data []byte) [][]byte {
+	t.Helper()
+	f, err := book.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, l := range f.Sections[0].Lines {
+		out = append(out, fmt.Appendf(nil, "%s %d %s\n", l.Move, l.Class, l.Outcome()))
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package book
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -526,5 +527,67 @@ func TestTopReplies(t *testing.T) {
 	}
 	if topReplies(counts, 0) != nil || topReplies(nil, 3) != nil {
 		t.Error("no replies wanted or none found: nil")
+	}
+}
+
+// TestClassifyKnown: a build resumed with the lines found before takes
+// them without a search (their recorded costs stay), searches the rest,
+// ignores a known line whose class size does not match, and stops at a
+// known line the check refuses before any search.
+func TestClassifyKnown(t *testing.T) {
+	moves := []string{"F:a1,b1,b2,c2,b3", "I:c1,d1,e1,f1,g1", "L:h1,e2,f2,g2,h2", "N:c5,b6,c6,b7,b8", "P:c7,d7,c8,d8,e8", "T:g6,g7,f8,g8,h8", "W:d2,c3,d3,b4,c4", "V:g3,g4,e5,f5,g5"}
+	after, err := PositionAfter(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	full, err := Classify(ctx, moves, after, nil, &Options{Workers: 1, TableMB: 16}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = 1 << 40
+	known := map[string]Line{}
+	for i, l := range full.Lines {
+		switch i % 3 {
+		case 0:
+			l.Nodes = marker
+			known[l.Move] = l
+		case 1:
+			l.Nodes, l.Class = marker, l.Class+1 // not this class: searched again
+			known[l.Move] = l
+		}
+	}
+	var checked int
+	again, err := Classify(ctx, moves, after, nil, &Options{Workers: 1, TableMB: 16, Known: known}, func(Line) error {
+		checked++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Lines) != len(full.Lines) || checked != len(full.Lines) {
+		t.Fatalf("%d lines, %d checked; want %d", len(again.Lines), checked, len(full.Lines))
+	}
+	for i, l := range again.Lines {
+		if l.Move != full.Lines[i].Move || l.Wins != full.Lines[i].Wins || l.Class != full.Lines[i].Class {
+			t.Fatalf("line %d: %+v, want %+v", i, l, full.Lines[i])
+		}
+		if taken := l.Nodes == marker; taken != (i%3 == 0) {
+			t.Errorf("line %d (%s): nodes %d; taken from Known: %v, want %v", i, l.Move, l.Nodes, taken, i%3 == 0)
+		}
+	}
+	// A known line the check refuses stops the work before any search.
+	stop := errors.New("stop")
+	first := full.Lines[len(full.Lines)-1]
+	var searched int
+	sec, err := Classify(ctx, moves, after, nil, &Options{Workers: 1, TableMB: 16, Known: map[string]Line{first.Move: first},
+		Log: func(string, ...any) { searched++ }}, func(l Line) error {
+		if l.Move == first.Move {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || len(sec.Lines) != 1 || searched != 0 {
+		t.Fatalf("err %v, %d lines, %d log lines; want the check's error, the known line, no search", err, len(sec.Lines), searched)
 	}
 }

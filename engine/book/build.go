@@ -45,7 +45,11 @@ type Options struct {
 	// PreferReplies: Classify has each search try first the PreferReplies
 	// winning replies found most often so far (0: none).
 	PreferReplies int
-	prefer        []polyomino.Move // set per search by Classify
+	// Known are lines found before, by the class's first move: Classify
+	// takes a class's line from here, without a search, when the move and
+	// the class size match (a build resumed from its progress file).
+	Known  map[string]Line
+	prefer []polyomino.Move // set per search by Classify
 }
 
 func (o *Options) table() *polyomino.Table {
@@ -273,7 +277,8 @@ func winProof(root []string, win polyomino.Move, replies Section) (*File, proofS
 // the given indices into pos.Children(), or all of them (nil), every Solve
 // sharing the table, Options.Parallel at a time; the lines are in the order
 // of the classes. check sees each line as it is found (one call at a time)
-// and may stop the work with an error.
+// and may stop the work with an error. Options.Known lines are taken as
+// they are, before any search, and checked too.
 func Classify(ctx context.Context, moves []string, pos *polyomino.Position, classes []int, opts *Options, check func(Line) error) (Section, error) {
 	sec := Section{Moves: moves}
 	children := pos.Children()
@@ -292,10 +297,32 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 	defer cancel()
 	lines := make([]*Line, len(classes))
 	replies := map[string]int{} // winning replies found, and how often
+	var todo []int              // indices into classes left to search
+	done := 0
+	for k, c := range classes {
+		class := children[c].Moves
+		l, ok := opts.Known[class[0].String()]
+		if !ok || l.Class != len(class) {
+			todo = append(todo, k)
+			continue
+		}
+		lines[k] = &l
+		done++
+		if l.Reply != "" {
+			replies[l.Reply]++
+		}
+		if check != nil {
+			if err := check(l); err != nil {
+				return collect(sec, lines), err
+			}
+		}
+	}
+	if done > 0 {
+		opts.logf("%d/%d classes known before, %d to search", done, len(classes), len(todo))
+	}
 	var (
 		mu    sync.Mutex
 		next  int
-		done  int
 		first error
 		wg    sync.WaitGroup
 	)
@@ -303,11 +330,11 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 		wg.Go(func() {
 			for {
 				mu.Lock()
-				if next >= len(classes) || first != nil {
+				if next >= len(todo) || first != nil {
 					mu.Unlock()
 					return
 				}
-				k := next
+				k := todo[next]
 				next++
 				o := *opts
 				o.prefer = topReplies(replies, opts.PreferReplies)
@@ -334,12 +361,17 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 		})
 	}
 	wg.Wait()
+	return collect(sec, lines), first
+}
+
+// collect appends the lines found to sec, in the order of the classes.
+func collect(sec Section, lines []*Line) Section {
 	for _, l := range lines {
 		if l != nil {
 			sec.Lines = append(sec.Lines, *l)
 		}
 	}
-	return sec, first
+	return sec
 }
 
 // topReplies are the n replies of counts found most often (ties in
