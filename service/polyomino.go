@@ -423,21 +423,21 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	lctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
-	l := polyomino.Length(lctx, pos, res.Outcome, polyomino.LengthOptions{MaxNodes: lengthMaxNodes, Table: tt})
-	a.Nodes += l.Nodes
 	defer func() { a.ElapsedNs += int64(time.Since(start)) }()
+	// One search answers the position's length, then its moves': what
+	// the first learnt serves the others.
+	lengths := polyomino.NewLengths(lctx, pos, polyomino.LengthOptions{MaxNodes: lengthMaxNodes, Table: tt})
+	defer lengths.Close()
+	l := lengths.Length(res.Outcome)
+	a.Nodes += l.Nodes
 	if !l.Proven {
 		a.LengthTriedNs = max(a.LengthTriedNs, int64(d))
 		return
 	}
 	n := l.Plies
 	a.Plies = &n
-	left := lengthMaxNodes - l.Nodes
-	if left <= 0 {
-		return
-	}
 	if len(res.Moves) == 0 {
-		fastestBest(lctx, a, pos, res, tt, left)
+		fastestBest(a, lengths, res)
 		return
 	}
 	if len(res.Moves) != len(a.Moves) {
@@ -459,7 +459,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 			reps = append(reps, mr)
 		}
 	}
-	lens := polyomino.MoveLengths(lctx, pos, reps, polyomino.LengthOptions{MaxNodes: left, Table: tt})
+	lens := lengths.MoveLengths(reps)
 	for _, ml := range lens {
 		a.Nodes += ml.Nodes
 	}
@@ -492,14 +492,14 @@ func (s *Searcher) minLengthTime() time.Duration {
 }
 
 // fastestBest puts first among the best moves of a won position's answer
-// without all_moves a fastest win (polyomino.FastestWin: the first move,
-// in their order, that wins in a.Plies), when found within ctx and
-// maxNodes; the others keep their order.
-func fastestBest(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, maxNodes int64) {
+// without all_moves a fastest win (Lengths.FastestWin: the first move,
+// in their order, that wins in a.Plies), when found within what is left
+// of the length search's time and nodes; the others keep their order.
+func fastestBest(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Result) {
 	if res.Outcome != polyomino.Win || a.Plies == nil || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
 		return
 	}
-	i, nodes := polyomino.FastestWin(ctx, pos, res.BestMoves, *a.Plies, polyomino.LengthOptions{MaxNodes: maxNodes, Table: tt})
+	i, nodes := lengths.FastestWin(res.BestMoves, *a.Plies)
 	a.Nodes += nodes
 	if i > 0 {
 		best := append([]string{a.BestMoves[i]}, a.BestMoves[:i]...)

@@ -81,6 +81,65 @@ func benchLength(b *testing.B, depth int) {
 	})
 }
 
+// BenchmarkLengthAfterProof times what a proven request asks after its
+// proof, on the four-ply suite: with all_moves (moves) the position's
+// length and every move's; without (fastest) the position's length and a
+// fastest of its winning moves. Each by separate searches (separate) or
+// by one Lengths whose bounds from the first question serve the second
+// (shared, the service's way).
+func BenchmarkLengthAfterProof(b *testing.B) {
+	for _, all := range []bool{true, false} {
+		for _, shared := range []bool{false, true} {
+			name := map[bool]string{true: "moves", false: "fastest"}[all] + "/" + map[bool]string{true: "shared", false: "separate"}[shared]
+			b.Run(name, func(b *testing.B) {
+				benchOverSuite(b, 4, func(pos *Position, moves []string) int64 {
+					return lengthAfterProof(b, pos, moves, all, shared)
+				})
+			})
+		}
+	}
+}
+
+func lengthAfterProof(b *testing.B, pos *Position, moves []string, all, shared bool) int64 {
+	b.StopTimer()
+	tt := NewTable(64)
+	defer tt.Release()
+	res, err := Solve(context.Background(), pos, Options{Table: tt, AllMoves: all})
+	if err != nil || !res.Proven {
+		b.Fatalf("%v: %v", moves, err)
+	}
+	b.StartTimer()
+	ctx, opts := context.Background(), LengthOptions{Table: tt}
+	x := NewLengths(ctx, pos, opts)
+	defer x.Close()
+	l := x.Length(res.Outcome)
+	if !l.Proven {
+		b.Fatalf("%v: no length", moves)
+	}
+	if !shared {
+		x.Close()
+		x = NewLengths(ctx, pos, opts)
+	}
+	nodes := l.Nodes
+	if all {
+		for _, ml := range x.MoveLengths(res.Moves) {
+			if !ml.Proven {
+				b.Fatalf("%v: a move without its length", moves)
+			}
+			nodes += ml.Nodes
+		}
+		return nodes
+	}
+	if res.Outcome == Win {
+		i, n := x.FastestWin(res.BestMoves, l.Plies)
+		if i < 0 {
+			b.Fatalf("%v: no fastest win", moves)
+		}
+		nodes += n
+	}
+	return nodes
+}
+
 // benchOverSuite runs f on each suite position of the depth (one op = the
 // whole set) and reports the nodes f returns.
 func benchOverSuite(b *testing.B, depth int, f func(pos *Position, moves []string) int64) {

@@ -53,15 +53,9 @@ type LengthResult struct {
 // after opts.MaxNodes nodes, and when the position's graph is too big to
 // build.
 func Length(ctx context.Context, pos *Position, outcome Outcome, opts LengthOptions) LengthResult {
-	if outcome != Win && outcome != Loss {
-		return LengthResult{}
-	}
-	ls, L, side, ok := newLengthSearch(ctx, pos, opts)
-	if !ok {
-		return LengthResult{}
-	}
-	defer ls.close()
-	return ls.length(L, side, outcome == Win)
+	x := NewLengths(ctx, pos, opts)
+	defer x.Close()
+	return x.Length(outcome)
 }
 
 // MoveLengths is Length after each of moves, legal moves of pos with their
@@ -70,27 +64,9 @@ func Length(ctx context.Context, pos *Position, outcome Outcome, opts LengthOpti
 // share are searched once. A move not proven, not legal or not reached
 // before the search stopped has a result not Proven.
 func MoveLengths(ctx context.Context, pos *Position, moves []MoveResult, opts LengthOptions) []LengthResult {
-	out := make([]LengthResult, len(moves))
-	ls, L, side, ok := newLengthSearch(ctx, pos, opts)
-	if !ok {
-		return out
-	}
-	defer ls.close()
-	next := make([]uint64, ls.g.words)
-	for i, mr := range moves {
-		if !mr.Proven || mr.Outcome != Win && mr.Outcome != Loss || !ls.after(L, side, mr.Move, next) {
-			continue
-		}
-		before := ls.nodes + ls.w.nodes
-		// After a winning move the player who made it wins: the loser
-		// is to move.
-		out[i] = ls.length(next, 1-side, mr.Outcome == Loss)
-		out[i].Nodes = ls.nodes + ls.w.nodes - before
-		if ls.stopped {
-			break
-		}
-	}
-	return out
+	x := NewLengths(ctx, pos, opts)
+	defer x.Close()
+	return x.MoveLengths(moves)
 }
 
 // FastestWin returns the index of the first of moves, winning moves of
@@ -100,40 +76,113 @@ func MoveLengths(ctx context.Context, pos *Position, moves []MoveResult, opts Le
 // that depth only: cheaper than MoveLengths when only a fastest win is
 // wanted.
 func FastestWin(ctx context.Context, pos *Position, moves []Move, plies int, opts LengthOptions) (index int, nodes int64) {
+	x := NewLengths(ctx, pos, opts)
+	defer x.Close()
+	return x.FastestWin(moves, plies)
+}
+
+// Lengths is one game-length search of a position that answers several
+// questions (Length, then MoveLengths or FastestWin): the graph, the
+// boolean solver and the bounds learnt are built once and shared, so what
+// Length learnt about the states after the moves serves the later
+// questions. opts.MaxNodes bounds the questions together. A nil *Lengths
+// (NewLengths under the score rule, in the capture variant, or on a graph
+// too big to build) answers nothing proven. Not safe for concurrent use;
+// Close hands back its tables.
+type Lengths struct {
+	ls   *lengthSearch
+	L    []uint64
+	side int
+}
+
+// NewLengths prepares the length search of pos (nil when there is none).
+func NewLengths(ctx context.Context, pos *Position, opts LengthOptions) *Lengths {
 	ls, L, side, ok := newLengthSearch(ctx, pos, opts)
-	if !ok || plies < 1 {
+	if !ok {
+		return nil
+	}
+	return &Lengths{ls: ls, L: L, side: side}
+}
+
+// Close hands back the search's tables (nil: nothing to do).
+func (x *Lengths) Close() {
+	if x != nil {
+		x.ls.close()
+	}
+}
+
+// spent is the search's nodes so far, the boolean solver's included.
+func (x *Lengths) spent() int64 { return x.ls.nodes + x.ls.w.nodes }
+
+// Length is the package's Length for the position.
+func (x *Lengths) Length(outcome Outcome) LengthResult {
+	if x == nil || outcome != Win && outcome != Loss {
+		return LengthResult{}
+	}
+	return x.ls.length(x.L, x.side, outcome == Win)
+}
+
+// MoveLengths is the package's MoveLengths for the position.
+func (x *Lengths) MoveLengths(moves []MoveResult) []LengthResult {
+	out := make([]LengthResult, len(moves))
+	if x == nil {
+		return out
+	}
+	ls := x.ls
+	next := make([]uint64, ls.g.words)
+	for i, mr := range moves {
+		if !mr.Proven || mr.Outcome != Win && mr.Outcome != Loss || !ls.after(x.L, x.side, mr.Move, next) {
+			continue
+		}
+		before := x.spent()
+		// After a winning move the player who made it wins: the loser
+		// is to move.
+		out[i] = ls.length(next, 1-x.side, mr.Outcome == Loss)
+		out[i].Nodes = x.spent() - before
+		if ls.stopped {
+			break
+		}
+	}
+	return out
+}
+
+// FastestWin is the package's FastestWin for the position.
+func (x *Lengths) FastestWin(moves []Move, plies int) (index int, nodes int64) {
+	if x == nil || plies < 1 {
 		return -1, 0
 	}
-	defer ls.close()
+	ls, side := x.ls, x.side
+	start := x.spent()
+	spent := func() int64 { return x.spent() - start }
 	ls.winner = side
 	next := make([]uint64, ls.g.words)
 	for i, m := range moves {
-		if !ls.after(L, side, m, next) {
+		if !ls.after(x.L, side, m, next) {
 			continue
 		}
 		// The search needs the move to win: every state it visits is
 		// won for the winner.
 		if !intersects(next, ls.g.own[1-side]) {
 			if plies == 1 {
-				return i, ls.nodes + ls.w.nodes
+				return i, spent()
 			}
 			continue
 		}
 		switch ls.w.solveBool(&ls.g, next, 1-side, 0) {
 		case resAbort:
-			return -1, ls.nodes + ls.w.nodes
+			return -1, spent()
 		case resWin:
 			continue // not a winning move
 		}
 		ok, done := ls.within(next, 1-side, plies-1, 0)
 		if !done {
-			return -1, ls.nodes + ls.w.nodes
+			return -1, spent()
 		}
 		if ok {
-			return i, ls.nodes + ls.w.nodes
+			return i, spent()
 		}
 	}
-	return -1, ls.nodes + ls.w.nodes
+	return -1, spent()
 }
 
 // after sets next to state L after move m of side and reports whether m

@@ -166,6 +166,21 @@ func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) int {
 		if i < 0 || winPlies[i] != fastest || slices.Contains(winPlies[:i], fastest) {
 			t.Fatalf("%s\n%s\nFastestWin %d of %v (plies after each), want the first with %d", pos.game.cfg.Preset, pos, i, winPlies, fastest)
 		}
+		// One Lengths asked all three questions, its bounds learnt by
+		// the first serving the others, answers as the separate calls.
+		x := NewLengths(context.Background(), pos, LengthOptions{})
+		defer x.Close()
+		if l := x.Length(res.Outcome); !l.Proven || l.Plies != fastest+1 {
+			t.Fatalf("%s\n%s\nLengths.Length %+v, want %d plies", pos.game.cfg.Preset, pos, l, fastest+1)
+		}
+		for k, l := range x.MoveLengths(res.Moves) {
+			if l.Proven != got[k].Proven || l.Plies != got[k].Plies {
+				t.Fatalf("%s\n%s\nafter %s: Lengths.MoveLengths %+v, MoveLengths %+v", pos.game.cfg.Preset, pos, res.Moves[k].Move, l, got[k])
+			}
+		}
+		if j, _ := x.FastestWin(wins, fastest+1); j != i {
+			t.Fatalf("%s\n%s\nLengths.FastestWin %d, FastestWin %d", pos.game.cfg.Preset, pos, j, i)
+		}
 	}()
 	for i, mr := range res.Moves {
 		child, err := pos.Play(mr.Move)
@@ -299,6 +314,19 @@ func TestLengthNotApplicable(t *testing.T) {
 		if got := Length(context.Background(), g.Start(), Win, LengthOptions{}); got.Proven {
 			t.Errorf("%s: score rule: %+v", cfg.Preset, got)
 		}
+		x := NewLengths(context.Background(), g.Start(), LengthOptions{})
+		if x != nil {
+			t.Errorf("%s: score rule: a length search", cfg.Preset)
+		}
+		// A nil Lengths answers, unproven.
+		moves := g.Start().LegalMoves()[:1]
+		if l := x.MoveLengths([]MoveResult{{Move: moves[0], Outcome: Win, Proven: true}}); l[0].Proven {
+			t.Errorf("%s: score rule: %+v", cfg.Preset, l)
+		}
+		if i, _ := x.FastestWin(moves, 1); i != -1 {
+			t.Errorf("%s: score rule: FastestWin %d", cfg.Preset, i)
+		}
+		x.Close()
 	}
 	cfg, _ := Preset("tetrominoes")
 	g, _ := NewGame(cfg)
