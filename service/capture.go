@@ -192,7 +192,8 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := j.Search.Loader.Load(ctx, captureCacheKey(pos, q.AllMoves), func(unitCtx context.Context) ([]byte, bool, error) {
+	key := captureCacheKey(pos, q.AllMoves)
+	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validAnswer, func(unitCtx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(unitCtx, j.MaxDuration)
 		defer cancel()
 		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report})

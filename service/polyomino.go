@@ -863,7 +863,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		return json.Marshal(PolyominoAnswer{Outcome: string(polyomino.OutcomeUnknown)})
 	}
 	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(child))
-	raw, _, err := j.Search.Loader.Load(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
+	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validAnswer, func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
 		defer cancel()
 		tt := polyomino.NewTable(solveTableMB)
@@ -887,6 +887,12 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		return nil, err
 	}
 	return raw, nil
+}
+
+// final: a cached polyomino or capture answer is proven with its every
+// best move.
+func (a *PolyominoAnswer) final() bool {
+	return a.Proven && a.BestComplete && a.Outcome != ""
 }
 
 // combinePlies gives a job's answer the plies its units found: each

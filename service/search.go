@@ -54,7 +54,8 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	// Concurrent requests share a search only with the same budget: its
 	// answer, when not proven, is what that budget found.
 	flight := key + "|budget=" + budget.String()
-	raw, origin, err := s.Loader.LoadFlight(ctx, key, flight, func(ctx context.Context) ([]byte, bool, error) {
+	valid := func(raw []byte) bool { return validCached[T](s, raw) }
+	raw, origin, err := s.Loader.LoadChecked(ctx, key, flight, valid, func(ctx context.Context) ([]byte, bool, error) {
 		release, err := s.Slots.Acquire(ctx)
 		if err != nil {
 			return nil, false, err
@@ -62,7 +63,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		defer release()
 		// Another budget's search may have proven it while this one
 		// waited for the slot.
-		if v, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
+		if v, ok, _ := s.Loader.Cache().Get(ctx, key); ok && valid(v) {
 			return v, false, nil
 		}
 		bctx, cancel := context.WithTimeout(ctx, budget)
@@ -94,4 +95,36 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		return v, SourceCache, nil
 	}
 	return v, SourceSearch, nil
+}
+
+// validCached reports whether raw is a cached answer of type T (counted
+// in the cache metrics as outcome invalid when not).
+func validCached[T any](s *Searcher, raw []byte) bool {
+	_, ok := decodeFinal[T](raw)
+	if !ok && s.Metrics != nil {
+		s.Metrics.CacheResults.WithLabelValues("answer", "invalid").Inc()
+	}
+	return ok
+}
+
+// validAnswer is validCached for the polyomino and capture answers of
+// job units.
+func (s *Searcher) validAnswer(raw []byte) bool { return validCached[PolyominoAnswer](s, raw) }
+
+// finalAnswer is an answer type that says whether a value of it may come
+// from the cache: the cache only ever stores final answers, so one that
+// is not (an empty object, a null) was not written by this code.
+type finalAnswer interface{ final() bool }
+
+// decodeFinal decodes a cached answer: false when it does not decode as
+// T, or is not final.
+func decodeFinal[T any](raw []byte) (T, bool) {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, false
+	}
+	if f, ok := any(&v).(finalAnswer); ok && !f.final() {
+		return v, false
+	}
+	return v, true
 }

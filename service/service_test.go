@@ -150,3 +150,37 @@ func TestRunCachedKeepsEachBudget(t *testing.T) {
 		t.Errorf("longer budget's answer = %q, want its own", v)
 	}
 }
+
+// TestRunCachedRefusesInvalidEntries: a cache entry that does not decode
+// as a final answer (corrupt, or not written by this code) is a miss: the
+// search runs and its answer replaces the entry. It used to answer 500
+// (garbage, []) or an empty answer from the cache ({}, null).
+func TestRunCachedRefusesInvalidEntries(t *testing.T) {
+	proven := PolyominoAnswer{Outcome: "win", Proven: true, BestComplete: true, BestMoves: []string{"I:a1,a2,a3,a4,a5"}}
+	for _, stored := range []string{"garbage", "[]", "{}", "null", `{"result":"win","proven":false}`, `"x"`} {
+		mem := cache.NewMemory(1<<20, 0)
+		s := &Searcher{
+			Loader:  cache.NewLoader(mem, 0),
+			Slots:   NewSlots(1, 1, time.Second, nil),
+			Budgets: Budgets{Default: time.Second, Max: time.Minute},
+		}
+		ctx := context.Background()
+		if err := mem.Set(ctx, "k", []byte(stored), 0); err != nil {
+			t.Fatal(err)
+		}
+		searched := 0
+		search := func(context.Context) (PolyominoAnswer, int64, bool, error) {
+			searched++
+			return proven, 1, true, nil
+		}
+		for i, want := range []string{SourceSearch, SourceCache} {
+			a, source, err := runCached(ctx, s, "test", "k", time.Second, search)
+			if err != nil || source != want || a.Outcome != "win" || !a.Proven || len(a.BestMoves) != 1 {
+				t.Fatalf("stored %s, request %d: %+v from %q, %v; want the search's answer from %q", stored, i, a, source, err, want)
+			}
+		}
+		if searched != 1 {
+			t.Errorf("stored %s: %d searches, want 1 (then the cache)", stored, searched)
+		}
+	}
+}

@@ -53,6 +53,9 @@ type tilingAnswer struct {
 	Result tiling.Result `json:"result"`
 }
 
+// final: a cached count is complete.
+func (a *tilingAnswer) final() bool { return a.Result.Complete }
+
 // problem validates a query into an engine problem.
 func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 	var (

@@ -76,7 +76,17 @@ func (l *Loader) Load(ctx context.Context, key string, compute Compute) ([]byte,
 // budget: a caller with a longer budget must not get a shorter one's
 // partial answer, nor a caller with a shorter one wait for a longer).
 func (l *Loader) LoadFlight(ctx context.Context, key, flight string, compute Compute) ([]byte, Origin, error) {
-	if v, ok, _ := l.cache.Get(ctx, key); ok {
+	return l.LoadChecked(ctx, key, flight, nil, compute)
+}
+
+// Valid vets a value found in the cache.
+type Valid func(value []byte) bool
+
+// LoadChecked is LoadFlight where valid (nil: every value) vets what the
+// cache holds: a value it refuses (corrupt, or written by other code)
+// counts as a miss, and the computed value, when final, replaces it.
+func (l *Loader) LoadChecked(ctx context.Context, key, flight string, valid Valid, compute Compute) ([]byte, Origin, error) {
+	if v, ok, _ := l.cache.Get(ctx, key); ok && (valid == nil || valid(v)) {
 		return v, Cached, nil
 	}
 	l.mu.Lock()
