@@ -173,7 +173,9 @@ type PolyominoAnalysis struct {
 	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"]. In
 	// a won position under normal play: every winning move, a fastest
 	// one first (it wins in plies) when the length search found it within
-	// its share of the budget; with all_moves in the order of moves.
+	// its share of the budget; in a lost one every move, a slowest loss
+	// first (the opponent then wins in plies - 1) on the same terms; with
+	// all_moves in the order of moves.
 	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`

@@ -2274,7 +2274,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "best_moves": {
-                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"]. In\na won position under normal play: every winning move, a fastest\none first (it wins in plies) when the length search found it within\nits share of the budget; with all_moves in the order of moves.",
+                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"]. In\na won position under normal play: every winning move, a fastest\none first (it wins in plies) when the length search found it within\nits share of the budget; in a lost one every move, a slowest loss\nfirst (the opponent then wins in plies - 1) on the same terms; with\nall_moves in the order of moves.",
                     "type": "array",
                     "items": {
                         "type": "string"

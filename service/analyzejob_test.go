@@ -142,8 +142,9 @@ func TestAnalyzeJobPlies(t *testing.T) {
 	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
 	jm, ctx := runJobs(t, kind)
 	for _, q := range []service.PolyominoQuery{
-		{Game: "pentominoes", Width: intp(5), Height: intp(5), AllMoves: true},                                                    // won
-		{Game: "tetrominoes", Width: intp(5), Height: intp(5), Moves: []string{"I:a1,b1,c1,d1", "L:a2,b2,a3,a4"}, AllMoves: true}, // lost
+		{Game: "pentominoes", Width: intp(5), Height: intp(5), AllMoves: true},                                                          // won
+		{Game: "tetrominoes", Width: intp(5), Height: intp(5), Moves: []string{"I:a1,b1,c1,d1", "L:a2,b2,a3,a4"}, AllMoves: true},       // lost
+		{Game: "pentominoes", Width: intp(6), Height: intp(6), Moves: []string{"V:d3,d4,d5,e5,f5", "Y:b1,b2,c2,b3,b4"}, AllMoves: true}, // lost in 4, some moves in 2
 	} {
 		raw, _ := json.Marshal(q)
 		job, err := jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), raw)
@@ -170,6 +171,15 @@ func TestAnalyzeJobPlies(t *testing.T) {
 			if prev := got.Moves[max(i-1, 0)]; m.Outcome == prev.Outcome && (m.Outcome == "win" && *m.Plies < *prev.Plies || m.Outcome == "loss" && *m.Plies > *prev.Plies) {
 				t.Errorf("%+v: move %s (%d plies) after %s (%d)", q, m.Move, *m.Plies, prev.Move, *prev.Plies)
 			}
+		}
+		// Without all_moves the first best move is perfect play's: a
+		// fastest win, or a slowest loss.
+		q.AllMoves = false
+		raw, _ = json.Marshal(q)
+		job, err = jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), raw)
+		got, _ = jobAnswer(t, ctx, jm, job, err)
+		if len(got.BestMoves) < 2 || wantMove[got.BestMoves[0]] != *want.Plies-1 {
+			t.Errorf("%+v: best_moves[0] %v lasts %d plies after it, want %d", q, got.BestMoves, wantMove[got.BestMoves[0]], *want.Plies-1)
 		}
 	}
 }

@@ -436,11 +436,10 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	}
 	n := l.Plies
 	a.Plies = &n
-	if len(res.Moves) == 0 {
-		fastestBest(a, lengths, res)
-		return
-	}
-	if len(res.Moves) != len(a.Moves) {
+	// A best move first: with all_moves too, so that the move perfect
+	// play chooses leads when the moves' own lengths are not all found.
+	best := bestFirst(a, lengths, res)
+	if len(res.Moves) == 0 || len(res.Moves) != len(a.Moves) {
 		return
 	}
 	// One search per symmetry class of moves: its members last as long.
@@ -472,6 +471,10 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 			n := ml.Plies
 			a.Moves[i].Plies = &n
 		}
+		if a.Moves[i].Plies == nil && mr.Move.String() == best {
+			n := *a.Plies - 1
+			a.Moves[i].Plies = &n
+		}
 	}
 	fastestFirst(a)
 }
@@ -491,20 +494,34 @@ func (s *Searcher) minLengthTime() time.Duration {
 	return lengthMin
 }
 
-// fastestBest puts first among the best moves of a won position's answer
-// without all_moves a fastest win (Lengths.FastestWin: the first move,
-// in their order, that wins in a.Plies), when found within what is left
-// of the length search's time and nodes; the others keep their order.
-func fastestBest(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Result) {
-	if res.Outcome != polyomino.Win || a.Plies == nil || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
-		return
+// bestFirst puts first among the best moves of a proven answer with its
+// plies a move perfect play chooses, when the length search finds one
+// within what is left of its time and nodes: a fastest win
+// (Lengths.FastestWin) or, the position lost, a slowest loss
+// (Lengths.Slowest, every move being a best one); the others keep their
+// order. It returns that move (in the position's frame), or "" if none.
+func bestFirst(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Result) string {
+	if a.Plies == nil || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
+		return ""
 	}
-	i, nodes := lengths.FastestWin(res.BestMoves, *a.Plies)
+	find := lengths.FastestWin
+	switch res.Outcome {
+	case polyomino.Win:
+	case polyomino.Loss:
+		find = lengths.Slowest
+	default:
+		return ""
+	}
+	i, nodes := find(res.BestMoves, *a.Plies)
 	a.Nodes += nodes
+	if i < 0 {
+		return ""
+	}
 	if i > 0 {
 		best := append([]string{a.BestMoves[i]}, a.BestMoves[:i]...)
 		a.BestMoves = append(best, a.BestMoves[i+1:]...)
 	}
+	return res.BestMoves[i].String()
 }
 
 // fastestFirst orders the moves of an answer as perfect play prefers them
@@ -911,10 +928,14 @@ func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino
 			a.Moves[i].Plies = plies[c]
 		}
 	}
-	if a.Moves == nil && res.Proven && res.Outcome == polyomino.Win {
-		// Without all_moves: the winning moves the fastest first.
+	if a.Moves == nil && res.Proven && (res.Outcome == polyomino.Win || res.Outcome == polyomino.Loss) {
+		// Without all_moves: the winning moves the fastest first, or
+		// (lost: every move) the slowest first.
 		key := func(m string) int {
 			if c, ok := childOf[m]; ok && plies[c] != nil {
+				if res.Outcome == polyomino.Loss {
+					return -*plies[c]
+				}
 				return *plies[c]
 			}
 			return math.MaxInt

@@ -185,6 +185,60 @@ func (x *Lengths) FastestWin(moves []Move, plies int) (index int, nodes int64) {
 	return -1, spent()
 }
 
+// Slowest returns the index of a move of moves, legal moves of the
+// position (lost for the player to move, in plies: its Length), after
+// which the game lasts plies - 1 more plies: a loser's best delay. The
+// moves are tried in the order the loser prefers them in the search
+// (those that leave the winner most replies first), each by one bounded
+// search at that depth only. It is -1 when none does, or when the search
+// stopped first.
+func (x *Lengths) Slowest(moves []Move, plies int) (index int, nodes int64) {
+	if x == nil || plies < 2 {
+		return -1, 0
+	}
+	ls, side := x.ls, x.side
+	start := x.spent()
+	spent := func() int64 { return x.spent() - start }
+	ls.winner = 1 - side
+	type cand struct{ i, replies int }
+	var cands []cand
+	next := make([]uint64, ls.g.words)
+	for i, m := range moves {
+		if ls.after(x.L, side, m, next) {
+			cands = append(cands, cand{i, 0})
+			for w, word := range next {
+				cands[len(cands)-1].replies += bits.OnesCount64(word & ls.g.own[1-side][w])
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return b.replies - a.replies })
+	for _, c := range cands {
+		ls.after(x.L, side, moves[c.i], next)
+		// The search needs the state won for the winner: the move must
+		// lose.
+		if c.replies == 0 {
+			continue // it ends the game: a win
+		}
+		switch ls.w.solveBool(&ls.g, next, 1-side, 0) {
+		case resAbort:
+			return -1, spent()
+		case resLoss:
+			continue // a winning move: the position is not lost
+		}
+		if plies == 2 {
+			return c.i, spent() // every losing move lasts one ply more
+		}
+		ok, done := ls.within(next, 1-side, plies-3, 0)
+		if !done {
+			return -1, spent()
+		}
+		if !ok {
+			return c.i, spent()
+		}
+	}
+	return -1, spent()
+}
+
 // after sets next to state L after move m of side and reports whether m
 // is one of side's moves there.
 func (ls *lengthSearch) after(L []uint64, side int, m Move, next []uint64) bool {

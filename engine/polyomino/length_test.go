@@ -90,7 +90,7 @@ func normalPlayConfigs() []Config {
 // given too (it must not prove anything then).
 func TestLengthMatchesPlainMinimax(t *testing.T) {
 	rng := splitmix64(7)
-	checked, long, movesChecked := 0, 0, 0
+	checked, long, movesChecked, slowLosses := 0, 0, 0, 0
 	for _, cfg := range normalPlayConfigs() {
 		g, err := NewGame(cfg)
 		if err != nil {
@@ -125,7 +125,11 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 			}
 			checked++
 			if trial%3 == 0 {
-				movesChecked += checkMoveLengths(t, pos, pl)
+				n, slow := checkMoveLengths(t, pos, pl)
+				movesChecked += n
+				if slow {
+					slowLosses++
+				}
 			}
 		}
 		if perCfg < 10 {
@@ -138,21 +142,38 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 	if movesChecked < 300 {
 		t.Errorf("only %d moves' lengths checked", movesChecked)
 	}
-	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more; MoveLengths on %d moves", checked, long, movesChecked)
+	if slowLosses < 3 {
+		t.Errorf("Slowest checked on %d lost positions only", slowLosses)
+	}
+	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more; MoveLengths on %d moves, Slowest on %d lost positions", checked, long, movesChecked, slowLosses)
 }
 
 // checkMoveLengths compares MoveLengths on every move of pos (values from
 // Solve) with plainLength after each, and returns the moves checked.
-func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) int {
+func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) (moves int, slowChecked bool) {
 	t.Helper()
 	res, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1, TableMB: 1})
 	if err != nil || !res.Proven {
 		t.Fatalf("solve: %v %+v", err, res)
 	}
 	got := MoveLengths(context.Background(), pos, res.Moves, LengthOptions{})
-	var wins []Move
-	var winPlies []int
+	var wins, all []Move
+	var winPlies, allPlies []int
 	defer func() {
+		if res.Outcome == Loss && len(all) > 0 {
+			// Slowest: a move whose child lasts as long as the longest.
+			slowest := slices.Max(allPlies)
+			x := NewLengths(context.Background(), pos, LengthOptions{})
+			defer x.Close()
+			i, _ := x.Slowest(all, slowest+1)
+			if i < 0 || allPlies[i] != slowest {
+				t.Fatalf("%s\n%s\nSlowest %d of %v (plies after each), want one with %d", pos.game.cfg.Preset, pos, i, allPlies, slowest)
+			}
+			if i, _ := x.Slowest(all, slowest+3); i != -1 {
+				t.Fatalf("%s\n%s\nSlowest found a move lasting %d plies, none does", pos.game.cfg.Preset, pos, slowest+2)
+			}
+			slowChecked = slices.Min(allPlies) < slowest // a choice to get right
+		}
 		// FastestWin: the first winning move whose child lasts one ply
 		// less than the position.
 		if len(wins) == 0 {
@@ -197,8 +218,9 @@ func checkMoveLengths(t *testing.T, pos *Position, pl *plainLength) int {
 		if mr.Outcome == Win {
 			wins, winPlies = append(wins, mr.Move), append(winPlies, want)
 		}
+		all, allPlies = append(all, mr.Move), append(allPlies, want)
 	}
-	return len(res.Moves)
+	return len(res.Moves), slowChecked
 }
 
 // TestLengthIsConsistent checks longer games, beyond plain minimax, on
@@ -213,7 +235,7 @@ func TestLengthIsConsistent(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := splitmix64(11)
-	long := 0
+	long, choices := 0, 0
 	for checked := 0; checked < 6; {
 		pos := randomPosition(t, g, 4, &rng)
 		res, err := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 8})
@@ -228,6 +250,8 @@ func TestLengthIsConsistent(t *testing.T) {
 			continue
 		}
 		want := -1
+		var best []Move // the moves perfect play chooses among
+		var bestPlies []int
 		for _, m := range pos.LegalMoves() {
 			child, err := pos.Play(m)
 			if err != nil {
@@ -248,6 +272,7 @@ func TestLengthIsConsistent(t *testing.T) {
 			if !cl.Proven {
 				t.Fatalf("%s: no length", child)
 			}
+			best, bestPlies = append(best, m), append(bestPlies, cl.Plies)
 			switch {
 			case want < 0:
 				want = cl.Plies + 1
@@ -260,13 +285,26 @@ func TestLengthIsConsistent(t *testing.T) {
 		if got.Plies != want {
 			t.Fatalf("%s\n%s: Length %d plies, its moves' children give %d", res.Outcome, pos, got.Plies, want)
 		}
+		// The best move searches find a move of that length.
+		x := NewLengths(context.Background(), pos, LengthOptions{})
+		find := x.FastestWin
+		if res.Outcome == Loss {
+			find = x.Slowest
+		}
+		if i, _ := find(best, got.Plies); i < 0 || bestPlies[i] != got.Plies-1 {
+			t.Fatalf("%s\n%s: best move %d of %v (plies after each), want one with %d", res.Outcome, pos, i, bestPlies, got.Plies-1)
+		}
+		x.Close()
+		if slices.Min(bestPlies) < slices.Max(bestPlies) {
+			choices++
+		}
 		if got.Plies >= 5 {
 			long++
 		}
 		checked++
 	}
-	if long < 3 {
-		t.Errorf("only %d positions of 5 plies or more", long)
+	if long < 3 || choices < 3 {
+		t.Errorf("only %d positions of 5 plies or more, %d with moves of different lengths", long, choices)
 	}
 }
 
@@ -404,4 +442,69 @@ func TestMoveLengthsSkips(t *testing.T) {
 	if l := MoveLengths(context.Background(), pos, []MoveResult{{Move: bad, Outcome: Win, Proven: true}}, LengthOptions{}); l[0].Proven {
 		t.Errorf("a move of no piece: %+v", l[0])
 	}
+}
+
+// TestSlowest: in lost positions whose moves lose at different speeds,
+// Lengths.Slowest finds a move after which the game lasts longest (each
+// child's length from Length, checked against plain minimax above), and
+// none when asked for a longer game.
+func TestSlowest(t *testing.T) {
+	rng := splitmix64(13)
+	ctx := context.Background()
+	checked := 0
+	for _, cfg := range normalPlayConfigs() {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.geo.Cells() > 64 {
+			continue // its random positions are rarely solved in 10 k nodes
+		}
+		// One table for the game's searches (each would otherwise make
+		// its own, and its worker's near table: most of the time).
+		tt := NewTable(8)
+		lo := LengthOptions{Table: tt}
+		perCfg := 0
+		for trial := 0; trial < 200 && perCfg < 6; trial++ {
+			n := int(rng.next() % 4)
+			if g.geo.Cells() == 64 {
+				n += 5
+			}
+			pos := randomPosition(t, g, n, &rng)
+			res, err := Solve(ctx, pos, Options{Workers: 1, Table: tt, MaxNodes: 10_000})
+			if err != nil || !res.Proven || res.Outcome != Loss || res.Over {
+				continue
+			}
+			moves := pos.LegalMoves()
+			plies := make([]int, len(moves))
+			for i, m := range moves {
+				child, _ := pos.Play(m)
+				l := Length(ctx, child, Win, lo)
+				if !l.Proven {
+					t.Fatalf("%s\n%s\nafter %s: no length", cfg.Preset, pos, m)
+				}
+				plies[i] = l.Plies
+			}
+			longest := slices.Max(plies)
+			if slices.Min(plies) == longest {
+				continue
+			}
+			x := NewLengths(ctx, pos, lo)
+			i, _ := x.Slowest(moves, longest+1)
+			if i < 0 || plies[i] != longest {
+				t.Fatalf("%s\n%s\nSlowest %d of %v (plies after each), want one with %d", cfg.Preset, pos, i, plies, longest)
+			}
+			if j, _ := x.Slowest(moves, longest+3); j != -1 {
+				t.Fatalf("%s\n%s\nSlowest found move %d lasting %d plies, none does", cfg.Preset, pos, j, longest+2)
+			}
+			x.Close()
+			perCfg++
+			checked++
+		}
+		tt.Release()
+	}
+	if checked < 20 {
+		t.Errorf("only %d lost positions with moves of different lengths", checked)
+	}
+	t.Logf("%d lost positions checked", checked)
 }
