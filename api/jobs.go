@@ -113,7 +113,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 // createJob godoc
 //
 //	@Summary		Start a long computation
-//	@Description	Queues a job of the given type; `request` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory.
+//	@Description	Queues a job of the given type; `request` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory. Jobs take turns in the workers (a job of many units does not hold back the jobs after it), and the server caps the unfinished jobs (503 beyond).
 //	@Tags			jobs
 //	@Accept			json
 //	@Produce		json,application/problem+json
@@ -122,7 +122,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Header			202		{string}	Location	"/v1/jobs/{id}"
 //	@Failure		400		{object}	Problem	"unknown type, or a request its synchronous endpoint would refuse (fields named request.<field>)"
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
-//	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable, or --max-active-jobs unfinished jobs already: /problems/busy (Retry-After given)"
 //	@Security		APIKey
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"

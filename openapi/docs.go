@@ -289,7 +289,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Queues a job of the given type; ` + "`" + `request` + "`" + ` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory.",
+                "description": "Queues a job of the given type; ` + "`" + `request` + "`" + ` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory. Jobs take turns in the workers (a job of many units does not hold back the jobs after it), and the server caps the unfinished jobs (503 beyond).",
                 "consumes": [
                     "application/json"
                 ],
@@ -470,7 +470,7 @@ const docTemplate = `{
                         }
                     },
                     "503": {
-                        "description": "jobs store unavailable (Retry-After given)",
+                        "description": "jobs store unavailable, or --max-active-jobs unfinished jobs already: /problems/busy (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },

@@ -503,7 +503,9 @@ func bookManager(redisURL, dir string, kind service.BookJob) (*jobs.Manager, fun
 			return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
 		}
 		client := redis.NewClient(opt)
-		store = jobs.NewRedisStore(client)
+		// A build's job is the batch the workers are there for: every
+		// unit queued at once, as many running as there are slots.
+		store = jobs.NewRedisStore(client).Window(1 << 30)
 		closeStore = func() { _ = client.Close() }
 	} else {
 		ms, err := jobs.NewMemoryStore(dir)

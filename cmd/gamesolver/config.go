@@ -40,6 +40,8 @@ type config struct {
 	RateLimit      string
 	APIKeys        string
 	MaxJobDuration time.Duration
+	MaxActiveJobs  int
+	JobWindow      int
 	WorkerSlots    int
 	WorkerName     string
 	BookTableMB    int
@@ -84,6 +86,8 @@ func (c *config) settings() []setting {
 		{flag: "api-keys", env: "GAMESOLVER_API_KEYS", usage: "comma-separated API keys; when set, the jobs endpoints (and analyze with background) require X-API-Key", secret: true, value: (*stringValue)(&c.APIKeys)},
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
+		{flag: "max-active-jobs", env: "GAMESOLVER_MAX_ACTIVE_JOBS", usage: "unfinished jobs (queued or running) beyond which POST /v1/jobs answers 503 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxActiveJobs)},
+		{flag: "job-window", env: "GAMESOLVER_JOB_WINDOW", usage: "with Redis: units of one job queued at once (jobs take turns: a later job waits behind at most this many units of each earlier one; more lets one job use more worker slots)", value: (*intValue)(&c.JobWindow)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
@@ -110,6 +114,8 @@ func defaultConfig() config {
 		ShutdownGrace:  20 * time.Second,
 		Worker:         true,
 		MaxJobDuration: time.Hour,
+		MaxActiveJobs:  100,
+		JobWindow:      8,
 		WorkerSlots:    1,
 		BookTableMB:    256,
 		RateLimit:      "100-S",

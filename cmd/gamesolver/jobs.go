@@ -45,7 +45,7 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		}
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
 		client := redis.NewClient(opt)
-		store = jobs.NewRedisStore(client)
+		store = jobs.NewRedisStore(client).Window(cfg.JobWindow)
 		closeStore = func() { _ = client.Close() }
 	} else {
 		dir := filepath.Join(cfg.DataDir, "jobs")
@@ -59,8 +59,9 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		store = ms
 	}
 	jm, err := jobs.NewManager(store, kinds, jobs.Options{
-		Logger:  log.Named("jobs"),
-		Metrics: jobs.NewMetrics(reg, m.Jobs),
+		Logger:    log.Named("jobs"),
+		Metrics:   jobs.NewMetrics(reg, m.Jobs),
+		MaxActive: cfg.MaxActiveJobs,
 	})
 	if err != nil {
 		closeStore()

@@ -30,9 +30,20 @@
 //	gs:jobs:<id>:results    hash: unit index -> unit result (written once, HSETNX)
 //	gs:jobs:<id>:nodes      hash: unit index -> nodes (final for finished
 //	                        units, the latest report for running ones)
+//	gs:jobs:<id>:units      hash: unit index -> payload, the units not yet
+//	                        in the stream (the job hash's "queued" is the
+//	                        next index to queue)
+//	gs:jobs:active          set of the unfinished jobs' ids (Options.MaxActive)
 //
-// The three job keys get the finished-job TTL when the job ends; an unfinished
-// job has none. A unit's stream entry is acknowledged and deleted when the
+// A job puts its first units in the stream (RedisStore.Window, 8 by
+// default); each unit finished (its result written) queues the next at
+// the stream's end, in the same script. Jobs so take turns in the
+// workers: one with ten thousand units holds back a job submitted after
+// it by at most a window of units. (The memory
+// store hands out the next unit of the job with the fewest units out.)
+//
+// The three job keys get the finished-job TTL when the job ends, and its
+// units hash is deleted; an unfinished job has none. A unit's stream entry is acknowledged and deleted when the
 // unit is finished, skipped or its job fails. A starting worker deletes the
 // consumers that own no entry and have been idle for a day (dead workers).
 //

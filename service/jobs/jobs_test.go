@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -186,7 +187,7 @@ func assertQueueEmpty(t *testing.T, e *env) {
 	waitFor(t, "an empty queue", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return len(s.queue) == 0 && len(s.pending) == 0
+		return len(s.queues) == 0 && len(s.order) == 0 && len(s.pending) == 0
 	})
 }
 
@@ -577,4 +578,75 @@ func value(c prometheus.Metric) float64 {
 		return m.GetCounter().GetValue()
 	}
 	return m.GetGauge().GetValue()
+}
+
+// TestJobsTakeTurns: a job submitted behind one of 200 units starts after
+// a few of them, not after all: the memory store hands out the next unit
+// of the job with the fewest units out, the Redis store keeps a window of
+// each job's units in the stream (a black-box review found a 281-byte
+// request of 11,124 units holding every later job back for its hours).
+func TestJobsTakeTurns(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		big, small := newSquares(), newSquares()
+		small.name = "toy.small"
+		big.wait = func(int) <-chan struct{} {
+			time.Sleep(5 * time.Millisecond)
+			return nil
+		}
+		var before int // big's units started when small's started
+		small.wait = func(int) <-chan struct{} {
+			before = total(big.get(big.started))
+			return nil
+		}
+		opts := fastOptions(t)
+		opts.Metrics = NewMetrics(prometheus.NewRegistry(), nil)
+		m, err := NewManager(e.store, []Kind{big, small}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		a, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":200,"units":200}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		startWorker(t, m, "w", 1)
+		waitFor(t, "the big job's third unit", func() bool { return total(big.get(big.started)) >= 3 })
+		b, err := m.Submit(ctx, "toy.small", json.RawMessage(`{"n":3,"units":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		started := total(big.get(big.started))
+		wantSum(t, waitStatus(t, m, b.ID, StatusDone), 3)
+		if ran := before - started; ran > unitWindow+1 {
+			t.Errorf("%d units of the big job ran before the small job's one (at most %d)", ran, unitWindow+1)
+		}
+		wantSum(t, waitStatus(t, m, a.ID, StatusDone), 200)
+		assertQueueEmpty(t, e)
+		t.Logf("%d of the big job's units ran between the small job's submission and its start", before-started)
+	})
+}
+
+// TestMaxActive: a job beyond Options.MaxActive unfinished ones is
+// refused with KindBusy and a Retry-After; once one ends, one is taken.
+func TestMaxActive(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		gate := k.gated(make(chan struct{}))
+		opts := fastOptions(t)
+		opts.MaxActive = 2
+		m, _ := newManager(t, e.store, k, opts)
+		ctx := context.Background()
+		a := submit(t, m, `{"n":4,"units":2}`)
+		submit(t, m, `{"n":4,"units":2}`)
+		_, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":4,"units":2}`))
+		var se *service.Error
+		if !errors.As(err, &se) || se.Kind != service.KindBusy || se.RetryAfter <= 0 {
+			t.Fatalf("third job: %v, want KindBusy with a Retry-After", err)
+		}
+		if _, err := m.Cancel(ctx, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		submit(t, m, `{"n":4,"units":2}`)
+		close(gate)
+	})
 }

@@ -41,6 +41,10 @@ type Options struct {
 	Logger *zap.Logger
 	// Metrics, when set, counts jobs and units.
 	Metrics *Metrics
+	// MaxActive caps the unfinished (queued or running) jobs of the
+	// store: Submit refuses a job beyond it with KindBusy (503 and
+	// Retry-After) [0: no cap].
+	MaxActive int
 
 	// forgetAfter is how long a consumer without pending units must have
 	// been idle before a starting worker deletes it [24h].
@@ -141,6 +145,16 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	}
 	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 	defer cancel()
+	if m.opts.MaxActive > 0 {
+		n, err := m.store.active(opCtx)
+		if err != nil {
+			return Job{}, storeError("count the unfinished jobs", err)
+		}
+		if n >= m.opts.MaxActive {
+			return Job{}, &service.Error{Kind: service.KindBusy, RetryAfter: busyRetry,
+				Message: fmt.Sprintf("%d jobs are unfinished, the server's cap: retry when some have ended", n)}
+		}
+	}
 	if err := m.store.create(opCtx, s, units); err != nil {
 		return Job{}, storeError("store the job", err)
 	}
@@ -152,6 +166,9 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	m.log.Info("job submitted", fields...)
 	return s.view(time.Now()), nil
 }
+
+// busyRetry is the Retry-After of a job refused by Options.MaxActive.
+const busyRetry = 30 * time.Second
 
 // plan calls kind.Plan, turning a panic into an error.
 func plan(ctx context.Context, kind Kind, request json.RawMessage) (units []json.RawMessage, err error) {

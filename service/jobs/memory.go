@@ -30,7 +30,10 @@ type MemoryStore struct {
 
 	mu        sync.Mutex
 	jobs      map[string]*memJob
-	queue     []*memEntry          // never delivered, oldest first
+	queues    map[string][]*memEntry // never delivered, by job, oldest first
+	order     []string               // the jobs with queued units, oldest first
+	served    map[string]uint64      // job -> when a unit of it was last handed out (a count)
+	handouts  uint64
 	pending   map[uint64]*memEntry // delivered, not acknowledged
 	seq       uint64
 	wake      chan struct{} // closed when a unit becomes claimable
@@ -59,7 +62,7 @@ type memEntry struct {
 // needed.
 func NewMemoryStore(dir string) (*MemoryStore, error) {
 	s := &MemoryStore{
-		dir: dir, jobs: map[string]*memJob{}, pending: map[uint64]*memEntry{},
+		dir: dir, jobs: map[string]*memJob{}, queues: map[string][]*memEntry{}, served: map[string]uint64{}, pending: map[uint64]*memEntry{},
 		wake: make(chan struct{}),
 	}
 	if dir == "" {
@@ -88,12 +91,17 @@ func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessag
 func (s *MemoryStore) add(st state, units []json.RawMessage, results map[int]json.RawMessage) {
 	j := &memJob{s: st, results: map[int]json.RawMessage{}, nodes: map[int]int64{}}
 	s.jobs[st.ID] = j
+	var q []*memEntry
 	for i, u := range units {
 		if _, ok := results[i]; ok {
 			continue
 		}
 		s.seq++
-		s.queue = append(s.queue, &memEntry{seq: s.seq, job: st.ID, unit: i, payload: u})
+		q = append(q, &memEntry{seq: s.seq, job: st.ID, unit: i, payload: u})
+	}
+	if len(q) > 0 {
+		s.queues[st.ID] = q
+		s.order = append(s.order, st.ID)
 	}
 	s.signal()
 }
@@ -150,21 +158,48 @@ func (s *MemoryStore) claim(ctx context.Context, consumer string, minIdle, block
 	}
 }
 
-// take hands out the oldest pending unit idle for minIdle, else the oldest
-// new one.
+// take hands out the oldest pending unit idle for minIdle, else a new one:
+// the next unit of the job with the fewest units out (delivered, not
+// acknowledged), among those the one served least recently. Jobs take
+// turns so: one job of ten thousand units does not hold back the jobs
+// after it.
 func (s *MemoryStore) take(consumer string, minIdle time.Duration, now time.Time) *delivery {
 	var e *memEntry
+	out := map[string]int{}
 	for _, p := range s.pending {
+		out[p.job]++
 		if (p.delivered.IsZero() || now.Sub(p.delivered) >= minIdle) && (e == nil || p.seq < e.seq) {
 			e = p
 		}
 	}
 	reclaimed := e != nil
 	if e == nil {
-		if len(s.queue) == 0 {
+		k := -1
+		for i, id := range s.order {
+			if k < 0 {
+				k = i
+				continue
+			}
+			best := s.order[k]
+			if out[id] < out[best] || out[id] == out[best] && s.served[id] < s.served[best] {
+				k = i
+			}
+		}
+		if k < 0 {
 			return nil
 		}
-		e, s.queue = s.queue[0], s.queue[1:]
+		id := s.order[k]
+		q := s.queues[id]
+		e = q[0]
+		s.handouts++
+		s.served[id] = s.handouts
+		if len(q) == 1 {
+			delete(s.queues, id)
+			delete(s.served, id)
+			s.order = slices.Delete(s.order, k, k+1)
+		} else {
+			s.queues[id] = q[1:]
+		}
 		s.pending[e.seq] = e
 	}
 	e.owner, e.delivered = consumer, now
@@ -300,6 +335,18 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 	}
 	s.signal()
 	return nil
+}
+
+func (s *MemoryStore) active(context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, j := range s.jobs {
+		if !j.s.Status.Final() {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // forget has nothing to do: the memory store keeps no consumers.

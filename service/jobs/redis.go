@@ -25,11 +25,20 @@ const (
 	// to 10 pending entries), so that a long pending list cannot stall
 	// Redis.
 	claimScans = 100
+	// activeKey is the set of unfinished jobs' ids.
+	activeKey = keyPrefix + "active"
+	// unitWindow is how many units of a job wait in the stream at once:
+	// the others wait in the job's units hash, and each finished unit
+	// queues the next, at the stream's end. Jobs so take turns: a job of
+	// ten thousand units holds back a job submitted after it by at most
+	// this many of its units.
+	unitWindow = 8
 )
 
 func jobKey(id string) string     { return keyPrefix + id }
 func resultsKey(id string) string { return keyPrefix + id + ":results" }
 func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
+func unitsKey(id string) string   { return keyPrefix + id + ":units" }
 
 // RedisStore keeps jobs in Redis (see the package documentation for the
 // layout), so that workers on many machines share them. It needs Redis 7
@@ -43,12 +52,21 @@ func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
 type RedisStore struct {
 	client   redis.UniversalClient
 	hasGroup atomic.Bool
+	window   int // unitWindow; tests change it
 }
 
 // NewRedisStore returns a store over client. It does not talk to Redis
 // until used.
 func NewRedisStore(client redis.UniversalClient) *RedisStore {
-	return &RedisStore{client: client}
+	return &RedisStore{client: client, window: unitWindow}
+}
+
+// Window sets how many units of a job wait in the stream at once (default
+// 8, at least 1): more lets one job use more worker slots at once, fewer
+// lets a job submitted later start sooner. It returns r.
+func (r *RedisStore) Window(n int) *RedisStore {
+	r.window = max(n, 1)
+	return r
 }
 
 // ensureGroup creates the stream and its consumer group once; again after
@@ -71,16 +89,30 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 	if err := r.ensureGroup(ctx); err != nil {
 		return err
 	}
+	w := min(len(units), r.window)
 	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, jobKey(s.ID),
 			"id", s.ID, "type", s.Type, "status", string(s.Status),
-			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total)
-		for i, u := range units {
+			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w)
+		for i, u := range units[:w] {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
 		}
+		if len(units) > w {
+			rest := make([]any, 0, 2*(len(units)-w))
+			for i, u := range units[w:] {
+				rest = append(rest, w+i, []byte(u))
+			}
+			p.HSet(ctx, unitsKey(s.ID), rest...)
+		}
+		p.SAdd(ctx, activeKey, s.ID)
 		return nil
 	})
 	return err
+}
+
+func (r *RedisStore) active(ctx context.Context) (int, error) {
+	n, err := r.client.SCard(ctx, activeKey).Result()
+	return int(n), err
 }
 
 func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
@@ -282,6 +314,15 @@ if not st then return {''} end
 if st ~= 'queued' and st ~= 'running' then return {st} end
 if ARGV[4] == '1' and redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+  local q = tonumber(redis.call('HGET', KEYS[1], 'queued') or '-1')
+  if q >= 0 and q < tonumber(redis.call('HGET', KEYS[1], 'total')) then
+    local p = redis.call('HGET', KEYS[4], q)
+    if p then
+      redis.call('XADD', KEYS[5], '*', 'job', ARGV[5], 'unit', q, 'payload', p)
+      redis.call('HDEL', KEYS[4], q)
+    end
+    redis.call('HSET', KEYS[1], 'queued', q + 1)
+  end
 end
 return {st, redis.call('HGETALL', KEYS[2])}
 `)
@@ -292,8 +333,8 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 		write = "1"
 	}
 	v, err := completeScript.Run(ctx, r.client,
-		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID)},
-		d.Unit, []byte(result), nodes, write).Slice()
+		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID), unitsKey(d.JobID), streamKey},
+		d.Unit, []byte(result), nodes, write, d.JobID).Slice()
 	if err != nil {
 		return "", nil, err
 	}
@@ -326,13 +367,15 @@ redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+redis.call('DEL', KEYS[4])
+redis.call('SREM', KEYS[5], ARGV[6])
 return {1, ARGV[1]}
 `)
 
 func (r *RedisStore) finish(ctx context.Context, id string, e ending) (bool, Status, error) {
 	v, err := finishScript.Run(ctx, r.client,
-		[]string{jobKey(id), resultsKey(id), nodesKey(id)},
-		string(e.Status), e.At.UnixMilli(), []byte(e.Result), e.Error, max(e.TTL.Milliseconds(), 1)).Slice()
+		[]string{jobKey(id), resultsKey(id), nodesKey(id), unitsKey(id), activeKey},
+		string(e.Status), e.At.UnixMilli(), []byte(e.Result), e.Error, max(e.TTL.Milliseconds(), 1), id).Slice()
 	if err != nil {
 		return false, "", err
 	}

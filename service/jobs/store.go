@@ -42,6 +42,8 @@ type Store interface {
 	// forget deletes the consumers that own no unit and have been idle for
 	// idle, and returns how many.
 	forget(ctx context.Context, idle time.Duration) (int, error)
+	// active counts the jobs not yet finished (queued or running).
+	active(ctx context.Context) (int, error)
 	// shared tells whether other processes' workers take units from this
 	// store (and may know job types this one does not).
 	shared() bool
