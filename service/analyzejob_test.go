@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -461,5 +462,46 @@ func TestVariantsInCatalogue(t *testing.T) {
 	}
 	if len(pv) != 3 {
 		t.Errorf("%d placement game variants", len(pv))
+	}
+}
+
+// A jobs store that hangs holds an answer up by at most a second (it did
+// by the store's retries, seconds), and for a few seconds after that no
+// background job is tried. A store at its cap of unfinished jobs costs
+// the job, not the answer, and no pause.
+func TestAnalyzeInBackgroundStoreSlow(t *testing.T) {
+	p := service.NewPolyomino(searcherWithBudget(time.Microsecond))
+	var calls atomic.Int32
+	p.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		calls.Add(1)
+		<-ctx.Done()
+		return "", &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: " + ctx.Err().Error()}
+	})
+	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6), Background: true}
+	for i := range 3 {
+		start := time.Now()
+		a, err := p.Analyze(context.Background(), q)
+		if took := time.Since(start); err != nil || took > 3*time.Second || a.JobID != "" || a.JobError == "" {
+			t.Fatalf("request %d: %v after %v, job %q, job_error %q", i, err, took, a.JobID, a.JobError)
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d submissions, want 1 (then a pause)", n)
+	}
+
+	busy := service.NewPolyomino(searcherWithBudget(time.Microsecond))
+	calls.Store(0)
+	busy.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		calls.Add(1)
+		return "", &service.Error{Kind: service.KindBusy, Message: "100 jobs are unfinished, the server's cap"}
+	})
+	for range 2 {
+		a, err := busy.Analyze(context.Background(), q)
+		if err != nil || a.JobID != "" || !strings.Contains(a.JobError, "cap") || len(a.BestMoves) != 1 {
+			t.Fatalf("at the cap: %v, %+v", err, a)
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d submissions at the cap, want 2 (no pause)", n)
 	}
 }

@@ -27,7 +27,19 @@ type Polyomino struct {
 	active func(ctx context.Context, id string) bool
 	bgMu   sync.Mutex
 	bgJobs map[string]string // cache key of a position -> its background job
+	// bgDown: until then background jobs are not tried (a submission
+	// failed: the jobs store is down).
+	bgDown time.Time
 }
+
+// backgroundWait bounds a background job's submission (and the look-up
+// of the position's job); after a failed one, none is tried for
+// backgroundPause. An answer found within its budget is so not held up by
+// a jobs store that is down (it was, by seconds of retries).
+const (
+	backgroundWait  = time.Second
+	backgroundPause = 5 * time.Second
+)
 
 // maxBackgroundJobs bounds the memory of background jobs per position (the
 // map is forgotten when full: at worst a repeated request starts a job).
@@ -632,21 +644,38 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 	if a.Proven || !q.Background || p.submit == nil {
 		return a, nil
 	}
+	p.bgMu.Lock()
+	down := time.Until(p.bgDown)
+	p.bgMu.Unlock()
+	if down > 0 {
+		a.JobError = fmt.Sprintf("the jobs store is unavailable: no background job (tried again in %v)", down.Round(time.Second))
+		return a, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, backgroundWait)
+	defer cancel()
 	if p.active != nil {
 		p.bgMu.Lock()
 		id, ok := p.bgJobs[key]
 		p.bgMu.Unlock()
-		if ok && p.active(ctx, id) {
+		if ok && p.active(sctx, id) {
 			a.JobID = id
 			return a, nil
 		}
 	}
 	req, _ := json.Marshal(q)
-	id, err := p.submit(ctx, PolyominoAnalyzeJob{}.Name(), req)
-	if KindOf(err) == KindUnavailable {
-		// The jobs store is down: the answer found is worth more than
-		// a 503 (a store failure costs the background work, not the
-		// answer).
+	id, err := p.submit(sctx, PolyominoAnalyzeJob{}.Name(), req)
+	switch {
+	case err != nil && ctx.Err() == nil && (KindOf(err) == KindUnavailable || sctx.Err() != nil):
+		// The jobs store is down (or too slow): the answer found is
+		// worth more than a 503 (a store failure costs the background
+		// work, not the answer).
+		p.bgMu.Lock()
+		p.bgDown = time.Now().Add(backgroundPause)
+		p.bgMu.Unlock()
+		a.JobError = err.Error()
+		return a, nil
+	case KindOf(err) == KindBusy:
+		// The server's cap on unfinished jobs.
 		a.JobError = err.Error()
 		return a, nil
 	}
