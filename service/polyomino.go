@@ -715,6 +715,11 @@ func answerOf(res polyomino.Result, frame func(polyomino.Move) polyomino.Move) P
 // fills in what belongs to the position rather than to its class.
 func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 	frame := pos.Frame()
+	if frame.Identity() {
+		// The answer is the position's as it stands (a fresh copy of
+		// the cache's).
+		return withPosition(a, pos)
+	}
 	back := func(s string) string {
 		m, err := polyomino.ParseMove(s)
 		if err != nil {

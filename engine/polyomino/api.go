@@ -105,6 +105,10 @@ func frameOf(g *Game, live Bits) Frame {
 	return Frame{t: t, inv: inv, dx: dx, dy: dy}
 }
 
+// Identity reports whether f maps every move to itself (the position is
+// in its canonical frame already).
+func (f Frame) Identity() bool { return f.t == 0 && f.dx == 0 && f.dy == 0 }
+
 // ToCanonical is Position.ToCanonical in the frame f.
 func (f Frame) ToCanonical(m Move) Move {
 	out := Move{Piece: m.Piece, Cells: make([]Cell, len(m.Cells))}

@@ -239,6 +239,12 @@ func TestFrameTransforms(t *testing.T) {
 // symmetries have the same key and value, and canonical moves agree.
 func TestSymmetricPositions(t *testing.T) {
 	rng := splitmix64(11)
+	identities, others := 0, 0 // images in their canonical frame or not
+	defer func() {
+		if identities == 0 || others == 0 {
+			t.Errorf("%d images in an identity frame, %d in another: Frame.Identity untested", identities, others)
+		}
+	}()
 	for _, cfg := range []Config{mustPreset(t, "tetrominoes"), crossConfigs()[2], crossConfigs()[5]} {
 		g, _ := NewGame(cfg)
 		for i := 0; i < 8; i++ {
@@ -263,8 +269,17 @@ func TestSymmetricPositions(t *testing.T) {
 					t.Fatalf("%s symmetry %d: value %d (%d best), want %d (%d)", cfg.Preset, s, r2.Value, len(r2.BestMoves), res.Value, len(res.BestMoves))
 				}
 				got := map[string]bool{}
+				identity := img.Frame().Identity()
 				for _, m := range r2.BestMoves {
 					got[img.ToCanonical(m).String()] = true
+					if identity && img.ToCanonical(m).String() != m.String() {
+						t.Fatalf("%s symmetry %d: an identity frame maps %s to %s", cfg.Preset, s, m, img.ToCanonical(m))
+					}
+				}
+				if identity {
+					identities++
+				} else {
+					others++
 				}
 				for _, c := range canon {
 					if !got[c] {
