@@ -20,8 +20,9 @@ func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // DecodeStrict reads one JSON object from r into dst strictly: no unknown
 // field, field names in their exact case (encoding/json alone would take
-// "Rules" for "rules"), every field of the right type, not null, nothing
-// after it. A field's fault is a *DecodeFieldError; a body over its limit
+// "Rules" for "rules"), every field of the right type, nothing after it.
+// A null value stands for an absent field (as encoding/json takes it:
+// clients that write null for "not set" are served). A field's fault is a *DecodeFieldError; a body over its limit
 // is the reader's *http.MaxBytesError; anything else is an error whose
 // message says what is wrong with the JSON.
 func DecodeStrict(r io.Reader, dst any) error {
