@@ -25,27 +25,29 @@ func MergeOpenings(openings *File, from ...*File) (*File, error) {
 		index[c.Moves[0].String()] = i
 	}
 	byClass := map[int]Line{}
+	var lines []Line // of the empty board: every such section of each file
 	for _, f := range append([]*File{openings}, from...) {
-		s := f.Section(nil)
-		if s == nil {
-			continue
-		}
-		for _, l := range s.Lines {
-			c, ok := index[l.Move]
-			if !ok {
-				return nil, fmt.Errorf("%s is not the canonical move of a class of the empty board", l.Move)
+		for _, s := range f.Sections {
+			if len(s.Moves) == 0 {
+				lines = append(lines, s.Lines...)
 			}
-			l.Nodes, l.Elapsed = 0, 0
-			if old, seen := byClass[c]; seen {
-				if old.Wins != l.Wins || old.Class != l.Class {
-					return nil, fmt.Errorf("class %d (%s): %s in one file, %s in another", c, l.Move, old.Outcome(), l.Outcome())
-				}
-				if old.Reply != "" {
-					l.Reply = old.Reply // the committed file's reply has its refutation
-				}
-			}
-			byClass[c] = l
 		}
+	}
+	for _, l := range lines {
+		c, ok := index[l.Move]
+		if !ok {
+			return nil, fmt.Errorf("%s is not the canonical move of a class of the empty board", l.Move)
+		}
+		l.Nodes, l.Elapsed = 0, 0
+		if old, seen := byClass[c]; seen {
+			if old.Wins != l.Wins || old.Class != l.Class {
+				return nil, fmt.Errorf("class %d (%s): %s in one file, %s in another", c, l.Move, old.Outcome(), l.Outcome())
+			}
+			if old.Reply != "" {
+				l.Reply = old.Reply // the committed file's reply has its refutation
+			}
+		}
+		byClass[c] = l
 	}
 	classes := make([]int, 0, len(byClass))
 	for c := range byClass {

@@ -41,8 +41,10 @@ func TestMergeOpenings(t *testing.T) {
 		t.Skip("every class is classified")
 	}
 	m := children[newClass].Moves[0].String()
-	build, err := Parse([]byte("position start\n" + m + " " + itoa(len(children[newClass].Moves)) + " win nodes=5 ms=7\n" +
-		committed.Section(nil).Lines[0].Move + " 8 win nodes=1 ms=1\n"))
+	// A build run twice (interrupted, then resumed) starts a section
+	// each time: the new class is in the second.
+	build, err := Parse([]byte("position start\n" + committed.Section(nil).Lines[0].Move + " 8 win nodes=1 ms=1\n" +
+		"position start\n" + m + " " + itoa(len(children[newClass].Moves)) + " win nodes=5 ms=7\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
