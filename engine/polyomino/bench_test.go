@@ -84,7 +84,8 @@ func benchLength(b *testing.B, depth int) {
 // BenchmarkLengthAfterProof times what a proven request asks after its
 // proof, on the four-ply suite: with all_moves (moves) the position's
 // length and every move's; without (fastest) the position's length and a
-// fastest of its winning moves. Each by separate searches (separate) or
+// move of perfect play (a fastest win, or in a lost position a slowest
+// loss). Each by separate searches (separate) or
 // by one Lengths whose bounds from the first question serve the second
 // (shared, the service's way).
 func BenchmarkLengthAfterProof(b *testing.B) {
@@ -130,14 +131,15 @@ func lengthAfterProof(b *testing.B, pos *Position, moves []string, all, shared b
 		}
 		return nodes
 	}
-	if res.Outcome == Win {
-		i, n := x.FastestWin(res.BestMoves, l.Plies)
-		if i < 0 {
-			b.Fatalf("%v: no fastest win", moves)
-		}
-		nodes += n
+	find := x.FastestWin
+	if res.Outcome == Loss {
+		find = x.Slowest // every move is a best one
 	}
-	return nodes
+	i, n := find(res.BestMoves, l.Plies)
+	if i < 0 && len(res.BestMoves) > 0 {
+		b.Fatalf("%v: no best move of the position's length", moves)
+	}
+	return nodes + n
 }
 
 // benchOverSuite runs f on each suite position of the depth (one op = the
