@@ -39,7 +39,17 @@
 // default); each unit finished (its result written) queues the next at
 // the stream's end, in the same script. Jobs so take turns in the
 // workers: one with ten thousand units holds back a job submitted after
-// it by at most a window of units. (The memory
+// it by at most a window of units. An idle worker (once a second at
+// most) and a submission refused by Options.MaxActive first reconcile:
+// ids of jobs that are gone or final leave gs:jobs:active, and a job with
+// fewer than a window of units in flight gets its next ones (units
+// finished by a server of an earlier version queue none). A server of an
+// earlier version does not reconcile: after a rollback, windowed jobs
+// wait for a worker of this version.
+//
+// Options.MaxActive is checked and the job counted in one step (a
+// script on gs:jobs:active; the memory store's lock), so a burst of
+// submissions cannot pass it together. (The memory
 // store hands out the next unit of the job with the fewest units out.)
 //
 // The three job keys get the finished-job TTL when the job ends, and its

@@ -627,21 +627,40 @@ func TestJobsTakeTurns(t *testing.T) {
 }
 
 // TestMaxActive: a job beyond Options.MaxActive unfinished ones is
-// refused with KindBusy and a Retry-After; once one ends, one is taken.
+// refused with KindBusy and a Retry-After, also when 40 come at once (the
+// count and the creation are one step: a review had 40 of 40 accepted
+// with a cap of 3); once one ends, one is taken.
 func TestMaxActive(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		k := newSquares()
 		gate := k.gated(make(chan struct{}))
 		opts := fastOptions(t)
-		opts.MaxActive = 2
+		opts.MaxActive = 3
 		m, _ := newManager(t, e.store, k, opts)
 		ctx := context.Background()
 		a := submit(t, m, `{"n":4,"units":2}`)
-		submit(t, m, `{"n":4,"units":2}`)
-		_, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":4,"units":2}`))
-		var se *service.Error
-		if !errors.As(err, &se) || se.Kind != service.KindBusy || se.RetryAfter <= 0 {
-			t.Fatalf("third job: %v, want KindBusy with a Retry-After", err)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		accepted, busy := 0, 0
+		for range 40 {
+			wg.Go(func() {
+				_, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":4,"units":2}`))
+				var se *service.Error
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					accepted++
+				case errors.As(err, &se) && se.Kind == service.KindBusy && se.RetryAfter > 0:
+					busy++
+				default:
+					t.Errorf("Submit: %v, want KindBusy with a Retry-After", err)
+				}
+			})
+		}
+		wg.Wait()
+		if accepted != 2 || busy != 38 {
+			t.Fatalf("%d accepted, %d busy; want 2 and 38 (a cap of 3, one job in)", accepted, busy)
 		}
 		if _, err := m.Cancel(ctx, a.ID); err != nil {
 			t.Fatal(err)
@@ -649,4 +668,72 @@ func TestMaxActive(t *testing.T) {
 		submit(t, m, `{"n":4,"units":2}`)
 		close(gate)
 	})
+}
+
+// TestRedisReconcile: the set of unfinished jobs forgets ids whose job
+// ended without leaving it, and a job whose window ran dry (units
+// finished by a server of an earlier version, which queues no next one)
+// gets its next units when a worker is idle.
+func TestRedisReconcile(t *testing.T) {
+	e := backends[1].open(t)
+	rs := e.store.(*RedisStore)
+	rs.Window(2)
+	ctx := context.Background()
+	if err := e.rdb.SAdd(ctx, activeKey, "gone-1", "gone-2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	k := newSquares()
+	opts := fastOptions(t)
+	opts.MaxActive = 1
+	m, _ := newManager(t, rs, k, opts)
+	j := submit(t, m, `{"n":6,"units":6}`) // two stale ids in the set: tidied, then admitted
+	// An earlier version's worker finishes the two queued units: results
+	// written, entries acknowledged, nothing queued.
+	msgs, err := e.rdb.XRange(ctx, streamKey, "-", "+").Result()
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("%d entries in the stream (%v), want the window of 2", len(msgs), err)
+	}
+	for _, msg := range msgs {
+		unit := msg.Values["unit"].(string)
+		e.rdb.HSetNX(ctx, resultsKey(j.ID), unit, `{"sum":0}`)
+		e.rdb.XDel(ctx, streamKey, msg.ID)
+	}
+	startWorker(t, m, "w", 1)
+	got := waitStatus(t, m, j.ID, StatusDone)
+	// Units 0 and 1 counted 0 (their results above), the rest their squares.
+	if want := fmt.Sprintf(`{"sum":%d}`, sumSquares(6)-1); string(got.Result) != want {
+		t.Fatalf("result %s, want %s", got.Result, want)
+	}
+	if n, _ := e.rdb.SCard(ctx, activeKey).Result(); n != 0 {
+		t.Errorf("%d ids left in the set of unfinished jobs", n)
+	}
+	if n, _ := e.rdb.Exists(ctx, unitsKey(j.ID)).Result(); n != 0 {
+		t.Error("the units hash outlived its job")
+	}
+}
+
+// TestMemoryCrashAfterLastResult: a process that stopped between its job's
+// last result and the job's end leaves it to the next, which ends it (the
+// job used to stay running for good).
+func TestMemoryCrashAfterLastResult(t *testing.T) {
+	e := backends[0].open(t)
+	k := newSquares()
+	m, _ := newManager(t, e.store, k, fastOptions(t))
+	ctx := context.Background()
+	j := submit(t, m, `{"n":5,"units":1}`)
+	ms := e.store.(*MemoryStore)
+	d, err := ms.claim(ctx, "dead", time.Minute, time.Second)
+	if err != nil || d == nil {
+		t.Fatalf("claim: %v %v", d, err)
+	}
+	if _, err := ms.begin(ctx, d, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ms.complete(ctx, d, json.RawMessage(fmt.Sprintf(`{"sum":%d}`, sumSquares(5))), 5); err != nil {
+		t.Fatal(err)
+	}
+	// The process stops here; the next opens the journal.
+	m2, _ := newManager(t, e.restart(), k, fastOptions(t))
+	startWorker(t, m2, "w", 1)
+	wantSum(t, waitStatus(t, m2, j.ID, StatusDone), 5)
 }

@@ -145,17 +145,12 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	}
 	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 	defer cancel()
-	if m.opts.MaxActive > 0 {
-		n, err := m.store.active(opCtx)
-		if err != nil {
-			return Job{}, storeError("count the unfinished jobs", err)
-		}
-		if n >= m.opts.MaxActive {
+	if err := m.store.create(opCtx, s, units, m.opts.MaxActive); err != nil {
+		var full *tooManyError
+		if errors.As(err, &full) {
 			return Job{}, &service.Error{Kind: service.KindBusy, RetryAfter: busyRetry,
-				Message: fmt.Sprintf("%d jobs are unfinished, the server's cap: retry when some have ended", n)}
+				Message: fmt.Sprintf("%d jobs are unfinished, the server's cap: retry when some have ended", full.active)}
 		}
-	}
-	if err := m.store.create(opCtx, s, units); err != nil {
 		return Job{}, storeError("store the job", err)
 	}
 	m.opts.Metrics.job(typ, StatusQueued)
@@ -169,6 +164,13 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 
 // busyRetry is the Retry-After of a job refused by Options.MaxActive.
 const busyRetry = 30 * time.Second
+
+// tooManyError is a store's refusal of a job beyond Options.MaxActive.
+type tooManyError struct{ active int }
+
+func (e *tooManyError) Error() string {
+	return fmt.Sprintf("jobs: %d unfinished jobs already", e.active)
+}
 
 // plan calls kind.Plan, turning a panic into an error.
 func plan(ctx context.Context, kind Kind, request json.RawMessage) (units []json.RawMessage, err error) {

@@ -77,9 +77,14 @@ func NewMemoryStore(dir string) (*MemoryStore, error) {
 	return s, nil
 }
 
-func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage) error {
+func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage, maxActive int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if maxActive > 0 {
+		if n := s.unfinished(); n >= maxActive {
+			return &tooManyError{active: n}
+		}
+	}
 	if err := s.append(st.ID, logRecord{Op: "create", Job: toLogJob(st), Units: units}); err != nil {
 		return err
 	}
@@ -98,6 +103,13 @@ func (s *MemoryStore) add(st state, units []json.RawMessage, results map[int]jso
 		}
 		s.seq++
 		q = append(q, &memEntry{seq: s.seq, job: st.ID, unit: i, payload: u})
+	}
+	if len(q) == 0 && len(units) > 0 && !st.Status.Final() {
+		// Every unit has its result but the job did not end (the process
+		// stopped between the last result and the end): its last unit
+		// runs again, finds its result and combines them.
+		s.seq++
+		q = append(q, &memEntry{seq: s.seq, job: st.ID, unit: len(units) - 1, payload: units[len(units)-1]})
 	}
 	if len(q) > 0 {
 		s.queues[st.ID] = q
@@ -337,16 +349,15 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 	return nil
 }
 
-func (s *MemoryStore) active(context.Context) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// unfinished counts the jobs queued or running (s.mu held).
+func (s *MemoryStore) unfinished() int {
 	n := 0
 	for _, j := range s.jobs {
 		if !j.s.Status.Final() {
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 // forget has nothing to do: the memory store keeps no consumers.

@@ -53,6 +53,8 @@ type RedisStore struct {
 	client   redis.UniversalClient
 	hasGroup atomic.Bool
 	window   int // unitWindow; tests change it
+	// lastReconcile: unix ns of the last reconcile of an idle claim.
+	lastReconcile atomic.Int64
 }
 
 // NewRedisStore returns a store over client. It does not talk to Redis
@@ -85,11 +87,32 @@ func (r *RedisStore) ensureGroup(ctx context.Context) error {
 
 func isNoGroup(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOGROUP") }
 
-func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessage) error {
+func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessage, maxActive int) error {
 	if err := r.ensureGroup(ctx); err != nil {
 		return err
 	}
 	w := min(len(units), r.window)
+	if maxActive > 0 {
+		// Counted with the job in: concurrent submissions each see the
+		// others, so the cap holds (at worst one backs off needlessly).
+		n, err := admitScript.Run(ctx, r.client, []string{activeKey}, s.ID, maxActive).Int()
+		if err != nil {
+			return err
+		}
+		if n < 0 {
+			// Full: the set may hold ids of jobs that ended without
+			// leaving it (an older server's finish): tidy, then retry once.
+			if err := r.reconcile(ctx); err != nil {
+				return err
+			}
+			if n, err = admitScript.Run(ctx, r.client, []string{activeKey}, s.ID, maxActive).Int(); err != nil {
+				return err
+			}
+			if n < 0 {
+				return &tooManyError{active: -n}
+			}
+		}
+	}
 	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, jobKey(s.ID),
 			"id", s.ID, "type", s.Type, "status", string(s.Status),
@@ -107,12 +130,67 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 		p.SAdd(ctx, activeKey, s.ID)
 		return nil
 	})
+	if err != nil && maxActive > 0 {
+		r.client.SRem(context.WithoutCancel(ctx), activeKey, s.ID)
+	}
 	return err
 }
 
-func (r *RedisStore) active(ctx context.Context) (int, error) {
-	n, err := r.client.SCard(ctx, activeKey).Result()
-	return int(n), err
+// admitScript adds job ARGV[1] to the set of unfinished jobs when it holds
+// fewer than ARGV[2]; it returns the count with it, or minus the count
+// without it when full.
+var admitScript = redis.NewScript(`
+local n = redis.call('SCARD', KEYS[1])
+if n >= tonumber(ARGV[2]) then return -n end
+redis.call('SADD', KEYS[1], ARGV[1])
+return n + 1
+`)
+
+// reconcileScript keeps the set of unfinished jobs and the jobs' windows
+// true whoever else wrote: an id whose job is gone or final leaves the
+// set (and its units hash goes); a job with fewer than ARGV[1] units in
+// flight (queued, not finished) gets the next ones from its units hash
+// (a server of an earlier version finished its units without queuing
+// more). At most ARGV[2] jobs a call, from a random place in the set.
+var reconcileScript = redis.NewScript(`
+local prefix, stream, window = KEYS[1], KEYS[2], tonumber(ARGV[1])
+local queued = 0
+for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[3], tonumber(ARGV[2]))) do
+  local job = prefix .. id
+  local st = redis.call('HGET', job, 'status')
+  if not st or (st ~= 'queued' and st ~= 'running') then
+    redis.call('SREM', KEYS[3], id)
+    redis.call('DEL', job .. ':units')
+  else
+    local q = tonumber(redis.call('HGET', job, 'queued') or '-1')
+    local total = tonumber(redis.call('HGET', job, 'total') or '0')
+    if q >= 0 then
+      local done = redis.call('HLEN', job .. ':results')
+      while q < total and q - done < window do
+        local p = redis.call('HGET', job .. ':units', q)
+        if p then
+          redis.call('XADD', stream, '*', 'job', id, 'unit', q, 'payload', p)
+          redis.call('HDEL', job .. ':units', q)
+          queued = queued + 1
+        end
+        q = q + 1
+      end
+      redis.call('HSET', job, 'queued', q)
+    end
+  end
+end
+return queued
+`)
+
+// reconcileBatch bounds the jobs one reconcile looks at.
+const reconcileBatch = 200
+
+// reconcile runs reconcileScript (see there).
+func (r *RedisStore) reconcile(ctx context.Context) error {
+	if err := r.ensureGroup(ctx); err != nil {
+		return err
+	}
+	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey}, r.window, reconcileBatch).Err()
 }
 
 func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
@@ -188,6 +266,13 @@ func (r *RedisStore) claim(ctx context.Context, consumer string, minIdle, block 
 	}).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
+		// Idle: a job's window may have run dry (see reconcileScript).
+		if r.lastReconcile.Load()+int64(time.Second) < time.Now().UnixNano() {
+			r.lastReconcile.Store(time.Now().UnixNano())
+			if err := r.reconcile(ctx); err != nil {
+				return nil, err
+			}
+		}
 		return nil, nil
 	case isNoGroup(err):
 		r.hasGroup.Store(false)
@@ -361,7 +446,10 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 // {0, status} otherwise (an empty status when there is no job).
 var finishScript = redis.NewScript(`
 local st = redis.call('HGET', KEYS[1], 'status')
-if not st then return {0, ''} end
+if not st then
+  redis.call('SREM', KEYS[5], ARGV[6])
+  return {0, ''}
+end
 if st ~= 'queued' and st ~= 'running' then return {0, st} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end

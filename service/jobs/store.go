@@ -11,8 +11,10 @@ import (
 // only ones: the Manager and the workers hold every rule, a store only
 // makes each step atomic.
 type Store interface {
-	// create stores a queued job and enqueues its units, atomically.
-	create(ctx context.Context, s state, units []json.RawMessage) error
+	// create stores a queued job and enqueues its units, atomically;
+	// with maxActive > 0 it refuses (a *tooManyError) when maxActive jobs
+	// are unfinished already, checked and counted in the same step.
+	create(ctx context.Context, s state, units []json.RawMessage, maxActive int) error
 	// load returns a job's state; found is false for unknown or expired
 	// jobs.
 	load(ctx context.Context, id string) (s state, found bool, err error)
@@ -42,8 +44,6 @@ type Store interface {
 	// forget deletes the consumers that own no unit and have been idle for
 	// idle, and returns how many.
 	forget(ctx context.Context, idle time.Duration) (int, error)
-	// active counts the jobs not yet finished (queued or running).
-	active(ctx context.Context) (int, error)
 	// shared tells whether other processes' workers take units from this
 	// store (and may know job types this one does not).
 	shared() bool
