@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ func (c *config) settings() []setting {
 		{flag: "job-workers", env: "GAMESOLVER_JOB_WORKERS", usage: "goroutines of one job unit's search (0: every core; serve's in-process worker defaults to solver-workers)", value: (*intValue)(&c.JobWorkers)},
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
 		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
-		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, logs): * for any peer (the default; a client can then forge the header), none for no proxy", value: (*stringValue)(&c.TrustedProxies)},
+		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, logs): private (the default) for any peer on a loopback, private or link-local address (an ingress; a client on the internet cannot forge the header), * for any peer (a client can then forge it), none for no proxy", value: (*stringValue)(&c.TrustedProxies)},
 		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS, * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
 		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
@@ -119,7 +120,7 @@ func defaultConfig() config {
 		WorkerSlots:    1,
 		BookTableMB:    256,
 		RateLimit:      "100-S",
-		TrustedProxies: "*",
+		TrustedProxies: "private",
 	}
 }
 
@@ -206,14 +207,21 @@ func (c *config) effective() map[string]string {
 
 func (c *config) corsOrigins() []string { return splitList(c.CORSOrigins) }
 
+// privateNets are the peers --trusted-proxies private trusts: loopback,
+// private (RFC 1918, RFC 4193) and link-local addresses, where an ingress
+// or a sidecar proxy lives and a client on the internet does not.
+var privateNets = []string{"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "::1/128", "fc00::/7", "fe80::/10"}
+
 // trustedProxies is api.Config.TrustedProxies: nil for "*", empty for
-// "none", else the checked list.
+// "none", privateNets for "private", else the checked list.
 func (c *config) trustedProxies() ([]string, error) {
 	switch v := strings.TrimSpace(c.TrustedProxies); v {
 	case "", "*":
 		return nil, nil
 	case "none":
 		return []string{}, nil
+	case "private":
+		return slices.Clone(privateNets), nil
 	}
 	list := splitList(c.TrustedProxies)
 	for _, p := range list {

@@ -72,7 +72,8 @@ func TestCORSOrigins(t *testing.T) {
 }
 
 func TestTrustedProxies(t *testing.T) {
-	for in, want := range map[string]string{"*": "[]", "": "[]", "none": "[] empty", "10.0.0.0/8, 192.168.1.5": "[10.0.0.0/8 192.168.1.5]"} {
+	for in, want := range map[string]string{"*": "[]", "": "[]", "none": "[] empty", "10.0.0.0/8, 192.168.1.5": "[10.0.0.0/8 192.168.1.5]",
+		"private": "[127.0.0.0/8 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 169.254.0.0/16 ::1/128 fc00::/7 fe80::/10]"} {
 		c := config{TrustedProxies: in}
 		got, err := c.trustedProxies()
 		s := fmt.Sprint(got)
@@ -82,6 +83,9 @@ func TestTrustedProxies(t *testing.T) {
 		if err != nil || s != want {
 			t.Errorf("%q: %s, %v; want %s", in, s, err, want)
 		}
+	}
+	if c, err := parseConfig("serve", nil, func(string) string { return "" }); err != nil || c.TrustedProxies != "private" {
+		t.Errorf("default --trusted-proxies %q (%v), want private: a client on the internet must not forge X-Forwarded-For", c.TrustedProxies, err)
 	}
 	if _, err := parseConfig("serve", []string{"--trusted-proxies", "10.0.0.0/33"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "trusted-proxies") {
 		t.Errorf("a bad CIDR accepted: %v", err)
