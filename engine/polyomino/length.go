@@ -146,15 +146,21 @@ func (x *Lengths) MoveLengths(moves []MoveResult) []LengthResult {
 	return out
 }
 
+// question starts a question about the position won by winner: it
+// returns the nodes spent on it so far.
+func (x *Lengths) question(winner int) (spent func() int64) {
+	start := x.spent()
+	x.ls.winner = winner
+	return func() int64 { return x.spent() - start }
+}
+
 // FastestWin is the package's FastestWin for the position.
 func (x *Lengths) FastestWin(moves []Move, plies int) (index int, nodes int64) {
 	if x == nil || plies < 1 {
 		return -1, 0
 	}
 	ls, side := x.ls, x.side
-	start := x.spent()
-	spent := func() int64 { return x.spent() - start }
-	ls.winner = side
+	spent := x.question(side)
 	next := make([]uint64, ls.g.words)
 	for i, m := range moves {
 		if !ls.after(x.L, side, m, next) {
@@ -197,9 +203,7 @@ func (x *Lengths) Slowest(moves []Move, plies int) (index int, nodes int64) {
 		return -1, 0
 	}
 	ls, side := x.ls, x.side
-	start := x.spent()
-	spent := func() int64 { return x.spent() - start }
-	ls.winner = 1 - side
+	spent := x.question(1 - side)
 	type cand struct{ i, replies int }
 	var cands []cand
 	next := make([]uint64, ls.g.words)
