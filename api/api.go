@@ -121,6 +121,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 	registerDocs(r)
 
 	v1 := r.Group("/v1")
+	v1.Use(withClient(cfg.APIKeys))
 	if cfg.RateLimiter != nil {
 		v1.Use(rateLimit(cfg.RateLimiter, cfg.APIKeys))
 	}

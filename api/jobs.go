@@ -126,7 +126,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Security		APIKey
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
-//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-jobs unfinished jobs of this client already (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"

@@ -35,8 +35,9 @@ func newDrainingJobServer(t *testing.T, draining <-chan struct{}) *httptest.Serv
 	return newLoggingJobServer(t, draining, zap.NewNop())
 }
 
-// newLoggingJobServer is newDrainingJobServer logging to log.
-func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger) *httptest.Server {
+// newLoggingJobServer is newDrainingJobServer logging to log; tune, if
+// given, changes the job options.
+func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger, tune ...func(*jobs.Options)) *httptest.Server {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
 	reg := prometheus.NewRegistry()
@@ -45,9 +46,12 @@ func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts := jobs.Options{Logger: log, Heartbeat: 50 * time.Millisecond, ReclaimAfter: time.Second, Poll: 50 * time.Millisecond, WatchEvery: 20 * time.Millisecond}
+	for _, f := range tune {
+		f(&opts)
+	}
 	jm, err := jobs.NewManager(store, []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Minute},
-		service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}},
-		jobs.Options{Logger: log, Heartbeat: 50 * time.Millisecond, ReclaimAfter: time.Second, Poll: 50 * time.Millisecond, WatchEvery: 20 * time.Millisecond})
+		service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +164,35 @@ func TestJobCancelOverHTTP(t *testing.T) {
 	del.Body.Close()
 	if del.StatusCode != 200 || j.Status != "canceled" {
 		t.Errorf("cancel: %d %+v", del.StatusCode, j)
+	}
+}
+
+// TestJobCapsOverHTTP: a client at its cap of unfinished jobs gets 429
+// /problems/rate-limited with Retry-After; the server at its cap 503
+// /problems/busy.
+func TestJobCapsOverHTTP(t *testing.T) {
+	srv := newLoggingJobServer(t, nil, zap.NewNop(), func(o *jobs.Options) { o.MaxPerClient, o.MaxActive = 1, 2 })
+	// Counts far beyond the test's patience: still running at the end.
+	long := `{"type":"polyomino.tilings","request":{"width":15,"height":15,"pieces":"hexominoes","allow_leftover":true}}`
+	post := func(client string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/jobs", strings.NewReader(long))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", client) // the test's peer is a loopback proxy
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, c := range []struct {
+		client string
+		status int
+	}{{"192.0.2.1", 202}, {"192.0.2.1", 429}, {"192.0.2.2", 202}, {"192.0.2.3", 503}} {
+		resp := post(c.client)
+		if resp.StatusCode != c.status || c.status != 202 && resp.Header.Get("Retry-After") == "" {
+			t.Errorf("client %s: %d (Retry-After %q), want %d", c.client, resp.StatusCode, resp.Header.Get("Retry-After"), c.status)
+		}
 	}
 }
 

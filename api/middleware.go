@@ -182,6 +182,16 @@ func securityHeaders() gin.HandlerFunc {
 	}
 }
 
+// withClient puts the client's id (its API key's hash, else its address)
+// in the request's context: the jobs it starts count against its cap.
+func withClient(keys *service.APIKeys) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := keys.ClientID(c.GetHeader(headerAPIKey), c.ClientIP())
+		c.Request = c.Request.WithContext(service.WithClient(c.Request.Context(), id))
+		c.Next()
+	}
+}
+
 // rateLimit refuses a client's requests beyond its rate with 429 and
 // Retry-After; every answer carries the X-RateLimit-* headers.
 func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {

@@ -55,7 +55,7 @@ var problemKinds = map[string]problemKind{
 	"unauthorized":       {"unauthorized", "Unauthorized", 401, "This endpoint needs an API key in the X-API-Key header."},
 	"body-too-large":     {"body-too-large", "Request body too large", 413, "The body exceeds the server's limit; the detail gives the limit."},
 	"unsupported-media":  {"unsupported-media", "Unsupported media type", 415, "Send the body as application/json."},
-	"rate-limited":       {"rate-limited", "Too many requests", 429, "This client sent more requests than its rate allows; retry after Retry-After seconds."},
+	"rate-limited":       {"rate-limited", "Too many requests", 429, "This client sent more requests than its rate allows, or has as many unfinished jobs as the server allows one client; retry after Retry-After seconds."},
 	"busy":               {"busy", "Solver busy", 503, "Every solver slot and the queue are taken; retry after Retry-After seconds."},
 	"unavailable":        {"unavailable", "Store unavailable", 503, "A store the request needs (the jobs store: Redis or the data directory) cannot be reached; retry after Retry-After seconds. Synchronous analysis does not need it (with background, its answer comes without a job, and job_error says why)."},
 	"not-ready":          {"not-ready", "Engine not ready", 503, "The engine is still loading or building its tables; progress tells how far it is."},

@@ -442,7 +442,7 @@ const docTemplate = `{
                         }
                     },
                     "429": {
-                        "description": "rate limit exceeded (Retry-After given)",
+                        "description": "rate limit exceeded, or --max-client-jobs unfinished jobs of this client already (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },

@@ -80,6 +80,21 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey{}, id)
 }
 
+type clientKey struct{}
+
+// WithClient returns ctx carrying the id of the client a request comes
+// from (APIKeys.ClientID: its API key's hash, else its address), so that
+// the jobs it starts count against its own cap.
+func WithClient(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, clientKey{}, id)
+}
+
+// Client returns the client id ctx carries, "" for none.
+func Client(ctx context.Context) string {
+	id, _ := ctx.Value(clientKey{}).(string)
+	return id
+}
+
 // RequestID returns the request id ctx carries, "" for none.
 func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)

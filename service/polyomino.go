@@ -674,8 +674,8 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		p.bgMu.Unlock()
 		a.JobError = err.Error()
 		return a, nil
-	case KindOf(err) == KindBusy:
-		// The server's cap on unfinished jobs.
+	case KindOf(err) == KindBusy, KindOf(err) == KindRateLimited:
+		// The server's cap on unfinished jobs, all or this client's.
 		a.JobError = err.Error()
 		return a, nil
 	}

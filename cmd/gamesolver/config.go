@@ -42,6 +42,7 @@ type config struct {
 	APIKeys        string
 	MaxJobDuration time.Duration
 	MaxActiveJobs  int
+	MaxClientJobs  int
 	JobWindow      int
 	WorkerSlots    int
 	WorkerName     string
@@ -88,6 +89,7 @@ func (c *config) settings() []setting {
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
 		{flag: "max-active-jobs", env: "GAMESOLVER_MAX_ACTIVE_JOBS", usage: "unfinished jobs (queued or running) beyond which POST /v1/jobs answers 503 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxActiveJobs)},
+		{flag: "max-client-jobs", env: "GAMESOLVER_MAX_CLIENT_JOBS", usage: "unfinished jobs of one client (API key, else address) beyond which its POST /v1/jobs answers 429 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxClientJobs)},
 		{flag: "job-window", env: "GAMESOLVER_JOB_WINDOW", usage: "with Redis: units of one job queued at once (jobs take turns: a later job waits behind at most this many units of each earlier one; more lets one job use more worker slots)", value: (*intValue)(&c.JobWindow)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
@@ -116,6 +118,7 @@ func defaultConfig() config {
 		Worker:         true,
 		MaxJobDuration: time.Hour,
 		MaxActiveJobs:  100,
+		MaxClientJobs:  10,
 		JobWindow:      8,
 		WorkerSlots:    1,
 		BookTableMB:    256,

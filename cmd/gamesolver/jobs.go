@@ -59,9 +59,10 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		store = ms
 	}
 	jm, err := jobs.NewManager(store, kinds, jobs.Options{
-		Logger:    log.Named("jobs"),
-		Metrics:   jobs.NewMetrics(reg, m.Jobs),
-		MaxActive: cfg.MaxActiveJobs,
+		Logger:       log.Named("jobs"),
+		Metrics:      jobs.NewMetrics(reg, m.Jobs),
+		MaxActive:    cfg.MaxActiveJobs,
+		MaxPerClient: cfg.MaxClientJobs,
 	})
 	if err != nil {
 		closeStore()

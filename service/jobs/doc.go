@@ -34,6 +34,8 @@
 //	                        in the stream (the job hash's "queued" is the
 //	                        next index to queue)
 //	gs:jobs:active          set of the unfinished jobs' ids (Options.MaxActive)
+//	gs:jobs:active:<client> set of one client's unfinished jobs' ids
+//	                        (Options.MaxPerClient; the job hash's "client")
 //
 // A job puts its first units in the stream (RedisStore.Window, 8 by
 // default); each unit finished (its result written) queues the next at
@@ -47,9 +49,9 @@
 // earlier version does not reconcile: after a rollback, windowed jobs
 // wait for a worker of this version.
 //
-// Options.MaxActive is checked and the job counted in one step (a
-// script on gs:jobs:active; the memory store's lock), so a burst of
-// submissions cannot pass it together. (The memory
+// Options.MaxActive and Options.MaxPerClient are checked and the job
+// counted in one step (a script on the sets; the memory store's lock), so
+// a burst of submissions cannot pass them together. (The memory
 // store hands out the next unit of the job with the fewest units out.)
 //
 // The three job keys get the finished-job TTL when the job ends, and its

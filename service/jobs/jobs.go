@@ -98,6 +98,9 @@ type state struct {
 	Nodes    int64 // sum of the per-unit node counts
 	Result   json.RawMessage
 	Error    string
+	// Client is who submitted the job (service.Client), "" for none:
+	// Options.MaxPerClient counts by it.
+	Client string
 }
 
 // view turns a stored state into what a client sees at now.

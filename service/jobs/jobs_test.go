@@ -737,3 +737,65 @@ func TestMemoryCrashAfterLastResult(t *testing.T) {
 	startWorker(t, m2, "w", 1)
 	wantSum(t, waitStatus(t, m2, j.ID, StatusDone), 5)
 }
+
+// TestMaxPerClient: one client's jobs beyond Options.MaxPerClient are
+// refused with KindRateLimited and a Retry-After, another client's are
+// not, and a canceled job makes room; a submission without a client has
+// no such cap.
+func TestMaxPerClient(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		gate := k.gated(make(chan struct{}))
+		opts := fastOptions(t)
+		opts.MaxPerClient = 2
+		m, _ := newManager(t, e.store, k, opts)
+		a, b := service.WithClient(context.Background(), "ip:192.0.2.1"), service.WithClient(context.Background(), "key:0123")
+		req := json.RawMessage(`{"n":4,"units":2}`)
+		first, err := m.Submit(a, "toy.squares", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Submit(a, "toy.squares", req); err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Submit(a, "toy.squares", req)
+		var se *service.Error
+		if !errors.As(err, &se) || se.Kind != service.KindRateLimited || se.RetryAfter <= 0 {
+			t.Fatalf("client a's third job: %v, want KindRateLimited with a Retry-After", err)
+		}
+		for range 2 {
+			if _, err := m.Submit(b, "toy.squares", req); err != nil {
+				t.Fatalf("client b: %v", err)
+			}
+		}
+		for range 3 {
+			submit(t, m, string(req)) // no client: no per-client cap
+		}
+		if _, err := m.Cancel(context.Background(), first.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Submit(a, "toy.squares", req); err != nil {
+			t.Fatalf("client a after a cancel: %v", err)
+		}
+		close(gate)
+	})
+}
+
+// TestMaxPerClientAfterRestart: a restarted store still knows whose the
+// unfinished jobs are (the memory store's journal keeps the client).
+func TestMaxPerClientAfterRestart(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		opts := fastOptions(t)
+		opts.MaxPerClient = 1
+		m, _ := newManager(t, e.store, k, opts)
+		a := service.WithClient(context.Background(), "ip:192.0.2.1")
+		if _, err := m.Submit(a, "toy.squares", json.RawMessage(`{"n":4,"units":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		m2, _ := newManager(t, e.restart(), k, opts)
+		if _, err := m2.Submit(a, "toy.squares", json.RawMessage(`{"n":4,"units":2}`)); service.KindOf(err) != service.KindRateLimited {
+			t.Fatalf("after a restart: %v, want KindRateLimited", err)
+		}
+	})
+}

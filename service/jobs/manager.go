@@ -45,6 +45,11 @@ type Options struct {
 	// store: Submit refuses a job beyond it with KindBusy (503 and
 	// Retry-After) [0: no cap].
 	MaxActive int
+	// MaxPerClient caps the unfinished jobs of one client (the
+	// service.Client of Submit's context; none: no cap): Submit refuses
+	// a job beyond it with KindRateLimited (429 and Retry-After), so that
+	// one client cannot take every place under MaxActive [0: no cap].
+	MaxPerClient int
 
 	// forgetAfter is how long a consumer without pending units must have
 	// been idle before a starting worker deletes it [24h].
@@ -141,13 +146,21 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	}
 	s := state{
 		ID: newID(), Type: typ, Status: StatusQueued, Created: time.Now().UTC(),
-		Request: slices.Clone(request), Total: len(units),
+		Request: slices.Clone(request), Total: len(units), Client: service.Client(ctx),
 	}
 	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 	defer cancel()
-	if err := m.store.create(opCtx, s, units, m.opts.MaxActive); err != nil {
+	lim := limits{all: m.opts.MaxActive}
+	if s.Client != "" {
+		lim.client = m.opts.MaxPerClient
+	}
+	if err := m.store.create(opCtx, s, units, lim); err != nil {
 		var full *tooManyError
-		if errors.As(err, &full) {
+		switch {
+		case errors.As(err, &full) && full.client:
+			return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: busyRetry,
+				Message: fmt.Sprintf("you have %d unfinished jobs, the server's cap for one client: retry when some have ended (or cancel one)", full.active)}
+		case errors.As(err, &full):
 			return Job{}, &service.Error{Kind: service.KindBusy, RetryAfter: busyRetry,
 				Message: fmt.Sprintf("%d jobs are unfinished, the server's cap: retry when some have ended", full.active)}
 		}
@@ -165,8 +178,18 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 // busyRetry is the Retry-After of a job refused by Options.MaxActive.
 const busyRetry = 30 * time.Second
 
-// tooManyError is a store's refusal of a job beyond Options.MaxActive.
-type tooManyError struct{ active int }
+// limits are the caps a store's create enforces (0: none).
+type limits struct {
+	all    int // Options.MaxActive
+	client int // Options.MaxPerClient, for the job's client
+}
+
+// tooManyError is a store's refusal of a job beyond its limits: active
+// unfinished jobs, the client's own when client.
+type tooManyError struct {
+	active int
+	client bool
+}
 
 func (e *tooManyError) Error() string {
 	return fmt.Sprintf("jobs: %d unfinished jobs already", e.active)

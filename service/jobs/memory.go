@@ -77,12 +77,17 @@ func NewMemoryStore(dir string) (*MemoryStore, error) {
 	return s, nil
 }
 
-func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage, maxActive int) error {
+func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage, lim limits) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if maxActive > 0 {
-		if n := s.unfinished(); n >= maxActive {
+	if lim.all > 0 {
+		if n := s.unfinished(""); n >= lim.all {
 			return &tooManyError{active: n}
+		}
+	}
+	if lim.client > 0 && st.Client != "" {
+		if n := s.unfinished(st.Client); n >= lim.client {
+			return &tooManyError{active: n, client: true}
 		}
 	}
 	if err := s.append(st.ID, logRecord{Op: "create", Job: toLogJob(st), Units: units}); err != nil {
@@ -349,11 +354,12 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 	return nil
 }
 
-// unfinished counts the jobs queued or running (s.mu held).
-func (s *MemoryStore) unfinished() int {
+// unfinished counts the jobs queued or running, of client unless "" (s.mu
+// held).
+func (s *MemoryStore) unfinished(client string) int {
 	n := 0
 	for _, j := range s.jobs {
-		if !j.s.Status.Final() {
+		if !j.s.Status.Final() && (client == "" || j.s.Client == client) {
 			n++
 		}
 	}
@@ -384,10 +390,11 @@ type logJob struct {
 	Type    string          `json:"type"`
 	Created int64           `json:"created"`
 	Request json.RawMessage `json:"request"`
+	Client  string          `json:"client,omitempty"`
 }
 
 func toLogJob(st state) *logJob {
-	return &logJob{ID: st.ID, Type: st.Type, Created: st.Created.UnixMilli(), Request: st.Request}
+	return &logJob{ID: st.ID, Type: st.Type, Created: st.Created.UnixMilli(), Request: st.Request, Client: st.Client}
 }
 
 func (s *MemoryStore) path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
@@ -452,7 +459,7 @@ func (s *MemoryStore) replay() error {
 		r := &replayed{
 			st: state{
 				ID: id, Type: c.Job.Type, Status: StatusQueued, Created: time.UnixMilli(c.Job.Created).UTC(),
-				Request: c.Job.Request, Total: len(c.Units),
+				Request: c.Job.Request, Total: len(c.Units), Client: c.Job.Client,
 			},
 			units: c.Units, results: map[int]json.RawMessage{}, nodes: map[int]int64{},
 		}

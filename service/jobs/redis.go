@@ -40,6 +40,9 @@ func resultsKey(id string) string { return keyPrefix + id + ":results" }
 func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
 func unitsKey(id string) string   { return keyPrefix + id + ":units" }
 
+// clientKey is the set of a client's unfinished jobs' ids.
+func clientKey(client string) string { return activeKey + ":" + client }
+
 // RedisStore keeps jobs in Redis (see the package documentation for the
 // layout), so that workers on many machines share them. It needs Redis 7
 // or newer (XAUTOCLAIM that drops deleted entries) and one Redis, not a
@@ -87,36 +90,38 @@ func (r *RedisStore) ensureGroup(ctx context.Context) error {
 
 func isNoGroup(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOGROUP") }
 
-func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessage, maxActive int) error {
+func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessage, lim limits) error {
 	if err := r.ensureGroup(ctx); err != nil {
 		return err
 	}
 	w := min(len(units), r.window)
-	if maxActive > 0 {
-		// Counted with the job in: concurrent submissions each see the
-		// others, so the cap holds (at worst one backs off needlessly).
-		n, err := admitScript.Run(ctx, r.client, []string{activeKey}, s.ID, maxActive).Int()
+	if s.Client == "" {
+		lim.client = 0
+	}
+	admitted := lim.all > 0 || lim.client > 0
+	if admitted {
+		// Checked and counted in one script: concurrent submissions each
+		// see the others, so the caps hold.
+		full, err := r.admit(ctx, s, lim)
+		if err == nil && full != nil {
+			// The sets may hold ids of jobs that ended without leaving
+			// them (an older server's finish): tidy, then try once more.
+			if err = r.reconcile(ctx, s.Client); err == nil {
+				full, err = r.admit(ctx, s, lim)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		if n < 0 {
-			// Full: the set may hold ids of jobs that ended without
-			// leaving it (an older server's finish): tidy, then retry once.
-			if err := r.reconcile(ctx); err != nil {
-				return err
-			}
-			if n, err = admitScript.Run(ctx, r.client, []string{activeKey}, s.ID, maxActive).Int(); err != nil {
-				return err
-			}
-			if n < 0 {
-				return &tooManyError{active: -n}
-			}
+		if full != nil {
+			return full
 		}
 	}
 	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, jobKey(s.ID),
 			"id", s.ID, "type", s.Type, "status", string(s.Status),
-			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w)
+			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w,
+			"client", s.Client)
 		for i, u := range units[:w] {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
 		}
@@ -128,33 +133,66 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 			p.HSet(ctx, unitsKey(s.ID), rest...)
 		}
 		p.SAdd(ctx, activeKey, s.ID)
+		if s.Client != "" {
+			p.SAdd(ctx, clientKey(s.Client), s.ID)
+		}
 		return nil
 	})
-	if err != nil && maxActive > 0 {
-		r.client.SRem(context.WithoutCancel(ctx), activeKey, s.ID)
+	if err != nil && admitted {
+		bg := context.WithoutCancel(ctx)
+		r.client.SRem(bg, activeKey, s.ID)
+		if s.Client != "" {
+			r.client.SRem(bg, clientKey(s.Client), s.ID)
+		}
 	}
 	return err
 }
 
-// admitScript adds job ARGV[1] to the set of unfinished jobs when it holds
-// fewer than ARGV[2]; it returns the count with it, or minus the count
-// without it when full.
+// admitScript adds job ARGV[1] to the set of unfinished jobs (KEYS[1]) and
+// to its client's (KEYS[2]) when the first holds fewer than ARGV[2] and
+// the second fewer than ARGV[3] (0: no cap). It returns {0, 0} when it
+// did, else {1, count} for a full KEYS[1] or {2, count} for KEYS[2].
 var admitScript = redis.NewScript(`
 local n = redis.call('SCARD', KEYS[1])
-if n >= tonumber(ARGV[2]) then return -n end
+if tonumber(ARGV[2]) > 0 and n >= tonumber(ARGV[2]) then return {1, n} end
+if tonumber(ARGV[3]) > 0 then
+  local c = redis.call('SCARD', KEYS[2])
+  if c >= tonumber(ARGV[3]) then return {2, c} end
+  redis.call('SADD', KEYS[2], ARGV[1])
+end
 redis.call('SADD', KEYS[1], ARGV[1])
-return n + 1
+return {0, 0}
 `)
+
+// admit runs admitScript: nil when the job is in, else which cap is full.
+func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyError, error) {
+	v, err := admitScript.Run(ctx, r.client, []string{activeKey, clientKey(s.Client)}, s.ID, lim.all, lim.client).Int64Slice()
+	if err != nil || len(v) != 2 {
+		return nil, fmt.Errorf("jobs: admit: %v (%d values)", err, len(v))
+	}
+	if v[0] == 0 {
+		return nil, nil
+	}
+	return &tooManyError{active: int(v[1]), client: v[0] == 2}, nil
+}
 
 // reconcileScript keeps the set of unfinished jobs and the jobs' windows
 // true whoever else wrote: an id whose job is gone or final leaves the
 // set (and its units hash goes); a job with fewer than ARGV[1] units in
 // flight (queued, not finished) gets the next ones from its units hash
 // (a server of an earlier version finished its units without queuing
-// more). At most ARGV[2] jobs a call, from a random place in the set.
+// more). At most ARGV[2] jobs a call, from a random place in the set;
+// then the same many of client set KEYS[4] lose the ids of jobs gone or
+// final.
 var reconcileScript = redis.NewScript(`
 local prefix, stream, window = KEYS[1], KEYS[2], tonumber(ARGV[1])
 local queued = 0
+for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[4], tonumber(ARGV[2]))) do
+  local st = redis.call('HGET', prefix .. id, 'status')
+  if not st or (st ~= 'queued' and st ~= 'running') then
+    redis.call('SREM', KEYS[4], id)
+  end
+end
 for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[3], tonumber(ARGV[2]))) do
   local job = prefix .. id
   local st = redis.call('HGET', job, 'status')
@@ -185,12 +223,17 @@ return queued
 // reconcileBatch bounds the jobs one reconcile looks at.
 const reconcileBatch = 200
 
-// reconcile runs reconcileScript (see there).
-func (r *RedisStore) reconcile(ctx context.Context) error {
+// reconcile runs reconcileScript (see there), on client's set too
+// ("": none).
+func (r *RedisStore) reconcile(ctx context.Context, client string) error {
 	if err := r.ensureGroup(ctx); err != nil {
 		return err
 	}
-	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey}, r.window, reconcileBatch).Err()
+	cs := keyPrefix + "no-client" // an empty set
+	if client != "" {
+		cs = clientKey(client)
+	}
+	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey, cs}, r.window, reconcileBatch).Err()
 }
 
 func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
@@ -269,7 +312,7 @@ func (r *RedisStore) claim(ctx context.Context, consumer string, minIdle, block 
 		// Idle: a job's window may have run dry (see reconcileScript).
 		if r.lastReconcile.Load()+int64(time.Second) < time.Now().UnixNano() {
 			r.lastReconcile.Store(time.Now().UnixNano())
-			if err := r.reconcile(ctx); err != nil {
+			if err := r.reconcile(ctx, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -452,6 +495,8 @@ if not st then
 end
 if st ~= 'queued' and st ~= 'running' then return {0, st} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2])
+local client = redis.call('HGET', KEYS[1], 'client')
+if client and client ~= '' then redis.call('SREM', KEYS[5] .. ':' .. client, ARGV[6]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end

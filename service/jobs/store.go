@@ -11,10 +11,10 @@ import (
 // only ones: the Manager and the workers hold every rule, a store only
 // makes each step atomic.
 type Store interface {
-	// create stores a queued job and enqueues its units, atomically;
-	// with maxActive > 0 it refuses (a *tooManyError) when maxActive jobs
-	// are unfinished already, checked and counted in the same step.
-	create(ctx context.Context, s state, units []json.RawMessage, maxActive int) error
+	// create stores a queued job and enqueues its units, atomically; it
+	// refuses (a *tooManyError) a job beyond the caps of lim, checked and
+	// counted in the same step.
+	create(ctx context.Context, s state, units []json.RawMessage, lim limits) error
 	// load returns a job's state; found is false for unknown or expired
 	// jobs.
 	load(ctx context.Context, id string) (s state, found bool, err error)
