@@ -349,6 +349,20 @@ func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
 	if err != nil || second.JobID != first.JobID {
 		t.Fatalf("second: %v, job %q, want the first's %q", err, second.JobID, first.JobID)
 	}
+	// Another client, or the other player to move, gets a job of its own
+	// (the job's answer names the winner; its client may cancel it).
+	other, err := p.Analyze(service.WithClient(ctx, "ip:192.0.2.9"), q)
+	if err != nil || other.JobID == "" || other.JobID == first.JobID {
+		t.Fatalf("another client: %v, job %q (the first client's %q)", err, other.JobID, first.JobID)
+	}
+	q2 := q
+	q2.ToMove = "second"
+	flipped, err := p.Analyze(ctx, q2)
+	if err != nil || flipped.JobID == "" || flipped.JobID == first.JobID {
+		t.Fatalf("second to move: %v, job %q (first to move: %q)", err, flipped.JobID, first.JobID)
+	}
+	_, _ = jm.Cancel(ctx, other.JobID)
+	_, _ = jm.Cancel(ctx, flipped.JobID)
 	if _, err := jm.Cancel(ctx, first.JobID); err != nil {
 		t.Fatal(err)
 	}

@@ -653,6 +653,10 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 	}
 	sctx, cancel := context.WithTimeout(ctx, backgroundWait)
 	defer cancel()
+	// A job is shared by the requests of one client for one position,
+	// the player to move included: its answer names the winner, and the
+	// client may cancel it.
+	key += "|to_move=" + a.ToMove + "|client=" + Client(ctx)
 	if p.active != nil {
 		p.bgMu.Lock()
 		id, ok := p.bgJobs[key]

@@ -44,6 +44,9 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 			return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
 		}
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
+		// A caller's deadline (a background job's submission: 1 s) cuts
+		// a call short, not only the timeouts above.
+		opt.ContextTimeoutEnabled = true
 		client := redis.NewClient(opt)
 		store = jobs.NewRedisStore(client).Window(cfg.JobWindow)
 		closeStore = func() { _ = client.Close() }

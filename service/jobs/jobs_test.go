@@ -799,3 +799,26 @@ func TestMaxPerClientAfterRestart(t *testing.T) {
 		}
 	})
 }
+
+// TestRedisReconcileKeepsAdmitted: a job admitted under the caps but not
+// yet written (its submission's transaction under way) stays counted
+// when a refused submission reconciles meanwhile (a review had 15 jobs of
+// a client in against a cap of 10 from one burst).
+func TestRedisReconcileKeepsAdmitted(t *testing.T) {
+	e := backends[1].open(t)
+	rs := e.store.(*RedisStore)
+	ctx := context.Background()
+	s := state{ID: newID(), Client: "ip:192.0.2.1"}
+	if full, err := rs.admit(ctx, s, limits{all: 5, client: 1}); err != nil || full != nil {
+		t.Fatalf("admit: %v %v", full, err)
+	}
+	if err := rs.reconcile(ctx, s.Client); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := e.rdb.SIsMember(ctx, activeKey, s.ID).Result(); !ok {
+		t.Error("reconcile dropped an admitted job from the set of unfinished jobs")
+	}
+	if full, err := rs.admit(ctx, state{ID: newID(), Client: s.Client}, limits{all: 5, client: 1}); err != nil || full == nil || !full.client {
+		t.Errorf("the client's second job: %v %v, want its cap full", full, err)
+	}
+}

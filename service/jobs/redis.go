@@ -140,6 +140,7 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 	})
 	if err != nil && admitted {
 		bg := context.WithoutCancel(ctx)
+		r.client.Del(bg, jobKey(s.ID))
 		r.client.SRem(bg, activeKey, s.ID)
 		if s.Client != "" {
 			r.client.SRem(bg, clientKey(s.Client), s.ID)
@@ -150,8 +151,10 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 
 // admitScript adds job ARGV[1] to the set of unfinished jobs (KEYS[1]) and
 // to its client's (KEYS[2]) when the first holds fewer than ARGV[2] and
-// the second fewer than ARGV[3] (0: no cap). It returns {0, 0} when it
-// did, else {1, count} for a full KEYS[1] or {2, count} for KEYS[2].
+// the second fewer than ARGV[3] (0: no cap), and marks its hash (KEYS[3])
+// queued, so that a reconcile before the job is written keeps it. It
+// returns {0, 0} when it did, else {1, count} for a full KEYS[1] or
+// {2, count} for KEYS[2].
 var admitScript = redis.NewScript(`
 local n = redis.call('SCARD', KEYS[1])
 if tonumber(ARGV[2]) > 0 and n >= tonumber(ARGV[2]) then return {1, n} end
@@ -161,12 +164,13 @@ if tonumber(ARGV[3]) > 0 then
   redis.call('SADD', KEYS[2], ARGV[1])
 end
 redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[3], 'status', 'queued')
 return {0, 0}
 `)
 
 // admit runs admitScript: nil when the job is in, else which cap is full.
 func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyError, error) {
-	v, err := admitScript.Run(ctx, r.client, []string{activeKey, clientKey(s.Client)}, s.ID, lim.all, lim.client).Int64Slice()
+	v, err := admitScript.Run(ctx, r.client, []string{activeKey, clientKey(s.Client), jobKey(s.ID)}, s.ID, lim.all, lim.client).Int64Slice()
 	if err != nil || len(v) != 2 {
 		return nil, fmt.Errorf("jobs: admit: %v (%d values)", err, len(v))
 	}
