@@ -53,7 +53,7 @@ func TestSolveCommand(t *testing.T) {
 			want: map[string]any{"type": "/problems/validation", "status": 400.0}, err: "400 Bad Request"},
 		{name: "too large a body", cmd: "solve", args: []string{"--data-dir", unused, "--max-body", "1KiB", "polyomino", `{"game":"pentominoes","board":["` + strings.Repeat(".", 2000) + `"]}`},
 			want: map[string]any{"status": 413.0}, err: "413"},
-		{name: "background without Redis: no job, the answer says why", cmd: "solve", args: []string{"--data-dir", unused, "polyomino", `{"game":"pentominoes","moves":["I:a1,b1,c1,d1,e1"],"budget_ms":50,"background":true}`},
+		{name: "background without Redis: no job, the answer says why", cmd: "solve", args: []string{"--data-dir", unused, "polyomino", `{"game":"pentominoes","width":9,"height":8,"budget_ms":50,"background":true}`},
 			want: map[string]any{"result": "unknown", "job_error": "no job: without REDIS_URL nothing would run it after this command (POST the request to a server, or set REDIS_URL to queue it for the workers)"}},
 		{name: "too large a body on stdin", cmd: "tile", stdin: strings.Repeat(" ", 2000) + "{}", args: []string{"--max-body", "1KiB"}, err: "more than 1024 bytes"},
 		{name: "a flag after the operation", cmd: "solve", args: []string{"polyomino", "--max-budget", "1s", "{}"}, err: "flags come first"},
