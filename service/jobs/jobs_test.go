@@ -822,3 +822,24 @@ func TestRedisReconcileKeepsAdmitted(t *testing.T) {
 		t.Errorf("the client's second job: %v %v, want its cap full", full, err)
 	}
 }
+
+// TestRedisLostData: a unit running when Redis loses its data (a restart
+// without it) stops at the next heartbeat, its claim gone with the
+// stream, and the worker takes the next jobs (it used to search on, up to
+// the unit's hour, while later jobs waited).
+func TestRedisLostData(t *testing.T) {
+	e := backends[1].open(t)
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	m, _ := newManager(t, e.store, k, fastOptions(t))
+	submit(t, m, `{"n":4,"units":1}`)
+	startWorker(t, m, "w", 1)
+	waitFor(t, "the unit running", func() bool { return total(k.get(k.started)) == 1 })
+	if err := e.rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the unit stopped", func() bool { return total(k.get(k.canceled)) == 1 })
+	close(gate)
+	j := submit(t, m, `{"n":5,"units":1}`)
+	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 5)
+}

@@ -427,6 +427,12 @@ func (r *RedisStore) heartbeat(ctx context.Context, d *delivery, consumer string
 	v, err := heartbeatScript.Run(ctx, r.client,
 		[]string{streamKey, jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID)},
 		groupName, consumer, d.EntryID, d.Unit, nodes).Slice()
+	if isNoGroup(err) {
+		// Redis lost the stream (a restart without its data): the unit's
+		// entry is gone with it, and so is its claim.
+		r.hasGroup.Store(false)
+		return false, "", nil
+	}
 	if err != nil {
 		return false, "", err
 	}
