@@ -626,17 +626,24 @@ func TestJobsTakeTurns(t *testing.T) {
 	})
 }
 
+// cappedManager is a manager of gated toy.squares jobs (their units wait
+// for gate) with the caps set sets.
+func cappedManager(t *testing.T, e *env, set func(*Options)) (*Manager, chan struct{}) {
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	opts := fastOptions(t)
+	set(&opts)
+	m, _ := newManager(t, e.store, k, opts)
+	return m, gate
+}
+
 // TestMaxActive: a job beyond Options.MaxActive unfinished ones is
 // refused with KindBusy and a Retry-After, also when 40 come at once (the
 // count and the creation are one step: a review had 40 of 40 accepted
 // with a cap of 3); once one ends, one is taken.
 func TestMaxActive(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		k := newSquares()
-		gate := k.gated(make(chan struct{}))
-		opts := fastOptions(t)
-		opts.MaxActive = 3
-		m, _ := newManager(t, e.store, k, opts)
+		m, gate := cappedManager(t, e, func(o *Options) { o.MaxActive = 3 })
 		ctx := context.Background()
 		a := submit(t, m, `{"n":4,"units":2}`)
 		var wg sync.WaitGroup
@@ -744,11 +751,7 @@ func TestMemoryCrashAfterLastResult(t *testing.T) {
 // no such cap.
 func TestMaxPerClient(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		k := newSquares()
-		gate := k.gated(make(chan struct{}))
-		opts := fastOptions(t)
-		opts.MaxPerClient = 2
-		m, _ := newManager(t, e.store, k, opts)
+		m, gate := cappedManager(t, e, func(o *Options) { o.MaxPerClient = 2 })
 		a, b := service.WithClient(context.Background(), "ip:192.0.2.1"), service.WithClient(context.Background(), "key:0123")
 		req := json.RawMessage(`{"n":4,"units":2}`)
 		first, err := m.Submit(a, "toy.squares", req)
