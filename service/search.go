@@ -54,8 +54,15 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	// Concurrent requests share a search only with the same budget: its
 	// answer, when not proven, is what that budget found.
 	flight := key + "|budget=" + budget.String()
-	valid := func(raw []byte) bool { return validCached[T](s, raw) }
-	raw, origin, err := s.Loader.LoadChecked(ctx, key, flight, valid, func(ctx context.Context) ([]byte, bool, error) {
+	// A cache hit is decoded once, by the check that vets it (this
+	// goroutine's only: LoadChecked calls it before any flight).
+	var hit T
+	vetHit := func(raw []byte) bool {
+		v, ok := validCached[T](s, raw)
+		hit = v
+		return ok
+	}
+	raw, origin, err := s.Loader.LoadChecked(ctx, key, flight, vetHit, func(ctx context.Context) ([]byte, bool, error) {
 		release, err := s.Slots.Acquire(ctx)
 		if err != nil {
 			return nil, false, err
@@ -63,8 +70,10 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		defer release()
 		// Another budget's search may have proven it while this one
 		// waited for the slot.
-		if v, ok, _ := s.Loader.Cache().Get(ctx, key); ok && valid(v) {
-			return v, false, nil
+		if v, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
+			if _, valid := validCached[T](s, v); valid {
+				return v, false, nil
+			}
 		}
 		bctx, cancel := context.WithTimeout(ctx, budget)
 		defer cancel()
@@ -87,29 +96,33 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	if err != nil {
 		return zero, "", err
 	}
+	if origin == cache.Cached {
+		return hit, SourceCache, nil
+	}
 	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return zero, "", fmt.Errorf("decode %s answer: %w", game, err)
 	}
-	if origin == cache.Cached {
-		return v, SourceCache, nil
-	}
 	return v, SourceSearch, nil
 }
 
-// validCached reports whether raw is a cached answer of type T (counted
-// in the cache metrics as outcome invalid when not).
-func validCached[T any](s *Searcher, raw []byte) bool {
-	_, ok := decodeFinal[T](raw)
+// validCached decodes raw as a cached answer of type T, and reports
+// whether it is one (counted in the cache metrics as outcome invalid when
+// not).
+func validCached[T any](s *Searcher, raw []byte) (T, bool) {
+	v, ok := decodeFinal[T](raw)
 	if !ok && s.Metrics != nil {
 		s.Metrics.CacheResults.WithLabelValues("answer", "invalid").Inc()
 	}
-	return ok
+	return v, ok
 }
 
 // validAnswer is validCached for the polyomino and capture answers of
 // job units.
-func (s *Searcher) validAnswer(raw []byte) bool { return validCached[PolyominoAnswer](s, raw) }
+func (s *Searcher) validAnswer(raw []byte) bool {
+	_, ok := validCached[PolyominoAnswer](s, raw)
+	return ok
+}
 
 // finalAnswer is an answer type that says whether a value of it may come
 // from the cache: the cache only ever stores final answers, so one that
