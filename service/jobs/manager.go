@@ -175,10 +175,12 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	return s.view(time.Now()), nil
 }
 
-// busyRetry is the Retry-After of a job refused by Options.MaxActive.
+// busyRetry is the Retry-After of a job refused by Options.MaxActive or
+// Options.MaxPerClient.
 const busyRetry = 30 * time.Second
 
-// limits are the caps a store's create enforces (0: none).
+// limits are the caps a store's create enforces (0: none; Submit leaves
+// client 0 for a job without a client).
 type limits struct {
 	all    int // Options.MaxActive
 	client int // Options.MaxPerClient, for the job's client

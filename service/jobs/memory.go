@@ -85,7 +85,7 @@ func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessag
 			return &tooManyError{active: n}
 		}
 	}
-	if lim.client > 0 && st.Client != "" {
+	if lim.client > 0 {
 		if n := s.unfinished(st.Client); n >= lim.client {
 			return &tooManyError{active: n, client: true}
 		}

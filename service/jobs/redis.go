@@ -95,9 +95,6 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 		return err
 	}
 	w := min(len(units), r.window)
-	if s.Client == "" {
-		lim.client = 0
-	}
 	admitted := lim.all > 0 || lim.client > 0
 	if admitted {
 		// Checked and counted in one script: concurrent submissions each
@@ -188,7 +185,7 @@ func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyEr
 // more). At most ARGV[2] jobs a call, from a random place in the set;
 // then the same many of client set KEYS[4] lose the ids of jobs gone or
 // final.
-var reconcileScript = redis.NewScript(`
+var reconcileScript = redis.NewScript(refillLua + `
 local prefix, stream, window = KEYS[1], KEYS[2], tonumber(ARGV[1])
 local queued = 0
 for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[4], tonumber(ARGV[2]))) do
@@ -204,21 +201,7 @@ for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[3], tonumber(ARGV[2]))) do
     redis.call('SREM', KEYS[3], id)
     redis.call('DEL', job .. ':units')
   else
-    local q = tonumber(redis.call('HGET', job, 'queued') or '-1')
-    local total = tonumber(redis.call('HGET', job, 'total') or '0')
-    if q >= 0 then
-      local done = redis.call('HLEN', job .. ':results')
-      while q < total and q - done < window do
-        local p = redis.call('HGET', job .. ':units', q)
-        if p then
-          redis.call('XADD', stream, '*', 'job', id, 'unit', q, 'payload', p)
-          redis.call('HDEL', job .. ':units', q)
-          queued = queued + 1
-        end
-        q = q + 1
-      end
-      redis.call('HSET', job, 'queued', q)
-    end
+    queued = queued + refill(job, id, stream, window)
   end
 end
 return queued
@@ -227,17 +210,13 @@ return queued
 // reconcileBatch bounds the jobs one reconcile looks at.
 const reconcileBatch = 200
 
-// reconcile runs reconcileScript (see there), on client's set too
-// ("": none).
+// reconcile runs reconcileScript (see there), on client's set too (""
+// names a set never written: none).
 func (r *RedisStore) reconcile(ctx context.Context, client string) error {
 	if err := r.ensureGroup(ctx); err != nil {
 		return err
 	}
-	cs := keyPrefix + "no-client" // an empty set
-	if client != "" {
-		cs = clientKey(client)
-	}
-	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey, cs}, r.window, reconcileBatch).Err()
+	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey, clientKey(client)}, r.window, reconcileBatch).Err()
 }
 
 func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
@@ -444,23 +423,43 @@ func (r *RedisStore) heartbeat(ctx context.Context, d *delivery, consumer string
 	return owned == 1, Status(st), nil
 }
 
-// completeScript writes a unit's result and nodes once (ARGV[4] = "1") and
-// returns {status, results} while the job is unfinished, {status} after.
-var completeScript = redis.NewScript(`
+// refillLua defines refill(job, id, stream, window), shared by the
+// scripts that keep a job's window full: while fewer than window units of
+// job id (its hash key job) are in flight (queued, no result yet), its
+// next unit moves from its units hash to the stream. Jobs created without
+// a window (no "queued" field) have every unit in the stream already.
+const refillLua = `
+local function refill(job, id, stream, window)
+  local q = tonumber(redis.call('HGET', job, 'queued') or '-1')
+  if q < 0 then return 0 end
+  local total = tonumber(redis.call('HGET', job, 'total') or '0')
+  local done = redis.call('HLEN', job .. ':results')
+  local n = 0
+  while q < total and q - done < window do
+    local p = redis.call('HGET', job .. ':units', q)
+    if p then
+      redis.call('XADD', stream, '*', 'job', id, 'unit', q, 'payload', p)
+      redis.call('HDEL', job .. ':units', q)
+      n = n + 1
+    end
+    q = q + 1
+  end
+  redis.call('HSET', job, 'queued', q)
+  return n
+end
+`
+
+// completeScript writes a unit's result and nodes once (ARGV[4] = "1"),
+// then refills the job's window (the unit just finished leaves a place),
+// and returns {status, results} while the job is unfinished, {status}
+// after.
+var completeScript = redis.NewScript(refillLua + `
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return {''} end
 if st ~= 'queued' and st ~= 'running' then return {st} end
 if ARGV[4] == '1' and redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
-  local q = tonumber(redis.call('HGET', KEYS[1], 'queued') or '-1')
-  if q >= 0 and q < tonumber(redis.call('HGET', KEYS[1], 'total')) then
-    local p = redis.call('HGET', KEYS[4], q)
-    if p then
-      redis.call('XADD', KEYS[5], '*', 'job', ARGV[5], 'unit', q, 'payload', p)
-      redis.call('HDEL', KEYS[4], q)
-    end
-    redis.call('HSET', KEYS[1], 'queued', q + 1)
-  end
+  refill(KEYS[1], ARGV[5], KEYS[4], tonumber(ARGV[6]))
 end
 return {st, redis.call('HGETALL', KEYS[2])}
 `)
@@ -471,8 +470,8 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 		write = "1"
 	}
 	v, err := completeScript.Run(ctx, r.client,
-		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID), unitsKey(d.JobID), streamKey},
-		d.Unit, []byte(result), nodes, write, d.JobID).Slice()
+		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID), streamKey},
+		d.Unit, []byte(result), nodes, write, d.JobID, r.window).Slice()
 	if err != nil {
 		return "", nil, err
 	}
