@@ -569,14 +569,16 @@ func preferFirst(moves []*rootMove, prefer []Move) {
 			rank[m.String()] = i
 		}
 	}
-	of := func(rm *rootMove) int {
+	// Each root move's rank, found once (not at every comparison).
+	of := make(map[*rootMove]int, len(moves))
+	for _, rm := range moves {
 		best := len(prefer)
 		for _, m := range rm.class {
 			if r, ok := rank[m.String()]; ok && r < best {
 				best = r
 			}
 		}
-		return best
+		of[rm] = best
 	}
-	sort.SliceStable(moves, func(i, j int) bool { return of(moves[i]) < of(moves[j]) })
+	sort.SliceStable(moves, func(i, j int) bool { return of[moves[i]] < of[moves[j]] })
 }
