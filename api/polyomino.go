@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"reflect"
@@ -246,12 +247,29 @@ func (h *handlers) polyominoAnalyze(c *gin.Context) {
 		refuseKey(c, "background: true starts a job, and jobs need a valid API key in the X-API-Key header on this server (without background, no key is needed)")
 		return
 	}
-	a, err := h.deps.Polyomino.Analyze(c.Request.Context(), fromPolyominoRequest(req))
+	ctx, done := service.HoldAssembly(c.Request.Context())
+	defer done()
+	a, err := h.deps.Polyomino.Analyze(ctx, fromPolyominoRequest(req))
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, toPolyominoAnalysis(a, req.AllMoves))
+	h.assembled(ctx, c, len(a.Moves), func() any { return toPolyominoAnalysis(a, req.AllMoves) })
+}
+
+// assembled writes the answer out builds, for an answer of n moves: a big
+// one waits for a place in the service's assembly gate first
+// (service.Assembly; at once when ctx holds one already, see
+// service.HoldAssembly), so that a flood of them leaves the cores to cheap
+// requests.
+func (h *handlers) assembled(ctx context.Context, c *gin.Context, n int, out func() any) {
+	release, err := h.deps.Polyomino.Assemble(ctx, n)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	defer release()
+	c.JSON(http.StatusOK, out())
 }
 
 func fromPolyominoRequest(r PolyominoRequest) service.PolyominoQuery {
@@ -424,7 +442,9 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 	if !decodeJSON(c, &req) {
 		return
 	}
-	m, err := h.deps.Polyomino.Moves(c.Request.Context(), fromPolyominoRequest(req))
+	ctx, done := service.HoldAssembly(c.Request.Context())
+	defer done()
+	m, err := h.deps.Polyomino.Moves(ctx, fromPolyominoRequest(req))
 	if err != nil {
 		fail(c, err)
 		return
@@ -434,5 +454,5 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 		d := m.DistinctUpToSymmetry
 		out.DistinctUpToSymmetry = &d
 	}
-	c.JSON(http.StatusOK, out)
+	h.assembled(ctx, c, len(m.Moves), func() any { return out })
 }

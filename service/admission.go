@@ -96,3 +96,94 @@ func gaugeAdd(g prometheus.Gauge, v float64) {
 		g.Add(v)
 	}
 }
+
+// Assembly bounds the goroutines that assemble big answers outside the
+// solver slots: decoding a shared or cached answer of megabytes of JSON,
+// mapping its tens of thousands of moves onto the position asked about,
+// encoding it. A flood of such answers (the hexominoes opening with
+// all_moves: 1 MB, 14,589 moves, cheap to compute once and share) would
+// otherwise keep every core busy with assembly and starve the cheap
+// requests and the health checks, which the solver slots alone protect
+// from a flood of searches. A big answer waits for a place as long as its
+// request lives (the work is done; refusing it would waste it); small
+// answers never wait. A nil *Assembly never waits.
+type Assembly struct {
+	run     chan struct{}
+	waiting prometheus.Gauge
+}
+
+// Answers at least this big (bytes of JSON, or moves) are assembled in
+// the gate.
+const (
+	BigAnswerBytes = 64 << 10
+	BigAnswerMoves = 1000
+)
+
+// NewAssembly returns a gate of n places (at least one); m may be nil.
+func NewAssembly(n int, m *Metrics) *Assembly {
+	a := &Assembly{run: make(chan struct{}, max(n, 1))}
+	if m != nil {
+		a.waiting = m.AssemblyWaiting
+	}
+	return a
+}
+
+// Enter returns when an answer may be assembled: at once when it is not
+// big, else when a place is free (ctx's error if it ends first). release
+// must be called exactly once, after the assembly.
+func (a *Assembly) Enter(ctx context.Context, big bool) (release func(), err error) {
+	if a == nil || !big {
+		return func() {}, nil
+	}
+	if h, ok := ctx.Value(holdKey{}).(*hold); ok {
+		// The request keeps its place to its end: entered once, released
+		// by HoldAssembly's done.
+		if h.release == nil {
+			r, err := a.enter(ctx)
+			if err != nil {
+				return nil, err
+			}
+			h.release = r
+		}
+		return func() {}, nil
+	}
+	return a.enter(ctx)
+}
+
+func (a *Assembly) enter(ctx context.Context) (release func(), err error) {
+	select {
+	case a.run <- struct{}{}:
+		return a.leave, nil
+	default:
+	}
+	gaugeAdd(a.waiting, 1)
+	defer gaugeAdd(a.waiting, -1)
+	select {
+	case a.run <- struct{}{}:
+		return a.leave, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (a *Assembly) leave() { <-a.run }
+
+type holdKey struct{}
+
+// hold is a request's place in the assembly gate, once it has one.
+type hold struct{ release func() }
+
+// HoldAssembly returns a context in which a request's steps with a big
+// answer (decoding it, mapping it, encoding it) take the assembly gate once
+// and keep their place until done is called, at the end of the request:
+// the requests waiting then finish in turn, instead of all queuing again
+// at each step and finishing together, late.
+func HoldAssembly(ctx context.Context) (context.Context, func()) {
+	h := &hold{}
+	return context.WithValue(ctx, holdKey{}, h), func() {
+		if h.release != nil {
+			h.release()
+			h.release = nil
+		}
+	}
+}

@@ -15,8 +15,10 @@ type Metrics struct {
 	SlotsInUse   prometheus.Gauge
 	SlotsWaiting prometheus.Gauge
 	SlotsRefused prometheus.Counter
-	RedisUp      prometheus.Gauge
-	Jobs         *prometheus.CounterVec // type, status
+	// AssemblyWaiting: big answers waiting to be assembled (Assembly).
+	AssemblyWaiting prometheus.Gauge
+	RedisUp         prometheus.Gauge
+	Jobs            *prometheus.CounterVec // type, status
 }
 
 // NewMetrics registers the service metrics on reg.
@@ -35,6 +37,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Wall time of solver searches, by game and whether they proved the value.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
 		}, []string{"game", "proven"}),
+		AssemblyWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "assembly_waiting",
+			Help: "Big answers (megabytes of JSON, thousands of moves) waiting for a place to be decoded, mapped and encoded.",
+		}),
 		SlotsInUse: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "gamesolver", Name: "solver_slots_in_use", Help: "Solver slots taken now.",
 		}),
@@ -51,7 +57,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Namespace: "gamesolver", Name: "jobs_total", Help: "Jobs by type and final or initial status.",
 		}, []string{"type", "status"}),
 	}
-	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.Jobs)
+	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.AssemblyWaiting, m.Jobs)
 	return m
 }
 

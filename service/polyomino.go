@@ -388,7 +388,12 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if source == SourceCache {
 		p.completePlies(ctx, key, &canon, pos, budget)
 	}
+	release, err := p.search.Assembly.Enter(ctx, len(canon.Moves) >= BigAnswerMoves)
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
 	a := fromCanonical(canon, pos)
+	release()
 	a.Source = source
 	if q.Background && !a.Proven && beyondJobs(pos) {
 		a.JobError = errBeyondJobs
@@ -791,8 +796,15 @@ type PolyominoMoves struct {
 	Board     []string
 }
 
+// Assemble returns when an answer of n moves may be encoded: at once when
+// it is small, else when the searcher's assembly gate has a place (see
+// Assembly). release must be called after the encoding.
+func (p *Polyomino) Assemble(ctx context.Context, n int) (release func(), err error) {
+	return p.search.Assembly.Enter(ctx, n >= BigAnswerMoves)
+}
+
 // Moves lists the legal moves and counts them up to the board's symmetries.
-func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, error) {
+func (p *Polyomino) Moves(ctx context.Context, q PolyominoQuery) (PolyominoMoves, error) {
 	if err := checkBudget(q.BudgetMs); err != nil {
 		return PolyominoMoves{}, err
 	}
@@ -804,6 +816,11 @@ func (p *Polyomino) Moves(_ context.Context, q PolyominoQuery) (PolyominoMoves, 
 		return PolyominoMoves{}, err
 	}
 	moves := pos.LegalMoves()
+	release, err := p.Assemble(ctx, len(moves))
+	if err != nil {
+		return PolyominoMoves{}, err
+	}
+	defer release()
 	out := PolyominoMoves{Count: len(moves), DistinctUpToSymmetry: len(pos.SymmetryClasses()), Moves: make([]string, len(moves)),
 		ToMove: pos.ToMove().String(), Board: pos.Board()}
 	for i, m := range moves {

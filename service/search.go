@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gamesolver/gamesolver/service/cache"
 )
@@ -31,6 +33,38 @@ type Searcher struct {
 	// the budget (0: 200 ms); in a job's unit a quarter of the proof's
 	// time and at least this long (0: no minimum).
 	MinLengthTime time.Duration
+	// Assembly bounds the decoding, mapping and encoding of big answers
+	// outside the slots (nil: unbounded).
+	Assembly *Assembly
+
+	// shared is the last big search answer decoded, for the other
+	// requests of its flight.
+	shared sharedDecode
+}
+
+// sharedDecode holds the last big search answer decoded, by the address
+// of its bytes: the requests that share a flight's search receive the same
+// bytes, and the first of them to decode them serves the others. The value
+// is then shared: read-only.
+type sharedDecode struct {
+	mu  sync.Mutex
+	raw *byte
+	v   any
+}
+
+func (d *sharedDecode) get(raw []byte) (any, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.raw == nil || d.raw != unsafe.SliceData(raw) {
+		return nil, false
+	}
+	return d.v, true
+}
+
+func (d *sharedDecode) put(raw []byte, v any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.raw, d.v = unsafe.SliceData(raw), v
 }
 
 // searchOutcome is what a computation reports besides its answer.
@@ -48,6 +82,8 @@ const (
 // runCached answers key from the cache or by compute. compute runs with a
 // slot taken and ctx bounded by the budget; it returns its answer, the
 // nodes searched and whether the answer is final (proven and complete).
+// A big answer may be shared with the other requests of its flight: its
+// slices are read-only.
 func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget time.Duration,
 	compute func(ctx context.Context) (T, int64, bool, error)) (T, string, error) {
 	var zero T
@@ -58,6 +94,11 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	// goroutine's only: LoadChecked calls it before any flight).
 	var hit T
 	vetHit := func(raw []byte) bool {
+		release, err := s.Assembly.Enter(ctx, len(raw) >= BigAnswerBytes)
+		if err != nil {
+			release = func() {} // the request is ending; its error comes next
+		}
+		defer release()
 		v, ok := validCached[T](s, raw)
 		hit = v
 		return ok
@@ -99,9 +140,25 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	if origin == cache.Cached {
 		return hit, SourceCache, nil
 	}
+	big := len(raw) >= BigAnswerBytes
+	release, err := s.Assembly.Enter(ctx, big)
+	if err != nil {
+		return zero, "", err
+	}
+	defer release()
+	if big {
+		if v, ok := s.shared.get(raw); ok {
+			if v, ok := v.(T); ok {
+				return v, SourceSearch, nil
+			}
+		}
+	}
 	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return zero, "", fmt.Errorf("decode %s answer: %w", game, err)
+	}
+	if big {
+		s.shared.put(raw, v)
 	}
 	return v, SourceSearch, nil
 }

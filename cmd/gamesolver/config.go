@@ -73,7 +73,7 @@ func (c *config) settings() []setting {
 		{flag: "max-body", env: "GAMESOLVER_MAX_BODY", usage: "largest request body in bytes (suffixes KiB, MiB)", value: (*bytesValue)(&c.MaxBodyBytes)},
 		{flag: "default-budget", env: "GAMESOLVER_DEFAULT_BUDGET", usage: "search time budget when a request gives none", value: (*durationValue)(&c.DefaultBudget)},
 		{flag: "max-budget", env: "GAMESOLVER_MAX_BUDGET", usage: "server-side cap on any request's search budget", value: (*durationValue)(&c.MaxBudget)},
-		{flag: "solver-slots", env: "GAMESOLVER_SOLVER_SLOTS", usage: "searches running at once (default: one core is left to cheap requests)", value: (*intValue)(&c.SolverSlots)},
+		{flag: "solver-slots", env: "GAMESOLVER_SOLVER_SLOTS", usage: "searches running at once, and big answers (thousands of moves) assembled at once (default: one core is left to cheap requests)", value: (*intValue)(&c.SolverSlots)},
 		{flag: "solver-workers", env: "GAMESOLVER_SOLVER_WORKERS", usage: "goroutines of one request's search", value: (*intValue)(&c.SolverWorkers)},
 		{flag: "job-workers", env: "GAMESOLVER_JOB_WORKERS", usage: "goroutines of one job unit's search (0: every core; serve's in-process worker defaults to solver-workers)", value: (*intValue)(&c.JobWorkers)},
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},

@@ -165,8 +165,11 @@ func start(name string, args []string, getenv func(string) string) (config, *zap
 // newSearcher runs request searches over the cache c.
 func newSearcher(cfg config, c cache.Cache, m *service.Metrics) *service.Searcher {
 	return &service.Searcher{
-		Loader:       cache.NewLoader(c, cfg.CacheTTL),
-		Slots:        service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, m),
+		Loader: cache.NewLoader(c, cfg.CacheTTL),
+		Slots:  service.NewSlots(cfg.SolverSlots, cfg.SolverQueue, cfg.QueueWait, m),
+		// Big answers are assembled as many at once as searches run,
+		// leaving the other cores to the cheap requests too.
+		Assembly:     service.NewAssembly(cfg.SolverSlots, m),
 		Budgets:      service.Budgets{Default: cfg.DefaultBudget, Max: cfg.MaxBudget},
 		Metrics:      m,
 		Workers:      cfg.SolverWorkers,

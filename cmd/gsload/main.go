@@ -41,6 +41,7 @@ func main() {
 	baseline := flag.Bool("baseline", false, "also measure a bare gin handler in this process, first")
 	seed := flag.Uint64("seed", 1, "random seed for the positions")
 	flood := flag.Int("flood", 0, "also measure the scenario while this many clients flood the server with expensive hexomino analyses (2 s budget each)")
+	floodKind := flag.String("flood-kind", "search", "what the flood asks: search (a hexomino analysis each client of its own, 2 s budget: solver-bound) or huge (the hexominoes opening with all_moves, the same for every client: a 1 MB answer of 14,589 moves each, assembly-bound)")
 	flag.Parse()
 
 	reqs, err := prepare(*scenario, *seed)
@@ -62,7 +63,12 @@ func main() {
 	if *flood > 0 {
 		alone := drive(*url, reqs, *duration, *concurrency)
 		alone.print("gamesolver " + *scenario + " alone")
-		stop, report := startFlood(*url, *flood)
+		body, ok := floodBodies[*floodKind]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "gsload: --flood-kind %q: expected search or huge\n", *floodKind)
+			os.Exit(2)
+		}
+		stop, report := startFlood(*url, *flood, body)
 		during := drive(*url, reqs, *duration, *concurrency)
 		stop()
 		during.print(fmt.Sprintf("gamesolver %s during a flood of %d expensive clients", *scenario, *flood))
@@ -74,8 +80,14 @@ func main() {
 	drive(*url, reqs, *duration, *concurrency).print("gamesolver " + *scenario)
 }
 
-// startFlood runs n clients sending expensive searches until stopped.
-func startFlood(base string, n int) (stop func(), report func()) {
+// floodBodies are the flood's requests by kind, for client i.
+var floodBodies = map[string]func(i int) string{
+	"search": func(i int) string { return fmt.Sprintf(`{"game":"hexominoes","seed":%d,"budget_ms":2000}`, i) },
+	"huge":   func(int) string { return `{"game":"hexominoes","all_moves":true,"budget_ms":1000}` },
+}
+
+// startFlood runs n clients sending expensive requests until stopped.
+func startFlood(base string, n int, body func(i int) string) (stop func(), report func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	statuses := map[int]int{}
@@ -85,7 +97,7 @@ func startFlood(base string, n int) (stop func(), report func()) {
 		go func(i int) {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/polyomino/analyze", bytes.NewReader([]byte(fmt.Sprintf(`{"game":"hexominoes","seed":%d,"budget_ms":2000}`, i))))
+				req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/polyomino/analyze", bytes.NewReader([]byte(body(i))))
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {

@@ -1,6 +1,9 @@
 package polyomino
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // PieceInfo describes a piece for listings.
 type PieceInfo struct {
@@ -116,7 +119,7 @@ func (f Frame) ToCanonical(m Move) Move {
 		d := f.t.Apply(c)
 		out.Cells[i] = Cell{d.X - f.dx, d.Y - f.dy}
 	}
-	out.Cells = sortedCells(out.Cells)
+	slices.SortFunc(out.Cells, readingOrder) // a copy of its own
 	return out
 }
 
@@ -126,7 +129,7 @@ func (f Frame) FromCanonical(m Move) Move {
 	for i, c := range m.Cells {
 		out.Cells[i] = f.inv.Apply(Cell{c.X + f.dx, c.Y + f.dy})
 	}
-	out.Cells = sortedCells(out.Cells)
+	slices.SortFunc(out.Cells, readingOrder) // a copy of its own
 	return out
 }
 

@@ -76,32 +76,38 @@ func NewGame(cfg Config) (*Game, error) {
 	}
 	key := r.fingerprint()
 	gameCache.Lock()
-	g, ok := gameCache.m[key]
-	gameCache.Unlock()
-	if ok {
-		return g, nil
-	}
-	if g, err = buildGame(r); err != nil {
-		return nil, err
-	}
-	gameCache.Lock()
-	if len(gameCache.m) >= 64 {
-		for k := range gameCache.m { // drop an arbitrary entry
-			delete(gameCache.m, k)
-			break
+	e, ok := gameCache.m[key]
+	if !ok {
+		if len(gameCache.m) >= 64 {
+			for k := range gameCache.m { // drop an arbitrary entry
+				delete(gameCache.m, k)
+				break
+			}
 		}
+		e = &gameEntry{}
+		gameCache.m[key] = e
 	}
-	gameCache.m[key] = g
 	gameCache.Unlock()
-	return g, nil
+	// Concurrent first requests for a configuration wait for one build
+	// (a hundred clients arriving at once used to build it a hundred
+	// times, stalling every other request for most of a second).
+	e.once.Do(func() { e.g, e.err = buildGame(r) })
+	return e.g, e.err
 }
 
 // gameCache keeps recently compiled games: compiling the hexomino preset
 // takes milliseconds, a request should not pay for it every time.
 var gameCache = struct {
 	sync.Mutex
-	m map[string]*Game
-}{m: map[string]*Game{}}
+	m map[string]*gameEntry
+}{m: map[string]*gameEntry{}}
+
+// gameEntry is a game of the cache, built once.
+type gameEntry struct {
+	once sync.Once
+	g    *Game
+	err  error
+}
 
 func buildGame(r *resolved) (*Game, error) {
 	g := &Game{cfg: r.cfg, geo: r.geo, set: r.set, hands: r.hands, pool: r.cfg.Pool,

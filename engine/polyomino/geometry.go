@@ -111,11 +111,14 @@ func mapCells(m []int, b Bits) Bits {
 
 // String names the cell in notation: column letter from 'a', row number
 // from 1 at the top.
-func (c Cell) String() string {
+func (c Cell) String() string { return string(c.appendTo(nil)) }
+
+// appendTo appends the cell's name to b.
+func (c Cell) appendTo(b []byte) []byte {
 	if c.X < 0 || c.X >= 26 || c.Y < 0 {
-		return fmt.Sprintf("(%d,%d)", c.X, c.Y)
+		return fmt.Appendf(b, "(%d,%d)", c.X, c.Y)
 	}
-	return string(rune('a'+c.X)) + strconv.Itoa(c.Y+1)
+	return strconv.AppendInt(append(b, byte('a'+c.X)), int64(c.Y+1), 10)
 }
 
 // ParseCell reads a cell name such as "a1" or "p16" (any case). It checks

@@ -2,6 +2,7 @@ package polyomino
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -150,6 +151,38 @@ func sameValueInClass(t *testing.T, pos *Position, classes [][]Move) {
 			} else if v != want {
 				t.Errorf("%s: %d, but %s of its class: %d", m, v, c[0], want)
 			}
+		}
+	}
+}
+
+// Concurrent first uses of a configuration build its game once and share
+// it (they used to build it each, a hundred clients at once stalling the
+// server for most of a second).
+func TestNewGameBuildsOnce(t *testing.T) {
+	// A configuration no other test compiles: a 16 x 16 hexomino board
+	// with an unusual blocked cell.
+	cfg := Config{Width: 16, Height: 16, Order: 6, Pool: true, Blocked: []string{"g11"}}
+	const n = 8
+	games := make([]*Game, n)
+	var start, done sync.WaitGroup
+	start.Add(1)
+	for i := range n {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			start.Wait()
+			g, err := NewGame(cfg)
+			if err != nil {
+				t.Error(err)
+			}
+			games[i] = g
+		}()
+	}
+	start.Done()
+	done.Wait()
+	for i, g := range games {
+		if g == nil || g != games[0] {
+			t.Fatalf("use %d got game %p, the first %p: built more than once", i, g, games[0])
 		}
 	}
 }

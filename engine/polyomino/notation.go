@@ -1,8 +1,9 @@
 package polyomino
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -16,28 +17,34 @@ type Move struct {
 
 // String writes the canonical notation, e.g. "L:a1,a2,a3,a4,b4".
 func (m Move) String() string {
-	var sb strings.Builder
-	sb.WriteString(m.Piece)
-	sb.WriteByte(':')
-	cells := sortedCells(m.Cells)
-	for i, c := range cells {
+	b := make([]byte, 0, len(m.Piece)+1+4*len(m.Cells))
+	b = append(b, m.Piece...)
+	b = append(b, ':')
+	for i, c := range sortedCells(m.Cells) {
 		if i > 0 {
-			sb.WriteByte(',')
+			b = append(b, ',')
 		}
-		sb.WriteString(c.String())
+		b = c.appendTo(b)
 	}
-	return sb.String()
+	return string(b)
 }
 
 // sortedCells returns the cells in reading order (a copy when they were not).
 func sortedCells(cells []Cell) []Cell {
-	less := func(a, b Cell) bool { return a.Y < b.Y || a.Y == b.Y && a.X < b.X }
-	if sort.SliceIsSorted(cells, func(i, j int) bool { return less(cells[i], cells[j]) }) {
+	if slices.IsSortedFunc(cells, readingOrder) {
 		return cells
 	}
-	out := append([]Cell(nil), cells...)
-	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	out := slices.Clone(cells)
+	slices.SortFunc(out, readingOrder)
 	return out
+}
+
+// readingOrder compares cells by row, then column.
+func readingOrder(a, b Cell) int {
+	if c := cmp.Compare(a.Y, b.Y); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.X, b.X)
 }
 
 // maxMoveLen bounds the notation a parser accepts (a hexomino on a 16 x 16
@@ -68,9 +75,10 @@ func ParseMove(s string) (Move, error) {
 			return Move{}, faultf(ErrBadNotation, "piece name %q in move %q (letters and digits only)", name, s)
 		}
 	}
-	m := Move{Piece: strings.ToUpper(name)}
-	seen := make(map[Cell]bool)
-	for _, part := range strings.Split(list, ",") {
+	m := Move{Piece: strings.ToUpper(name), Cells: make([]Cell, 0, strings.Count(list, ",")+1)}
+	for more := true; more; {
+		var part string
+		part, list, more = strings.Cut(list, ",")
 		c, err := ParseCell(part)
 		if err != nil {
 			return Move{}, fmt.Errorf("move %q: %w", s, err)
@@ -78,12 +86,11 @@ func ParseMove(s string) (Move, error) {
 		if c.X >= MaxSide || c.Y >= MaxSide {
 			return Move{}, faultf(ErrOffBoard, "move %q: cell %s is off every board (at most %dx%d)", s, c, MaxSide, MaxSide)
 		}
-		if seen[c] {
+		if slices.Contains(m.Cells, c) {
 			return Move{}, faultf(ErrBadNotation, "move %q lists cell %s twice", s, c)
 		}
-		seen[c] = true
 		m.Cells = append(m.Cells, c)
 	}
-	m.Cells = sortedCells(m.Cells)
+	slices.SortFunc(m.Cells, readingOrder)
 	return m, nil
 }
