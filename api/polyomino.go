@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 
@@ -176,8 +177,17 @@ type PolyominoAnalysis struct {
 	// one first (it wins in plies) when the length search found it within
 	// its share of the budget; in a lost one every move, a slowest loss
 	// first (the opponent then wins in plies - 1) on the same terms; with
-	// all_moves in the order of moves.
+	// all_moves in the order of moves. When best_complete is false they
+	// are the best moves found so far.
 	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
+	// True when best_moves holds every best move. False when the value
+	// is not proven, or when it is but the budget ran out before every
+	// move was decided, or the answer comes from a job's unit, which
+	// stops at the first winning move: the cache keeps such an answer,
+	// and a request with a budget more than twice as long as the search
+	// that made it looks for the rest (when a solver slot is free), as
+	// does all_moves.
+	BestComplete bool `json:"best_complete" example:"true"`
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`
 	LegalMoves int  `json:"legal_moves" example:"1547"`
@@ -258,18 +268,25 @@ func (h *handlers) polyominoAnalyze(c *gin.Context) {
 }
 
 // assembled writes the answer out builds, for an answer of n moves: a big
-// one waits for a place in the service's assembly gate first
+// one is built and encoded with a place in the service's assembly gate
 // (service.Assembly; at once when ctx holds one already, see
 // service.HoldAssembly), so that a flood of them leaves the cores to cheap
-// requests.
+// requests; the place is given up before the bytes go out, so that a
+// client slow to read holds none.
 func (h *handlers) assembled(ctx context.Context, c *gin.Context, n int, out func() any) {
 	release, err := h.deps.Polyomino.Assemble(ctx, n)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	defer release()
-	c.JSON(http.StatusOK, out())
+	b, err := json.Marshal(out())
+	release()
+	service.PauseAssembly(ctx)
+	if err != nil {
+		fail(c, fmt.Errorf("encode the answer: %w", err))
+		return
+	}
+	c.Data(http.StatusOK, "application/json; charset=utf-8", b)
 }
 
 func fromPolyominoRequest(r PolyominoRequest) service.PolyominoQuery {
@@ -298,7 +315,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
 		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
 		GameOver: a.Over, Pass: a.Pass, Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
-		Plies: a.Plies,
+		Plies: a.Plies, BestComplete: a.Proven && a.BestComplete,
 	}
 	if out.BestMoves == nil {
 		out.BestMoves = []string{}

@@ -2273,8 +2273,13 @@ const docTemplate = `{
         "api.PolyominoAnalysis": {
             "type": "object",
             "properties": {
+                "best_complete": {
+                    "description": "True when best_moves holds every best move. False when the value\nis not proven, or when it is but the budget ran out before every\nmove was decided, or the answer comes from a job's unit, which\nstops at the first winning move: the cache keeps such an answer,\nand a request with a budget more than twice as long as the search\nthat made it looks for the rest (when a solver slot is free), as\ndoes all_moves.",
+                    "type": "boolean",
+                    "example": true
+                },
                 "best_moves": {
-                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"]. In\na won position under normal play: every winning move, a fastest\none first (it wins in plies) when the length search found it within\nits share of the budget; in a lost one every move, a slowest loss\nfirst (the opponent then wins in plies - 1) on the same terms; with\nall_moves in the order of moves.",
+                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"]. In\na won position under normal play: every winning move, a fastest\none first (it wins in plies) when the length search found it within\nits share of the budget; in a lost one every move, a slowest loss\nfirst (the opponent then wins in plies - 1) on the same terms; with\nall_moves in the order of moves. When best_complete is false they\nare the best moves found so far.",
                     "type": "array",
                     "items": {
                         "type": "string"

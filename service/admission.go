@@ -135,7 +135,7 @@ func (a *Assembly) Enter(ctx context.Context, big bool) (release func(), err err
 	if a == nil || !big {
 		return func() {}, nil
 	}
-	if h, ok := ctx.Value(holdKey{}).(*hold); ok {
+	if h, ok := ctx.Value(holdKey{}).(*hold); ok && h != nil {
 		// The request keeps its place to its end: entered once, released
 		// by HoldAssembly's done.
 		if h.release == nil {
@@ -175,15 +175,37 @@ type hold struct{ release func() }
 
 // HoldAssembly returns a context in which a request's steps with a big
 // answer (decoding it, mapping it, encoding it) take the assembly gate once
-// and keep their place until done is called, at the end of the request:
-// the requests waiting then finish in turn, instead of all queuing again
-// at each step and finishing together, late.
+// and keep their place until done is called (at the latest at the end of
+// the request; done may be called more than once): the requests waiting
+// then finish in turn, instead of all queuing again at each step and
+// finishing together, late. Work of another kind in between (a search, a
+// job submission) gives the place up first (PauseAssembly).
 func HoldAssembly(ctx context.Context) (context.Context, func()) {
 	h := &hold{}
-	return context.WithValue(ctx, holdKey{}, h), func() {
-		if h.release != nil {
-			h.release()
-			h.release = nil
-		}
+	return context.WithValue(ctx, holdKey{}, h), func() { h.drop() }
+}
+
+// PauseAssembly gives up the place the request of ctx holds in the
+// assembly gate, if any, before work that is not assembly (a search, a
+// job submission): its next big step takes a place again.
+func PauseAssembly(ctx context.Context) {
+	if h, ok := ctx.Value(holdKey{}).(*hold); ok && h != nil {
+		h.drop()
+	}
+}
+
+// withoutHold is ctx without the request's hold: for work that outlives
+// the request or is shared with others (a flight's search).
+func withoutHold(ctx context.Context) context.Context {
+	if h, ok := ctx.Value(holdKey{}).(*hold); ok && h != nil {
+		return context.WithValue(ctx, holdKey{}, (*hold)(nil))
+	}
+	return ctx
+}
+
+func (h *hold) drop() {
+	if h.release != nil {
+		h.release()
+		h.release = nil
 	}
 }

@@ -87,6 +87,24 @@ func TestAssemblyHold(t *testing.T) {
 	if _, err := g.Enter(tctx, true); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("another request entered while the place was held: %v", err)
 	}
+	// Work of another kind gives the place up; the next big step takes
+	// one again.
+	PauseAssembly(hctx)
+	if r, err := g.Enter(context.Background(), true); err != nil {
+		t.Fatalf("the place was not given up: %v", err)
+	} else {
+		r()
+	}
+	if _, err := g.Enter(hctx, true); err != nil || len(g.run) != 1 {
+		t.Fatalf("the request took no place again: %v, %d taken", err, len(g.run))
+	}
+	// A flight's search, shared with other requests, does not use the
+	// request's place: it would wait for one of its own.
+	fctx, fcancel := context.WithTimeout(withoutHold(hctx), 50*time.Millisecond)
+	defer fcancel()
+	if _, err := g.Enter(fctx, true); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a flight's step entered on the request's place: %v", err)
+	}
 	done()
 	done() // idempotent
 	r, err := g.Enter(context.Background(), true)
@@ -100,8 +118,9 @@ func TestAssemblyHold(t *testing.T) {
 }
 
 // The requests that share a flight's big answer get one decoded value
-// (decoded once), equal to what each would have decoded; small answers
-// are decoded by each request.
+// (decoded once, however many places the gate has: a review found 4 of 7
+// decoding it again with 4 places), equal to what each would have
+// decoded; small answers are decoded by each request.
 func TestRunCachedSharesBigDecodes(t *testing.T) {
 	for _, n := range []int{10, 2 * BigAnswerMoves} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -109,7 +128,7 @@ func TestRunCachedSharesBigDecodes(t *testing.T) {
 				Loader:   cache.NewLoader(cache.NewMemory(1<<20, 0), 0),
 				Slots:    NewSlots(1, 1, time.Second, nil),
 				Budgets:  Budgets{Default: time.Second, Max: time.Minute},
-				Assembly: NewAssembly(1, nil),
+				Assembly: NewAssembly(4, nil),
 			}
 			want := PolyominoAnswer{Outcome: "unknown", BestMoves: []string{}}
 			for i := range n {
@@ -120,7 +139,7 @@ func TestRunCachedSharesBigDecodes(t *testing.T) {
 				<-release
 				return want, 1, false, nil // unproven: not cached, shared by the flight only
 			}
-			const requests = 4
+			const requests = 8
 			var wg sync.WaitGroup
 			var joined sync.WaitGroup
 			answers := make([]PolyominoAnswer, requests)

@@ -111,6 +111,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 		return PolyominoAnswer{}, 0, false, err
 	}
 	a := PolyominoAnswer{
+		Capture: true, // (not partial: no search completes a capture answer's best moves)
 		Outcome: string(res.Outcome), Proven: res.Proven, BestComplete: res.BestComplete, Heuristic: res.Heuristic,
 		LegalMoves: res.LegalTurns, Over: res.Over, Nodes: res.Nodes, ElapsedNs: int64(res.Elapsed), BestMoves: []string{},
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -127,16 +128,20 @@ type PolyominoAnswer struct {
 	Plies *int `json:"plies,omitempty"`
 	// LengthTriedNs: the longest length search that failed to find Plies
 	// (a cached answer is completed only by a longer one).
-	LengthTriedNs int64           `json:"length_tried_ns,omitempty"`
-	Heuristic     bool            `json:"heuristic"`
-	Moves         []PolyominoMove `json:"moves,omitempty"`
-	LegalMoves    int             `json:"legal_moves"`
-	Over          bool            `json:"over"`
-	Pass          bool            `json:"pass"`
-	Nodes         int64           `json:"nodes"`
-	ElapsedNs     int64           `json:"elapsed_ns"`
-	Source        string          `json:"source"`
-	JobID         string          `json:"job_id,omitempty"`
+	LengthTriedNs int64 `json:"length_tried_ns,omitempty"`
+	// BestTriedNs: in a partial answer (proven, not every best move
+	// known), how long its search looked for them (0: a job's unit, which
+	// stops at the first winning move).
+	BestTriedNs int64           `json:"best_tried_ns,omitempty"`
+	Heuristic   bool            `json:"heuristic"`
+	Moves       []PolyominoMove `json:"moves,omitempty"`
+	LegalMoves  int             `json:"legal_moves"`
+	Over        bool            `json:"over"`
+	Pass        bool            `json:"pass"`
+	Nodes       int64           `json:"nodes"`
+	ElapsedNs   int64           `json:"elapsed_ns"`
+	Source      string          `json:"source"`
+	JobID       string          `json:"job_id,omitempty"`
 	// JobError says why background work asked for could not be queued
 	// (the answer itself stands).
 	JobError   string     `json:"job_error,omitempty"`
@@ -372,28 +377,29 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
-			tt := polyomino.NewTable(solveTableMB)
-			defer tt.Release()
+			tt := p.search.tables.get()
+			defer p.search.tables.put(tt)
 			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers, Table: tt})
 			if err != nil {
 				return PolyominoAnswer{}, 0, false, err
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
+			if a.partial() {
+				a.BestTriedNs = int64(res.Elapsed)
+			}
 			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
 			return a, a.Nodes, res.Proven && res.BestComplete, nil
 		})
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
-	if source == SourceCache {
+	if !p.completeBest(ctx, key, &canon, pos, budget) && source == SourceCache {
 		p.completePlies(ctx, key, &canon, pos, budget)
 	}
-	release, err := p.search.Assembly.Enter(ctx, len(canon.Moves) >= BigAnswerMoves)
+	a, err := p.toPosition(ctx, canon, pos)
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
-	a := fromCanonical(canon, pos)
-	release()
 	a.Source = source
 	if q.Background && !a.Proven && beyondJobs(pos) {
 		a.JobError = errBeyondJobs
@@ -589,6 +595,7 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 		return // busy: the answer as cached
 	}
 	defer release()
+	PauseAssembly(ctx) // a search is no assembly
 	frame := pos.Frame()
 	back := func(s string) (polyomino.Move, bool) {
 		m, err := polyomino.ParseMove(s)
@@ -628,8 +635,76 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
 	}
 	*canon = done
-	if b, err := json.Marshal(done); err == nil {
-		_ = p.search.Loader.Replace(ctx, key, b) // a cache failure costs the next request the length search
+	p.replace(ctx, key, done)
+}
+
+// completeBest looks for the best moves a partial answer (proven, not
+// every best move known: see PolyominoAnswer.partial) lacks, when the
+// request's budget is more than twice as long as the search that made it
+// and a solver slot is free at once, and stores the result when it knows
+// them all or looked longer. canon is in the canonical frame; the answer
+// it had stands when the search finds nothing better. It reports whether
+// it searched (the budget is then spent).
+func (p *Polyomino) completeBest(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) bool {
+	if !canon.partial() || int64(budget) <= 2*canon.BestTriedNs {
+		return false
+	}
+	release, ok := p.search.Slots.TryAcquire()
+	if !ok {
+		return false // busy: the answer as it is
+	}
+	defer release()
+	PauseAssembly(ctx) // a search is no assembly
+	bctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	// The known winning moves first: the proof is found again at once.
+	frame := pos.Frame()
+	var prefer []polyomino.Move
+	for _, s := range canon.BestMoves {
+		if m, err := polyomino.ParseMove(s); err == nil {
+			prefer = append(prefer, frame.FromCanonical(m))
+		}
+	}
+	tt := p.search.tables.get()
+	defer p.search.tables.put(tt)
+	start := time.Now()
+	res, err := polyomino.Solve(bctx, pos, polyomino.Options{Workers: p.search.Workers, Table: tt, Prefer: prefer})
+	p.search.observe("polyomino", res.Nodes, res.Proven, time.Since(start))
+	if err != nil {
+		return true
+	}
+	if !res.Proven {
+		// Stored with the longer try, so that the next requests as
+		// short do not repeat it.
+		canon.BestTriedNs = max(canon.BestTriedNs, int64(res.Elapsed))
+		p.replace(ctx, key, *canon)
+		return true
+	}
+	if !res.BestComplete && int64(res.Elapsed) <= canon.BestTriedNs {
+		return true
+	}
+	a := answerOf(res, frame.ToCanonical)
+	if a.partial() {
+		a.BestTriedNs = int64(res.Elapsed)
+	}
+	p.search.withLength(bctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
+	if a.Plies == nil && canon.Plies != nil {
+		// The length known before, and the move it found first.
+		a.Plies, a.LengthTriedNs = canon.Plies, 0
+		if i := slices.Index(a.BestMoves, canon.BestMoves[0]); i > 0 {
+			a.BestMoves = slices.Concat([]string{a.BestMoves[i]}, a.BestMoves[:i], a.BestMoves[i+1:])
+		}
+	}
+	*canon = a
+	p.replace(ctx, key, a)
+	return true
+}
+
+// replace stores a better answer for key (a cache failure costs the next
+// request the search that found it).
+func (p *Polyomino) replace(ctx context.Context, key string, a PolyominoAnswer) {
+	if b, err := json.Marshal(a); err == nil {
+		_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, b)
 	}
 }
 
@@ -656,6 +731,7 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		a.JobError = fmt.Sprintf("the jobs store is unavailable: no background job (tried again in %v)", down.Round(time.Second))
 		return a, nil
 	}
+	PauseAssembly(ctx) // the jobs store's round trip is no assembly
 	sctx, cancel := context.WithTimeout(ctx, backgroundWait)
 	defer cancel()
 	// A job is shared by the requests of one client for one position,
@@ -718,6 +794,17 @@ func answerOf(res polyomino.Result, frame func(polyomino.Move) polyomino.Move) P
 		a.Moves = append(a.Moves, PolyominoMove{Move: frame(mr.Move).String(), Outcome: string(mr.Outcome), Proven: mr.Proven, Value: mr.Value})
 	}
 	return a
+}
+
+// toPosition is fromCanonical in the assembly gate when the answer is
+// big.
+func (p *Polyomino) toPosition(ctx context.Context, canon PolyominoAnswer, pos *polyomino.Position) (PolyominoAnswer, error) {
+	release, err := p.search.Assembly.Enter(ctx, len(canon.Moves) >= BigAnswerMoves)
+	if err != nil {
+		return PolyominoAnswer{}, err
+	}
+	defer release()
+	return fromCanonical(canon, pos), nil
 }
 
 // fromCanonical maps a canonical answer onto the position asked about and
@@ -938,9 +1025,12 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validAnswer, func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
 		defer cancel()
-		tt := polyomino.NewTable(solveTableMB)
-		defer tt.Release()
-		res, err := polyomino.Solve(ctx, child, polyomino.Options{Progress: report, Workers: j.Workers, Table: tt})
+		tt := j.Search.tables.get()
+		defer j.Search.tables.put(tt)
+		// The parent needs the child's value only: a won child's search
+		// stops at its first winning move (4 to 5 times faster over the
+		// children of a 3-ply position: BENCHMARKS.md "Jobs").
+		res, err := polyomino.Solve(ctx, child, polyomino.Options{FirstWin: true, Progress: report, Workers: j.Workers, Table: tt})
 		if err != nil {
 			return nil, false, err
 		}
@@ -953,6 +1043,10 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, j.Search.MinLengthTime)
 		report(a.Nodes)
 		b, err := json.Marshal(a)
+		if err == nil && a.partial() {
+			// Kept for synchronous requests, which may complete it.
+			keepPartial[PolyominoAnswer](ctx, j.Search, key, b)
+		}
 		return b, res.Proven && res.BestComplete, err
 	})
 	if err != nil {
@@ -961,10 +1055,19 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	return raw, nil
 }
 
-// final: a cached polyomino or capture answer is proven with its every
-// best move.
+// final: a cached polyomino or capture answer is proven, with its every
+// best move or (partial) some.
 func (a *PolyominoAnswer) final() bool {
-	return a.Proven && a.BestComplete && a.Outcome != ""
+	return a.Proven && a.Outcome != "" && (a.BestComplete || a.partial())
+}
+
+// partial: a proven answer without all_moves (not of the capture variant)
+// whose best moves are not all known (the budget ran out finding them, or a job's unit stopped at the
+// first winning move). The cache keeps it (see partialAnswer) with
+// BestTriedNs; a request whose budget is more than twice that long tries
+// to complete it (completeBest).
+func (a *PolyominoAnswer) partial() bool {
+	return a.Proven && !a.BestComplete && !a.Heuristic && !a.Capture && len(a.Moves) == 0 && len(a.BestMoves) > 0
 }
 
 // combinePlies gives a job's answer the plies its units found: each

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -40,31 +41,73 @@ type Searcher struct {
 	// shared is the last big search answer decoded, for the other
 	// requests of its flight.
 	shared sharedDecode
+	// tables lends the polyomino searches their transposition tables.
+	tables tablePool
+}
+
+// tablePool lends polyomino transposition tables (solveTableMB) to
+// searches, each to one search at a time, and keeps up to maxIdleTables
+// for the next ones. A table made for each search cost the zeroing of its
+// pages as the search first touched them (64 MB, 5 to 10 ms: more than a
+// small search itself, and most of a job's unit); a table kept also keeps
+// what its searches learnt, which holds for any later search of the same
+// game (a search of another game clears it first: Table's own rule).
+type tablePool struct {
+	mu   sync.Mutex
+	idle []*polyomino.Table
+}
+
+// maxIdleTables bounds the tables kept between searches (as many as run
+// at once on a usual server: its solver slots, its worker's, and one).
+const maxIdleTables = 4
+
+func (p *tablePool) get() *polyomino.Table {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.idle); n > 0 {
+		t := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		return t
+	}
+	return polyomino.NewTable(solveTableMB)
+}
+
+func (p *tablePool) put(t *polyomino.Table) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle) < maxIdleTables {
+		p.idle = append(p.idle, t)
+		return
+	}
+	t.Release()
 }
 
 // sharedDecode holds the last big search answer decoded, by the address
 // of its bytes: the requests that share a flight's search receive the same
-// bytes, and the first of them to decode them serves the others. The value
-// is then shared: read-only.
+// bytes, and the first of them to decode them serves the others (who wait
+// for it rather than decode them too). The value is then shared:
+// read-only. It is kept until another big answer replaces it.
 type sharedDecode struct {
 	mu  sync.Mutex
-	raw *byte
-	v   any
+	cur *decoding
 }
 
-func (d *sharedDecode) get(raw []byte) (any, bool) {
+// decoding is one decoding of a flight's answer.
+type decoding struct {
+	raw  *byte
+	once sync.Once
+	v    any
+	err  error
+}
+
+// of returns the decoding of raw, a new one unless raw is the last one's.
+func (d *sharedDecode) of(raw []byte) *decoding {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.raw == nil || d.raw != unsafe.SliceData(raw) {
-		return nil, false
+	if d.cur == nil || d.cur.raw != unsafe.SliceData(raw) {
+		d.cur = &decoding{raw: unsafe.SliceData(raw)}
 	}
-	return d.v, true
-}
-
-func (d *sharedDecode) put(raw []byte, v any) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.raw, d.v = unsafe.SliceData(raw), v
+	return d.cur
 }
 
 // searchOutcome is what a computation reports besides its answer.
@@ -101,9 +144,15 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		defer release()
 		v, ok := validCached[T](s, raw)
 		hit = v
+		if !ok {
+			PauseAssembly(ctx) // a search comes next
+		}
 		return ok
 	}
 	raw, origin, err := s.Loader.LoadChecked(ctx, key, flight, vetHit, func(ctx context.Context) ([]byte, bool, error) {
+		// The flight's search is not the first request's: it holds no
+		// place in the assembly gate.
+		ctx = withoutHold(ctx)
 		release, err := s.Slots.Acquire(ctx)
 		if err != nil {
 			return nil, false, err
@@ -121,16 +170,16 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		start := time.Now()
 		v, nodes, proven, err := compute(bctx)
 		took := time.Since(start)
-		if s.Metrics != nil {
-			s.Metrics.SolverNodes.WithLabelValues(game).Add(float64(nodes))
-			s.Metrics.Searches.WithLabelValues(game, strconv.FormatBool(proven)).Observe(took.Seconds())
-		}
+		s.observe(game, nodes, proven, took)
 		if err != nil {
 			return nil, false, err
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, false, fmt.Errorf("encode %s answer: %w", game, err)
+		}
+		if took >= s.MinCacheTime && !proven && isPartial(v) {
+			keepPartial[T](ctx, s, key, b)
 		}
 		return b, proven && took >= s.MinCacheTime, nil
 	})
@@ -140,27 +189,42 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	if origin == cache.Cached {
 		return hit, SourceCache, nil
 	}
-	big := len(raw) >= BigAnswerBytes
-	release, err := s.Assembly.Enter(ctx, big)
-	if err != nil {
-		return zero, "", err
+	decode := func() (T, error) {
+		release, err := s.Assembly.Enter(ctx, len(raw) >= BigAnswerBytes)
+		if err != nil {
+			return zero, err
+		}
+		defer release()
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return zero, fmt.Errorf("decode %s answer: %w", game, err)
+		}
+		return v, nil
 	}
-	defer release()
-	if big {
-		if v, ok := s.shared.get(raw); ok {
-			if v, ok := v.(T); ok {
-				return v, SourceSearch, nil
-			}
+	if len(raw) < BigAnswerBytes {
+		v, err := decode()
+		return v, SourceSearch, err
+	}
+	d := s.shared.of(raw)
+	d.once.Do(func() { d.v, d.err = decode() })
+	v, ok := d.v.(T)
+	if d.err != nil || !ok {
+		// This request's own try: the first one's request may have
+		// ended (its error is its own), or the type differs.
+		var err error
+		if v, err = decode(); err != nil {
+			return zero, "", err
 		}
 	}
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return zero, "", fmt.Errorf("decode %s answer: %w", game, err)
-	}
-	if big {
-		s.shared.put(raw, v)
-	}
 	return v, SourceSearch, nil
+}
+
+// observe counts a search in the metrics.
+func (s *Searcher) observe(game string, nodes int64, proven bool, took time.Duration) {
+	if s.Metrics != nil {
+		s.Metrics.SolverNodes.WithLabelValues(game).Add(float64(nodes))
+		s.Metrics.Searches.WithLabelValues(game, strconv.FormatBool(proven)).Observe(took.Seconds())
+	}
 }
 
 // validCached decodes raw as a cached answer of type T, and reports
@@ -182,9 +246,35 @@ func (s *Searcher) validAnswer(raw []byte) bool {
 }
 
 // finalAnswer is an answer type that says whether a value of it may come
-// from the cache: the cache only ever stores final answers, so one that
-// is not (an empty object, a null) was not written by this code.
+// from the cache: the cache only ever stores final answers and partial
+// ones (partialAnswer), so one that is neither (an empty object, a null)
+// was not written by this code.
 type finalAnswer interface{ final() bool }
+
+// partialAnswer is an answer type with answers that are not final but
+// worth keeping: a proven value whose best moves are not all known. The
+// cache keeps one (keepPartial), but it settles no other search of its
+// key (a longer budget may complete it), and never replaces a final one.
+type partialAnswer interface{ partial() bool }
+
+// isPartial reports whether v is a partial answer (partialAnswer).
+func isPartial[T any](v T) bool {
+	p, ok := any(&v).(partialAnswer)
+	return ok && p.partial()
+}
+
+// keepPartial stores the partial answer raw under key, unless the cache
+// holds a final answer there already. (A final answer written between
+// the check and the write is lost: the next request completes the partial
+// one again.) A cache failure costs the next request a search.
+func keepPartial[T any](ctx context.Context, s *Searcher, key string, raw []byte) {
+	if old, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
+		if v, valid := decodeFinal[T](old); valid && !isPartial(v) {
+			return
+		}
+	}
+	_ = s.Loader.Replace(context.WithoutCancel(ctx), key, raw)
+}
 
 // decodeFinal decodes a cached answer: false when it does not decode as
 // T, or is not final.

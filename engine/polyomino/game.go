@@ -91,8 +91,24 @@ func NewGame(cfg Config) (*Game, error) {
 	// Concurrent first requests for a configuration wait for one build
 	// (a hundred clients arriving at once used to build it a hundred
 	// times, stalling every other request for most of a second).
-	e.once.Do(func() { e.g, e.err = buildGame(r) })
-	return e.g, e.err
+	e.once.Do(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				e.err = fmt.Errorf("building the game: %v", v)
+			}
+		}()
+		e.g, e.err = buildGame(r)
+	})
+	if e.err != nil {
+		// Not kept: the cache holds built games only.
+		gameCache.Lock()
+		if gameCache.m[key] == e {
+			delete(gameCache.m, key)
+		}
+		gameCache.Unlock()
+		return nil, e.err
+	}
+	return e.g, nil
 }
 
 // gameCache keeps recently compiled games: compiling the hexomino preset

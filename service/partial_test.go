@@ -1,0 +1,123 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service"
+)
+
+// partialPosition proves in about 15 ms on one core, and takes about
+// 0.8 s to find its every winning move (69).
+const partialPosition = "P:d4,d5,e5,d6,e6 U:a2,c2,a3,b3,c3 W:f6,g6,g7,h7,h8"
+
+// TestPartialAnswersAreKept: a position proven within the budget whose
+// every best move is not found in time is cached all the same (it used to
+// be searched again by every request, each spending its whole budget);
+// a request with a budget more than twice as long completes it, and the
+// completed answer replaces it.
+func TestPartialAnswersAreKept(t *testing.T) {
+	p := service.NewPolyomino(searcherWithBudget(time.Minute))
+	ctx := context.Background()
+	// The shortest budget (from 200 ms, doubled) that proves it, however
+	// busy the machine.
+	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition), BudgetMs: 100}
+	var first service.PolyominoAnswer
+	for !first.Proven && short.BudgetMs < 6400 {
+		short.BudgetMs *= 2
+		var err error
+		if first, err = p.Analyze(ctx, short); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !first.Proven || first.Outcome != "win" {
+		t.Fatalf("not proven in %d ms: %s proven %v", short.BudgetMs, first.Outcome, first.Proven)
+	}
+	if first.BestComplete {
+		t.Skipf("every winning move found in %d ms (%d): a machine too fast for this test", short.BudgetMs, len(first.BestMoves))
+	}
+	again, err := p.Analyze(ctx, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Source != service.SourceCache || !again.Proven || again.BestComplete || !slices.Equal(again.BestMoves, first.BestMoves) {
+		t.Fatalf("the same request again: source %s, proven %v, complete %v, %d best moves (first %d)",
+			again.Source, again.Proven, again.BestComplete, len(again.BestMoves), len(first.BestMoves))
+	}
+	long := short
+	long.BudgetMs = 60_000
+	done, err := p.Analyze(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !done.Proven || !done.BestComplete || len(done.BestMoves) != 69 {
+		t.Fatalf("a longer budget: proven %v, complete %v, %d best moves, want all 69", done.Proven, done.BestComplete, len(done.BestMoves))
+	}
+	for _, m := range first.BestMoves {
+		if !slices.Contains(done.BestMoves, m) {
+			t.Errorf("the completed answer lacks %s", m)
+		}
+	}
+	after, err := p.Analyze(ctx, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Source != service.SourceCache || !after.BestComplete || len(after.BestMoves) != 69 {
+		t.Errorf("the short request after: source %s, complete %v, %d best moves", after.Source, after.BestComplete, len(after.BestMoves))
+	}
+}
+
+// TestJobUnitsStopAtFirstWin: a polyomino.analyze unit needs its child's
+// value only, so a won child's search stops at its first winning move; the
+// partial answer is cached for synchronous requests, which find it there.
+func TestJobUnitsStopAtFirstWin(t *testing.T) {
+	s := searcherWithBudget(time.Minute)
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	ctx := context.Background()
+	q := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
+	raw, _ := json.Marshal(q)
+	units, err := kind.Plan(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	won := 0
+	for _, u := range units[:10] {
+		out, err := kind.Run(ctx, u, func(int64) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a service.PolyominoAnswer
+		if err := json.Unmarshal(out, &a); err != nil {
+			t.Fatal(err)
+		}
+		if !a.Proven {
+			t.Fatalf("unit %s: not proven", u)
+		}
+		if a.Outcome != "win" {
+			continue
+		}
+		won++
+		if a.BestComplete || len(a.BestMoves) != 1 || a.BestTriedNs != 0 {
+			t.Errorf("unit %s, a won child: complete %v, %d best moves, tried %d ns; want the first winning move only", u, a.BestComplete, len(a.BestMoves), a.BestTriedNs)
+		}
+		var unit struct{ Move string }
+		_ = json.Unmarshal(u, &unit)
+		child := q
+		child.Moves = append(slices.Clone(q.Moves), unit.Move)
+		child.BudgetMs = 1
+		sync, err := service.NewPolyomino(s).Analyze(ctx, child)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sync.Source != service.SourceCache || !sync.Proven || sync.Outcome != "win" {
+			t.Errorf("a request for the child after unit %s: source %s, %s, proven %v; want the unit's answer from the cache", u, sync.Source, sync.Outcome, sync.Proven)
+		}
+	}
+	if won == 0 {
+		t.Fatal("no won child among the first 10 units")
+	}
+}
