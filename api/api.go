@@ -27,6 +27,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-contrib/cors"
@@ -94,6 +95,10 @@ func New(cfg Config, d Deps) *gin.Engine {
 		_ = r.SetTrustedProxies(cfg.TrustedProxies)
 	}
 	r.HandleMethodNotAllowed = true
+	// gin's own redirect answered a trailing slash with a bare 307 (no
+	// problem, no request id, a POST body to send again): NoRoute
+	// redirects GET and HEAD, and names the route to the others.
+	r.RedirectTrailingSlash = false
 	r.ContextWithFallback = true // c.Done() and c.Err() follow the request's context
 	m := newHTTPMetrics(d.Registry)
 	r.Use(withRequestID(d.Log), accessLog(), m.middleware(), recovery(), securityHeaders())
@@ -103,7 +108,26 @@ func New(cfg Config, d Deps) *gin.Engine {
 	r.Use(limitBody(cfg.MaxBodyBytes), requireJSON())
 
 	r.NoRoute(func(c *gin.Context) {
-		writeProblem(c, newProblem(c, "not-found", "no route for "+c.Request.Method+" "+c.Request.URL.Path))
+		path := c.Request.URL.Path
+		other := strings.TrimSuffix(path, "/")
+		if other == path {
+			other += "/"
+		}
+		detail := "no route for " + c.Request.Method + " " + path
+		for _, rt := range r.Routes() {
+			if rt.Path != other || rt.Method != c.Request.Method {
+				continue
+			}
+			if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
+				u := *c.Request.URL
+				u.Path = other
+				c.Redirect(http.StatusMovedPermanently, u.String())
+				return
+			}
+			detail += "; did you mean " + other + "?"
+			break
+		}
+		writeProblem(c, newProblem(c, "not-found", detail))
 	})
 	r.NoMethod(func(c *gin.Context) {
 		writeProblem(c, newProblem(c, "method-not-allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; allowed: "+c.Writer.Header().Get("Allow")))

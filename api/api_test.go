@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -394,5 +395,75 @@ func TestDuplicateKeysOnlyWithinAnObject(t *testing.T) {
 		if w := do(r, "POST", "/test/echo", "application/json", body); w.Code != 200 {
 			t.Errorf("%s: %d %s", body, w.Code, w.Body)
 		}
+	}
+}
+
+// TestRequestShapeProblems: what a review found accepted or answered badly
+// (each case now a clear problem): a query string on a JSON endpoint (it
+// was silently ignored), a charset other than UTF-8, a compressed body
+// (it was "malformed JSON"), a trailing slash (a bare 307), and a huge
+// field name (repeated in full, three times).
+func TestRequestShapeProblems(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{MaxBodyBytes: 1 << 20})
+	const js = "application/json"
+	long := strings.Repeat("x", 60000)
+	tests := []struct {
+		name, method, path, ct, body string
+		headers                      []string
+		status                       int
+		typ, field, detail           string
+	}{
+		{"query parameter", "POST", "/test/echo?rules=advanced", js, `{}`, nil, 400, "/problems/validation", "rules", `query parameter "rules": this endpoint takes its fields in the JSON body only`},
+		{"latin1", "POST", "/test/echo", js + "; charset=latin1", `{}`, nil, 415, "/problems/unsupported-media", "", `charset "latin1": JSON bodies are UTF-8`},
+		{"gzip", "POST", "/test/echo", js, `{}`, []string{"Content-Encoding", "gzip"}, 415, "/problems/unsupported-media", "", `Content-Encoding "gzip" is not supported`},
+		{"trailing slash, POST", "POST", "/test/echo/", js, `{}`, nil, 404, "/problems/not-found", "", "no route for POST /test/echo/; did you mean /test/echo?"},
+		{"huge field name", "POST", "/test/echo", js, `{"` + long + `":1}`, nil, 400, "/problems/validation", "", `unknown field "xxxx`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(r, tt.method, tt.path, tt.ct, tt.body, tt.headers...)
+			if w.Code != tt.status {
+				t.Fatalf("status = %d, want %d (body %.300s)", w.Code, tt.status, w.Body)
+			}
+			if w.Body.Len() > 2000 {
+				t.Errorf("a problem of %d bytes", w.Body.Len())
+			}
+			p := decodeProblem(t, w)
+			if p.Type != tt.typ || !strings.Contains(p.Detail, tt.detail) {
+				t.Errorf("%s %q, want %s containing %q", p.Type, p.Detail, tt.typ, tt.detail)
+			}
+			if tt.field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != tt.field) {
+				t.Errorf("errors = %+v, want field %q", p.Errors, tt.field)
+			}
+			if p.RequestID == "" {
+				t.Error("no request id")
+			}
+		})
+	}
+	// A charset of UTF-8 is fine; GET with a trailing slash is redirected.
+	if w := do(r, "POST", "/test/echo", js+"; charset=UTF-8", `{"name":"a"}`); w.Code != 200 {
+		t.Errorf("charset UTF-8: %d %s", w.Code, w.Body)
+	}
+	if w := do(r, "GET", "/healthz/?x=1", "", ``); w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/healthz?x=1" {
+		t.Errorf("GET /healthz/: %d, Location %q", w.Code, w.Header().Get("Location"))
+	}
+}
+
+func TestClipQuoted(t *testing.T) {
+	long := strings.Repeat("é", 100) // 200 bytes
+	tests := []struct{ in, want string }{
+		{`short "abc" stays`, `short "abc" stays`},
+		{fmt.Sprintf("unknown field %q; known: a, b; %q again", long, long),
+			`unknown field "` + strings.Repeat("é", 32) + `…" (200 bytes); known: a, b; "` + strings.Repeat("é", 32) + `…" (200 bytes) again`},
+		// Cut after a backslash: the escape is dropped, not left open.
+		{fmt.Sprintf("%q", strings.Repeat(`"a`, 60)), `"` + strings.Repeat(`\"a`, 21) + `…" (180 bytes)`},
+	}
+	for _, tt := range tests {
+		if got := clipQuoted(tt.in); got != tt.want {
+			t.Errorf("clipQuoted(%.80q...) =\n%s\nwant\n%s", tt.in, got, tt.want)
+		}
+	}
+	if got := clip(long); got != strings.Repeat("é", 32)+"…(200 bytes)" {
+		t.Errorf("clip = %q", got)
 	}
 }

@@ -154,13 +154,27 @@ func requireJSON() gin.HandlerFunc {
 			return
 		}
 		ct := c.GetHeader("Content-Type")
-		mt, _, err := mime.ParseMediaType(ct)
+		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
 			got := "no Content-Type"
 			if ct != "" {
-				got = "Content-Type " + strconv.Quote(ct)
+				got = "Content-Type " + strconv.Quote(clip(ct))
 			}
 			writeProblem(c, newProblem(c, "unsupported-media", "expected Content-Type application/json, got "+got))
+			return
+		}
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+			writeProblem(c, newProblem(c, "unsupported-media", "charset "+strconv.Quote(clip(cs))+": JSON bodies are UTF-8"))
+			return
+		}
+		if ce := c.GetHeader("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+			writeProblem(c, newProblem(c, "unsupported-media", "Content-Encoding "+strconv.Quote(clip(ce))+" is not supported: send the body uncompressed"))
+			return
+		}
+		// Every field of these endpoints is in the body: a query
+		// parameter would be silently ignored.
+		for name := range c.Request.URL.Query() {
+			fail(c, service.Invalid(name, nil, "query parameter %q: this endpoint takes its fields in the JSON body only", clip(name)))
 			return
 		}
 		c.Next()

@@ -25,9 +25,10 @@ type PolyominoRequest struct {
 	// Blocked cells ("d4"; a1 is the top-left cell) override the preset's.
 	Blocked *[]string `json:"blocked" example:"d4,e4,d5,e5"`
 	// Pieces in play: names run together ("FILNP") or comma separated
-	// ("H01,H02"), or a whole set (tetrominoes, pentominoes, hexominoes);
-	// default the preset's whole set.
-	Pieces *string `json:"pieces" example:"FILNPTUVWXYZ"`
+	// ("H01,H02"), a list of names (["F","I","L"]), or a whole set
+	// (tetrominoes, pentominoes, hexominoes); default the preset's whole
+	// set.
+	Pieces *service.PieceNames `json:"pieces" swaggertype:"string" example:"FILNPTUVWXYZ"`
 	// Order of the pieces: 4 (tetrominoes), 5 (pentominoes) or 6
 	// (hexominoes); 0 or absent: inferred. Needed only for names of two
 	// orders: I, L and T are tetrominoes and pentominoes, and a list of
@@ -142,7 +143,10 @@ type JobLink struct {
 
 // PolyominoAnalysis is the value of a position for the player to move.
 type PolyominoAnalysis struct {
-	Game   string   `json:"game" example:"pentominoes"`
+	Game string `json:"game" example:"pentominoes"`
+	// The position's rows: '.' empty, '#' blocked, each placed piece drawn
+	// with its symbol (GET /v1/games: a tetromino's or pentomino's
+	// letter; hexominoes H01..H09 as 1..9, H10..H35 as A..Z).
 	Board  []string `json:"board"`
 	ToMove string   `json:"to_move" enums:"first,second" example:"second"`
 	// Result for the player to move (who decides).
@@ -432,7 +436,9 @@ type PolyominoMovesResponse struct {
 	Truncated bool     `json:"truncated,omitempty" example:"false"`
 	Moves     []string `json:"moves"`
 	ToMove    string   `json:"to_move" example:"first"`
-	Board     []string `json:"board"`
+	// The position's rows, each placed piece drawn with its symbol (as in
+	// analyze).
+	Board []string `json:"board"`
 }
 
 // polyominoMoves godoc

@@ -317,3 +317,27 @@ func TestPolyominoEmptyListsPresent(t *testing.T) {
 		t.Errorf("hand emptied: %s", w.Body)
 	}
 }
+
+// TestPiecesAsList: pieces may be a list of names as well as a string (a
+// review found arrays refused where hands, pool and blocked take them);
+// an empty string is refused (it silently meant the whole set).
+func TestPiecesAsList(t *testing.T) {
+	r := newPolyominoServer(t, 10*time.Second)
+	asString := legalMoves(t, r, `{"width":5,"height":5,"pieces":"FILN"}`)
+	asList := legalMoves(t, r, `{"width":5,"height":5,"pieces":["F","I","L","N"]}`)
+	if asString.Count != 210 || asList.Count != asString.Count || !slices.Equal(asList.Moves, asString.Moves) {
+		t.Errorf("pieces FILN: %d moves as a string, %d as a list", asString.Count, asList.Count)
+	}
+	for body, want := range map[string]string{
+		`{"pieces":""}`:  "pieces is empty",
+		`{"pieces":" "}`: "pieces is empty",
+		`{"pieces":[1]}`: "an array with an element that is not a string",
+		`{"pieces":{}}`:  "got an object",
+	} {
+		w := do(r, "POST", "/v1/polyomino/moves", "application/json", body)
+		p := decodeProblem(t, w)
+		if w.Code != 400 || len(p.Errors) == 0 || p.Errors[0].Field != "pieces" || !strings.Contains(p.Detail, want) {
+			t.Errorf("%s: %d %+v, want 400 on pieces with %q", body, w.Code, p, want)
+		}
+	}
+}

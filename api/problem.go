@@ -5,8 +5,11 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
@@ -49,12 +52,12 @@ type problemKind struct {
 var problemKinds = map[string]problemKind{
 	"validation":         {"validation", "Invalid request", 400, "A field of the request is missing, malformed or not allowed; errors[] names each field and what was expected."},
 	"malformed-json":     {"malformed-json", "Malformed JSON", 400, "The body is not one well-formed JSON object."},
-	"not-found":          {"not-found", "Not found", 404, "No resource at this path, or no job with this id."},
+	"not-found":          {"not-found", "Not found", 404, "No resource at this path (for a path with a trailing slash, the detail names the one without), or no job with this id."},
 	"method-not-allowed": {"method-not-allowed", "Method not allowed", 405, "The path exists but not with this method; the Allow header lists the methods."},
 	"conflict":           {"conflict", "Conflict", 409, "The resource is in a state that does not allow this operation."},
 	"unauthorized":       {"unauthorized", "Unauthorized", 401, "This endpoint needs an API key in the X-API-Key header."},
 	"body-too-large":     {"body-too-large", "Request body too large", 413, "The body exceeds the server's limit; the detail gives the limit."},
-	"unsupported-media":  {"unsupported-media", "Unsupported media type", 415, "Send the body as application/json."},
+	"unsupported-media":  {"unsupported-media", "Unsupported media type", 415, "Send the body as application/json, in UTF-8 (no other charset), uncompressed (no Content-Encoding)."},
 	"rate-limited":       {"rate-limited", "Too many requests", 429, "This client sent more requests than its rate allows, or has as many unfinished jobs as the server allows one client; retry after Retry-After seconds."},
 	"busy":               {"busy", "Solver busy", 503, "Every solver slot and the queue are taken; retry after Retry-After seconds."},
 	"unavailable":        {"unavailable", "Store unavailable", 503, "A store the request needs (the jobs store: Redis or the data directory) cannot be reached; retry after Retry-After seconds. Synchronous analysis does not need it (with background, its answer comes without a job, and job_error says why)."},
@@ -76,6 +79,17 @@ func newProblem(c *gin.Context, kind, detail string) Problem {
 // writeProblem sends p and aborts the chain. It is the only place that
 // writes an error body.
 func writeProblem(c *gin.Context, p Problem) {
+	// Messages quote what the client sent: a 60,000-character field name
+	// or value came back in full, two or three times over.
+	p.Detail = clipQuoted(p.Detail)
+	if len(p.Errors) > 0 {
+		errs := make([]service.FieldError, len(p.Errors))
+		for i, e := range p.Errors {
+			e.Field, e.Message = clip(e.Field), clipQuoted(e.Message)
+			errs[i] = e
+		}
+		p.Errors = errs
+	}
 	if p.RetryAfterSeconds > 0 {
 		c.Header("Retry-After", strconv.Itoa(p.RetryAfterSeconds))
 	}
@@ -161,4 +175,40 @@ func describeProblem(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, k)
+}
+
+// clipLen is the longest piece of a client's input a problem repeats.
+const clipLen = 64
+
+// clip shortens s to about clipLen bytes (on a character boundary) and
+// says how long it was.
+func clip(s string) string {
+	if len(s) <= clipLen {
+		return s
+	}
+	return head(s) + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// head is s cut to at most clipLen bytes on a character boundary.
+func head(s string) string {
+	cut := min(clipLen, len(s))
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// quoted matches a string quoted as by %q, longer than clipLen.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.){` + strconv.Itoa(clipLen+1) + `,}"`)
+
+// clipQuoted clips every long quoted string of msg: "abc…" (N bytes).
+func clipQuoted(msg string) string {
+	if len(msg) <= 2*clipLen {
+		return msg
+	}
+	return quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		body := q[1 : len(q)-1]
+		// Not in the middle of an escape: no backslash before the quote.
+		return `"` + strings.TrimRight(head(body), `\\`) + `…" (` + strconv.Itoa(len(body)) + ` bytes)`
+	})
 }

@@ -2286,6 +2286,7 @@ const docTemplate = `{
                     }
                 },
                 "board": {
+                    "description": "The position's rows: '.' empty, '#' blocked, each placed piece drawn\nwith its symbol (GET /v1/games: a tetromino's or pentomino's\nletter; hexominoes H01..H09 as 1..9, H10..H35 as A..Z).",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -2459,6 +2460,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "board": {
+                    "description": "The position's rows, each placed piece drawn with its symbol (as in\nanalyze).",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -2613,7 +2615,7 @@ const docTemplate = `{
                     "example": 5
                 },
                 "pieces": {
-                    "description": "Pieces in play: names run together (\"FILNP\") or comma separated\n(\"H01,H02\"), or a whole set (tetrominoes, pentominoes, hexominoes);\ndefault the preset's whole set.",
+                    "description": "Pieces in play: names run together (\"FILNP\") or comma separated\n(\"H01,H02\"), a list of names ([\"F\",\"I\",\"L\"]), or a whole set\n(tetrominoes, pentominoes, hexominoes); default the preset's whole\nset.",
                     "type": "string",
                     "example": "FILNPTUVWXYZ"
                 },

@@ -86,7 +86,7 @@ func jobAnswer(t *testing.T, ctx context.Context, jm *jobs.Manager, job jobs.Job
 func TestAnalyzeInBackground(t *testing.T) {
 	p, jm, ctx := backgroundAnalyzer(t)
 	patient := service.NewPolyomino(searcherWithBudget(30 * time.Second))
-	pieces := "IOTSL"
+	pieces := service.PieceNames("IOTSL")
 	for _, tc := range []struct {
 		name string
 		q    service.PolyominoQuery
@@ -207,7 +207,7 @@ func TestNoJobBeyondTheSearch(t *testing.T) {
 	}
 
 	kind := service.PolyominoAnalyzeJob{Search: searcherWithBudget(time.Second), MaxDuration: time.Minute, Workers: 1}
-	hex, pool := "hexominoes", true
+	hex, pool := service.PieceNames("hexominoes"), true
 	raw, _ = json.Marshal(service.PolyominoQuery{Game: "pentominoes", Width: intp(12), Height: intp(12), Pieces: &hex, Pool: &pool})
 	units, err := kind.Plan(ctx, raw)
 	if err != nil {
@@ -268,7 +268,7 @@ func TestPiecesLeft(t *testing.T) {
 	}{
 		{"book", service.PolyominoQuery{Moves: []string{"L:c5,d5,e5,f5,c6"}}, "[F I N P T U V W X Y Z]", "[]", "[]"},
 		{"search", service.PolyominoQuery{Game: "tetrominoes", Moves: []string{"I:a1,b1,c1,d1"}}, "[O T S L]", "[]", "[]"},
-		{"hands", service.PolyominoQuery{Width: intp(5), Height: intp(5), Pieces: strp("FILNPT"), Hands: &service.Hands{First: []string{"F", "I", "L"}, Second: []string{"N", "P", "T"}},
+		{"hands", service.PolyominoQuery{Width: intp(5), Height: intp(5), Pieces: names("FILNPT"), Hands: &service.Hands{First: []string{"F", "I", "L"}, Second: []string{"N", "P", "T"}},
 			Moves: []string{"I:a1,b1,c1,d1,e1"}}, "[]", "[F L]", "[N P T]"},
 	} {
 		for range 2 { // the second answer comes from the cache
@@ -283,8 +283,6 @@ func TestPiecesLeft(t *testing.T) {
 		}
 	}
 }
-
-func strp(s string) *string { return &s }
 
 func nonNil(s []string) []string {
 	if s == nil {
@@ -522,3 +520,5 @@ func TestAnalyzeInBackgroundStoreSlow(t *testing.T) {
 		t.Errorf("%d submissions at the cap, want 2 (no pause)", n)
 	}
 }
+
+func names(s string) *service.PieceNames { n := service.PieceNames(s); return &n }

@@ -111,7 +111,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 		return PolyominoAnswer{}, 0, false, err
 	}
 	a := PolyominoAnswer{
-		Capture: true, // (not partial: no search completes a capture answer's best moves)
+		Capture: true,
 		Outcome: string(res.Outcome), Proven: res.Proven, BestComplete: res.BestComplete, Heuristic: res.Heuristic,
 		LegalMoves: res.LegalTurns, Over: res.Over, Nodes: res.Nodes, ElapsedNs: int64(res.Elapsed), BestMoves: []string{},
 	}
@@ -120,6 +120,9 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 	}
 	for _, tr := range res.Turns {
 		a.Moves = append(a.Moves, PolyominoMove{Move: tr.Turn.String(), Outcome: string(tr.Outcome), Proven: tr.Outcome != capture.Unknown})
+	}
+	if a.partial() {
+		a.BestTriedNs = int64(res.Elapsed)
 	}
 	return a, res.Nodes, res.Proven && res.BestComplete, nil
 }

@@ -121,3 +121,44 @@ func TestJobUnitsStopAtFirstWin(t *testing.T) {
 		t.Fatal("no won child among the first 10 units")
 	}
 }
+
+// TestPartialCaptureAnswers: a capture answer proven without every best
+// move (a review found one searched again for its whole 15 s budget at
+// every request) is cached for requests of budgets up to twice its
+// search's; a longer budget searches again.
+func TestPartialCaptureAnswers(t *testing.T) {
+	p := service.NewPolyomino(searcherWithBudget(time.Minute))
+	ctx := context.Background()
+	q := service.PolyominoQuery{Game: "capture", ToMove: "first",
+		Board:    []string{"...PPP.", "FF.PPI.", ".FFLLI.", ".F..LI.", "..NNLIV", "NNN.LIV", "....VVV"},
+		Markers:  map[string]string{"F": "first", "I": "first", "L": "first", "N": "first", "P": "first", "V": "first"},
+		BudgetMs: 100}
+	var first service.PolyominoAnswer
+	for !first.Proven && q.BudgetMs < 6400 {
+		q.BudgetMs *= 2
+		var err error
+		if first, err = p.Analyze(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !first.Proven || first.BestComplete {
+		t.Skipf("proven %v, complete %v in %d ms: not a partial answer on this machine", first.Proven, first.BestComplete, q.BudgetMs)
+	}
+	again, err := p.Analyze(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Source != service.SourceCache || !again.Proven || !slices.Equal(again.BestMoves, first.BestMoves) {
+		t.Fatalf("the same request again: source %s, proven %v, %d best moves (first %d)", again.Source, again.Proven, len(again.BestMoves), len(first.BestMoves))
+	}
+	t.Logf("first: %d ms budget, %.0f ms, %d best moves", q.BudgetMs, float64(first.ElapsedNs)/1e6, len(first.BestMoves))
+	longer := q
+	longer.BudgetMs = 3 * q.BudgetMs
+	if a, err := p.Analyze(ctx, longer); err != nil || a.Source != service.SourceSearch || !a.Proven {
+		t.Fatalf("a budget three times as long: source %s, proven %v, %v; want a search", a.Source, a.Proven, err)
+	}
+	// Its longer try replaced the entry: the longer budget is now served.
+	if a, err := p.Analyze(ctx, longer); err != nil || a.Source != service.SourceCache {
+		t.Fatalf("the longer budget again: source %s, %v; want the cache", a.Source, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -72,20 +73,20 @@ type Hands struct {
 // PolyominoQuery is a position as a client gives it: a preset, overrides of
 // its fields, and the board and/or moves.
 type PolyominoQuery struct {
-	Game    string    `json:"game,omitempty"`
-	Width   *int      `json:"width,omitempty"`
-	Height  *int      `json:"height,omitempty"`
-	Blocked *[]string `json:"blocked,omitempty"`
-	Pieces  *string   `json:"pieces,omitempty"`
-	Order   *int      `json:"order,omitempty"`
-	Pool    *bool     `json:"pool,omitempty"`
-	Hands   *Hands    `json:"hands,omitempty"`
-	Neutral *[]string `json:"neutral,omitempty"`
-	Seed    *uint64   `json:"seed,omitempty"`
-	EndRule string    `json:"end_rule,omitempty"`
-	Board   []string  `json:"board,omitempty"`
-	Moves   []string  `json:"moves,omitempty"`
-	ToMove  string    `json:"to_move,omitempty"`
+	Game    string      `json:"game,omitempty"`
+	Width   *int        `json:"width,omitempty"`
+	Height  *int        `json:"height,omitempty"`
+	Blocked *[]string   `json:"blocked,omitempty"`
+	Pieces  *PieceNames `json:"pieces,omitempty"`
+	Order   *int        `json:"order,omitempty"`
+	Pool    *bool       `json:"pool,omitempty"`
+	Hands   *Hands      `json:"hands,omitempty"`
+	Neutral *[]string   `json:"neutral,omitempty"`
+	Seed    *uint64     `json:"seed,omitempty"`
+	EndRule string      `json:"end_rule,omitempty"`
+	Board   []string    `json:"board,omitempty"`
+	Moves   []string    `json:"moves,omitempty"`
+	ToMove  string      `json:"to_move,omitempty"`
 	// BudgetMs bounds the synchronous search (server default when 0).
 	BudgetMs int64 `json:"budget_ms,omitempty"`
 	AllMoves bool  `json:"all_moves,omitempty"`
@@ -158,6 +159,34 @@ var (
 	hexName  = regexp.MustCompile(`(?i)h\d{1,2}`)
 )
 
+// PieceNames is pieces as a string ("FILNP", "H01,H02", "pentominoes") or
+// a list of names, kept as the string the service reads ("F,I,L").
+type PieceNames string
+
+// JSONKind names what pieces takes, for the decoder's messages.
+func (PieceNames) JSONKind() string {
+	return "a string of piece names (\"FILNP\", \"H01,H02\"), a set's name, or an array of piece names"
+}
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (p *PieceNames) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*p = PieceNames(s)
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		value := map[byte]string{'{': "object", '[': "array with an element that is not a string", 't': "boolean", 'f': "boolean"}[b[0]]
+		if value == "" {
+			value = "number"
+		}
+		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeOf(PieceNames(""))}
+	}
+	*p = PieceNames(strings.Join(list, ","))
+	return nil
+}
+
 // splitPieces reads a piece list: names separated by commas or spaces, or
 // letters run together ("FILNP"), or hexomino names run together
 // ("H01H02").
@@ -213,13 +242,17 @@ func (q PolyominoQuery) pieces(order int) (int, []string, error) {
 		}
 		return order, nil, nil
 	}
-	if o, ok := polyomino.SetOrder(*q.Pieces); ok {
+	names := string(*q.Pieces)
+	if strings.TrimSpace(names) == "" {
+		return order, nil, Invalid("pieces", nil, "pieces is empty: name at least one piece (\"FILNP\", \"H01,H02\", [\"F\",\"I\"]) or a set (\"pentominoes\"), or leave it out for the preset's")
+	}
+	if o, ok := polyomino.SetOrder(names); ok {
 		if q.Order != nil && *q.Order != o {
-			return order, nil, Invalid("pieces", nil, "%q are of order %d, but order %d was asked for", *q.Pieces, o, *q.Order)
+			return order, nil, Invalid("pieces", nil, "%q are of order %d, but order %d was asked for", names, o, *q.Order)
 		}
 		return o, nil, nil
 	}
-	list := splitPieces(*q.Pieces)
+	list := splitPieces(names)
 	if q.Order != nil {
 		return *q.Order, list, nil
 	}
@@ -1061,13 +1094,22 @@ func (a *PolyominoAnswer) final() bool {
 	return a.Proven && a.Outcome != "" && (a.BestComplete || a.partial())
 }
 
-// partial: a proven answer without all_moves (not of the capture variant)
-// whose best moves are not all known (the budget ran out finding them, or a job's unit stopped at the
+// partial: a proven answer without all_moves whose best moves are not all
+// known (the budget ran out finding them, or a job's unit stopped at the
 // first winning move). The cache keeps it (see partialAnswer) with
 // BestTriedNs; a request whose budget is more than twice that long tries
-// to complete it (completeBest).
+// to complete it (completeBest), or for the capture variant, searches
+// again (serves).
 func (a *PolyominoAnswer) partial() bool {
-	return a.Proven && !a.BestComplete && !a.Heuristic && !a.Capture && len(a.Moves) == 0 && len(a.BestMoves) > 0
+	return a.Proven && !a.BestComplete && !a.Heuristic && len(a.Moves) == 0 && len(a.BestMoves) > 0
+}
+
+// serves: a cached answer serves a request of this budget, unless it is
+// a partial capture answer and the budget more than twice as long as its
+// search (the capture variant has no completeBest: the longer budget
+// searches again, and its answer replaces this one).
+func (a *PolyominoAnswer) serves(budget time.Duration) bool {
+	return !a.Capture || !a.partial() || int64(budget) <= 2*a.BestTriedNs
 }
 
 // combinePlies gives a job's answer the plies its units found: each

@@ -135,6 +135,14 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	flight := key + "|budget=" + budget.String()
 	// A cache hit is decoded once, by the check that vets it (this
 	// goroutine's only: LoadChecked calls it before any flight).
+	// usable: a cached answer that serves this request.
+	usable := func(raw []byte) (T, bool) {
+		v, ok := validCached[T](s, raw)
+		if b, isB := any(&v).(budgetedAnswer); ok && isB && !b.serves(budget) {
+			ok = false // a longer budget may do better: search again
+		}
+		return v, ok
+	}
 	var hit T
 	vetHit := func(raw []byte) bool {
 		release, err := s.Assembly.Enter(ctx, len(raw) >= BigAnswerBytes)
@@ -142,7 +150,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 			release = func() {} // the request is ending; its error comes next
 		}
 		defer release()
-		v, ok := validCached[T](s, raw)
+		v, ok := usable(raw)
 		hit = v
 		if !ok {
 			PauseAssembly(ctx) // a search comes next
@@ -161,7 +169,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		// Another budget's search may have proven it while this one
 		// waited for the slot.
 		if v, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
-			if _, valid := validCached[T](s, v); valid {
+			if _, ok := usable(v); ok {
 				return v, false, nil
 			}
 		}
@@ -256,6 +264,13 @@ type finalAnswer interface{ final() bool }
 // cache keeps one (keepPartial), but it settles no other search of its
 // key (a longer budget may complete it), and never replaces a final one.
 type partialAnswer interface{ partial() bool }
+
+// budgetedAnswer is an answer type whose cached answers serve only
+// requests of some budgets (a partial answer, those not much longer than
+// the search that made it); the others search again.
+type budgetedAnswer interface {
+	serves(budget time.Duration) bool
+}
 
 // isPartial reports whether v is a partial answer (partialAnswer).
 func isPartial[T any](v T) bool {

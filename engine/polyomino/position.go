@@ -306,12 +306,8 @@ func (p *Position) Board() []string {
 			}
 		}
 	}
-	const labels = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	for k, pl := range p.placed {
-		ch := labels[k%len(labels)]
-		if len(pl.Piece) == 1 {
-			ch = pl.Piece[0]
-		}
+	for _, pl := range p.placed {
+		ch := Symbol(pl.Piece)
 		for _, c := range pl.Cells {
 			rows[c.Y][c.X] = ch
 		}
@@ -325,3 +321,27 @@ func (p *Position) Board() []string {
 
 // String draws the board rows joined by newlines.
 func (p *Position) String() string { return strings.Join(p.Board(), "\n") }
+
+// Symbol is the character that stands for a piece in a board's rows (and
+// in tiling solutions): the letter of a tetromino or pentomino, and for
+// the hexominoes H01..H35 their number written as one base-36 digit: H01..
+// H09 are '1'..'9' and H10..H35 are 'A'..'Z'. Each piece of a set has its
+// own, so that the pieces of a board stay apart.
+func Symbol(name string) byte {
+	if len(name) == 1 {
+		return name[0]
+	}
+	n := 0
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= '0' && c <= '9' {
+			n = n*10 + int(c-'0')
+		}
+	}
+	switch {
+	case n >= 1 && n <= 9:
+		return byte('0' + n)
+	case n >= 10 && n <= 35:
+		return byte('A' + n - 10)
+	}
+	return '?'
+}

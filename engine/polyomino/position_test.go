@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/bits"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -385,5 +386,49 @@ func TestBoardWithNeutralPiece(t *testing.T) {
 		case tt.ok && (len(pos.LegalMoves()) != len(start.LegalMoves()) || pos.ToMove() != start.ToMove()):
 			t.Errorf("%s: %d moves, %s to move; the start has %d, %s", tt.name, len(pos.LegalMoves()), pos.ToMove(), len(start.LegalMoves()), start.ToMove())
 		}
+	}
+}
+
+// TestBoardSymbols: a board draws each piece with its symbol, the one
+// /v1/games and tiling solutions use (a review found hexominoes drawn A,
+// B, C... in the order they were placed, so that H11 showed as H10's
+// symbol); the board reads back as the same position.
+func TestBoardSymbols(t *testing.T) {
+	for name, want := range map[string]byte{"L": 'L', "I": 'I', "H01": '1', "H09": '9', "H10": 'A', "H11": 'B', "H35": 'Z'} {
+		if got := Symbol(name); got != want {
+			t.Errorf("Symbol(%s) = %c, want %c", name, got, want)
+		}
+	}
+	cfg := Config{Width: 12, Height: 12, Order: 6, Pool: true}
+	pos, err := NewPosition(cfg, nil, nil, First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, piece := range []string{"H11", "H01", "H35"} {
+		for _, m := range pos.LegalMoves() {
+			if m.Piece == piece {
+				if pos, err = pos.Play(m); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+	board := pos.Board()
+	count := map[byte]int{}
+	for _, row := range board {
+		for i := range len(row) {
+			count[row[i]]++
+		}
+	}
+	if count['B'] != 6 || count['1'] != 6 || count['Z'] != 6 {
+		t.Errorf("board %q: %d cells of B (H11), %d of 1 (H01), %d of Z (H35); want 6 each", board, count['B'], count['1'], count['Z'])
+	}
+	back, err := NewPosition(cfg, board, nil, First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Board(), board) || !slices.Equal(back.Available(First), pos.Available(First)) {
+		t.Errorf("the board read back: %q, pieces %v; want %q, %v", back.Board(), back.Available(First), board, pos.Available(First))
 	}
 }

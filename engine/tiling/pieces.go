@@ -191,25 +191,6 @@ func (ps Pieces) String() string {
 	return b.String()
 }
 
-// Symbol is the character that stands for a piece in solution rows: its
-// letter for tetrominoes and pentominoes, and for the hexominoes H01..H35
-// their number written as one base-36 digit: H01..H09 are '1'..'9' and
-// H10..H35 are 'A'..'Z'.
-func Symbol(p *polyomino.Piece) byte {
-	if len(p.Name) == 1 {
-		return p.Name[0]
-	}
-	n := 0
-	for i := 0; i < len(p.Name); i++ {
-		if isDigit(p.Name[i]) {
-			n = n*10 + int(p.Name[i]-'0')
-		}
-	}
-	switch {
-	case n >= 1 && n <= 9:
-		return byte('0' + n)
-	case n >= 10 && n <= 35:
-		return byte('A' + n - 10)
-	}
-	return '?'
-}
+// Symbol is the character that stands for a piece in solution rows:
+// polyomino.Symbol, the same as in a game's board.
+func Symbol(p *polyomino.Piece) byte { return polyomino.Symbol(p.Name) }
