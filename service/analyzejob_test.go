@@ -522,3 +522,27 @@ func TestAnalyzeInBackgroundStoreSlow(t *testing.T) {
 }
 
 func names(s string) *service.PieceNames { n := service.PieceNames(s); return &n }
+
+// TestNoJobForAnEndedGame: a finished game gets no job, in the capture
+// variant as in the others (a review found the capture variant planning a
+// job where the others refused with 400).
+func TestNoJobForAnEndedGame(t *testing.T) {
+	kind := service.PolyominoAnalyzeJob{Search: searcherWithBudget(time.Second), MaxDuration: time.Minute, Workers: 1}
+	full := func(n int) []string {
+		rows := make([]string, n)
+		for i := range rows {
+			rows[i] = strings.Repeat("#", n)
+		}
+		return rows
+	}
+	for _, q := range []service.PolyominoQuery{
+		{Game: "tetrominoes", Board: full(5)},
+		{Game: "capture", Board: full(7)},
+	} {
+		raw, _ := json.Marshal(q)
+		_, err := kind.Plan(context.Background(), raw)
+		if service.KindOf(err) != service.KindInvalid || !strings.Contains(err.Error(), "the game is over") {
+			t.Errorf("%s on a full board: %v; want the game is over", q.Game, err)
+		}
+	}
+}

@@ -984,8 +984,13 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 	if q, ok := captureQuery(request); ok {
 		// The capture variant is one unit: its search deepens a horizon
 		// over the whole position (repetitions tie the turns together).
-		if _, err := q.capturePosition(); err != nil {
+		pos, err := q.capturePosition()
+		if err != nil {
 			return nil, err
+		}
+		if pos.Over() {
+			// As for the other games: a job has nothing to prove.
+			return nil, Invalid("board", nil, "the game is over (the player to move has no legal turn, or the position repeated): analyze answers it at once")
 		}
 		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
 		return []json.RawMessage{u}, nil

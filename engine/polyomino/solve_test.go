@@ -125,13 +125,28 @@ func crossConfigs() []Config {
 
 // TestSolveMatchesPlainMinimax checks the solver's values (position and
 // every move) against plain minimax on hundreds of random positions.
-func TestSolveMatchesPlainMinimax(t *testing.T) {
+func TestSolveMatchesPlainMinimax(t *testing.T) { crossCheck(t, false) }
+
+// TestSharedTableMatchesPlainMinimax: the same with one small table kept
+// across every search of a configuration (as the service keeps its
+// tables between requests), some positions searched with FirstWin first,
+// so that each search meets what the others stored.
+func TestSharedTableMatchesPlainMinimax(t *testing.T) { crossCheck(t, true) }
+
+func crossCheck(t *testing.T, shared bool) {
 	rng := splitmix64(42)
+	if shared {
+		rng = splitmix64(43)
+	}
 	checked := 0
 	for _, cfg := range crossConfigs() {
 		g, err := NewGame(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", cfg.Preset, err)
+		}
+		var tt *Table
+		if shared {
+			tt = NewTable(1)
 		}
 		perCfg := 0
 		for trial := 0; trial < 400 && perCfg < 40; trial++ {
@@ -141,7 +156,13 @@ func TestSolveMatchesPlainMinimax(t *testing.T) {
 				continue
 			}
 			perCfg++
-			res, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1 + trial%2, TableMB: 1})
+			if shared && trial%3 == 0 {
+				// A first-win search stores its own results first.
+				if _, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1 + trial%2, Table: tt}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1 + trial%2, TableMB: 1, Table: tt})
 			if err != nil {
 				t.Fatal(err)
 			}
