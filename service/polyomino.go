@@ -446,13 +446,16 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 // (default lengthMin), within what is left of the budget (less
 // lengthMargin), and at most lengthMaxNodes nodes. In a job's unit, whose
 // proofs are the long ones, it may take a quarter of the proof's time
-// (lengthJobShare), so that plies cost a job little.
+// (lengthJobShare), so that plies cost a job little, and at least
+// Searcher.MinLengthTime (default lengthJobMin: a unit's first-win proof
+// may take microseconds).
 const (
 	// solveTableMB: the transposition table of a request's or a unit's
 	// proof, kept for its length search (Solve's own default size).
 	solveTableMB   = 64
 	lengthShare    = 3
 	lengthJobShare = 0.25
+	lengthJobMin   = 50 * time.Millisecond
 	lengthMin      = 200 * time.Millisecond
 	lengthMargin   = 5 * time.Millisecond
 	lengthMaxNodes = 50_000_000
@@ -1078,7 +1081,14 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		a := answerOf(res, child.Frame().ToCanonical)
 		// The answer is cached for synchronous requests too: with their
 		// plies.
-		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, j.Search.MinLengthTime)
+		least := j.Search.MinLengthTime
+		if least == 0 {
+			// A first-win proof can take microseconds, its length search
+			// much longer: without this floor 1 unit in 10 found its
+			// plies (BENCHMARKS.md "Jobs").
+			least = lengthJobMin
+		}
+		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, least)
 		report(a.Nodes)
 		b, err := json.Marshal(a)
 		if err == nil && a.partial() {

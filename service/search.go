@@ -32,7 +32,7 @@ type Searcher struct {
 	// MinLengthTime: the polyomino length search after a proof (plies)
 	// may take three times the proof's time and at least this long, within
 	// the budget (0: 200 ms); in a job's unit a quarter of the proof's
-	// time and at least this long (0: no minimum).
+	// time and at least this long (0: 50 ms).
 	MinLengthTime time.Duration
 	// Assembly bounds the decoding, mapping and encoding of big answers
 	// outside the slots (nil: unbounded).
