@@ -27,6 +27,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -95,9 +96,8 @@ func New(cfg Config, d Deps) *gin.Engine {
 		_ = r.SetTrustedProxies(cfg.TrustedProxies)
 	}
 	r.HandleMethodNotAllowed = true
-	// gin's own redirect answered a trailing slash with a bare 307 (no
-	// problem, no request id, a POST body to send again): NoRoute
-	// redirects GET and HEAD, and names the route to the others.
+	// gin's own redirect answers a trailing slash before any middleware
+	// (no request id, no log): NoRoute redirects instead.
 	r.RedirectTrailingSlash = false
 	r.ContextWithFallback = true // c.Done() and c.Err() follow the request's context
 	m := newHTTPMetrics(d.Registry)
@@ -113,21 +113,22 @@ func New(cfg Config, d Deps) *gin.Engine {
 		if other == path {
 			other += "/"
 		}
-		detail := "no route for " + c.Request.Method + " " + path
 		for _, rt := range r.Routes() {
-			if rt.Path != other || rt.Method != c.Request.Method {
+			if rt.Method != c.Request.Method || !routeMatches(rt.Path, other) || strings.HasPrefix(other, "//") {
 				continue
 			}
+			// The same path with or without its trailing slash: GET and
+			// HEAD move for good, other methods are sent on with their
+			// body (307), as gin did.
+			u := url.URL{Path: other, RawQuery: c.Request.URL.RawQuery}
+			code := http.StatusTemporaryRedirect
 			if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
-				u := *c.Request.URL
-				u.Path = other
-				c.Redirect(http.StatusMovedPermanently, u.String())
-				return
+				code = http.StatusMovedPermanently
 			}
-			detail += "; did you mean " + other + "?"
-			break
+			c.Redirect(code, u.String())
+			return
 		}
-		writeProblem(c, newProblem(c, "not-found", detail))
+		writeProblem(c, newProblem(c, "not-found", "no route for "+c.Request.Method+" "+path))
 	})
 	r.NoMethod(func(c *gin.Context) {
 		writeProblem(c, newProblem(c, "method-not-allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; allowed: "+c.Writer.Header().Get("Allow")))
@@ -202,4 +203,25 @@ func corsFor(origins []string) gin.HandlerFunc {
 		cc.AllowOrigins = origins
 	}
 	return cors.New(cc)
+}
+
+// routeMatches reports whether path fits gin's route pattern (":name" a
+// segment, "*name" the rest).
+func routeMatches(pattern, path string) bool {
+	ps, qs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	for i, p := range ps {
+		switch {
+		case strings.HasPrefix(p, "*"):
+			return true
+		case i >= len(qs):
+			return false
+		case strings.HasPrefix(p, ":"):
+			if qs[i] == "" {
+				return false
+			}
+		case p != qs[i]:
+			return false
+		}
+	}
+	return len(ps) == len(qs)
 }

@@ -416,7 +416,7 @@ func TestRequestShapeProblems(t *testing.T) {
 		{"query parameter", "POST", "/test/echo?rules=advanced", js, `{}`, nil, 400, "/problems/validation", "rules", `query parameter "rules": this endpoint takes its fields in the JSON body only`},
 		{"latin1", "POST", "/test/echo", js + "; charset=latin1", `{}`, nil, 415, "/problems/unsupported-media", "", `charset "latin1": JSON bodies are UTF-8`},
 		{"gzip", "POST", "/test/echo", js, `{}`, []string{"Content-Encoding", "gzip"}, 415, "/problems/unsupported-media", "", `Content-Encoding "gzip" is not supported`},
-		{"trailing slash, POST", "POST", "/test/echo/", js, `{}`, nil, 404, "/problems/not-found", "", "no route for POST /test/echo/; did you mean /test/echo?"},
+		{"malformed query", "POST", "/test/echo?%zz", js, `{}`, nil, 400, "/problems/validation", "%zz", `query parameter "%zz"`},
 		{"huge field name", "POST", "/test/echo", js, `{"` + long + `":1}`, nil, 400, "/problems/validation", "", `unknown field "xxxx`},
 	}
 	for _, tt := range tests {
@@ -440,12 +440,43 @@ func TestRequestShapeProblems(t *testing.T) {
 			}
 		})
 	}
-	// A charset of UTF-8 is fine; GET with a trailing slash is redirected.
+	// A charset of UTF-8 is fine. A trailing slash is redirected, with a
+	// request id now: GET for good, POST with its body (307).
 	if w := do(r, "POST", "/test/echo", js+"; charset=UTF-8", `{"name":"a"}`); w.Code != 200 {
 		t.Errorf("charset UTF-8: %d %s", w.Code, w.Body)
 	}
-	if w := do(r, "GET", "/healthz/?x=1", "", ``); w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/healthz?x=1" {
-		t.Errorf("GET /healthz/: %d, Location %q", w.Code, w.Header().Get("Location"))
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		location     string
+	}{
+		{"GET", "/healthz/?x=1", http.StatusMovedPermanently, "/healthz?x=1"},
+		{"POST", "/test/echo/", http.StatusTemporaryRedirect, "/test/echo"},
+		{"GET", "//healthz/", http.StatusNotFound, ""},
+	} {
+		w := do(r, tc.method, tc.path, js, `{}`)
+		if w.Code != tc.code || w.Header().Get("Location") != tc.location || w.Header().Get("X-Request-ID") == "" {
+			t.Errorf("%s %s: %d, Location %q, request id %q; want %d to %q", tc.method, tc.path, w.Code, w.Header().Get("Location"), w.Header().Get("X-Request-ID"), tc.code, tc.location)
+		}
+	}
+}
+
+func TestRouteMatches(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"/v1/jobs/:id", "/v1/jobs/abc", true},
+		{"/v1/jobs/:id", "/v1/jobs/", false},
+		{"/v1/jobs/:id/events", "/v1/jobs/abc/events", true},
+		{"/v1/jobs/:id/events", "/v1/jobs/abc", false},
+		{"/swagger/*any", "/swagger/index.html", true},
+		{"/healthz", "/healthz", true},
+		{"/healthz", "/healthz/", false},
+	} {
+		if got := routeMatches(tc.pattern, tc.path); got != tc.want {
+			t.Errorf("routeMatches(%q, %q) = %v", tc.pattern, tc.path, got)
+		}
 	}
 }
 
@@ -458,6 +489,14 @@ func TestClipQuoted(t *testing.T) {
 		// Cut after a backslash: the escape is dropped, not left open.
 		{fmt.Sprintf("%q", strings.Repeat(`"a`, 60)), `"` + strings.Repeat(`\"a`, 21) + `…" (180 bytes)`},
 	}
+	prose := strings.Repeat("x", 80)
+	tests = append(tests, []struct{ in, want string }{
+		// The text between two quoted strings is not a quoted string.
+		{`field "a" then ` + prose + ` "b"`, `field "a" then ` + prose + ` "b"`},
+		// A cut never splits an escape.
+		{fmt.Sprintf("%q", strings.Repeat("a", 62)+"\x01"+strings.Repeat("a", 70)), `"` + strings.Repeat("a", 62) + `…" (136 bytes)`},
+		{fmt.Sprintf("%q", strings.Repeat("a", 60)+"\u2028"+strings.Repeat("a", 70)), `"` + strings.Repeat("a", 60) + `…" (136 bytes)`},
+	}...)
 	for _, tt := range tests {
 		if got := clipQuoted(tt.in); got != tt.want {
 			t.Errorf("clipQuoted(%.80q...) =\n%s\nwant\n%s", tt.in, got, tt.want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -173,7 +174,14 @@ func requireJSON() gin.HandlerFunc {
 		}
 		// Every field of these endpoints is in the body: a query
 		// parameter would be silently ignored.
-		for name := range c.Request.URL.Query() {
+		if raw := c.Request.URL.RawQuery; raw != "" {
+			name, _, _ := strings.Cut(raw, "=")
+			if q, err := url.ParseQuery(raw); err == nil {
+				for n := range q {
+					name = n
+					break
+				}
+			}
 			fail(c, service.Invalid(name, nil, "query parameter %q: this endpoint takes its fields in the JSON body only", clip(name)))
 			return
 		}

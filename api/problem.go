@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +51,7 @@ type problemKind struct {
 var problemKinds = map[string]problemKind{
 	"validation":         {"validation", "Invalid request", 400, "A field of the request is missing, malformed or not allowed; errors[] names each field and what was expected."},
 	"malformed-json":     {"malformed-json", "Malformed JSON", 400, "The body is not one well-formed JSON object."},
-	"not-found":          {"not-found", "Not found", 404, "No resource at this path (for a path with a trailing slash, the detail names the one without), or no job with this id."},
+	"not-found":          {"not-found", "Not found", 404, "No resource at this path, or no job with this id."},
 	"method-not-allowed": {"method-not-allowed", "Method not allowed", 405, "The path exists but not with this method; the Allow header lists the methods."},
 	"conflict":           {"conflict", "Conflict", 409, "The resource is in a state that does not allow this operation."},
 	"unauthorized":       {"unauthorized", "Unauthorized", 401, "This endpoint needs an API key in the X-API-Key header."},
@@ -198,17 +197,71 @@ func head(s string) string {
 	return s[:cut]
 }
 
-// quoted matches a string quoted as by %q, longer than clipLen.
-var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.){` + strconv.Itoa(clipLen+1) + `,}"`)
-
-// clipQuoted clips every long quoted string of msg: "abc…" (N bytes).
+// clipQuoted clips every long quoted string of msg ("abc…" (N bytes)),
+// reading msg from the left so that a closing quote is never taken for an
+// opening one; the cut never splits an escape.
 func clipQuoted(msg string) string {
 	if len(msg) <= 2*clipLen {
 		return msg
 	}
-	return quoted.ReplaceAllStringFunc(msg, func(q string) string {
-		body := q[1 : len(q)-1]
-		// Not in the middle of an escape: no backslash before the quote.
-		return `"` + strings.TrimRight(head(body), `\\`) + `…" (` + strconv.Itoa(len(body)) + ` bytes)`
-	})
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(msg, '"')
+		if open < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		b.WriteString(msg[:open+1])
+		msg = msg[open+1:]
+		// The closing quote, and where the last escape that fits in
+		// clipLen bytes starts.
+		end, cut := -1, -1
+		for i := 0; i < len(msg); i++ {
+			if cut < 0 && i == clipLen {
+				cut = i
+			}
+			if msg[i] == '\\' {
+				if i+1 < len(msg) {
+					n := escapeLen(msg[i+1])
+					if cut < 0 && i+1+n > clipLen {
+						cut = i
+					}
+					i += n
+				}
+				continue
+			}
+			if msg[i] == '"' {
+				end = i
+				break
+			}
+		}
+		if end < 0 { // no closing quote: the rest as it is
+			b.WriteString(msg)
+			return b.String()
+		}
+		body := msg[:end]
+		if end > clipLen && cut >= 0 {
+			for cut > 0 && !utf8.RuneStart(body[cut]) {
+				cut--
+			}
+			b.WriteString(body[:cut] + "…\" (" + strconv.Itoa(end) + " bytes)")
+		} else {
+			b.WriteString(body + `"`)
+		}
+		msg = msg[end+1:]
+	}
+}
+
+// escapeLen is the length of an escape of Go's %q after its backslash
+// and the letter c: \xHH, \uHHHH, \UHHHHHHHH, or one character.
+func escapeLen(c byte) int {
+	switch c {
+	case 'x':
+		return 3
+	case 'u':
+		return 5
+	case 'U':
+		return 9
+	}
+	return 1
 }

@@ -197,7 +197,7 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 		return nil, err
 	}
 	key := captureCacheKey(pos, q.AllMoves)
-	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validAnswer, func(unitCtx context.Context) ([]byte, bool, error) {
+	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validFor(j.MaxDuration), func(unitCtx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(unitCtx, j.MaxDuration)
 		defer cancel()
 		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report})
@@ -212,6 +212,9 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 		}
 		report(nodes)
 		b, err := json.Marshal(a)
+		if err == nil && !cacheable {
+			a.keep(ctx, j.Search, key)
+		}
 		return b, cacheable, err
 	})
 	if err != nil {

@@ -736,11 +736,42 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	return true
 }
 
-// replace stores a better answer for key (a cache failure costs the next
-// request the search that found it).
+// replace stores a better answer for key (storeBetter).
 func (p *Polyomino) replace(ctx context.Context, key string, a PolyominoAnswer) {
+	storeBetter(ctx, p.search, key, a)
+}
+
+// keep implements keptAnswer: a partial answer is kept (storeBetter).
+func (a *PolyominoAnswer) keep(ctx context.Context, s *Searcher, key string) {
+	if a.partial() {
+		storeBetter(ctx, s, key, *a)
+	}
+}
+
+// storeBetter stores the answer a for key unless the cache holds a
+// better one: a final answer is never replaced by a partial one, nor a
+// partial one by one that looked for the best moves less long (requests
+// complete an entry concurrently, each from the copy it read); plies the
+// entry knows and a lacks are kept. (Between the check and the write
+// another request may store a better answer, which is then lost: the
+// next request completes this one again.) A cache failure costs the next
+// request the search that found a.
+func storeBetter(ctx context.Context, s *Searcher, key string, a PolyominoAnswer) {
+	if raw, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
+		if old, valid := decodeFinal[PolyominoAnswer](raw); valid && old.Outcome == a.Outcome {
+			switch {
+			case a.partial() && !old.partial():
+				return
+			case a.partial() && old.partial() && a.BestTriedNs < old.BestTriedNs:
+				return
+			}
+			if a.Plies == nil && old.Plies != nil && len(a.Moves) == 0 {
+				a.Plies = old.Plies
+			}
+		}
+	}
 	if b, err := json.Marshal(a); err == nil {
-		_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, b)
+		_ = s.Loader.Replace(context.WithoutCancel(ctx), key, b)
 	}
 }
 
@@ -1091,9 +1122,8 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, least)
 		report(a.Nodes)
 		b, err := json.Marshal(a)
-		if err == nil && a.partial() {
-			// Kept for synchronous requests, which may complete it.
-			keepPartial[PolyominoAnswer](ctx, j.Search, key, b)
+		if err == nil {
+			a.keep(ctx, j.Search, key) // for synchronous requests, which may complete it
 		}
 		return b, res.Proven && res.BestComplete, err
 	})
@@ -1118,6 +1148,9 @@ func (a *PolyominoAnswer) final() bool {
 func (a *PolyominoAnswer) partial() bool {
 	return a.Proven && !a.BestComplete && !a.Heuristic && len(a.Moves) == 0 && len(a.BestMoves) > 0
 }
+
+// proved: the answer's value is proven (budgetedAnswer).
+func (a *PolyominoAnswer) proved() bool { return a.Proven }
 
 // serves: a cached answer serves a request of this budget, unless it is
 // a partial capture answer and the budget more than twice as long as its

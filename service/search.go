@@ -57,9 +57,11 @@ type tablePool struct {
 	idle []*polyomino.Table
 }
 
-// maxIdleTables bounds the tables kept between searches (as many as run
-// at once on a usual server: its solver slots, its worker's, and one).
-const maxIdleTables = 4
+// maxIdleTables bounds the tables kept between searches (64 MB each,
+// resident once touched): as many as search at once on a default server,
+// its solver slot and its worker's slot. More searches at once get
+// tables of their own, released after.
+const maxIdleTables = 2
 
 func (p *tablePool) get() *polyomino.Table {
 	p.mu.Lock()
@@ -136,9 +138,14 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	// A cache hit is decoded once, by the check that vets it (this
 	// goroutine's only: LoadChecked calls it before any flight).
 	// usable: a cached answer that serves this request.
+	// A valid answer that does not serve this budget is kept as a
+	// fallback (stale): the search for a better one may prove less.
+	var stale T
+	haveStale := false
 	usable := func(raw []byte) (T, bool) {
 		v, ok := validCached[T](s, raw)
 		if b, isB := any(&v).(budgetedAnswer); ok && isB && !b.serves(budget) {
+			stale, haveStale = v, true
 			ok = false // a longer budget may do better: search again
 		}
 		return v, ok
@@ -186,8 +193,8 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		if err != nil {
 			return nil, false, fmt.Errorf("encode %s answer: %w", game, err)
 		}
-		if took >= s.MinCacheTime && !proven && isPartial(v) {
-			keepPartial[T](ctx, s, key, b)
+		if k, ok := any(&v).(keptAnswer); ok && took >= s.MinCacheTime && !proven {
+			k.keep(ctx, s, key)
 		}
 		return b, proven && took >= s.MinCacheTime, nil
 	})
@@ -211,6 +218,11 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	}
 	if len(raw) < BigAnswerBytes {
 		v, err := decode()
+		if p, ok := any(&v).(budgetedAnswer); ok && err == nil && haveStale && !p.proved() {
+			// The search proved less than the cache knew (a partial
+			// answer is small: never in the shared decoding below).
+			return stale, SourceCache, nil
+		}
 		return v, SourceSearch, err
 	}
 	d := s.shared.of(raw)
@@ -246,11 +258,21 @@ func validCached[T any](s *Searcher, raw []byte) (T, bool) {
 	return v, ok
 }
 
-// validAnswer is validCached for the polyomino and capture answers of
-// job units.
+// validAnswer is validCached for the polyomino answers of job units
+// (a kept partial answer has the value they need).
 func (s *Searcher) validAnswer(raw []byte) bool {
 	_, ok := validCached[PolyominoAnswer](s, raw)
 	return ok
+}
+
+// validFor is validAnswer for a unit that searches up to budget for the
+// whole answer (the capture variant's): a kept partial answer serves it
+// only when its search was about as long (PolyominoAnswer.serves).
+func (s *Searcher) validFor(budget time.Duration) func([]byte) bool {
+	return func(raw []byte) bool {
+		a, ok := validCached[PolyominoAnswer](s, raw)
+		return ok && a.serves(budget)
+	}
 }
 
 // finalAnswer is an answer type that says whether a value of it may come
@@ -259,36 +281,21 @@ func (s *Searcher) validAnswer(raw []byte) bool {
 // was not written by this code.
 type finalAnswer interface{ final() bool }
 
-// partialAnswer is an answer type with answers that are not final but
-// worth keeping: a proven value whose best moves are not all known. The
-// cache keeps one (keepPartial), but it settles no other search of its
-// key (a longer budget may complete it), and never replaces a final one.
-type partialAnswer interface{ partial() bool }
+// keptAnswer is an answer type with answers that are not final but worth
+// keeping (a proven value whose best moves are not all known): keep
+// stores such an answer under key unless the cache holds a better one.
+// Kept answers settle no other search of their key (a longer budget may
+// complete them).
+type keptAnswer interface {
+	keep(ctx context.Context, s *Searcher, key string)
+}
 
 // budgetedAnswer is an answer type whose cached answers serve only
 // requests of some budgets (a partial answer, those not much longer than
 // the search that made it); the others search again.
 type budgetedAnswer interface {
 	serves(budget time.Duration) bool
-}
-
-// isPartial reports whether v is a partial answer (partialAnswer).
-func isPartial[T any](v T) bool {
-	p, ok := any(&v).(partialAnswer)
-	return ok && p.partial()
-}
-
-// keepPartial stores the partial answer raw under key, unless the cache
-// holds a final answer there already. (A final answer written between
-// the check and the write is lost: the next request completes the partial
-// one again.) A cache failure costs the next request a search.
-func keepPartial[T any](ctx context.Context, s *Searcher, key string, raw []byte) {
-	if old, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
-		if v, valid := decodeFinal[T](old); valid && !isPartial(v) {
-			return
-		}
-	}
-	_ = s.Loader.Replace(context.WithoutCancel(ctx), key, raw)
+	proved() bool
 }
 
 // decodeFinal decodes a cached answer: false when it does not decode as

@@ -1,0 +1,144 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+// Tests from a review of the partial answers: a request completing a
+// cached entry from the copy it read must not replace a final answer that
+// another request stored meanwhile (completePlies and completeBest wrote
+// without looking), and a capture job must not take a short request's
+// partial answer for its own.
+
+// partialThenFinal caches a partial answer of partialPosition (a short
+// budget), keeps that copy, then lets a long request complete the entry.
+func partialThenFinal(t *testing.T) (*Polyomino, *Searcher, cache.Cache, string, *polyomino.Position, PolyominoAnswer) {
+	t.Helper()
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	q := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("P:d4,d5,e5,d6,e6 U:a2,c2,a3,b3,c3 W:f6,g6,g7,h7,h8"), BudgetMs: 100}
+	var a PolyominoAnswer
+	for !a.Proven && q.BudgetMs < 6400 {
+		q.BudgetMs *= 2
+		a, _ = p.Analyze(context.Background(), q)
+	}
+	if !a.Proven || a.BestComplete {
+		t.Skip("no partial answer on this machine")
+	}
+	pos, _ := q.position()
+	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(pos))
+	raw, _, _ := c.Get(context.Background(), key)
+	var stale PolyominoAnswer
+	if err := json.Unmarshal(raw, &stale); err != nil || !stale.partial() {
+		t.Fatalf("the cached answer is not partial: %v", err)
+	}
+	long := q
+	long.BudgetMs = 60000
+	if a, err := p.Analyze(context.Background(), long); err != nil || !a.BestComplete {
+		t.Fatal("the long request did not complete the answer")
+	}
+	return p, s, c, key, pos, stale
+}
+
+func cachedComplete(c cache.Cache, key string) (bool, int) {
+	raw, _, _ := c.Get(context.Background(), key)
+	var a PolyominoAnswer
+	_ = json.Unmarshal(raw, &a)
+	return a.BestComplete, len(a.BestMoves)
+}
+
+func TestCompletePliesKeepsFinal(t *testing.T) {
+	p, _, c, key, pos, stale := partialThenFinal(t)
+	stale.Plies, stale.LengthTriedNs = nil, 0
+	p.completePlies(context.Background(), key, &stale, pos, time.Second)
+	if ok, n := cachedComplete(c, key); !ok {
+		t.Errorf("final answer replaced by a partial one (%d best moves)", n)
+	}
+}
+
+func TestCompleteBestKeepsFinal(t *testing.T) {
+	p, s, c, key, pos, stale := partialThenFinal(t)
+	for range maxIdleTables {
+		s.tables.get() // a cold table
+	}
+	stale.BestTriedNs = 0 // as a job unit's
+	p.completeBest(context.Background(), key, &stale, pos, 2*time.Millisecond)
+	if ok, n := cachedComplete(c, key); !ok {
+		t.Errorf("final answer replaced by a partial one (%d best moves)", n)
+	}
+}
+
+// A capture job searches for its whole time limit, not taking a short
+// request's cached partial answer (it came back in a millisecond).
+func TestCaptureJobSearchesPastAShortPartial(t *testing.T) {
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Minute), time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	ctx := context.Background()
+	q := PolyominoQuery{Game: "capture", ToMove: "first",
+		Board:   []string{"...PPP.", "FF.PPI.", ".FFLLI.", ".F..LI.", "..NNLIV", "NNN.LIV", "....VVV"},
+		Markers: map[string]string{"F": "first", "I": "first", "L": "first", "N": "first", "P": "first", "V": "first"}, BudgetMs: 100}
+	var first PolyominoAnswer
+	for !first.Proven && q.BudgetMs < 1600 {
+		q.BudgetMs *= 2
+		first, _ = p.Analyze(ctx, q)
+	}
+	if !first.Proven || first.BestComplete {
+		t.Skip("no partial answer on this machine")
+	}
+	const limit = 2 * time.Second
+	kind := PolyominoAnalyzeJob{Search: s, MaxDuration: limit, Workers: 1}
+	jq := q
+	jq.BudgetMs = 0
+	raw, _ := json.Marshal(jq)
+	units, err := kind.Plan(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := kind.Run(ctx, units[0], func(int64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a PolyominoAnswer
+	_ = json.Unmarshal(out, &a)
+	if took := time.Since(start); !a.BestComplete && took < limit/2 {
+		t.Errorf("job unit answered in %v with the cached partial answer (%d best moves)", took, len(a.BestMoves))
+	}
+}
+
+// A request whose budget a kept capture answer does not serve searches
+// again; when that search proves less (a loaded machine), the kept answer
+// stands rather than an unproven one.
+func TestLongerBudgetFallsBackToKeptAnswer(t *testing.T) {
+	mem := cache.NewMemory(1<<20, 0)
+	s := &Searcher{Loader: cache.NewLoader(mem, 0), Slots: NewSlots(1, 1, time.Second, nil), Budgets: Budgets{Default: time.Second, Max: time.Minute}}
+	ctx := context.Background()
+	kept := PolyominoAnswer{Capture: true, Outcome: "win", Proven: true, BestMoves: []string{"kept"}, BestTriedNs: int64(100 * time.Millisecond)}
+	raw, _ := json.Marshal(kept)
+	if err := mem.Set(ctx, "k", raw, 0); err != nil {
+		t.Fatal(err)
+	}
+	searched := false
+	search := func(context.Context) (PolyominoAnswer, int64, bool, error) {
+		searched = true
+		return PolyominoAnswer{Capture: true, Outcome: "unknown", Heuristic: true, BestMoves: []string{"guess"}}, 1, false, nil
+	}
+	// 150 ms: served by the kept answer (tried 100 ms).
+	if a, source, err := runCached(ctx, s, "capture", "k", 150*time.Millisecond, search); err != nil || searched || source != SourceCache || a.BestMoves[0] != "kept" {
+		t.Fatalf("150 ms: %v from %s (searched %v), %v", a.BestMoves, source, searched, err)
+	}
+	a, source, err := runCached(ctx, s, "capture", "k", time.Second, search)
+	if err != nil || !searched || source != SourceCache || !a.Proven || a.BestMoves[0] != "kept" {
+		t.Fatalf("1 s: %v (proven %v) from %s, searched %v, %v; want a search, then the kept answer", a.BestMoves, a.Proven, source, searched, err)
+	}
+}
