@@ -32,6 +32,9 @@ type Polyomino struct {
 	// bgDown: until then background jobs are not tried (a submission
 	// failed: the jobs store is down).
 	bgDown time.Time
+	// completing holds the keys completeBest is working on: one search
+	// per key at a time (the others answer the kept answer).
+	completing sync.Map
 }
 
 // backgroundWait bounds a background job's submission (and the look-up
@@ -685,6 +688,10 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	if !canon.partial() || int64(budget) <= 2*canon.BestTriedNs {
 		return false
 	}
+	if _, busy := p.completing.LoadOrStore(key, true); busy {
+		return false // another request is completing it
+	}
+	defer p.completing.Delete(key)
 	release, ok := p.search.Slots.TryAcquire()
 	if !ok {
 		return false // busy: the answer as it is
