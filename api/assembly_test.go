@@ -22,15 +22,7 @@ import (
 // answer multiplied a cheap request's p99 latency by 300-400:
 // BENCHMARKS.md "Big answers".)
 func TestBigAnswersWaitForAssembly(t *testing.T) {
-	gin.SetMode(gin.TestMode)
-	reg := prometheus.NewRegistry()
-	s := newSearcher(reg, 5*time.Second)
-	s.Assembly = service.NewAssembly(1, s.Metrics)
-	r := New(Config{MaxBodyBytes: 64 << 10}, Deps{
-		Log: zap.NewNop(), Registry: reg,
-		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
-		Polyomino: service.NewPolyomino(s),
-	})
+	r, s := newGatedServer()
 	for _, tc := range []struct {
 		path, body string
 		moves      func(body []byte) int
@@ -86,4 +78,17 @@ func TestBigAnswersWaitForAssembly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newGatedServer is a polyomino server whose assembly gate has one place.
+func newGatedServer() (*gin.Engine, *service.Searcher) {
+	gin.SetMode(gin.TestMode)
+	reg := prometheus.NewRegistry()
+	s := newSearcher(reg, 5*time.Second)
+	s.Assembly = service.NewAssembly(1, s.Metrics)
+	return New(Config{MaxBodyBytes: 64 << 10}, Deps{
+		Log: zap.NewNop(), Registry: reg,
+		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
+		Polyomino: service.NewPolyomino(s),
+	}), s
 }

@@ -12,13 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/gin-gonic/gin"
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
-
-	"github.com/gamesolver/gamesolver/service"
-	"github.com/gamesolver/gamesolver/service/cache"
 )
 
 // TestSlowReaderHoldsNoPlace: a client that asks for a big answer and
@@ -27,15 +20,7 @@ import (
 // places, every other big answer waited for ever): the answer is encoded
 // in the gate, and written after.
 func TestSlowReaderHoldsNoPlace(t *testing.T) {
-	gin.SetMode(gin.TestMode)
-	reg := prometheus.NewRegistry()
-	s := newSearcher(reg, 5*time.Second)
-	s.Assembly = service.NewAssembly(1, s.Metrics)
-	r := New(Config{MaxBodyBytes: 64 << 10}, Deps{
-		Log: zap.NewNop(), Registry: reg,
-		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
-		Polyomino: service.NewPolyomino(s),
-	})
+	r, _ := newGatedServer()
 	srv := httptest.NewUnstartedServer(r)
 	srv.Listener = smallSendBuf{srv.Listener}
 	srv.Start()

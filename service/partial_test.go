@@ -23,17 +23,8 @@ const partialPosition = "P:d4,d5,e5,d6,e6 U:a2,c2,a3,b3,c3 W:f6,g6,g7,h7,h8"
 func TestPartialAnswersAreKept(t *testing.T) {
 	p := service.NewPolyomino(searcherWithBudget(time.Minute))
 	ctx := context.Background()
-	// The shortest budget (from 200 ms, doubled) that proves it, however
-	// busy the machine.
-	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition), BudgetMs: 100}
-	var first service.PolyominoAnswer
-	for !first.Proven && short.BudgetMs < 6400 {
-		short.BudgetMs *= 2
-		var err error
-		if first, err = p.Analyze(ctx, short); err != nil {
-			t.Fatal(err)
-		}
-	}
+	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
+	first := provenWithin(t, p, &short)
 	if !first.Proven || first.Outcome != "win" {
 		t.Fatalf("not proven in %d ms: %s proven %v", short.BudgetMs, first.Outcome, first.Proven)
 	}
@@ -86,14 +77,7 @@ func TestJobUnitsStopAtFirstWin(t *testing.T) {
 	}
 	won, plies := 0, 0
 	for _, u := range units[:10] {
-		out, err := kind.Run(ctx, u, func(int64) {})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a service.PolyominoAnswer
-		if err := json.Unmarshal(out, &a); err != nil {
-			t.Fatal(err)
-		}
+		a := runUnit(t, kind, u)
 		if !a.Proven {
 			t.Fatalf("unit %s: not proven", u)
 		}
@@ -139,17 +123,10 @@ func TestPartialCaptureAnswers(t *testing.T) {
 	p := service.NewPolyomino(searcherWithBudget(time.Minute))
 	ctx := context.Background()
 	q := service.PolyominoQuery{Game: "capture", ToMove: "first",
-		Board:    []string{"...PPP.", "FF.PPI.", ".FFLLI.", ".F..LI.", "..NNLIV", "NNN.LIV", "....VVV"},
-		Markers:  map[string]string{"F": "first", "I": "first", "L": "first", "N": "first", "P": "first", "V": "first"},
-		BudgetMs: 100}
-	var first service.PolyominoAnswer
-	for !first.Proven && q.BudgetMs < 6400 {
-		q.BudgetMs *= 2
-		var err error
-		if first, err = p.Analyze(ctx, q); err != nil {
-			t.Fatal(err)
-		}
+		Board:   []string{"...PPP.", "FF.PPI.", ".FFLLI.", ".F..LI.", "..NNLIV", "NNN.LIV", "....VVV"},
+		Markers: map[string]string{"F": "first", "I": "first", "L": "first", "N": "first", "P": "first", "V": "first"},
 	}
+	first := provenWithin(t, p, &q)
 	if !first.Proven || first.BestComplete {
 		t.Skipf("proven %v, complete %v in %d ms: not a partial answer on this machine", first.Proven, first.BestComplete, q.BudgetMs)
 	}
@@ -170,4 +147,34 @@ func TestPartialCaptureAnswers(t *testing.T) {
 	if a, err := p.Analyze(ctx, longer); err != nil || a.Source != service.SourceCache {
 		t.Fatalf("the longer budget again: source %s, %v; want the cache", a.Source, err)
 	}
+}
+
+// runUnit runs one unit of a polyomino.analyze job and decodes its answer.
+func runUnit(t *testing.T, kind service.PolyominoAnalyzeJob, u json.RawMessage) service.PolyominoAnswer {
+	t.Helper()
+	out, err := kind.Run(context.Background(), u, func(int64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a service.PolyominoAnswer
+	if err := json.Unmarshal(out, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// provenWithin analyzes q with budgets from 200 ms, doubled up to 6.4 s,
+// until it is proven however busy the machine; q.BudgetMs is left at the
+// budget that proved it.
+func provenWithin(t *testing.T, p *service.Polyomino, q *service.PolyominoQuery) service.PolyominoAnswer {
+	t.Helper()
+	var a service.PolyominoAnswer
+	for q.BudgetMs = 100; !a.Proven && q.BudgetMs < 6400; {
+		q.BudgetMs *= 2
+		var err error
+		if a, err = p.Analyze(context.Background(), *q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
 }
