@@ -33,7 +33,8 @@ func RequestExamples() []RequestExample {
 // Swagger 2.0 cannot say (it has no "one of"), by schema: make openapi
 // leaves their type open in the document (swag writes the type of the
 // swaggertype tag), and their description says what they take. pool is
-// true or false, or in the capture variant a list of pieces.
+// true or false, or in the capture variant a list of pieces; pieces a
+// string or a list of names.
 func UntypedFields() map[string][]string {
-	return map[string][]string{"api.PolyominoRequest": {"pool"}}
+	return map[string][]string{"api.PolyominoRequest": {"pool", "pieces"}}
 }

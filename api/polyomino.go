@@ -178,9 +178,9 @@ type PolyominoAnalysis struct {
 	// Every best move when proven (the heuristic player's choice
 	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"]. In
 	// a won position under normal play: every winning move, a fastest
-	// one first (it wins in plies) when the length search found it within
-	// its share of the budget; in a lost one every move, a slowest loss
-	// first (the opponent then wins in plies - 1) on the same terms; with
+	// one first (it wins in plies) when perfect_first says the length
+	// search checked it; in a lost one every move, a slowest loss first
+	// (the opponent then wins in plies - 1) on the same terms; with
 	// all_moves in the order of moves. When best_complete is false they
 	// are the best moves found so far.
 	BestMoves []string `json:"best_moves"` // no example tag: swag splits it at every comma
@@ -192,6 +192,11 @@ type PolyominoAnalysis struct {
 	// that made it looks for the rest (when a solver slot is free), as
 	// does all_moves.
 	BestComplete bool `json:"best_complete" example:"true"`
+	// True when best_moves[0] is the move perfect play chooses, checked
+	// by the length search: a fastest win in a won position (it wins in
+	// plies), a slowest loss in a lost one. False when the check did not
+	// finish, or plies are unknown.
+	PerfectFirst bool `json:"perfect_first" example:"true"`
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`
 	LegalMoves int  `json:"legal_moves" example:"1547"`
@@ -319,7 +324,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
 		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
 		GameOver: a.Over, Pass: a.Pass, Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
-		Plies: a.Plies, BestComplete: a.Proven && a.BestComplete,
+		Plies: a.Plies, BestComplete: a.Proven && a.BestComplete, PerfectFirst: a.Proven && a.Plies != nil && a.PerfectFirst,
 	}
 	if out.BestMoves == nil {
 		out.BestMoves = []string{}

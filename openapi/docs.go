@@ -2279,7 +2279,7 @@ const docTemplate = `{
                     "example": true
                 },
                 "best_moves": {
-                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"]. In\na won position under normal play: every winning move, a fastest\none first (it wins in plies) when the length search found it within\nits share of the budget; in a lost one every move, a slowest loss\nfirst (the opponent then wins in plies - 1) on the same terms; with\nall_moves in the order of moves. When best_complete is false they\nare the best moves found so far.",
+                    "description": "Every best move when proven (the heuristic player's choice\notherwise), in canonical notation, e.g. [\"I:a1,a2,a3,a4,a5\"]. In\na won position under normal play: every winning move, a fastest\none first (it wins in plies) when perfect_first says the length\nsearch checked it; in a lost one every move, a slowest loss first\n(the opponent then wins in plies - 1) on the same terms; with\nall_moves in the order of moves. When best_complete is false they\nare the best moves found so far.",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -2347,6 +2347,11 @@ const docTemplate = `{
                     "description": "True when, under the score rule, the player to move cannot place\nand passes.",
                     "type": "boolean",
                     "example": false
+                },
+                "perfect_first": {
+                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. False when the check did not\nfinish, or plies are unknown.",
+                    "type": "boolean",
+                    "example": true
                 },
                 "pieces_left": {
                     "description": "The pieces still to be placed: the common pool's (pool), or each\nplayer's hand (first, second). Absent for the capture variant, whose\nanswer carries pool.",

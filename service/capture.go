@@ -122,7 +122,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 		a.Moves = append(a.Moves, PolyominoMove{Move: tr.Turn.String(), Outcome: string(tr.Outcome), Proven: tr.Outcome != capture.Unknown})
 	}
 	if a.partial() {
-		a.BestTriedNs = int64(res.Elapsed)
+		a.BestTriedNs = int64(budgetOf(ctx, res.Elapsed))
 	}
 	return a, res.Nodes, res.Proven && res.BestComplete, nil
 }

@@ -133,9 +133,12 @@ type PolyominoAnswer struct {
 	// LengthTriedNs: the longest length search that failed to find Plies
 	// (a cached answer is completed only by a longer one).
 	LengthTriedNs int64 `json:"length_tried_ns,omitempty"`
+	// PerfectFirst: BestMoves[0] is the move perfect play chooses (a
+	// fastest win, or a slowest loss), checked by the length search.
+	PerfectFirst bool `json:"perfect_first,omitempty"`
 	// BestTriedNs: in a partial answer (proven, not every best move
-	// known), how long its search looked for them (0: a job's unit, which
-	// stops at the first winning move).
+	// known), the budget of the search that looked for them (0: a job's
+	// unit, which stops at the first winning move).
 	BestTriedNs int64           `json:"best_tried_ns,omitempty"`
 	Heuristic   bool            `json:"heuristic"`
 	Moves       []PolyominoMove `json:"moves,omitempty"`
@@ -421,7 +424,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
 			if a.partial() {
-				a.BestTriedNs = int64(res.Elapsed)
+				a.BestTriedNs = int64(budgetOf(ctx, res.Elapsed))
 			}
 			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
 			return a, a.Nodes, res.Proven && res.BestComplete, nil
@@ -429,8 +432,12 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
-	if !p.completeBest(ctx, key, &canon, pos, budget) && source == SourceCache {
+	searched, found := p.completeBest(ctx, key, &canon, pos, budget)
+	if !searched && source == SourceCache {
 		p.completePlies(ctx, key, &canon, pos, budget)
+	}
+	if found {
+		source = SourceSearch // completeBest's search answered: its nodes and time
 	}
 	a, err := p.toPosition(ctx, canon, pos)
 	if err != nil {
@@ -563,8 +570,12 @@ func (s *Searcher) minLengthTime() time.Duration {
 // (Lengths.Slowest, every move being a best one); the others keep their
 // order. It returns that move (in the position's frame), or "" if none.
 func bestFirst(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Result) string {
-	if a.Plies == nil || len(res.BestMoves) < 2 || len(res.BestMoves) != len(a.BestMoves) {
+	if a.Plies == nil || len(res.BestMoves) == 0 || len(res.BestMoves) != len(a.BestMoves) {
 		return ""
+	}
+	if len(res.BestMoves) == 1 && res.BestComplete {
+		a.PerfectFirst = true // the only best move
+		return res.BestMoves[0].String()
 	}
 	find := lengths.FastestWin
 	switch res.Outcome {
@@ -574,11 +585,14 @@ func bestFirst(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Res
 	default:
 		return ""
 	}
+	// (With one best move of a first-win search, whether it is perfect
+	// play's too.)
 	i, nodes := find(res.BestMoves, *a.Plies)
 	a.Nodes += nodes
 	if i < 0 {
 		return ""
 	}
+	a.PerfectFirst = true
 	if i > 0 {
 		best := append([]string{a.BestMoves[i]}, a.BestMoves[:i]...)
 		a.BestMoves = append(best, a.BestMoves[i+1:]...)
@@ -626,7 +640,7 @@ func fastestFirst(a *PolyominoAnswer) {
 // length share of the proof's recorded time, and stores the completed
 // answer for the next requests. canon is in the canonical frame.
 func (p *Polyomino) completePlies(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) {
-	if !canon.Proven || canon.Plies != nil || pos.Game().Config().EndRule != polyomino.NormalPlay {
+	if !canon.Proven || canon.Plies != nil && canon.PerfectFirst || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return
 	}
 	release, ok := p.search.Slots.TryAcquire()
@@ -667,14 +681,26 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	done.BestMoves = append([]string(nil), canon.BestMoves...)
 	p.search.withLength(bctx, &done, pos, res, nil, lengthShare, least)
 	done.Nodes, done.ElapsedNs = canon.Nodes, canon.ElapsedNs // the proof's figures
-	if done.Plies == nil {
+	switch {
+	case done.Plies == nil:
 		// Stored with the longer try, so that the next requests do not
 		// repeat it.
 		done = *canon
 		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
+	case !done.PerfectFirst:
+		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
 	}
 	*canon = done
 	p.replace(ctx, key, done)
+}
+
+// budgetOf is the budget of a search under ctx that took elapsed: the
+// time its deadline left (at least elapsed), or elapsed without one.
+func budgetOf(ctx context.Context, elapsed time.Duration) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(elapsed, time.Until(d)+elapsed)
+	}
+	return elapsed
 }
 
 // completeBest looks for the best moves a partial answer (proven, not
@@ -683,18 +709,19 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 // and a solver slot is free at once, and stores the result when it knows
 // them all or looked longer. canon is in the canonical frame; the answer
 // it had stands when the search finds nothing better. It reports whether
-// it searched (the budget is then spent).
-func (p *Polyomino) completeBest(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) bool {
+// it searched (the budget is then spent) and whether its answer replaced
+// canon.
+func (p *Polyomino) completeBest(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) (searched, found bool) {
 	if !canon.partial() || int64(budget) <= 2*canon.BestTriedNs {
-		return false
+		return false, false
 	}
 	if _, busy := p.completing.LoadOrStore(key, true); busy {
-		return false // another request is completing it
+		return false, false // another request is completing it
 	}
 	defer p.completing.Delete(key)
 	release, ok := p.search.Slots.TryAcquire()
 	if !ok {
-		return false // busy: the answer as it is
+		return false, false // busy: the answer as it is
 	}
 	defer release()
 	PauseAssembly(ctx) // a search is no assembly
@@ -714,33 +741,32 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	res, err := polyomino.Solve(bctx, pos, polyomino.Options{Workers: p.search.Workers, Table: tt, Prefer: prefer})
 	p.search.observe("polyomino", res.Nodes, res.Proven, time.Since(start))
 	if err != nil {
-		return true
+		return true, false
 	}
 	if !res.Proven {
 		// Stored with the longer try, so that the next requests as
 		// short do not repeat it.
-		canon.BestTriedNs = max(canon.BestTriedNs, int64(res.Elapsed))
+		canon.BestTriedNs = max(canon.BestTriedNs, int64(max(budget, res.Elapsed)))
 		p.replace(ctx, key, *canon)
-		return true
+		return true, false
 	}
-	if !res.BestComplete && int64(res.Elapsed) <= canon.BestTriedNs {
-		return true
+	if !res.BestComplete && int64(max(budget, res.Elapsed)) <= canon.BestTriedNs {
+		return true, false
 	}
 	a := answerOf(res, frame.ToCanonical)
 	if a.partial() {
-		a.BestTriedNs = int64(res.Elapsed)
+		a.BestTriedNs = int64(max(budget, res.Elapsed))
 	}
 	p.search.withLength(bctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
 	if a.Plies == nil && canon.Plies != nil {
-		// The length known before, and the move it found first.
+		// The length known before (the position's), and its checked
+		// first move if it has one.
 		a.Plies, a.LengthTriedNs = canon.Plies, 0
-		if i := slices.Index(a.BestMoves, canon.BestMoves[0]); i > 0 {
-			a.BestMoves = slices.Concat([]string{a.BestMoves[i]}, a.BestMoves[:i], a.BestMoves[i+1:])
-		}
+		withFirst(&a, *canon)
 	}
 	*canon = a
 	p.replace(ctx, key, a)
-	return true
+	return true, true
 }
 
 // replace stores a better answer for key (storeBetter).
@@ -755,6 +781,19 @@ func (a *PolyominoAnswer) keep(ctx context.Context, s *Searcher, key string) {
 	}
 }
 
+// withFirst puts first in a's best moves the checked first move of old,
+// an answer of the same position (PerfectFirst), when a has it and has
+// none of its own.
+func withFirst(a *PolyominoAnswer, old PolyominoAnswer) {
+	if a.PerfectFirst || !old.PerfectFirst || len(old.BestMoves) == 0 {
+		return
+	}
+	if i := slices.Index(a.BestMoves, old.BestMoves[0]); i >= 0 {
+		a.BestMoves = slices.Concat([]string{a.BestMoves[i]}, a.BestMoves[:i], a.BestMoves[i+1:])
+		a.PerfectFirst = true
+	}
+}
+
 // storeBetter stores the answer a for key unless the cache holds a
 // better one: a final answer is never replaced by a partial one, nor a
 // partial one by one that looked for the best moves less long (requests
@@ -764,16 +803,21 @@ func (a *PolyominoAnswer) keep(ctx context.Context, s *Searcher, key string) {
 // next request completes this one again.) A cache failure costs the next
 // request the search that found a.
 func storeBetter(ctx context.Context, s *Searcher, key string, a PolyominoAnswer) {
-	if raw, ok, _ := s.Loader.Cache().Get(ctx, key); ok {
+	raw, ok, err := s.Loader.Cache().Get(context.WithoutCancel(ctx), key)
+	if err != nil {
+		return // what the cache holds is unknown: it may be better
+	}
+	if ok {
 		if old, valid := decodeFinal[PolyominoAnswer](raw); valid && old.Outcome == a.Outcome {
 			switch {
 			case a.partial() && !old.partial():
 				return
-			case a.partial() && old.partial() && a.BestTriedNs < old.BestTriedNs:
+			case a.partial() && old.partial() && (a.BestTriedNs < old.BestTriedNs || len(a.BestMoves) < len(old.BestMoves)):
 				return
 			}
 			if a.Plies == nil && old.Plies != nil && len(a.Moves) == 0 {
 				a.Plies = old.Plies
+				withFirst(&a, old)
 			}
 		}
 	}
@@ -1219,6 +1263,7 @@ func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino
 	if best >= 0 {
 		n := best + 1
 		a.Plies = &n
+		a.PerfectFirst = true // every winning (lost: every) child's plies known
 	}
 	fastestFirst(a)
 }

@@ -142,3 +142,43 @@ func TestLongerBudgetFallsBackToKeptAnswer(t *testing.T) {
 		t.Fatalf("1 s: %v (proven %v) from %s, searched %v, %v; want a search, then the kept answer", a.BestMoves, a.Proven, source, searched, err)
 	}
 }
+
+// A job's unit keeps its partial answer (the first winning move) in the
+// cache, under the child's key, for the synchronous requests.
+func TestUnitKeepsItsAnswer(t *testing.T) {
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Minute), time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	kind := PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	q := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("P:d4,d5,e5,d6,e6 U:a2,c2,a3,b3,c3 W:f6,g6,g7,h7,h8")}
+	raw, _ := json.Marshal(q)
+	units, err := kind.Plan(context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range units[:10] {
+		out, err := kind.Run(context.Background(), u, func(int64) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a PolyominoAnswer
+		_ = json.Unmarshal(out, &a)
+		if !a.partial() {
+			continue
+		}
+		var unit struct{ Move string }
+		_ = json.Unmarshal(u, &unit)
+		child := q
+		child.Moves = append(append([]string(nil), q.Moves...), unit.Move)
+		pos, err := child.position()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, ok, _ := s.Loader.Cache().Get(context.Background(), cacheKey("polyomino", "all=false", polyomino.CanonicalKey(pos)))
+		var c PolyominoAnswer
+		if !ok || json.Unmarshal(kept, &c) != nil || !c.partial() || c.BestMoves[0] != a.BestMoves[0] {
+			t.Fatalf("after unit %s the cache holds %s (found %v), not its answer", u, kept, ok)
+		}
+		return
+	}
+	t.Fatal("no partial answer among the first 10 units")
+}
