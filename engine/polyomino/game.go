@@ -74,7 +74,9 @@ func NewGame(cfg Config) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := r.fingerprint()
+	// The preset's name is the game's too (answers name it): the same
+	// board and pieces reached from two presets are two entries.
+	key := r.cfg.Preset + "|" + r.fingerprint()
 	gameCache.Lock()
 	e, ok := gameCache.m[key]
 	if !ok {

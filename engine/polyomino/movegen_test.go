@@ -186,3 +186,22 @@ func TestNewGameBuildsOnce(t *testing.T) {
 		}
 	}
 }
+
+// A game reached from two presets keeps each preset's name (a review
+// found tetrominoes overridden to pentominoes on 6 x 6 named pentominoes,
+// the name of the first request's game).
+func TestGameKeepsItsPresetName(t *testing.T) {
+	penta, _ := Preset("pentominoes")
+	penta.Width, penta.Height = 6, 6
+	tetra, _ := Preset("tetrominoes")
+	tetra.Width, tetra.Height, tetra.Order, tetra.Pieces = 6, 6, 5, nil
+	for _, cfg := range []Config{penta, tetra} {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Config().Preset; got != cfg.Preset {
+			t.Errorf("a %s game named %q", cfg.Preset, got)
+		}
+	}
+}
