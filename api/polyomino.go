@@ -273,7 +273,7 @@ func (h *handlers) polyominoAnalyze(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	h.assembled(ctx, c, len(a.Moves), func() any { return toPolyominoAnalysis(a, req.AllMoves) })
+	h.assembled(ctx, c, a.Size(), func() any { return toPolyominoAnalysis(a, req.AllMoves) })
 }
 
 // assembled writes the answer out builds, for an answer of n moves: a big

@@ -917,7 +917,7 @@ func answerOf(res polyomino.Result, frame func(polyomino.Move) polyomino.Move) P
 // toPosition is fromCanonical in the assembly gate when the answer is
 // big.
 func (p *Polyomino) toPosition(ctx context.Context, canon PolyominoAnswer, pos *polyomino.Position) (PolyominoAnswer, error) {
-	release, err := p.search.Assembly.Enter(ctx, len(canon.Moves) >= BigAnswerMoves)
+	release, err := p.search.Assembly.Enter(ctx, canon.Size() >= BigAnswerMoves)
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
@@ -1199,6 +1199,11 @@ func (a *PolyominoAnswer) final() bool {
 func (a *PolyominoAnswer) partial() bool {
 	return a.Proven && !a.BestComplete && !a.Heuristic && len(a.Moves) == 0 && len(a.BestMoves) > 0
 }
+
+// Size is how many moves the answer lists, in moves or best_moves (a
+// lost position's best moves are all its moves): what the assembly gate
+// weighs.
+func (a PolyominoAnswer) Size() int { return max(len(a.Moves), len(a.BestMoves)) }
 
 // proved: the answer's value is proven (budgetedAnswer).
 func (a *PolyominoAnswer) proved() bool { return a.Proven }
