@@ -96,10 +96,10 @@ func TestJobUnitsStopAtFirstWin(t *testing.T) {
 		t.Fatal("no won child among the first 10 units")
 	}
 	// A first-win proof may take microseconds: the unit's length search
-	// has a floor of its own (with a quarter of the proof's time only, 1
-	// unit in 10 found its plies; with the floor all but the unluckiest).
-	if plies < 3 { // (4 or 5 under the race detector, 10 on a quiet machine)
-		t.Errorf("%d of 10 units found their child's plies", plies)
+	// has a floor of its own (TestUnitLengthFloor; 10 of 10 here on a
+	// quiet machine, 2 to 5 under the race detector).
+	if plies == 0 {
+		t.Errorf("no unit found its child's plies")
 	}
 }
 

@@ -1163,14 +1163,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		a := answerOf(res, child.Frame().ToCanonical)
 		// The answer is cached for synchronous requests too: with their
 		// plies.
-		least := j.Search.MinLengthTime
-		if least == 0 {
-			// A first-win proof can take microseconds, its length search
-			// much longer: without this floor 1 unit in 10 found its
-			// plies (BENCHMARKS.md "Jobs").
-			least = lengthJobMin
-		}
-		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, least)
+		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, j.lengthLeast())
 		report(a.Nodes)
 		b, err := json.Marshal(a)
 		if err == nil {
@@ -1182,6 +1175,17 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		return nil, err
 	}
 	return raw, nil
+}
+
+// lengthLeast is the least time of a unit's length search: a first-win
+// proof can take microseconds, its length search much longer (with a
+// quarter of the proof's time only, 1 unit in 10 found its plies:
+// BENCHMARKS.md "Jobs").
+func (j PolyominoAnalyzeJob) lengthLeast() time.Duration {
+	if j.Search.MinLengthTime > 0 {
+		return j.Search.MinLengthTime
+	}
+	return lengthJobMin
 }
 
 // final: a cached polyomino or capture answer is proven, with its every

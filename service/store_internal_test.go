@@ -182,3 +182,17 @@ func TestUnitKeepsItsAnswer(t *testing.T) {
 	}
 	t.Fatal("no partial answer among the first 10 units")
 }
+
+// A unit's length search has a floor (lengthJobMin unless the searcher
+// sets one): with a quarter of a first-win proof's time only, 1 unit in
+// 10 found its plies.
+func TestUnitLengthFloor(t *testing.T) {
+	s := &Searcher{}
+	if got := (PolyominoAnalyzeJob{Search: s}).lengthLeast(); got != lengthJobMin || got < 20*time.Millisecond {
+		t.Errorf("default floor %v, want lengthJobMin (%v, at least 20 ms)", got, lengthJobMin)
+	}
+	s.MinLengthTime = time.Second
+	if got := (PolyominoAnalyzeJob{Search: s}).lengthLeast(); got != time.Second {
+		t.Errorf("floor %v with MinLengthTime 1 s", got)
+	}
+}
