@@ -113,8 +113,12 @@ func New(cfg Config, d Deps) *gin.Engine {
 		if other == path {
 			other += "/"
 		}
-		for _, rt := range r.Routes() {
-			if rt.Method != c.Request.Method || !routeMatches(rt.Path, other) || strings.HasPrefix(other, "//") {
+		routes := r.Routes()
+		if strings.HasPrefix(other, "//") {
+			routes = nil // no redirect to another host
+		}
+		for _, rt := range routes {
+			if rt.Method != c.Request.Method || !routeMatches(rt.Path, other) {
 				continue
 			}
 			// The same path with or without its trailing slash: GET and

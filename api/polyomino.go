@@ -108,11 +108,7 @@ func (p *PoolField) UnmarshalJSON(b []byte) error {
 	}
 	var list []string
 	if err := json.Unmarshal(b, &list); err != nil {
-		value := map[byte]string{'"': "string", '{': "object", '[': "array with an element that is not a string", 'n': "null"}[b[0]]
-		if value == "" {
-			value = "number"
-		}
-		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeOf(PoolField{})}
+		return service.TypeError(b, reflect.TypeOf(PoolField{}))
 	}
 	p.Pieces = list
 	if p.Pieces == nil {

@@ -135,7 +135,7 @@ func (a *Assembly) Enter(ctx context.Context, big bool) (release func(), err err
 	if a == nil || !big {
 		return func() {}, nil
 	}
-	if h, ok := ctx.Value(holdKey{}).(*hold); ok && h != nil {
+	if h := holdOf(ctx); h != nil {
 		// The request keeps its place to its end: entered once, released
 		// by HoldAssembly's done.
 		if h.release == nil {
@@ -189,7 +189,7 @@ func HoldAssembly(ctx context.Context) (context.Context, func()) {
 // assembly gate, if any, before work that is not assembly (a search, a
 // job submission): its next big step takes a place again.
 func PauseAssembly(ctx context.Context) {
-	if h, ok := ctx.Value(holdKey{}).(*hold); ok && h != nil {
+	if h := holdOf(ctx); h != nil {
 		h.drop()
 	}
 }
@@ -197,10 +197,16 @@ func PauseAssembly(ctx context.Context) {
 // withoutHold is ctx without the request's hold: for work that outlives
 // the request or is shared with others (a flight's search).
 func withoutHold(ctx context.Context) context.Context {
-	if h, ok := ctx.Value(holdKey{}).(*hold); ok && h != nil {
+	if holdOf(ctx) != nil {
 		return context.WithValue(ctx, holdKey{}, (*hold)(nil))
 	}
 	return ctx
+}
+
+// holdOf is the request's hold in ctx (nil: none).
+func holdOf(ctx context.Context) *hold {
+	h, _ := ctx.Value(holdKey{}).(*hold)
+	return h
 }
 
 func (h *hold) drop() {

@@ -254,6 +254,18 @@ func knownFields(t reflect.Type) []string {
 }
 
 // jsonValueKind names the kind of a JSON value by its first byte.
+// TypeError is the error of a union type's UnmarshalJSON (a field of
+// several JSON forms, named by its JSONKind) for a value b of none of its
+// forms: the decoder's message names the field, what it takes and what b
+// is.
+func TypeError(b []byte, t reflect.Type) error {
+	value := map[byte]string{'"': "string", '{': "object", '[': "array with an element that is not a string", 't': "boolean", 'f': "boolean", 'n': "null"}[b[0]]
+	if value == "" {
+		value = "number"
+	}
+	return &json.UnmarshalTypeError{Value: value, Type: t}
+}
+
 func jsonValueKind(v []byte) string {
 	if len(v) == 0 {
 		return "nothing"

@@ -183,11 +183,7 @@ func (p *PieceNames) UnmarshalJSON(b []byte) error {
 	}
 	var list []string
 	if err := json.Unmarshal(b, &list); err != nil {
-		value := map[byte]string{'{': "object", '[': "array with an element that is not a string", 't': "boolean", 'f': "boolean"}[b[0]]
-		if value == "" {
-			value = "number"
-		}
-		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeOf(PieceNames(""))}
+		return TypeError(b, reflect.TypeOf(PieceNames("")))
 	}
 	*p = PieceNames(strings.Join(list, ","))
 	return nil
@@ -649,11 +645,7 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	}
 	defer release()
 	PauseAssembly(ctx) // a search is no assembly
-	frame := pos.Frame()
-	back := func(s string) (polyomino.Move, bool) {
-		m, err := polyomino.ParseMove(s)
-		return frame.FromCanonical(m), err == nil
-	}
+	back := func(s string) (polyomino.Move, bool) { return fromCanonicalMove(pos.Frame(), s) }
 	res := polyomino.Result{Outcome: polyomino.Outcome(canon.Outcome), Proven: true, Value: canon.Value, Elapsed: time.Duration(canon.ElapsedNs)}
 	for _, s := range canon.BestMoves {
 		m, ok := back(s)
@@ -691,7 +683,7 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
 	}
 	*canon = done
-	p.replace(ctx, key, done)
+	storeBetter(ctx, p.search, key, done)
 }
 
 // budgetOf is the budget of a search under ctx that took elapsed: the
@@ -731,8 +723,8 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	frame := pos.Frame()
 	var prefer []polyomino.Move
 	for _, s := range canon.BestMoves {
-		if m, err := polyomino.ParseMove(s); err == nil {
-			prefer = append(prefer, frame.FromCanonical(m))
+		if m, ok := fromCanonicalMove(frame, s); ok {
+			prefer = append(prefer, m)
 		}
 	}
 	tt := p.search.tables.get()
@@ -743,19 +735,20 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	if err != nil {
 		return true, false
 	}
+	tried := int64(max(budget, res.Elapsed))
 	if !res.Proven {
 		// Stored with the longer try, so that the next requests as
 		// short do not repeat it.
-		canon.BestTriedNs = max(canon.BestTriedNs, int64(max(budget, res.Elapsed)))
-		p.replace(ctx, key, *canon)
+		canon.BestTriedNs = max(canon.BestTriedNs, tried)
+		storeBetter(ctx, p.search, key, *canon)
 		return true, false
 	}
-	if !res.BestComplete && int64(max(budget, res.Elapsed)) <= canon.BestTriedNs {
+	if !res.BestComplete && tried <= canon.BestTriedNs {
 		return true, false
 	}
 	a := answerOf(res, frame.ToCanonical)
 	if a.partial() {
-		a.BestTriedNs = int64(max(budget, res.Elapsed))
+		a.BestTriedNs = tried
 	}
 	p.search.withLength(bctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
 	if a.Plies == nil && canon.Plies != nil {
@@ -765,13 +758,8 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 		withFirst(&a, *canon)
 	}
 	*canon = a
-	p.replace(ctx, key, a)
-	return true, true
-}
-
-// replace stores a better answer for key (storeBetter).
-func (p *Polyomino) replace(ctx context.Context, key string, a PolyominoAnswer) {
 	storeBetter(ctx, p.search, key, a)
+	return true, true
 }
 
 // keep implements keptAnswer: a partial answer is kept (storeBetter).
@@ -925,6 +913,16 @@ func (p *Polyomino) toPosition(ctx context.Context, canon PolyominoAnswer, pos *
 	return fromCanonical(canon, pos), nil
 }
 
+// fromCanonicalMove reads a move of a canonical answer in the position's
+// frame; false when it is not a move.
+func fromCanonicalMove(frame polyomino.Frame, s string) (polyomino.Move, bool) {
+	m, err := polyomino.ParseMove(s)
+	if err != nil {
+		return polyomino.Move{}, false
+	}
+	return frame.FromCanonical(m), true
+}
+
 // fromCanonical maps a canonical answer onto the position asked about and
 // fills in what belongs to the position rather than to its class.
 func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
@@ -935,11 +933,10 @@ func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 		return withPosition(a, pos)
 	}
 	back := func(s string) string {
-		m, err := polyomino.ParseMove(s)
-		if err != nil {
-			return s
+		if m, ok := fromCanonicalMove(frame, s); ok {
+			return m.String()
 		}
-		return frame.FromCanonical(m).String()
+		return s
 	}
 	out := a
 	out.BestMoves = make([]string, len(a.BestMoves))
@@ -1145,7 +1142,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		return json.Marshal(PolyominoAnswer{Outcome: string(polyomino.OutcomeUnknown)})
 	}
 	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(child))
-	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validAnswer, func(ctx context.Context) ([]byte, bool, error) {
+	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validFor(j.MaxDuration), func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
 		defer cancel()
 		tt := j.Search.tables.get()
@@ -1196,7 +1193,7 @@ func (a *PolyominoAnswer) final() bool {
 
 // partial: a proven answer without all_moves whose best moves are not all
 // known (the budget ran out finding them, or a job's unit stopped at the
-// first winning move). The cache keeps it (see partialAnswer) with
+// first winning move). The cache keeps it (keptAnswer) with
 // BestTriedNs; a request whose budget is more than twice that long tries
 // to complete it (completeBest), or for the capture variant, searches
 // again (serves).

@@ -135,11 +135,9 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	// Concurrent requests share a search only with the same budget: its
 	// answer, when not proven, is what that budget found.
 	flight := key + "|budget=" + budget.String()
-	// A cache hit is decoded once, by the check that vets it (this
-	// goroutine's only: LoadChecked calls it before any flight).
-	// usable: a cached answer that serves this request.
-	// A valid answer that does not serve this budget is kept as a
-	// fallback (stale): the search for a better one may prove less.
+	// usable: a cached answer that serves this request. A valid answer
+	// that does not serve this budget is kept as a fallback (stale): the
+	// search for a better one may prove less.
 	var stale T
 	haveStale := false
 	usable := func(raw []byte) (T, bool) {
@@ -150,6 +148,8 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		}
 		return v, ok
 	}
+	// A cache hit is decoded once, by the check that vets it (this
+	// goroutine's only: LoadChecked calls it before any flight).
 	var hit T
 	vetHit := func(raw []byte) bool {
 		release, err := s.Assembly.Enter(ctx, len(raw) >= BigAnswerBytes)
@@ -258,15 +258,9 @@ func validCached[T any](s *Searcher, raw []byte) (T, bool) {
 	return v, ok
 }
 
-// validAnswer is validCached for the polyomino answers of job units
-// (a kept partial answer has the value they need).
-func (s *Searcher) validAnswer(raw []byte) bool {
-	_, ok := validCached[PolyominoAnswer](s, raw)
-	return ok
-}
-
-// validFor is validAnswer for a unit that searches up to budget for the
-// whole answer (the capture variant's): a kept partial answer serves it
+// validFor is validCached for the polyomino and capture answers of job
+// units that search up to budget: a kept partial answer serves a
+// polyomino unit (it has the value the unit needs), and a capture unit
 // only when its search was about as long (PolyominoAnswer.serves).
 func (s *Searcher) validFor(budget time.Duration) func([]byte) bool {
 	return func(raw []byte) bool {
@@ -276,9 +270,9 @@ func (s *Searcher) validFor(budget time.Duration) func([]byte) bool {
 }
 
 // finalAnswer is an answer type that says whether a value of it may come
-// from the cache: the cache only ever stores final answers and partial
-// ones (partialAnswer), so one that is neither (an empty object, a null)
-// was not written by this code.
+// from the cache: the cache only ever stores final answers and kept
+// partial ones (keptAnswer), so one that is neither (an empty object, a
+// null) was not written by this code.
 type finalAnswer interface{ final() bool }
 
 // keptAnswer is an answer type with answers that are not final but worth
