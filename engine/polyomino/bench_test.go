@@ -17,7 +17,7 @@ func benchSolve(b *testing.B, moves []string, workers int) {
 		b.Fatal(err)
 	}
 	tt := NewTable(512)
-	var nodes int64
+	var nodes, examined int64
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer() // clearing 512 MB is not search
@@ -28,8 +28,10 @@ func benchSolve(b *testing.B, moves []string, workers int) {
 			b.Fatalf("%v %+v", err, res.Outcome)
 		}
 		nodes += res.Nodes
+		examined += res.Examined
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(examined)/b.Elapsed().Seconds(), "examined/s")
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
 

@@ -320,8 +320,7 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 			mu.Lock()
 			wake.Broadcast()
 			mu.Unlock()
-			s.nodes.Add(w.nodes - w.flush)
-			w.flush = w.nodes
+			w.flushCounts()
 			w.done()
 		}()
 	}

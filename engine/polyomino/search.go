@@ -25,6 +25,7 @@ type solver struct {
 	maxNodes int64
 	stop     atomic.Bool
 	nodes    atomic.Int64 // flushed node counts of all workers
+	seen     atomic.Int64 // flushed counts of positions seen without a node
 	progress func(nodes int64)
 	nextProg atomic.Int64
 	// ttMin1 is the least number of playable vertices at which search1
@@ -70,10 +71,15 @@ const checkEvery = 4096
 
 // worker is one search goroutine with its own scratch memory.
 type worker struct {
-	s      *solver
-	nodes  int64 // nodes searched by this worker
-	mid    int64 // nodes of midWords words or more
-	flush  int64 // nodes already added to s.nodes
+	s     *solver
+	nodes int64 // nodes searched by this worker
+	mid   int64 // nodes of midWords words or more
+	flush int64 // nodes already added to s.nodes
+	// seen counts the child positions that move generation makes and
+	// evaluates (their replies, the clique rule, a playout) without
+	// searching them as nodes: settled there or never reached (see
+	// Result.Examined).
+	seen   int64
 	frames []frame
 	// cancel, when set, stops the current task early (its result is no
 	// longer needed).
@@ -135,6 +141,14 @@ func newWorker(s *solver) *worker {
 }
 
 func (w *worker) frame(ply int) *frame { return &w.frames[ply] }
+
+// flushCounts adds the worker's counts not yet added to the solver's.
+func (w *worker) flushCounts() {
+	w.s.nodes.Add(w.nodes - w.flush)
+	w.flush = w.nodes
+	w.s.seen.Add(w.seen)
+	w.seen = 0
+}
 
 // done hands the worker's endgame table back to the Table for the next
 // search (its entries are values of positions, true in any search of the
@@ -339,6 +353,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 				continue
 			}
 			_, replies := andNotCountOwn(L, g.adj[v*k:(v+1)*k], oppOwn)
+			w.seen++ // a node instead when tryMove searches it
 			key2 := uint64(replies)
 			if w.s.pool && replies > 0 && !lazy {
 				andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
@@ -412,6 +427,7 @@ func (w *worker) tryMove(g *cgraph, L []uint64, f *frame, earlier []uint64, m ui
 	if w.twin(g, L, earlier, m, v) {
 		return resLoss, false
 	}
+	w.seen-- // counted as a node
 	r := w.try(g, L, f, v, opp, ply, key, start)
 	if r == resWin {
 		w.killer2[ply] = w.killer[ply]
@@ -471,8 +487,10 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	f := w.frame(ply)
 	ms := f.ms[:0]
 	oppOwn := g.own[1-side][0]
+	made := int64(0) // children made and evaluated
 	for m := mine; m != 0; m &= m - 1 {
 		v := bits.TrailingZeros64(m)
+		made++
 		replies := bits.OnesCount64(L &^ adj[v] & oppOwn)
 		if pool && replies > 0 {
 			// The reply position splits into cliques: the number of moves
@@ -486,6 +504,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			}
 		}
 		if replies == 0 {
+			w.seen += made
 			if probe {
 				w.nearStore(key, resWin)
 			}
@@ -509,6 +528,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		ms = append(ms, key<<32|uint64(v))
 	}
 	f.ms = ms
+	w.seen += made
 	for i := range ms {
 		orderNext(ms, i, insertionSort)
 		m := ms[i]
@@ -527,6 +547,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		if twin {
 			continue
 		}
+		w.seen-- // counted as a node
 		switch w.search1(g, child, 1-side, ply+1) {
 		case resAbort:
 			return resAbort

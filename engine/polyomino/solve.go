@@ -94,9 +94,18 @@ type Result struct {
 	Over bool
 	// Pass: under the score rule the player to move cannot place and
 	// passes; the values are those of the position after the pass.
-	Pass    bool
-	Nodes   int64
-	Elapsed time.Duration
+	Pass  bool
+	Nodes int64
+	// Examined counts the positions the search made and evaluated: the
+	// Nodes, and the children that move generation makes and evaluates
+	// (replies counted, the clique rule tested, a playout played) without
+	// searching them as nodes, because the evaluation settles them (no
+	// reply, an odd or even union of cliques, a twin of an earlier move)
+	// or because an earlier move settles their parent. The convention of
+	// chess programs, which count every position a move reaches; Nodes
+	// counts only the positions the search is called on.
+	Examined int64
+	Elapsed  time.Duration
 }
 
 // Solve analyses a position exactly, within the budget of ctx (deadline,
@@ -136,6 +145,7 @@ func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 	defer s.tt.warm.Store(true)
 	res = s.solveRoot(pos, opts, res)
 	res.Nodes = s.nodes.Load()
+	res.Examined = res.Nodes + s.seen.Load()
 	res.Elapsed = clock().Sub(t0)
 	return res, nil
 }
@@ -420,8 +430,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 				}
 				mu.Unlock()
 			}
-			s.nodes.Add(w.nodes - w.flush)
-			w.flush = w.nodes
+			w.flushCounts()
 			w.done()
 		}()
 	}

@@ -169,6 +169,9 @@ func crossCheck(t *testing.T, shared bool) {
 			if !res.Proven || res.Value != want {
 				t.Fatalf("%s\n%s\nto move %s: solver %+v (proven %v), plain minimax %d", cfg.Preset, pos, pos.toMove, res.Value, res.Proven, want)
 			}
+			if res.Examined < res.Nodes {
+				t.Fatalf("%s\n%s\n%d positions examined, fewer than the %d nodes", cfg.Preset, pos, res.Examined, res.Nodes)
+			}
 			// Every move's own value.
 			for _, mr := range res.Moves {
 				child, err := pos.Play(mr.Move)
@@ -888,5 +891,31 @@ func TestPreferFirst(t *testing.T) {
 		if !slices.ContainsFunc(res.BestMoves, func(m Move) bool { return m.String() == win.String() }) {
 			t.Errorf("prefer %v: FirstWin chose %s", prefer, res.BestMoves[0])
 		}
+	}
+}
+
+// TestExaminedCountsChildren: the search makes and evaluates more
+// positions than it calls itself on (move generation settles or orders
+// children without a call), and no more than each node's moves.
+func TestExaminedCountsChildren(t *testing.T) {
+	cfg, _ := Preset("pentominoes")
+	tt := NewTable(64)
+	for _, sp := range loadSuite(t) {
+		if sp.depth != 3 {
+			continue
+		}
+		pos, err := NewPosition(cfg, nil, sp.moves, DefaultToMove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt.Clear()
+		res, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1, Table: tt})
+		if err != nil || !res.Proven {
+			t.Fatalf("%v: %v %+v", sp.moves, err, res.Proven)
+		}
+		if res.Examined <= 2*res.Nodes || res.Examined > int64(len(pos.LegalMoves()))*res.Nodes {
+			t.Errorf("%v: %d positions examined for %d nodes", sp.moves, res.Examined, res.Nodes)
+		}
+		t.Logf("%v: %d nodes, %d examined", sp.moves, res.Nodes, res.Examined)
 	}
 }
