@@ -62,6 +62,55 @@ func TestPartialAnswersAreKept(t *testing.T) {
 	}
 }
 
+// TestLongRequestsWaitToComplete: requests whose budget would complete a
+// partial answer wait for a solver slot when every one is busy, and for
+// each other (one search per entry); before, they were served the partial
+// answer at once.
+func TestLongRequestsWaitToComplete(t *testing.T) {
+	s := searcherWithBudget(time.Minute)
+	p := service.NewPolyomino(s)
+	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
+	if first := provenWithin(t, p, &short); !first.Proven || first.BestComplete {
+		t.Skipf("no partial answer in %d ms: proven %v, complete %v", short.BudgetMs, first.Proven, first.BestComplete)
+	}
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no free slot")
+	}
+	long := short
+	long.BudgetMs = 60_000
+	answers := make(chan service.PolyominoAnswer, 3)
+	for range cap(answers) {
+		go func() {
+			a, err := p.Analyze(context.Background(), long)
+			if err != nil {
+				t.Error(err)
+			}
+			answers <- a
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case a := <-answers:
+		t.Fatalf("answered while every slot was busy: complete %v, %d best moves", a.BestComplete, len(a.BestMoves))
+	default:
+	}
+	release()
+	searched := 0
+	for range cap(answers) {
+		a := <-answers
+		if !a.BestComplete || len(a.BestMoves) != 69 {
+			t.Errorf("complete %v, %d best moves, want all 69", a.BestComplete, len(a.BestMoves))
+		}
+		if a.Source == service.SourceSearch {
+			searched++
+		}
+	}
+	if searched != 1 {
+		t.Errorf("%d of the requests searched, want 1 (the others take its answer)", searched)
+	}
+}
+
 // TestJobUnitsStopAtFirstWin: a polyomino.analyze unit needs its child's
 // value only, so a won child's search stops at its first winning move; the
 // partial answer is cached for synchronous requests (TestUnitKeepsItsAnswer).

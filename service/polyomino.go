@@ -32,8 +32,9 @@ type Polyomino struct {
 	// bgDown: until then background jobs are not tried (a submission
 	// failed: the jobs store is down).
 	bgDown time.Time
-	// completing holds the keys completeBest is working on: one search
-	// per key at a time (the others answer the kept answer).
+	// completing holds the keys completeBest is working on, each with a
+	// channel closed when its search ends: one search per key at a time
+	// (the others wait for it, then read its answer from the cache).
 	completing sync.Map
 }
 
@@ -697,28 +698,57 @@ func budgetOf(ctx context.Context, elapsed time.Duration) time.Duration {
 
 // completeBest looks for the best moves a partial answer (proven, not
 // every best move known: see PolyominoAnswer.partial) lacks, when the
-// request's budget is more than twice as long as the search that made it
-// and a solver slot is free at once, and stores the result when it knows
-// them all or looked longer. canon is in the canonical frame; the answer
-// it had stands when the search finds nothing better. It reports whether
-// it searched (the budget is then spent) and whether its answer replaced
-// canon.
+// request's budget is more than twice as long as the search that made it,
+// and stores the result when it knows them all or looked longer. It waits
+// for a solver slot, or for another request completing the same entry
+// (whose answer it then takes from the cache), as long as the budget left
+// stays more than twice that search; then the answer is served as it is.
+// canon is in the canonical frame; the answer it had stands when the
+// search finds nothing better. It reports whether it searched (the budget
+// is then spent) and whether its answer replaced canon.
 func (p *Polyomino) completeBest(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) (searched, found bool) {
 	if !canon.partial() || int64(budget) <= 2*canon.BestTriedNs {
 		return false, false
 	}
-	if _, busy := p.completing.LoadOrStore(key, true); busy {
-		return false, false // another request is completing it
+	PauseAssembly(ctx) // waiting and searching are no assembly
+	start := time.Now()
+	left := func() time.Duration { return budget - time.Since(start) }
+	wctx, cancel := context.WithTimeout(ctx, budget-time.Duration(2*canon.BestTriedNs))
+	defer cancel()
+	mine := make(chan struct{})
+	for {
+		other, busy := p.completing.LoadOrStore(key, mine)
+		if !busy {
+			break
+		}
+		select {
+		case <-other.(chan struct{}):
+		case <-wctx.Done():
+			return false, false // served as it is
+		}
+		// The other request's answer, when it stored a better one.
+		if better, ok := p.cachedBetter(ctx, key, *canon); ok {
+			*canon = better
+		}
+		if !canon.partial() || int64(left()) <= 2*canon.BestTriedNs {
+			return false, false
+		}
 	}
-	defer p.completing.Delete(key)
-	release, ok := p.search.Slots.TryAcquire()
-	if !ok {
+	defer func() {
+		p.completing.Delete(key)
+		close(mine)
+	}()
+	release, err := p.search.Slots.Acquire(wctx)
+	if err != nil {
 		return false, false // busy: the answer as it is
 	}
 	defer release()
-	PauseAssembly(ctx) // a search is no assembly
-	bctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
+	budget = left()
+	if int64(budget) <= 2*canon.BestTriedNs {
+		return false, false
+	}
+	bctx, cancelSearch := context.WithTimeout(ctx, budget)
+	defer cancelSearch()
 	// The known winning moves first: the proof is found again at once.
 	frame := pos.Frame()
 	var prefer []polyomino.Move
@@ -729,9 +759,9 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	}
 	tt := p.search.tables.get()
 	defer p.search.tables.put(tt)
-	start := time.Now()
+	searchStart := time.Now()
 	res, err := polyomino.Solve(bctx, pos, polyomino.Options{Workers: p.search.Workers, Table: tt, Prefer: prefer})
-	p.search.observe("polyomino", res.Nodes, res.Proven, time.Since(start))
+	p.search.observe("polyomino", res.Nodes, res.Proven, time.Since(searchStart))
 	if err != nil {
 		return true, false
 	}
@@ -760,6 +790,26 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	*canon = a
 	storeBetter(ctx, p.search, key, a)
 	return true, true
+}
+
+// cachedBetter is the answer the cache holds for key when it is better
+// than a, an answer of the same position: final where a is partial, or
+// partial after a longer search with at least as many best moves.
+func (p *Polyomino) cachedBetter(ctx context.Context, key string, a PolyominoAnswer) (PolyominoAnswer, bool) {
+	raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key)
+	if err != nil || !ok {
+		return a, false
+	}
+	old, valid := decodeFinal[PolyominoAnswer](raw)
+	switch {
+	case !valid || old.Outcome != a.Outcome:
+		return a, false
+	case !old.partial():
+		return old, a.partial()
+	case a.partial() && old.BestTriedNs > a.BestTriedNs && len(old.BestMoves) >= len(a.BestMoves):
+		return old, true
+	}
+	return a, false
 }
 
 // keep implements keptAnswer: a partial answer is kept (storeBetter).
