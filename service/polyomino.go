@@ -413,7 +413,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
-			tt := p.search.tables.get()
+			tt := p.search.tables.get(pos.Game())
 			defer p.search.tables.put(tt)
 			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers, Table: tt})
 			if err != nil {
@@ -757,7 +757,7 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 			prefer = append(prefer, m)
 		}
 	}
-	tt := p.search.tables.get()
+	tt := p.search.tables.get(pos.Game())
 	defer p.search.tables.put(tt)
 	searchStart := time.Now()
 	res, err := polyomino.Solve(bctx, pos, polyomino.Options{Workers: p.search.Workers, Table: tt, Prefer: prefer})
@@ -1195,7 +1195,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validFor(j.MaxDuration), func(ctx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
 		defer cancel()
-		tt := j.Search.tables.get()
+		tt := j.Search.tables.get(child.Game())
 		defer j.Search.tables.put(tt)
 		// The parent needs the child's value only: a won child's search
 		// stops at its first winning move (4 to 5 times faster over the

@@ -68,7 +68,7 @@ func TestCompletePliesKeepsFinal(t *testing.T) {
 func TestCompleteBestKeepsFinal(t *testing.T) {
 	p, s, c, key, pos, stale := partialThenFinal(t)
 	for range maxIdleTables {
-		s.tables.get() // a cold table
+		s.tables.get(nil) // a cold table
 	}
 	stale.BestTriedNs = 0 // as a job unit's
 	p.completeBest(context.Background(), key, &stale, pos, 2*time.Millisecond)

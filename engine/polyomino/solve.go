@@ -165,6 +165,15 @@ func newSolver(ctx context.Context, g *Game, opts Options) *solver {
 		maxNodes: opts.MaxNodes, progress: opts.Progress, ttMin1: 10}
 }
 
+// Holds reports whether the table holds positions of g: a search of g
+// keeps them (they are values, true in any search of the game), one of
+// another game clears the table first.
+func (t *Table) Holds(g *Game) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.game == g
+}
+
 // use binds the table to a game; a table used for another game is cleared.
 func (t *Table) use(g *Game) {
 	t.mu.Lock()
