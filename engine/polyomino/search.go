@@ -127,6 +127,9 @@ type frame struct {
 	g     cgraph   // a graph compacted at this ply
 	state []uint64 // its full state
 	list  []int32
+	// count and sorted: sortMoves' scratch.
+	count  []int32
+	sorted []uint64
 }
 
 // newWorker allocates the frames once: a frame must not move while a
@@ -387,7 +390,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	f.later = f.later[:0]
 	for i := range f.ms {
 		if !perturb {
-			orderNext(f.ms, i, slices.Sort[[]uint64])
+			orderNext(f.ms, i, f.sortMoves)
 		}
 		m := f.ms[i]
 		v := int(uint32(m))
@@ -606,6 +609,42 @@ func orderNext(ms []uint64, i int, sortRest func([]uint64)) {
 	case i == lazyPicks:
 		sortRest(ms[i:])
 	}
+}
+
+// sortMoves sorts moves (sort key << 32 | vertex) by a counting sort on
+// small sort keys (the replies of a multi-word node's moves), then an
+// insertion sort that puts the vertices of one key in order (they are
+// nearly so); large keys go to slices.Sort.
+func (f *frame) sortMoves(ms []uint64) {
+	hi := uint64(0)
+	for _, m := range ms {
+		hi = max(hi, m>>32)
+	}
+	if hi >= 1024 || len(ms) < 32 {
+		slices.Sort(ms)
+		return
+	}
+	n := int(hi) + 2
+	if cap(f.count) < n {
+		f.count = make([]int32, n)
+	}
+	count := f.count[:n]
+	clear(count)
+	for _, m := range ms {
+		count[m>>32+1]++
+	}
+	for i := 1; i < n; i++ {
+		count[i] += count[i-1]
+	}
+	f.sorted = grow(f.sorted, len(ms))
+	out := f.sorted[:len(ms)]
+	for _, m := range ms {
+		k := m >> 32
+		out[count[k]] = m
+		count[k]++
+	}
+	copy(ms, out)
+	insertionSort(ms)
 }
 
 func insertionSort(a []uint64) {

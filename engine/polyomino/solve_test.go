@@ -3,6 +3,7 @@ package polyomino
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -917,5 +918,27 @@ func TestExaminedCountsChildren(t *testing.T) {
 			t.Errorf("%v: %d positions examined for %d nodes", sp.moves, res.Examined, res.Nodes)
 		}
 		t.Logf("%v: %d nodes, %d examined", sp.moves, res.Nodes, res.Examined)
+	}
+}
+
+// TestSortMovesSorts: the counting sort of a multi-word node's moves gives
+// the order of slices.Sort (the search's order, and so its node counts,
+// depend on it), for small and large sort keys and any length.
+func TestSortMovesSorts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var f frame
+	for trial := range 2000 {
+		n := rng.IntN(300)
+		keys := []uint64{4, 64, 1023, 1024, 1 << 17}[trial%5]
+		ms := make([]uint64, n)
+		for i := range ms {
+			ms[i] = rng.Uint64N(keys)<<32 | uint64(i)
+		}
+		rng.Shuffle(n, func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+		want := slices.Sorted(slices.Values(ms))
+		f.sortMoves(ms)
+		if !slices.Equal(ms, want) {
+			t.Fatalf("trial %d (%d moves, keys < %d): %x, want %x", trial, n, keys, ms, want)
+		}
 	}
 }
