@@ -185,9 +185,10 @@ type PolyominoAnalysis struct {
 	// move was decided, or the answer comes from a job's unit, which
 	// stops at the first winning move: the cache keeps such an answer,
 	// and a request with a budget more than twice as long as the search
-	// that made it looks for the rest, as does all_moves (it waits for a
-	// solver slot, or for another request completing the same answer,
-	// while the budget left stays twice that long).
+	// that made it (at least 40 ms) looks for the rest, as does all_moves
+	// (it waits for a free solver slot after the queued searches, or for
+	// another request completing the same answer, while the budget left
+	// stays that long).
 	BestComplete bool `json:"best_complete" example:"true"`
 	// True when best_moves[0] is the move perfect play chooses, checked
 	// by the length search: a fastest win in a won position (it wins in

@@ -2274,7 +2274,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "best_complete": {
-                    "description": "True when best_moves holds every best move. False when the value\nis not proven, or when it is but the budget ran out before every\nmove was decided, or the answer comes from a job's unit, which\nstops at the first winning move: the cache keeps such an answer,\nand a request with a budget more than twice as long as the search\nthat made it looks for the rest, as does all_moves (it waits for a\nsolver slot, or for another request completing the same answer,\nwhile the budget left stays twice that long).",
+                    "description": "True when best_moves holds every best move. False when the value\nis not proven, or when it is but the budget ran out before every\nmove was decided, or the answer comes from a job's unit, which\nstops at the first winning move: the cache keeps such an answer,\nand a request with a budget more than twice as long as the search\nthat made it (at least 40 ms) looks for the rest, as does all_moves\n(it waits for a free solver slot after the queued searches, or for\nanother request completing the same answer, while the budget left\nstays that long).",
                     "type": "boolean",
                     "example": true
                 },

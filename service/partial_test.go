@@ -111,6 +111,45 @@ func TestLongRequestsWaitToComplete(t *testing.T) {
 	}
 }
 
+// TestCompletionsTakeNoQueuePlace: a request waiting for a slot to
+// complete a partial answer leaves the solver queue to searches (a review
+// found it held the only place, and a first search was refused with 503),
+// and gives up while its budget can still pay for the search.
+func TestCompletionsTakeNoQueuePlace(t *testing.T) {
+	s := searcherWithBudget(time.Minute)
+	s.Slots = service.NewSlots(1, 1, time.Second, nil)
+	p := service.NewPolyomino(s)
+	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
+	if first := provenWithin(t, p, &short); !first.Proven || first.BestComplete {
+		t.Skipf("no partial answer in %d ms: proven %v, complete %v", short.BudgetMs, first.Proven, first.BestComplete)
+	}
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no free slot")
+	}
+	long := short
+	long.BudgetMs = 3 * short.BudgetMs
+	done := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		a, err := p.Analyze(context.Background(), long)
+		if err != nil || a.BestComplete {
+			t.Errorf("with every slot busy: %v, complete %v", err, a.BestComplete)
+		}
+		done <- time.Since(start)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	qctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := s.Slots.Acquire(qctx); service.KindOf(err) == service.KindBusy {
+		t.Errorf("a search refused while a completion waits: %v", err)
+	}
+	if took := <-done; took >= time.Duration(long.BudgetMs)*time.Millisecond {
+		t.Errorf("the waiting request took %v, its whole budget (%d ms)", took, long.BudgetMs)
+	}
+	release()
+}
+
 // TestJobUnitsStopAtFirstWin: a polyomino.analyze unit needs its child's
 // value only, so a won child's search stops at its first winning move; the
 // partial answer is cached for synchronous requests (TestUnitKeepsItsAnswer).

@@ -429,9 +429,10 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	answered := time.Now()
 	searched, found := p.completeBest(ctx, key, &canon, pos, budget)
-	if !searched && source == SourceCache {
-		p.completePlies(ctx, key, &canon, pos, budget)
+	if left := budget - time.Since(answered); !searched && source == SourceCache && left > 0 {
+		p.completePlies(ctx, key, &canon, pos, left) // what completeBest's wait left
 	}
 	if found {
 		source = SourceSearch // completeBest's search answered: its nodes and time
@@ -698,55 +699,68 @@ func budgetOf(ctx context.Context, elapsed time.Duration) time.Duration {
 
 // completeBest looks for the best moves a partial answer (proven, not
 // every best move known: see PolyominoAnswer.partial) lacks, when the
-// request's budget is more than twice as long as the search that made it,
-// and stores the result when it knows them all or looked longer. It waits
-// for a solver slot, or for another request completing the same entry
-// (whose answer it then takes from the cache), as long as the budget left
-// stays more than twice that search; then the answer is served as it is.
-// canon is in the canonical frame; the answer it had stands when the
-// search finds nothing better. It reports whether it searched (the budget
-// is then spent) and whether its answer replaced canon.
+// request's budget is more than twice as long as the search that made it
+// (completeNeed), and stores the result when it knows them all or looked
+// longer. It waits for a solver slot, after the searches queued for one
+// (it takes no place in the queue: completing is optional work), or for
+// another request completing the same entry, whose answer it then takes,
+// as long as the budget left is more than that; then the answer is served
+// as it is. canon is in the canonical frame; the answer it had stands
+// when the search finds nothing better. It reports whether it searched
+// (the budget is then spent) and whether its answer replaced canon.
 func (p *Polyomino) completeBest(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) (searched, found bool) {
-	if !canon.partial() || int64(budget) <= 2*canon.BestTriedNs {
+	if !canon.partial() || budget <= completeNeed(*canon) {
 		return false, false
 	}
 	PauseAssembly(ctx) // waiting and searching are no assembly
 	start := time.Now()
 	left := func() time.Duration { return budget - time.Since(start) }
-	wctx, cancel := context.WithTimeout(ctx, budget-time.Duration(2*canon.BestTriedNs))
-	defer cancel()
-	mine := make(chan struct{})
+	mine := &completion{done: make(chan struct{})}
 	for {
-		other, busy := p.completing.LoadOrStore(key, mine)
+		v, busy := p.completing.LoadOrStore(key, mine)
 		if !busy {
 			break
 		}
+		other := v.(*completion)
+		wctx, cancel := context.WithTimeout(ctx, left()-completeNeed(*canon))
+		ended := false
 		select {
-		case <-other.(chan struct{}):
+		case <-other.done:
+			ended = true
 		case <-wctx.Done():
-			return false, false // served as it is
 		}
-		// The other request's answer, when it stored a better one.
-		if better, ok := p.cachedBetter(ctx, key, *canon); ok {
+		cancel()
+		// The other request's answer when better, else the cache's.
+		if better, ok := betterAnswer(*canon, other.answer); ended && ok {
+			*canon = better
+		} else if better, ok := p.cachedBetter(ctx, key, *canon); ok {
 			*canon = better
 		}
-		if !canon.partial() || int64(left()) <= 2*canon.BestTriedNs {
+		if !canon.partial() || left() <= completeNeed(*canon) || ctx.Err() != nil {
 			return false, false
 		}
 	}
 	defer func() {
 		p.completing.Delete(key)
-		close(mine)
+		close(mine.done)
 	}()
-	release, err := p.search.Slots.Acquire(wctx)
-	if err != nil {
-		return false, false // busy: the answer as it is
+	var release func()
+	for {
+		var ok bool
+		if release, ok = p.search.Slots.TryAcquire(); ok {
+			break
+		}
+		if left()-slotPoll <= completeNeed(*canon) {
+			return false, false // busy: the answer as it is
+		}
+		select {
+		case <-time.After(slotPoll):
+		case <-ctx.Done():
+			return false, false
+		}
 	}
 	defer release()
 	budget = left()
-	if int64(budget) <= 2*canon.BestTriedNs {
-		return false, false
-	}
 	bctx, cancelSearch := context.WithTimeout(ctx, budget)
 	defer cancelSearch()
 	// The known winning moves first: the proof is found again at once.
@@ -765,11 +779,16 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	if err != nil {
 		return true, false
 	}
-	tried := int64(max(budget, res.Elapsed))
+	// The budget the search had: the request's deadline may come first.
+	tried := int64(budgetOf(bctx, res.Elapsed))
+	if ctx.Err() != nil {
+		tried = int64(res.Elapsed) // the client left: the search ran this long
+	}
 	if !res.Proven {
 		// Stored with the longer try, so that the next requests as
 		// short do not repeat it.
 		canon.BestTriedNs = max(canon.BestTriedNs, tried)
+		mine.answer = *canon
 		storeBetter(ctx, p.search, key, *canon)
 		return true, false
 	}
@@ -788,26 +807,57 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 		withFirst(&a, *canon)
 	}
 	*canon = a
+	mine.answer = a
 	storeBetter(ctx, p.search, key, a)
 	return true, true
 }
 
+// completion is a completeBest search under way: done is closed when it
+// ends, answer then set when it found one (its waiters read it first: the
+// cache may have failed to keep it).
+type completion struct {
+	done   chan struct{}
+	answer PolyominoAnswer
+}
+
+// slotPoll is how often completeBest looks for a free solver slot.
+const slotPoll = 5 * time.Millisecond
+
+// completeMin is the least search completeBest starts.
+const completeMin = 20 * time.Millisecond
+
+// completeNeed is the budget completeBest needs to try to complete a:
+// more than twice the search that made it (its recorded budget, else its
+// own time, as a job unit's first-win proof), at least twice completeMin.
+func completeNeed(a PolyominoAnswer) time.Duration {
+	return 2 * max(time.Duration(a.BestTriedNs), time.Duration(a.ElapsedNs), completeMin)
+}
+
 // cachedBetter is the answer the cache holds for key when it is better
-// than a, an answer of the same position: final where a is partial, or
-// partial after a longer search with at least as many best moves.
+// than a, an answer of the same position (betterAnswer).
 func (p *Polyomino) cachedBetter(ctx context.Context, key string, a PolyominoAnswer) (PolyominoAnswer, bool) {
 	raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key)
 	if err != nil || !ok {
 		return a, false
 	}
 	old, valid := decodeFinal[PolyominoAnswer](raw)
-	switch {
-	case !valid || old.Outcome != a.Outcome:
+	if !valid {
 		return a, false
-	case !old.partial():
-		return old, a.partial()
-	case a.partial() && old.BestTriedNs > a.BestTriedNs && len(old.BestMoves) >= len(a.BestMoves):
-		return old, true
+	}
+	return betterAnswer(a, old)
+}
+
+// betterAnswer is b when it is a better answer than a of the same
+// position: final where a is partial, or partial after a longer search
+// with at least as many best moves.
+func betterAnswer(a, b PolyominoAnswer) (PolyominoAnswer, bool) {
+	switch {
+	case !b.Proven || b.Outcome != a.Outcome:
+		return a, false
+	case !b.partial():
+		return b, a.partial()
+	case a.partial() && b.BestTriedNs > a.BestTriedNs && len(b.BestMoves) >= len(a.BestMoves):
+		return b, true
 	}
 	return a, false
 }

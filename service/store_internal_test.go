@@ -70,8 +70,10 @@ func TestCompleteBestKeepsFinal(t *testing.T) {
 	for range maxIdleTables {
 		s.tables.get(nil) // a cold table
 	}
-	stale.BestTriedNs = 0 // as a job unit's
-	p.completeBest(context.Background(), key, &stale, pos, 2*time.Millisecond)
+	stale.BestTriedNs, stale.ElapsedNs = 0, 0 // as a job unit's, a quick one
+	if searched, _ := p.completeBest(context.Background(), key, &stale, pos, completeNeed(stale)+5*time.Millisecond); !searched {
+		t.Fatal("no search")
+	}
 	if ok, n := cachedComplete(c, key); !ok {
 		t.Errorf("final answer replaced by a partial one (%d best moves)", n)
 	}
@@ -194,5 +196,38 @@ func TestUnitLengthFloor(t *testing.T) {
 	s.MinLengthTime = time.Second
 	if got := (PolyominoAnalyzeJob{Search: s}).lengthLeast(); got != time.Second {
 		t.Errorf("floor %v with MinLengthTime 1 s", got)
+	}
+}
+
+// A client that leaves does not make its request's budget the search's
+// (a review found a 30 s budget recorded after 50 ms): the entry stays
+// open to completion by the next long requests.
+func TestCompleteBestRecordsWhatRan(t *testing.T) {
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	q := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("P:d4,d5,e5,d6,e6 U:a2,c2,a3,b3,c3 W:f6,g6,g7,h7,h8"), BudgetMs: 100}
+	var a PolyominoAnswer
+	for !a.Proven && q.BudgetMs < 6400 {
+		q.BudgetMs *= 2
+		a, _ = p.Analyze(context.Background(), q)
+	}
+	if !a.Proven || a.BestComplete {
+		t.Skip("no partial answer on this machine")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	long := q
+	long.BudgetMs = 30_000
+	_, _ = p.Analyze(ctx, long)
+	pos, _ := q.position()
+	raw, _, _ := c.Get(context.Background(), cacheKey("polyomino", "all=false", polyomino.CanonicalKey(pos)))
+	var kept PolyominoAnswer
+	if err := json.Unmarshal(raw, &kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept.partial() && kept.BestTriedNs > int64(5*time.Second) {
+		t.Errorf("a client gone after 50 ms left a search of %v recorded", time.Duration(kept.BestTriedNs))
 	}
 }
