@@ -1,7 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 )
@@ -27,6 +29,43 @@ func TestRequestExamplesAccepted(t *testing.T) {
 			if w.Code != http.StatusOK && w.Code != http.StatusAccepted {
 				t.Errorf("%s to %s: %d %s", ex.Definition, path, w.Code, w.Body)
 			}
+		}
+	}
+}
+
+// TestAnswerExamplesPossible: the response examples of the polyomino
+// answers are values a real game can have: under normal play a position
+// won for the player to move lasts an odd number of plies, a lost one an
+// even number; a winning move leaves an even number, a losing one an odd
+// number (a review found a loss in 7 and a losing move with 4 left).
+func TestAnswerExamplesPossible(t *testing.T) {
+	raw, err := os.ReadFile("../openapi/swagger.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Definitions map[string]struct {
+			Properties map[string]struct {
+				Example any `json:"example"`
+			} `json:"properties"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for name, afterMove := range map[string]bool{"api.PolyominoAnalysis": false, "api.PolyominoMoveValue": true} {
+		def, ok := doc.Definitions[name]
+		if !ok {
+			t.Fatalf("no %s in the document", name)
+		}
+		result, _ := def.Properties["result"].Example.(string)
+		plies, ok := def.Properties["plies"].Example.(float64)
+		if !ok || result != "win" && result != "loss" {
+			t.Fatalf("%s: example result %q, plies %v", name, result, def.Properties["plies"].Example)
+		}
+		odd := int(plies)%2 == 1
+		if want := (result == "win") != afterMove; odd != want {
+			t.Errorf("%s: example %s with %d plies cannot happen", name, result, int(plies))
 		}
 	}
 }

@@ -128,7 +128,7 @@ type PolyominoMoveValue struct {
 	// How many plies the game lasts after the move under perfect play
 	// (as plies of the analysis), where the length search reached it
 	// within its share of the budget.
-	Plies *int `json:"plies,omitempty" example:"4"`
+	Plies *int `json:"plies,omitempty" example:"5"`
 }
 
 // JobLink points at a background job.
@@ -163,7 +163,7 @@ type PolyominoAnalysis struct {
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
 	// Absent otherwise, and on answers from the book.
-	Plies *int `json:"plies,omitempty" example:"7"`
+	Plies *int `json:"plies,omitempty" example:"6"`
 	// Pieces placed so far by the first and second player; in the capture
 	// variant, the pieces on the board carrying each player's marker.
 	Scores [2]int `json:"scores" example:"1,0"`

@@ -2364,7 +2364,7 @@ const docTemplate = `{
                 "plies": {
                     "description": "How many more plies the game lasts under perfect play, the winner\nhurrying and the loser delaying (0: the game is over; odd when the\nplayer to move wins). Normal play only, on a position the search\nproved, when the length search (exact, on top of the proof, whose\ntable it reuses) finishes within its share of the budget: up to\nthree times the proof's time, at least 0.2 s, within budget_ms.\nA polyomino.analyze job's answer has each move's plies as its unit\nfound them (a quarter of the unit's proof time), and the position's\nwhen every winning move's unit (lost: every move's) found them.\nAbsent otherwise, and on answers from the book.",
                     "type": "integer",
-                    "example": 7
+                    "example": 6
                 },
                 "pool": {
                     "description": "Capture variant: the pieces that may be placed (an empty list when\nnone).",
@@ -2438,7 +2438,7 @@ const docTemplate = `{
                 "plies": {
                     "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget.",
                     "type": "integer",
-                    "example": 4
+                    "example": 5
                 },
                 "proven": {
                     "type": "boolean",
