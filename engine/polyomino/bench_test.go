@@ -17,7 +17,7 @@ func benchSolve(b *testing.B, moves []string, workers int) {
 		b.Fatal(err)
 	}
 	tt := NewTable(512)
-	var nodes, examined int64
+	var nodes, examined, settled int64
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer() // clearing 512 MB is not search
@@ -29,9 +29,11 @@ func benchSolve(b *testing.B, moves []string, workers int) {
 		}
 		nodes += res.Nodes
 		examined += res.Examined
+		settled += res.Settled
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 	b.ReportMetric(float64(examined)/b.Elapsed().Seconds(), "examined/s")
+	b.ReportMetric(float64(settled)/b.Elapsed().Seconds(), "settled/s")
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
 

@@ -26,6 +26,7 @@ type solver struct {
 	stop     atomic.Bool
 	nodes    atomic.Int64 // flushed node counts of all workers
 	seen     atomic.Int64 // flushed counts of positions seen without a node
+	settled  atomic.Int64 // flushed counts of those settled by their evaluation
 	progress func(nodes int64)
 	nextProg atomic.Int64
 	// ttMin1 is the least number of playable vertices at which search1
@@ -78,9 +79,10 @@ type worker struct {
 	// seen counts the child positions that move generation makes and
 	// evaluates (their replies, the clique rule, a playout) without
 	// searching them as nodes: settled there or never reached (see
-	// Result.Examined).
-	seen   int64
-	frames []frame
+	// Result.Examined); settled those its evaluation settles (no reply,
+	// the clique rule, a twin: Result.Settled).
+	seen, settled int64
+	frames        []frame
 	// cancel, when set, stops the current task early (its result is no
 	// longer needed).
 	cancel, cancel2 *atomic.Bool
@@ -150,7 +152,8 @@ func (w *worker) flushCounts() {
 	w.s.nodes.Add(w.nodes - w.flush)
 	w.flush = w.nodes
 	w.s.seen.Add(w.seen)
-	w.seen = 0
+	w.s.settled.Add(w.settled)
+	w.seen, w.settled = 0, 0
 }
 
 // done hands the worker's endgame table back to the Table for the next
@@ -362,6 +365,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 				andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
 				if n, ok := cliqueCountK(g, f.child, f.tmp); ok {
 					if n&1 == 1 {
+						w.settled++
 						continue // the opponent makes the last move
 					}
 					replies = 0
@@ -369,6 +373,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 				key2 |= uint64(playoutK(g, f.child, nil)&1) << 16
 			}
 			if replies == 0 {
+				w.settled++
 				w.s.tt.store(key, resWin, boundExact, w.nodes-start+1)
 				return resWin
 			}
@@ -397,6 +402,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		if lazy && m>>32 != 0 {
 			andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
 			if n, ok := cliqueCountK(g, f.child, f.tmp); ok {
+				w.settled++
 				if n&1 == 1 {
 					continue // the opponent makes the last move
 				}
@@ -428,6 +434,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 func (w *worker) tryMove(g *cgraph, L []uint64, f *frame, earlier []uint64, m uint64, opp, ply int, key ttKey, start int64) (int, bool) {
 	v := int(uint32(m))
 	if w.twin(g, L, earlier, m, v) {
+		w.settled++
 		return resLoss, false
 	}
 	w.seen-- // counted as a node
@@ -490,7 +497,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	f := w.frame(ply)
 	ms := f.ms[:0]
 	oppOwn := g.own[1-side][0]
-	made := int64(0) // children made and evaluated
+	made, settled := int64(0), int64(0) // children made and evaluated, settled so
 	for m := mine; m != 0; m &= m - 1 {
 		v := bits.TrailingZeros64(m)
 		made++
@@ -501,6 +508,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			// searching if it is odd.
 			if n, ok := cliqueCount(adj, L&^adj[v]); ok {
 				if n&1 == 1 {
+					settled++
 					continue
 				}
 				replies = 0
@@ -508,6 +516,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		}
 		if replies == 0 {
 			w.seen += made
+			w.settled += settled + 1
 			if probe {
 				w.nearStore(key, resWin)
 			}
@@ -532,6 +541,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	}
 	f.ms = ms
 	w.seen += made
+	w.settled += settled
 	for i := range ms {
 		orderNext(ms, i, insertionSort)
 		m := ms[i]
@@ -548,6 +558,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			}
 		}
 		if twin {
+			w.settled++
 			continue
 		}
 		w.seen-- // counted as a node

@@ -97,14 +97,19 @@ type Result struct {
 	Pass  bool
 	Nodes int64
 	// Examined counts the positions the search made and evaluated: the
-	// Nodes, and the children that move generation makes and evaluates
-	// (replies counted, the clique rule tested, a playout played) without
-	// searching them as nodes, because the evaluation settles them (no
-	// reply, an odd or even union of cliques, a twin of an earlier move)
-	// or because an earlier move settles their parent. The convention of
-	// chess programs, which count every position a move reaches; Nodes
-	// counts only the positions the search is called on.
+	// Nodes (the positions the search is called on), and the children
+	// that move generation makes (the parent's state less the move's
+	// conflicts) and evaluates (its replies counted; in the one-word
+	// endgame also the clique rule tested and a greedy playout played)
+	// without calling the search on them: because that evaluation
+	// settles them (Settled), or because another move settles the parent
+	// first (a move generated and ordered, then never searched). Settled
+	// counts the Nodes and the children settled by their own evaluation:
+	// no reply, an odd or even union of cliques, a twin of an earlier
+	// move. Both count children in the normal-play search only: under the
+	// score rule, Examined and Settled are Nodes.
 	Examined int64
+	Settled  int64
 	Elapsed  time.Duration
 }
 
@@ -146,6 +151,7 @@ func Solve(ctx context.Context, pos *Position, opts Options) (Result, error) {
 	res = s.solveRoot(pos, opts, res)
 	res.Nodes = s.nodes.Load()
 	res.Examined = res.Nodes + s.seen.Load()
+	res.Settled = res.Nodes + s.settled.Load()
 	res.Elapsed = clock().Sub(t0)
 	return res, nil
 }

@@ -170,8 +170,8 @@ func crossCheck(t *testing.T, shared bool) {
 			if !res.Proven || res.Value != want {
 				t.Fatalf("%s\n%s\nto move %s: solver %+v (proven %v), plain minimax %d", cfg.Preset, pos, pos.toMove, res.Value, res.Proven, want)
 			}
-			if res.Examined < res.Nodes {
-				t.Fatalf("%s\n%s\n%d positions examined, fewer than the %d nodes", cfg.Preset, pos, res.Examined, res.Nodes)
+			if res.Examined < res.Settled || res.Settled < res.Nodes {
+				t.Fatalf("%s\n%s\n%d positions examined, %d settled, %d nodes", cfg.Preset, pos, res.Examined, res.Settled, res.Nodes)
 			}
 			// Every move's own value.
 			for _, mr := range res.Moves {
@@ -895,9 +895,10 @@ func TestPreferFirst(t *testing.T) {
 	}
 }
 
-// TestExaminedCountsChildren: the search makes and evaluates more
-// positions than it calls itself on (move generation settles or orders
-// children without a call), and no more than each node's moves.
+// TestExaminedCountsChildren: the search settles more positions than it
+// calls itself on (move generation settles children without a call),
+// examines more than it settles (children ordered, never reached), and no
+// more than each node's moves.
 func TestExaminedCountsChildren(t *testing.T) {
 	cfg, _ := Preset("pentominoes")
 	tt := NewTable(64)
@@ -914,10 +915,10 @@ func TestExaminedCountsChildren(t *testing.T) {
 		if err != nil || !res.Proven {
 			t.Fatalf("%v: %v %+v", sp.moves, err, res.Proven)
 		}
-		if res.Examined <= 2*res.Nodes || res.Examined > int64(len(pos.LegalMoves()))*res.Nodes {
-			t.Errorf("%v: %d positions examined for %d nodes", sp.moves, res.Examined, res.Nodes)
+		if res.Settled <= res.Nodes || res.Examined <= res.Settled || res.Examined > int64(len(pos.LegalMoves()))*res.Nodes {
+			t.Errorf("%v: %d positions examined, %d settled, for %d nodes", sp.moves, res.Examined, res.Settled, res.Nodes)
 		}
-		t.Logf("%v: %d nodes, %d examined", sp.moves, res.Nodes, res.Examined)
+		t.Logf("%v: %d nodes, %d settled, %d examined", sp.moves, res.Nodes, res.Settled, res.Examined)
 	}
 }
 
