@@ -353,7 +353,13 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		out.Stats.Nodes = &n
 	}
 	if a.Source == service.SourceCache {
-		out.Stats.ElapsedMs = 0
+		// The work this request did: none, or a length search giving the
+		// cached answer its plies.
+		out.Stats.ElapsedMs = float64(a.SpentNs) / 1e6
+		if a.SpentNodes > 0 {
+			n := a.SpentNodes
+			out.Stats.Nodes = &n
+		}
 	}
 	if a.Moves != nil || allMoves {
 		moves := make([]PolyominoMoveValue, 0, len(a.Moves))

@@ -45,6 +45,10 @@ type TeekoMove struct {
 
 // Stats says what answering cost.
 type Stats struct {
+	// Time of the work this request did: its search, 0 for an answer
+	// from the cache or the book (a polyomino answer from the cache whose
+	// plies this request's length search completed: that search's time,
+	// with its nodes).
 	ElapsedMs float64 `json:"elapsed_ms" example:"0.05"`
 	// Nodes searched, where a search ran.
 	Nodes *int64 `json:"nodes,omitempty" example:"123456"`

@@ -2702,6 +2702,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "elapsed_ms": {
+                    "description": "Time of the work this request did: its search, 0 for an answer\nfrom the cache or the book (a polyomino answer from the cache whose\nplies this request's length search completed: that search's time,\nwith its nodes).",
                     "type": "number",
                     "example": 0.05
                 },

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
@@ -163,4 +164,34 @@ func TestBookJob(t *testing.T) {
 			t.Errorf("%s with %d results: done %v, %s, %v", c.request, len(c.results), done, raw, err)
 		}
 	}
+}
+
+// TestBookIndexedDuringSearch: a budget too short to wait for the book's
+// reply file on its first use (indexed in the background) searches, and
+// when the search does not prove the position the book is asked again
+// before the heuristic player answers: a review saw "unknown" from the
+// heuristic, then the book's proven win for the same request at once.
+func TestBookIndexedDuringSearch(t *testing.T) {
+	b, err := book.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := service.NewPolyomino(searcherWithBudget(time.Minute))
+	q := service.PolyominoQuery{Game: "pentominoes", Moves: []string{"X:b1,a2,b2,c2,b3", "I:h1,h2,h3,h4,h5"}, BudgetMs: 300}
+	a, err := p.Analyze(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Proven {
+		return
+	}
+	cfg, _ := polyomino.Preset("pentominoes")
+	pos, err := polyomino.NewPosition(cfg, nil, q.Moves, polyomino.DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.LookupWait(pos, false); !ok {
+		t.Skip("the reply file is not indexed yet: a machine too slow for this test")
+	}
+	t.Errorf("source %s, %s: the book knows this position", a.Source, a.Outcome)
 }

@@ -148,8 +148,12 @@ type PolyominoAnswer struct {
 	Pass        bool            `json:"pass"`
 	Nodes       int64           `json:"nodes"`
 	ElapsedNs   int64           `json:"elapsed_ns"`
-	Source      string          `json:"source"`
-	JobID       string          `json:"job_id,omitempty"`
+	// SpentNodes, SpentNs: the work a request did on a cached answer
+	// (completePlies' length search), its stats; never cached.
+	SpentNodes int64  `json:"-"`
+	SpentNs    int64  `json:"-"`
+	Source     string `json:"source"`
+	JobID      string `json:"job_id,omitempty"`
 	// JobError says why background work asked for could not be queued
 	// (the answer itself stands).
 	JobError   string     `json:"job_error,omitempty"`
@@ -399,7 +403,8 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	asked := time.Now()
-	if a, ok := bookAnswer(pos, q.AllMoves, budget >= bookWaitBudget); ok {
+	waitBook := budget >= bookWaitBudget
+	if a, ok := bookAnswer(pos, q.AllMoves, waitBook); ok {
 		return a, nil
 	}
 	// The book's look-up (indexing a reply file on its first use, tens of
@@ -429,10 +434,19 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	if !canon.Proven && !waitBook {
+		// The book's file of this position, not waited for, was indexed
+		// in the background meanwhile (0.1-0.3 s on its first use).
+		if a, ok := bookAnswer(pos, q.AllMoves, false); ok {
+			return a, nil
+		}
+	}
 	answered := time.Now()
 	searched, found := p.completeBest(ctx, key, &canon, pos, budget)
 	if left := budget - time.Since(answered); !searched && source == SourceCache && left > 0 {
-		p.completePlies(ctx, key, &canon, pos, left) // what completeBest's wait left
+		// What completeBest's wait left; the length search's work is this
+		// request's (stats), the rest the cache's.
+		canon.SpentNodes, canon.SpentNs = p.completePlies(ctx, key, &canon, pos, left)
 	}
 	if found {
 		source = SourceSearch // completeBest's search answered: its nodes and time
@@ -636,14 +650,15 @@ func fastestFirst(a *PolyominoAnswer) {
 // search ran out of its length share, or a job's unit stored it) when a
 // solver slot is free at once, within the request's budget and the
 // length share of the proof's recorded time, and stores the completed
-// answer for the next requests. canon is in the canonical frame.
-func (p *Polyomino) completePlies(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) {
+// answer for the next requests. canon is in the canonical frame. It
+// returns the nodes and the time of its length search (0 when none ran).
+func (p *Polyomino) completePlies(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) (nodes, took int64) {
 	if !canon.Proven || canon.Plies != nil && canon.PerfectFirst || pos.Game().Config().EndRule != polyomino.NormalPlay {
-		return
+		return 0, 0
 	}
 	release, ok := p.search.Slots.TryAcquire()
 	if !ok {
-		return // busy: the answer as cached
+		return 0, 0 // busy: the answer as cached
 	}
 	defer release()
 	PauseAssembly(ctx) // a search is no assembly
@@ -652,21 +667,21 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	for _, s := range canon.BestMoves {
 		m, ok := back(s)
 		if !ok {
-			return
+			return 0, 0
 		}
 		res.BestMoves = append(res.BestMoves, m)
 	}
 	for _, mv := range canon.Moves {
 		m, ok := back(mv.Move)
 		if !ok {
-			return
+			return 0, 0
 		}
 		res.Moves = append(res.Moves, polyomino.MoveResult{Move: m, Outcome: polyomino.Outcome(mv.Outcome), Proven: mv.Proven, Value: mv.Value})
 	}
 	least := p.search.minLengthTime()
 	share := min(lengthTime(lengthShare, res.Elapsed, least), budget)
 	if int64(share) <= 2*canon.LengthTriedNs {
-		return // a search as long has failed already
+		return 0, 0 // a search as long has failed already
 	}
 	bctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
@@ -674,6 +689,7 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	done.Moves = append([]PolyominoMove(nil), canon.Moves...)
 	done.BestMoves = append([]string(nil), canon.BestMoves...)
 	p.search.withLength(bctx, &done, pos, res, nil, lengthShare, least)
+	nodes, took = done.Nodes-canon.Nodes, done.ElapsedNs-canon.ElapsedNs
 	done.Nodes, done.ElapsedNs = canon.Nodes, canon.ElapsedNs // the proof's figures
 	switch {
 	case done.Plies == nil:
@@ -686,6 +702,7 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	}
 	*canon = done
 	storeBetter(ctx, p.search, key, done)
+	return nodes, took
 }
 
 // budgetOf is the budget of a search under ctx that took elapsed: the

@@ -231,3 +231,41 @@ func TestCompleteBestRecordsWhatRan(t *testing.T) {
 		t.Errorf("a client gone after 50 ms left a search of %v recorded", time.Duration(kept.BestTriedNs))
 	}
 }
+
+// A request that completes a cached answer's plies reports that length
+// search as its work (a review saw a request take its whole budget and
+// answer "elapsed_ms": 0).
+func TestCompletePliesReportsItsWork(t *testing.T) {
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	q := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("Z:f3,d4,e4,f4,d5 P:c6,d6,e6,c7,d7 Y:g5,g6,g7,h7,g8"), BudgetMs: 10_000}
+	a, err := p.Analyze(context.Background(), q)
+	if err != nil || !a.Proven || a.Plies == nil {
+		t.Fatalf("%v: proven %v, plies %v", err, a.Proven, a.Plies)
+	}
+	pos, _ := q.position()
+	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(pos))
+	raw, _, _ := c.Get(context.Background(), key)
+	var kept PolyominoAnswer
+	if err := json.Unmarshal(raw, &kept); err != nil {
+		t.Fatal(err)
+	}
+	kept.Plies, kept.PerfectFirst, kept.LengthTriedNs = nil, false, 0 // as a job unit's
+	raw, _ = json.Marshal(kept)
+	if err := c.Set(context.Background(), key, raw, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Analyze(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Source != SourceCache || b.Plies == nil || b.SpentNs <= 0 || b.SpentNodes <= 0 {
+		t.Errorf("source %s, plies %v, spent %d ns and %d nodes", b.Source, b.Plies, b.SpentNs, b.SpentNodes)
+	}
+	c2, _ := p.Analyze(context.Background(), q)
+	if c2.SpentNs != 0 || c2.SpentNodes != 0 {
+		t.Errorf("a plain cache hit reports %d ns and %d nodes of work", c2.SpentNs, c2.SpentNodes)
+	}
+}
