@@ -29,7 +29,8 @@ type TeekoAnalyzeRequest struct {
 	// the square ("13"), slides as from-to ("14-9").
 	Moves []string `json:"moves" example:"13,7,12"`
 	// Side to move, black or red; required only with all eight pieces
-	// down.
+	// down and neither side on a winning configuration (a finished game:
+	// the loser is to move).
 	ToMove string `json:"to_move" enums:"black,red" example:"red"`
 }
 

@@ -2885,7 +2885,7 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "to_move": {
-                    "description": "Side to move, black or red; required only with all eight pieces\ndown.",
+                    "description": "Side to move, black or red; required only with all eight pieces\ndown and neither side on a winning configuration (a finished game:\nthe loser is to move).",
                     "type": "string",
                     "enum": [
                         "black",

@@ -36,8 +36,9 @@ func Start(r Rules) Position { return Position{rules: r} }
 //
 // The side to move may be NoColor ("not given") in the drop phase, where the
 // piece counts imply it; a colour that contradicts the counts is an error.
-// With all eight pieces down it must be given (ErrToMoveRequired). The
-// checks, all ErrImpossiblePosition unless noted:
+// With all eight pieces down it must be given (ErrToMoveRequired), unless
+// one side has a winning configuration: the game is over, and the other
+// side is to move. The checks, all ErrImpossiblePosition unless noted:
 //
 //   - Black has as many pieces as Red or one more, at most 4 each.
 //   - At most one side has a winning configuration, and never the side to
@@ -79,23 +80,28 @@ func NewPosition(r Rules, b Board, toMove Color) (Position, error) {
 		return Position{}, errorf(ErrImpossiblePosition,
 			"black has %d pieces and red %d: black, who drops first, must have as many pieces as red or one more", nb, nr)
 	}
-	if nb+nr < DropPlies {
+	bw, rw := r.IsConfiguration(b.Black), r.IsConfiguration(b.Red)
+	if bw && rw {
+		return Position{}, errorf(ErrImpossiblePosition, "both black and red have a winning configuration")
+	}
+	switch {
+	case nb+nr < DropPlies:
 		implied := DropColor(nb + nr)
 		if toMove != NoColor && toMove != implied {
 			return Position{}, errorf(ErrImpossiblePosition,
 				"with %d black and %d red pieces %s is to drop, not %s", nb, nr, implied, toMove)
 		}
 		toMove = implied
-	} else if toMove == NoColor {
+	case toMove == NoColor && bw:
+		toMove = Red // black's last move made the configuration: the game is over
+	case toMove == NoColor && rw:
+		toMove = Black
+	case toMove == NoColor:
 		return Position{}, errorf(ErrToMoveRequired,
 			"all %d pieces are down, so the board does not tell whose turn it is: give the side to move (black or red)", DropPlies)
 	}
 	p := Position{rules: r, board: b, redToMove: toMove == Red}
-	bw, rw := r.IsConfiguration(b.Black), r.IsConfiguration(b.Red)
-	switch {
-	case bw && rw:
-		return Position{}, errorf(ErrImpossiblePosition, "both black and red have a winning configuration")
-	case (bw && toMove == Black) || (rw && toMove == Red):
+	if (bw && toMove == Black) || (rw && toMove == Red) {
 		return Position{}, errorf(ErrImpossiblePosition,
 			"%s is to move but already has a winning configuration: the game ended when %s made it", toMove, toMove)
 	}

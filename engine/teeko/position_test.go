@@ -34,6 +34,12 @@ func TestNewPosition(t *testing.T) {
 		{name: "mover has won", board: "bbbb.r.r.r.r.............", toMove: Black,
 			err: ErrImpossiblePosition, msg: "black is to move but already has a winning configuration"},
 		{name: "black has won", board: "bbbb.r.r.r.r.............", toMove: Red, want: Red},
+		// A finished game needs no side to move: the winner made the
+		// last move. The impossible board is said so first.
+		{name: "black has won, side implied", board: "bbbb.r.r.r.r.............", want: Red},
+		{name: "red has won, side implied", board: "b.b.b.b...rrrr...........", want: Black},
+		{name: "both configurations, no side", board: "bbbb.rrrr................",
+			err: ErrImpossiblePosition, msg: "both black and red"},
 		{name: "black won by drop", board: "bbbb.r.r.r...............", want: Red},
 		{name: "red won by drop", board: "b.b.b.b...rrrr...........", toMove: Black, want: Black},
 		// The corners of the 5 x 5 block are a configuration under
