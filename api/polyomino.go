@@ -127,7 +127,9 @@ type PolyominoMoveValue struct {
 	Score *int `json:"score,omitempty" example:"2"`
 	// How many plies the game lasts after the move under perfect play
 	// (as plies of the analysis), where the length search reached it
-	// within its share of the budget.
+	// within its share of the budget (with all_moves, half of what the
+	// proof left of budget_ms, or its usual share if longer: winning
+	// moves first; a bigger budget gives more moves their plies).
 	Plies *int `json:"plies,omitempty" example:"5"`
 }
 
@@ -158,7 +160,8 @@ type PolyominoAnalysis struct {
 	// player to move wins). Normal play only, on a position the search
 	// proved, when the length search (exact, on top of the proof, whose
 	// table it reuses) finishes within its share of the budget: up to
-	// three times the proof's time, at least 0.2 s, within budget_ms.
+	// three times the proof's time, at least 0.2 s, within budget_ms
+	// (with all_moves, at least half of what the proof left of it).
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.

@@ -2362,7 +2362,7 @@ const docTemplate = `{
                     ]
                 },
                 "plies": {
-                    "description": "How many more plies the game lasts under perfect play, the winner\nhurrying and the loser delaying (0: the game is over; odd when the\nplayer to move wins). Normal play only, on a position the search\nproved, when the length search (exact, on top of the proof, whose\ntable it reuses) finishes within its share of the budget: up to\nthree times the proof's time, at least 0.2 s, within budget_ms.\nA polyomino.analyze job's answer has each move's plies as its unit\nfound them (a quarter of the unit's proof time), and the position's\nwhen every winning move's unit (lost: every move's) found them.\nAbsent otherwise, and on answers from the book.",
+                    "description": "How many more plies the game lasts under perfect play, the winner\nhurrying and the loser delaying (0: the game is over; odd when the\nplayer to move wins). Normal play only, on a position the search\nproved, when the length search (exact, on top of the proof, whose\ntable it reuses) finishes within its share of the budget: up to\nthree times the proof's time, at least 0.2 s, within budget_ms\n(with all_moves, at least half of what the proof left of it).\nA polyomino.analyze job's answer has each move's plies as its unit\nfound them (a quarter of the unit's proof time), and the position's\nwhen every winning move's unit (lost: every move's) found them.\nAbsent otherwise, and on answers from the book.",
                     "type": "integer",
                     "example": 6
                 },
@@ -2436,7 +2436,7 @@ const docTemplate = `{
                     "example": "I:a1,a2,a3,a4,a5"
                 },
                 "plies": {
-                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget.",
+                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget (with all_moves, half of what the\nproof left of budget_ms, or its usual share if longer: winning\nmoves first; a bigger budget gives more moves their plies).",
                     "type": "integer",
                     "example": 5
                 },

@@ -480,7 +480,10 @@ const (
 	lengthJobMin   = 50 * time.Millisecond
 	lengthMin      = 200 * time.Millisecond
 	lengthMargin   = 5 * time.Millisecond
-	lengthMaxNodes = 50_000_000
+	// allMovesLengthDiv: with all_moves the length search may take what
+	// is left of the budget divided by this.
+	allMovesLengthDiv = 2
+	lengthMaxNodes    = 50_000_000
 )
 
 // withLength adds to a proven answer how many plies the game lasts under
@@ -496,7 +499,13 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	}
 	d := lengthTime(share, res.Elapsed, least)
 	if dl, ok := ctx.Deadline(); ok {
-		d = min(d, time.Until(dl)-lengthMargin)
+		left := time.Until(dl) - lengthMargin
+		if len(res.Moves) > 0 {
+			// Every move's plies are asked for (all_moves): up to half of
+			// what is left of the budget.
+			d = max(d, left/allMovesLengthDiv)
+		}
+		d = min(d, left)
 	}
 	if d <= 0 {
 		return
