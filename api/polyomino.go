@@ -165,7 +165,13 @@ type PolyominoAnalysis struct {
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
-	// Absent otherwise, and on answers from the book.
+	// An answer from the book (which knows values, not lengths) has them,
+	// with three pieces or more placed, when a length search finds them
+	// within a quarter of budget_ms (at least 0.2 s; with all_moves
+	// half; at most 2 s) with a solver slot free at once (about 0.3 s
+	// three plies into the opening; two plies in, 14 s, is not tried);
+	// the cache keeps them, and how long a search failed (only a budget
+	// more than twice as long tries again). Absent otherwise.
 	Plies *int `json:"plies,omitempty" example:"6"`
 	// Pieces placed so far by the first and second player; in the capture
 	// variant, the pieces on the board carrying each player's marker.
@@ -355,14 +361,18 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		n := a.Nodes
 		out.Stats.Nodes = &n
 	}
-	if a.Source == service.SourceCache {
-		// The work this request did: none, or a length search giving the
-		// cached answer its plies.
+	// The work this request did besides a search: for a cached answer
+	// none, or a length search giving it its plies; for the book's, its
+	// look-up and such a length search.
+	switch a.Source {
+	case service.SourceCache:
 		out.Stats.ElapsedMs = float64(a.SpentNs) / 1e6
-		if a.SpentNodes > 0 {
-			n := a.SpentNodes
-			out.Stats.Nodes = &n
-		}
+	case service.SourceBook:
+		out.Stats.ElapsedMs = float64(a.ElapsedNs+a.SpentNs) / 1e6
+	}
+	if a.Source != service.SourceSearch && a.SpentNodes > 0 {
+		n := a.SpentNodes
+		out.Stats.Nodes = &n
 	}
 	if a.Moves != nil || allMoves {
 		moves := make([]PolyominoMoveValue, 0, len(a.Moves))

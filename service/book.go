@@ -25,30 +25,131 @@ const bookWaitBudget = 500 * time.Millisecond
 // book about 2 s: with a budget under bookWaitBudget (wait false) neither
 // is waited for, and this answer comes from the search.
 func bookAnswer(pos *polyomino.Position, allMoves, wait bool) (PolyominoAnswer, bool) {
+	res, ok := bookResult(pos, allMoves, wait)
+	if !ok {
+		return PolyominoAnswer{}, false
+	}
+	return bookAnswerOf(res, pos), true
+}
+
+// bookResult is the book's result for pos (see bookAnswer).
+func bookResult(pos *polyomino.Position, allMoves, wait bool) (polyomino.Result, bool) {
 	b, ok := book.EmbeddedLoaded()
 	if !ok {
 		if !book.MayHold(pos) || !wait {
 			// Other games, and tight budgets, do not wait for the book
 			// to load (serve preloads it in about 2 s).
-			return PolyominoAnswer{}, false
+			return polyomino.Result{}, false
 		}
 		var err error
 		if b, err = book.Embedded(); err != nil {
-			return PolyominoAnswer{}, false
+			return polyomino.Result{}, false
 		}
 	}
 	t0 := time.Now()
 	res, ok := b.LookupWait(pos, wait)
 	if !ok {
-		return PolyominoAnswer{}, false
+		return polyomino.Result{}, false
 	}
 	if !allMoves {
 		res.Moves = nil
 	}
 	res.Elapsed = time.Since(t0)
+	return res, true
+}
+
+// bookAnswerOf is the answer of the book's result res for pos.
+func bookAnswerOf(res polyomino.Result, pos *polyomino.Position) PolyominoAnswer {
 	a := withPosition(answerOf(res, func(m polyomino.Move) polyomino.Move { return m }), pos)
 	a.Source = SourceBook
-	return a, true
+	return a
+}
+
+// The book knows values, not lengths: a request answered from it for a
+// position with at least bookLengthPieces pieces placed searches the
+// game's length (plies) itself, within bookLengthDiv of its budget (at
+// least Searcher.MinLengthTime; with all_moves, half), at most
+// bookLengthMax, when a solver slot is free at once; the cache keeps what
+// it found (or how long it tried) for the next requests, under the key
+// bookLengthKey. Three plies into the certificate a length takes about
+// 0.3 s; two plies in, about 14 s, beyond any budget it could be given.
+const (
+	bookLengthPieces = 3
+	bookLengthDiv    = 4
+	bookLengthMax    = 2 * time.Second
+)
+
+func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
+	return cacheKey("polyomino", fmt.Sprintf("book-length,all=%t", allMoves), polyomino.CanonicalKey(pos))
+}
+
+// fromBook is the book's answer res for pos with the game's length: the
+// one kept in the cache, or one a length search finds within budget.
+func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res polyomino.Result, allMoves bool, budget time.Duration) PolyominoAnswer {
+	a := bookAnswerOf(res, pos)
+	if sc := pos.Scores(); pos.Game().Config().EndRule != polyomino.NormalPlay || res.Over || sc[0]+sc[1] < bookLengthPieces {
+		return a
+	}
+	key := bookLengthKey(pos, allMoves)
+	var kept PolyominoAnswer // canonical: the length found, or tried
+	if raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key); err == nil && ok {
+		if json.Unmarshal(raw, &kept) != nil || kept.Outcome != a.Outcome || kept.Plies != nil && kept.LegalMoves != a.LegalMoves {
+			kept = PolyominoAnswer{}
+		}
+	}
+	if kept.Plies != nil {
+		return withBookLength(a, kept, pos, 0, 0)
+	}
+	d := max(p.search.minLengthTime(), budget/bookLengthDiv)
+	if allMoves {
+		d = max(d, budget/allMovesLengthDiv)
+	}
+	d = min(d, budget, bookLengthMax)
+	if int64(d) <= 2*kept.LengthTriedNs {
+		return a // a search as long has failed already
+	}
+	release, ok := p.search.Slots.TryAcquire()
+	if !ok {
+		return a // busy: the book's answer alone
+	}
+	defer release()
+	PauseAssembly(ctx) // a search is no assembly
+	tt := p.search.tables.get(pos.Game())
+	defer p.search.tables.put(tt)
+	bctx, cancel := context.WithTimeout(ctx, d+lengthMargin)
+	defer cancel()
+	canon := answerOf(res, pos.Frame().ToCanonical)
+	canon.Nodes, canon.ElapsedNs = 0, 0
+	start := time.Now()
+	p.search.withLength(bctx, &canon, pos, res, tt, 0, d)
+	spent, nodes := time.Since(start), canon.Nodes
+	if canon.Plies == nil {
+		canon = PolyominoAnswer{Outcome: canon.Outcome, LengthTriedNs: max(kept.LengthTriedNs, int64(d))}
+	}
+	if ctx.Err() == nil {
+		if raw, err := json.Marshal(canon); err == nil {
+			_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, raw)
+		}
+	}
+	if canon.Plies == nil {
+		a.SpentNs, a.SpentNodes = int64(spent), nodes
+		return a
+	}
+	return withBookLength(a, canon, pos, spent, nodes)
+}
+
+// withBookLength is the book's answer a with the length found for its
+// position (canon, in the canonical frame: plies, the moves' plies, a
+// perfect first move), and the work this request did.
+func withBookLength(a, canon PolyominoAnswer, pos *polyomino.Position, spent time.Duration, nodes int64) PolyominoAnswer {
+	m := fromCanonical(canon, pos)
+	a.Plies, a.PerfectFirst = m.Plies, m.PerfectFirst
+	a.BestMoves = m.BestMoves
+	if a.Moves != nil {
+		a.Moves = m.Moves
+	}
+	a.SpentNs, a.SpentNodes = int64(spent), nodes
+	return a
 }
 
 // bookWhole is the index of the one unit of a polyomino.analyze job whose

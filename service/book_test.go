@@ -23,6 +23,9 @@ func bookSearcher() *service.Searcher {
 // TestAnalyzeFromBook: positions of the certificate are answered from the
 // embedded book, in the frame of the position asked about.
 func TestAnalyzeFromBook(t *testing.T) {
+	if _, err := book.Embedded(); err != nil { // serve preloads it
+		t.Fatal(err)
+	}
 	p := service.NewPolyomino(bookSearcher())
 	ctx := context.Background()
 	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes"})
@@ -194,4 +197,63 @@ func TestBookIndexedDuringSearch(t *testing.T) {
 		t.Skip("the reply file is not indexed yet: a machine too slow for this test")
 	}
 	t.Errorf("source %s, %s: the book knows this position", a.Source, a.Outcome)
+}
+
+// TestBookAnswersGetPlies: the book knows values, not lengths; a request
+// answered from it searches the game's length within its budget, and the
+// cache keeps the plies found, or how long a search failed (the next
+// request as short does not try again).
+func TestBookAnswersGetPlies(t *testing.T) {
+	if _, err := book.Embedded(); err != nil {
+		t.Fatal(err)
+	}
+	p := service.NewPolyomino(searcherWithBudget(time.Minute))
+	ctx := context.Background()
+	// Three plies into the certificate: lost for the player to move.
+	q := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:c1,d1,d2,e2,d3 P:f2,g2,f3,g3,h3"), BudgetMs: 20_000}
+	cfg, _ := polyomino.Preset("pentominoes")
+	pos, err := polyomino.NewPosition(cfg, nil, q.Moves, polyomino.DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := polyomino.Length(ctx, pos, polyomino.Loss, polyomino.LengthOptions{})
+	if !want.Proven {
+		t.Fatal("no length")
+	}
+	for i, label := range []string{"searched", "kept"} {
+		a, err := p.Analyze(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Source != service.SourceBook || a.Outcome != "loss" || a.Plies == nil || *a.Plies != want.Plies {
+			t.Fatalf("%s: source %s %s, plies %v, want %d", label, a.Source, a.Outcome, a.Plies, want.Plies)
+		}
+		if searched := a.SpentNodes > 0; searched != (i == 0) {
+			t.Errorf("%s: %d nodes of length search", label, a.SpentNodes)
+		}
+	}
+	// A short budget: the search may fail, and is then not tried again
+	// by a request as short.
+	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:d1,e1,e2,f2,e3 P:f6,g6,e7,f7,g7"), BudgetMs: 400}
+	first, err := p.Analyze(ctx, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := p.Analyze(ctx, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.SpentNs == 0 || again.SpentNs != 0 || (first.Plies == nil) != (again.Plies == nil) {
+		t.Errorf("a short budget: %v then %v of length search, plies %v then %v",
+			time.Duration(first.SpentNs), time.Duration(again.SpentNs), first.Plies, again.Plies)
+	}
+	// The empty board, two plies from the start or fewer: beyond any
+	// budget, not searched.
+	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", BudgetMs: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != service.SourceBook || a.Plies != nil || a.SpentNs != 0 {
+		t.Errorf("empty board: source %s, plies %v, %v of length search", a.Source, a.Plies, time.Duration(a.SpentNs))
+	}
 }

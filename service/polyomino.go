@@ -404,8 +404,8 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	asked := time.Now()
 	waitBook := budget >= bookWaitBudget
-	if a, ok := bookAnswer(pos, q.AllMoves, waitBook); ok {
-		return a, nil
+	if res, ok := bookResult(pos, q.AllMoves, waitBook); ok {
+		return p.fromBook(ctx, pos, res, q.AllMoves, budget-time.Since(asked)), nil
 	}
 	// The book's look-up (indexing a reply file on its first use, tens of
 	// milliseconds) counts in the budget. (Whole milliseconds, and only
@@ -437,8 +437,8 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if !canon.Proven && !waitBook {
 		// The book's file of this position, not waited for, was indexed
 		// in the background meanwhile (0.1-0.3 s on its first use).
-		if a, ok := bookAnswer(pos, q.AllMoves, false); ok {
-			return a, nil
+		if res, ok := bookResult(pos, q.AllMoves, false); ok {
+			return bookAnswerOf(res, pos), nil // the budget is spent
 		}
 	}
 	answered := time.Now()
