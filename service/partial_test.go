@@ -68,15 +68,7 @@ func TestPartialAnswersAreKept(t *testing.T) {
 // answer at once.
 func TestLongRequestsWaitToComplete(t *testing.T) {
 	s := searcherWithBudget(time.Minute)
-	p := service.NewPolyomino(s)
-	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
-	if first := provenWithin(t, p, &short); !first.Proven || first.BestComplete {
-		t.Skipf("no partial answer in %d ms: proven %v, complete %v", short.BudgetMs, first.Proven, first.BestComplete)
-	}
-	release, ok := s.Slots.TryAcquire()
-	if !ok {
-		t.Fatal("no free slot")
-	}
+	p, short, release := partialWithSlotTaken(t, s)
 	long := short
 	long.BudgetMs = 60_000
 	answers := make(chan service.PolyominoAnswer, 3)
@@ -118,15 +110,7 @@ func TestLongRequestsWaitToComplete(t *testing.T) {
 func TestCompletionsTakeNoQueuePlace(t *testing.T) {
 	s := searcherWithBudget(time.Minute)
 	s.Slots = service.NewSlots(1, 1, time.Second, nil)
-	p := service.NewPolyomino(s)
-	short := service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
-	if first := provenWithin(t, p, &short); !first.Proven || first.BestComplete {
-		t.Skipf("no partial answer in %d ms: proven %v, complete %v", short.BudgetMs, first.Proven, first.BestComplete)
-	}
-	release, ok := s.Slots.TryAcquire()
-	if !ok {
-		t.Fatal("no free slot")
-	}
+	p, short, release := partialWithSlotTaken(t, s)
 	long := short
 	long.BudgetMs = 3 * short.BudgetMs
 	done := make(chan time.Duration)
@@ -148,6 +132,23 @@ func TestCompletionsTakeNoQueuePlace(t *testing.T) {
 		t.Errorf("the waiting request took %v, its whole budget (%d ms)", took, long.BudgetMs)
 	}
 	release()
+}
+
+// partialWithSlotTaken caches a partial answer of partialPosition (short
+// is the request that made it), then takes a solver slot, every one of
+// s's when it has one; release gives it back.
+func partialWithSlotTaken(t *testing.T, s *service.Searcher) (p *service.Polyomino, short service.PolyominoQuery, release func()) {
+	t.Helper()
+	p = service.NewPolyomino(s)
+	short = service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(partialPosition)}
+	if first := provenWithin(t, p, &short); !first.Proven || first.BestComplete {
+		t.Skipf("no partial answer in %d ms: proven %v, complete %v", short.BudgetMs, first.Proven, first.BestComplete)
+	}
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no free slot")
+	}
+	return p, short, release
 }
 
 // TestJobUnitsStopAtFirstWin: a polyomino.analyze unit needs its child's

@@ -17,9 +17,9 @@ import (
 // without looking), and a capture job must not take a short request's
 // partial answer for its own.
 
-// partialThenFinal caches a partial answer of partialPosition (a short
-// budget), keeps that copy, then lets a long request complete the entry.
-func partialThenFinal(t *testing.T) (*Polyomino, *Searcher, cache.Cache, string, *polyomino.Position, PolyominoAnswer) {
+// partialCached caches a partial answer of partialPosition (the request
+// q that made it, with the shortest budget that proved it).
+func partialCached(t *testing.T) (*Polyomino, *Searcher, cache.Cache, PolyominoQuery) {
 	t.Helper()
 	c := cache.NewMemory(1<<24, time.Minute)
 	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
@@ -34,6 +34,14 @@ func partialThenFinal(t *testing.T) (*Polyomino, *Searcher, cache.Cache, string,
 	if !a.Proven || a.BestComplete {
 		t.Skip("no partial answer on this machine")
 	}
+	return p, s, c, q
+}
+
+// partialThenFinal caches a partial answer of partialPosition (a short
+// budget), keeps that copy, then lets a long request complete the entry.
+func partialThenFinal(t *testing.T) (*Polyomino, *Searcher, cache.Cache, string, *polyomino.Position, PolyominoAnswer) {
+	t.Helper()
+	p, s, c, q := partialCached(t)
 	pos, _ := q.position()
 	key := cacheKey("polyomino", "all=false", polyomino.CanonicalKey(pos))
 	raw, _, _ := c.Get(context.Background(), key)
@@ -203,19 +211,7 @@ func TestUnitLengthFloor(t *testing.T) {
 // (a review found a 30 s budget recorded after 50 ms): the entry stays
 // open to completion by the next long requests.
 func TestCompleteBestRecordsWhatRan(t *testing.T) {
-	c := cache.NewMemory(1<<24, time.Minute)
-	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
-		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
-	p := NewPolyomino(s)
-	q := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("P:d4,d5,e5,d6,e6 U:a2,c2,a3,b3,c3 W:f6,g6,g7,h7,h8"), BudgetMs: 100}
-	var a PolyominoAnswer
-	for !a.Proven && q.BudgetMs < 6400 {
-		q.BudgetMs *= 2
-		a, _ = p.Analyze(context.Background(), q)
-	}
-	if !a.Proven || a.BestComplete {
-		t.Skip("no partial answer on this machine")
-	}
+	p, _, c, q := partialCached(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	long := q

@@ -131,15 +131,10 @@ func TestSolveWithoutPext(t *testing.T) {
 		t.Skip("no fast PEXT on this processor: both runs would take the same path")
 	}
 	defer func(v bool) { havePext = v }(havePext)
-	cfg := mustPreset(t, "pentominoes")
-	for _, sp := range loadSuite(t) {
-		if sp.depth != 3 {
-			continue
-		}
-		pos, err := NewPosition(cfg, nil, sp.moves, DefaultToMove)
-		if err != nil {
-			t.Fatal(err)
-		}
+	positions, lines := suitePositions(t, 3)
+	for j, pos := range positions {
+		sp := suitePos{moves: lines[j]}
+		var err error
 		var res [2]Result
 		for i, p := range []bool{false, true} {
 			havePext = p

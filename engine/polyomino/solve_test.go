@@ -900,16 +900,10 @@ func TestPreferFirst(t *testing.T) {
 // examines more than it settles (children ordered, never reached), and no
 // more than each node's moves.
 func TestExaminedCountsChildren(t *testing.T) {
-	cfg, _ := Preset("pentominoes")
 	tt := NewTable(64)
-	for _, sp := range loadSuite(t) {
-		if sp.depth != 3 {
-			continue
-		}
-		pos, err := NewPosition(cfg, nil, sp.moves, DefaultToMove)
-		if err != nil {
-			t.Fatal(err)
-		}
+	positions, lines := suitePositions(t, 3)
+	for j, pos := range positions {
+		sp := suitePos{moves: lines[j]}
 		tt.Clear()
 		res, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1, Table: tt})
 		if err != nil || !res.Proven {

@@ -43,6 +43,28 @@ func loadSuite(t testing.TB) []suitePos {
 	return out
 }
 
+// suitePositions are the pentomino positions of the suite of that depth,
+// each with its moves.
+func suitePositions(t testing.TB, depth int) ([]*Position, [][]string) {
+	cfg, err := Preset("pentominoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*Position
+	var ms [][]string
+	for _, sp := range loadSuite(t) {
+		if sp.depth != depth {
+			continue
+		}
+		pos, err := NewPosition(cfg, nil, sp.moves, DefaultToMove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, ms = append(ps, pos), append(ms, sp.moves)
+	}
+	return ps, ms
+}
+
 func TestSuiteFile(t *testing.T) {
 	cfg, _ := Preset("pentominoes")
 	if *updateSuite {
