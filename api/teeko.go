@@ -12,8 +12,9 @@ import (
 )
 
 // TeekoAnalyzeRequest is a Teeko position: a board (with to_move when all
-// eight pieces are down), or black and red square lists, or the moves from
-// the empty board; none of them for the empty board.
+// eight pieces are down and the game is not over), or black and red square
+// lists, or the moves from the empty board; none of them for the empty
+// board.
 type TeekoAnalyzeRequest struct {
 	// Rule set: standard (44 configurations) or advanced (58).
 	Rules string `json:"rules" enums:"standard,advanced" default:"standard" example:"standard"`
@@ -46,10 +47,10 @@ type TeekoMove struct {
 
 // Stats says what answering cost.
 type Stats struct {
-	// Time of the work this request did: its search, 0 for an answer
-	// from the cache or the book (a polyomino answer from the cache whose
-	// plies this request's length search completed: that search's time,
-	// with its nodes).
+	// Time of the work this request did: its search; for an answer from
+	// the cache 0, or the time (with nodes) of a search the request ran
+	// to complete it (plies, best moves); for one from the book its
+	// look-up, and a length search's time and nodes when one ran.
 	ElapsedMs float64 `json:"elapsed_ms" example:"0.05"`
 	// Nodes searched, where a search ran.
 	Nodes *int64 `json:"nodes,omitempty" example:"123456"`
@@ -85,7 +86,7 @@ type TeekoAnalysis struct {
 // teekoAnalyze godoc
 //
 //	@Summary		Analyze a Teeko position
-//	@Description	Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give `board` (plus `to_move` when all eight pieces are down), or `black` and `red`, or `moves`; none for the empty board.
+//	@Description	Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give `board` (plus `to_move` when all eight pieces are down and the game is not over), or `black` and `red`, or `moves`; none for the empty board.
 //	@Description	House rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.
 //	@Tags			teeko
 //	@Accept			json

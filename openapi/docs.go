@@ -1550,7 +1550,7 @@ const docTemplate = `{
         },
         "/v1/teeko/analyze": {
             "post": {
-                "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board.\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
+                "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down and the game is not over), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board.\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
                 "consumes": [
                     "application/json"
                 ],
@@ -2702,7 +2702,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "elapsed_ms": {
-                    "description": "Time of the work this request did: its search, 0 for an answer\nfrom the cache or the book (a polyomino answer from the cache whose\nplies this request's length search completed: that search's time,\nwith its nodes).",
+                    "description": "Time of the work this request did: its search; for an answer from\nthe cache 0, or the time (with nodes) of a search the request ran\nto complete it (plies, best moves); for one from the book its\nlook-up, and a length search's time and nodes when one ran.",
                     "type": "number",
                     "example": 0.05
                 },

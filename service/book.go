@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -84,33 +85,38 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 }
 
 // fromBook is the book's answer res for pos with the game's length: the
-// one kept in the cache, or one a length search finds within budget.
+// one kept in the cache, or one a length search finds within budget (one
+// search per position at a time: a request that finds another searching
+// answers without it).
 func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res polyomino.Result, allMoves bool, budget time.Duration) PolyominoAnswer {
 	a := bookAnswerOf(res, pos)
 	if sc := pos.Scores(); pos.Game().Config().EndRule != polyomino.NormalPlay || res.Over || sc[0]+sc[1] < bookLengthPieces {
 		return a
 	}
 	key := bookLengthKey(pos, allMoves)
-	var kept PolyominoAnswer // canonical: the length found, or tried
-	if raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key); err == nil && ok {
-		if json.Unmarshal(raw, &kept) != nil || kept.Outcome != a.Outcome || kept.Plies != nil && kept.LegalMoves != a.LegalMoves {
-			kept = PolyominoAnswer{}
-		}
+	var kept PolyominoAnswer // canonical: the lengths found, and how long a search tried
+	raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key)
+	if err != nil {
+		return a // what the cache holds is unknown: it may hold the length
 	}
-	if kept.Plies != nil {
-		return withBookLength(a, kept, pos, 0, 0)
+	if ok && (json.Unmarshal(raw, &kept) != nil || kept.Outcome != a.Outcome) {
+		kept = PolyominoAnswer{}
 	}
 	d := max(p.search.minLengthTime(), budget/bookLengthDiv)
 	if allMoves {
 		d = max(d, budget/allMovesLengthDiv)
 	}
-	d = min(d, budget, bookLengthMax)
-	if int64(d) <= 2*kept.LengthTriedNs {
-		return a // a search as long has failed already
+	d = min(d, budget-lengthMargin, bookLengthMax)
+	if lengthComplete(kept, allMoves) || d < p.search.minLengthTime() || int64(d) <= 2*kept.LengthTriedNs {
+		return withBookLength(a, kept, pos) // nothing to search, or a search as long was made
 	}
+	if _, busy := p.bookLengths.LoadOrStore(key, true); busy {
+		return withBookLength(a, kept, pos) // another request is searching it
+	}
+	defer p.bookLengths.Delete(key)
 	release, ok := p.search.Slots.TryAcquire()
 	if !ok {
-		return a // busy: the book's answer alone
+		return withBookLength(a, kept, pos) // busy
 	}
 	defer release()
 	PauseAssembly(ctx) // a search is no assembly
@@ -118,37 +124,80 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	defer p.search.tables.put(tt)
 	bctx, cancel := context.WithTimeout(ctx, d+lengthMargin)
 	defer cancel()
-	canon := answerOf(res, pos.Frame().ToCanonical)
-	canon.Nodes, canon.ElapsedNs = 0, 0
+	found := answerOf(res, pos.Frame().ToCanonical)
+	found.Nodes, found.ElapsedNs = 0, 0
 	start := time.Now()
-	p.search.withLength(bctx, &canon, pos, res, tt, 0, d)
-	spent, nodes := time.Since(start), canon.Nodes
-	if canon.Plies == nil {
-		canon = PolyominoAnswer{Outcome: canon.Outcome, LengthTriedNs: max(kept.LengthTriedNs, int64(d))}
+	p.search.withLength(bctx, &found, pos, res, tt, 0, d)
+	spent, nodes := time.Since(start), found.Nodes
+	if !lengthComplete(found, allMoves) {
+		found.LengthTriedNs = max(kept.LengthTriedNs, int64(d))
+	}
+	if found.Plies == nil && kept.Plies != nil {
+		found = kept // what was known stands
+		found.LengthTriedNs = max(kept.LengthTriedNs, int64(d))
 	}
 	if ctx.Err() == nil {
-		if raw, err := json.Marshal(canon); err == nil {
+		if raw, err := json.Marshal(found); err == nil {
 			_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, raw)
 		}
 	}
-	if canon.Plies == nil {
-		a.SpentNs, a.SpentNodes = int64(spent), nodes
-		return a
-	}
-	return withBookLength(a, canon, pos, spent, nodes)
+	a = withBookLength(a, found, pos)
+	a.SpentNs, a.SpentNodes = int64(spent), nodes
+	return a
 }
 
-// withBookLength is the book's answer a with the length found for its
-// position (canon, in the canonical frame: plies, the moves' plies, a
-// perfect first move), and the work this request did.
-func withBookLength(a, canon PolyominoAnswer, pos *polyomino.Position, spent time.Duration, nodes int64) PolyominoAnswer {
-	m := fromCanonical(canon, pos)
-	a.Plies, a.PerfectFirst = m.Plies, m.PerfectFirst
-	a.BestMoves = m.BestMoves
-	if a.Moves != nil {
-		a.Moves = m.Moves
+// lengthComplete: the answer has its position's plies with a checked
+// perfect first move, and with all_moves every proven move's plies.
+func lengthComplete(a PolyominoAnswer, allMoves bool) bool {
+	if a.Plies == nil || !a.PerfectFirst {
+		return false
 	}
-	a.SpentNs, a.SpentNodes = int64(spent), nodes
+	for _, m := range a.Moves {
+		if allMoves && m.Proven && m.Plies == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// withBookLength is the book's answer a (in the position's frame) with the
+// lengths of found (in the canonical frame: the position's plies, the
+// moves', a perfect first move), taken move by move: the book's own lists
+// stand, ordered as perfect play prefers them.
+func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
+	if found.Plies == nil {
+		return a
+	}
+	m := fromCanonical(found, pos)
+	a.Plies = m.Plies
+	if len(m.Moves) > 0 && len(a.Moves) > 0 {
+		plies := make(map[string]*int, len(m.Moves))
+		for _, mv := range m.Moves {
+			if mv.Plies != nil && mv.Proven {
+				plies[mv.Move+"|"+mv.Outcome] = mv.Plies
+			}
+		}
+		for i, mv := range a.Moves {
+			if mv.Proven {
+				a.Moves[i].Plies = plies[mv.Move+"|"+mv.Outcome]
+			}
+		}
+	}
+	// The checked first move leads the best moves, and the moves: the
+	// sort below is stable.
+	if m.PerfectFirst && len(m.BestMoves) > 0 {
+		first := m.BestMoves[0]
+		if i := slices.Index(a.BestMoves, first); i >= 0 {
+			a.BestMoves = slices.Concat([]string{first}, a.BestMoves[:i], a.BestMoves[i+1:])
+			a.PerfectFirst = true
+			if j := slices.IndexFunc(a.Moves, func(mv PolyominoMove) bool { return mv.Move == first }); j >= 0 {
+				a.Moves = slices.Concat([]PolyominoMove{a.Moves[j]}, a.Moves[:j], a.Moves[j+1:])
+			}
+		}
+	}
+	if len(a.Moves) > 0 {
+		fastestFirst(&a)
+	}
 	return a
 }
 

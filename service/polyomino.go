@@ -36,6 +36,8 @@ type Polyomino struct {
 	// channel closed when its search ends: one search per key at a time
 	// (the others wait for it, then read its answer from the cache).
 	completing sync.Map
+	// bookLengths holds the keys fromBook is searching the length of.
+	bookLengths sync.Map
 }
 
 // backgroundWait bounds a background job's submission (and the look-up
@@ -438,7 +440,11 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		// The book's file of this position, not waited for, was indexed
 		// in the background meanwhile (0.1-0.3 s on its first use).
 		if res, ok := bookResult(pos, q.AllMoves, false); ok {
-			return bookAnswerOf(res, pos), nil // the budget is spent
+			a := bookAnswerOf(res, pos) // the budget is spent
+			if source == SourceSearch {
+				a.SpentNs, a.SpentNodes = canon.ElapsedNs, canon.Nodes
+			}
+			return a, nil
 		}
 	}
 	answered := time.Now()
@@ -756,10 +762,16 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 		case <-wctx.Done():
 		}
 		cancel()
-		// The other request's answer when better, else the cache's.
-		if better, ok := betterAnswer(*canon, other.answer); ended && ok {
-			*canon = better
-		} else if better, ok := p.cachedBetter(ctx, key, *canon); ok {
+		// The other request's answer when better (read only once it has
+		// ended), else the cache's.
+		taken := false
+		if ended {
+			var better PolyominoAnswer
+			if better, taken = betterAnswer(*canon, other.answer); taken {
+				*canon = better
+			}
+		}
+		if better, ok := p.cachedBetter(ctx, key, *canon); !taken && ok {
 			*canon = better
 		}
 		if !canon.partial() || left() <= completeNeed(*canon) || ctx.Err() != nil {
@@ -805,6 +817,8 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 	if err != nil {
 		return true, false
 	}
+	// The search is this request's work whatever it finds (stats).
+	spent := func() { canon.SpentNs, canon.SpentNodes = int64(res.Elapsed), res.Nodes }
 	// The budget the search had: the request's deadline may come first.
 	tried := int64(budgetOf(bctx, res.Elapsed))
 	if ctx.Err() != nil {
@@ -816,9 +830,11 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 		canon.BestTriedNs = max(canon.BestTriedNs, tried)
 		mine.answer = *canon
 		storeBetter(ctx, p.search, key, *canon)
+		spent()
 		return true, false
 	}
 	if !res.BestComplete && tried <= canon.BestTriedNs {
+		spent()
 		return true, false
 	}
 	a := answerOf(res, frame.ToCanonical)

@@ -265,3 +265,26 @@ func TestCompletePliesReportsItsWork(t *testing.T) {
 		t.Errorf("a plain cache hit reports %d ns and %d nodes of work", c2.SpentNs, c2.SpentNodes)
 	}
 }
+
+// A request that stops waiting for another's completion does not read its
+// answer, which the other may still be writing (a review found the read
+// before the check: a data race under -race).
+func TestCompletionWaiterReadsOnlyAnEndedAnswer(t *testing.T) {
+	p, _, _, q := partialCached(t)
+	pos, _ := q.position()
+	other := &completion{done: make(chan struct{})}
+	p.completing.Store("k", other)
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		time.Sleep(120 * time.Millisecond) // after the waiter gave up
+		other.answer = PolyominoAnswer{Outcome: "win", Proven: true, BestMoves: []string{"x"}, BestTriedNs: 1}
+		close(other.done)
+	}()
+	canon := PolyominoAnswer{Outcome: "win", Proven: true, BestMoves: []string{"y"}, BestTriedNs: int64(20 * time.Millisecond)}
+	p.completeBest(context.Background(), "k", &canon, pos, 100*time.Millisecond)
+	<-wrote
+	if len(canon.BestMoves) != 1 || canon.BestMoves[0] != "y" {
+		t.Errorf("best moves %v: taken from a completion still running", canon.BestMoves)
+	}
+}

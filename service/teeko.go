@@ -461,7 +461,7 @@ func TeekoInfo() GameInfo {
 			{Name: "board", Description: "25 characters in Scarne's square order 1..25 (reading order): b black, r red, . empty; upper case accepted"},
 			{Name: "black, red", Description: "instead of board: the square numbers (1..25) of each side"},
 			{Name: "moves", Description: "instead of board: the game from the empty board; a drop is its square (\"13\"), a slide from-to (\"14-9\")"},
-			{Name: "to_move", Description: "black or red; needed only with all eight pieces down", Values: []string{"black", "red"}},
+			{Name: "to_move", Description: "black or red; needed only with all eight pieces down and neither side on a winning configuration (the loser of a finished game is to move)", Values: []string{"black", "red"}},
 		},
 		HouseRules: []string{
 			"A side to move with no legal move loses (never happens with four pieces a side).",
