@@ -129,11 +129,10 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	start := time.Now()
 	p.search.withLength(bctx, &found, pos, res, tt, 0, d)
 	spent, nodes := time.Since(start), found.Nodes
-	if !lengthComplete(found, allMoves) {
-		found.LengthTriedNs = max(kept.LengthTriedNs, int64(d))
-	}
 	if found.Plies == nil && kept.Plies != nil {
 		found = kept // what was known stands
+	}
+	if !lengthComplete(found, allMoves) {
 		found.LengthTriedNs = max(kept.LengthTriedNs, int64(d))
 	}
 	if ctx.Err() == nil {
@@ -185,14 +184,11 @@ func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) Polyomino
 	}
 	// The checked first move leads the best moves, and the moves: the
 	// sort below is stable.
-	if m.PerfectFirst && len(m.BestMoves) > 0 {
-		first := m.BestMoves[0]
-		if i := slices.Index(a.BestMoves, first); i >= 0 {
-			a.BestMoves = slices.Concat([]string{first}, a.BestMoves[:i], a.BestMoves[i+1:])
-			a.PerfectFirst = true
-			if j := slices.IndexFunc(a.Moves, func(mv PolyominoMove) bool { return mv.Move == first }); j >= 0 {
-				a.Moves = slices.Concat([]PolyominoMove{a.Moves[j]}, a.Moves[:j], a.Moves[j+1:])
-			}
+	withFirst(&a, m)
+	if a.PerfectFirst {
+		first := a.BestMoves[0]
+		if j := slices.IndexFunc(a.Moves, func(mv PolyominoMove) bool { return mv.Move == first }); j >= 0 {
+			a.Moves = slices.Concat([]PolyominoMove{a.Moves[j]}, a.Moves[:j], a.Moves[j+1:])
 		}
 	}
 	if len(a.Moves) > 0 {

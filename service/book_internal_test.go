@@ -24,9 +24,8 @@ func TestFromBookTakesOnlyLengths(t *testing.T) {
 	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
 		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
 	p := NewPolyomino(s)
-	cfg, _ := polyomino.Preset("pentominoes")
 	position := func(line string) (*polyomino.Position, polyomino.Result) {
-		pos, err := polyomino.NewPosition(cfg, nil, strings.Fields(line), polyomino.DefaultToMove)
+		pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(line)}.position()
 		if err != nil {
 			t.Fatal(err)
 		}
