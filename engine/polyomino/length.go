@@ -3,6 +3,7 @@ package polyomino
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -18,12 +19,20 @@ import (
 // d) is true when the winner can force the end of the game within d
 // plies. It is monotone in d (an end forced within d is forced within
 // d + 1), so each state keeps the largest d known false and the smallest
-// known true. The winner's moves are only the winning ones (the boolean
-// solver, with its table, says which), so that every state the search
-// visits is won for the winner; and such a state whose game cannot last
-// more than d plies (one piece a ply, and order live cells a ply) is won
-// within d at once. The search is exact: no symmetry, no other pruning,
-// every move of the loser looked at when the answer is true.
+// known true. A state whose game cannot last more than d plies (one piece
+// a ply, and order live cells a ply) is within d exactly when it is won
+// for the winner, which the boolean solver (with its table) says, or
+// which is known: a state reached through the winner's moves that the
+// solver checked, and the loser's, is won. The checks also spare the
+// search the winner's losing moves. A check costs a few hundred nodes
+// deep in the game and tens of thousands in its first plies, where a
+// search of three plies or fewer costs less: the winner's moves are
+// checked only with more than lengthVerifyAbove plies to go, and a check
+// is given up after lengthVerdictNodes (the move then searched
+// unchecked). On 8 x 8 positions two plies in, this took the length
+// search from 17-26 s to 1.5-4 s (BENCHMARKS.md). The search is exact:
+// no symmetry, no other pruning, every move of the loser looked at when
+// the answer is true.
 
 // LengthOptions bound Length.
 type LengthOptions struct {
@@ -180,7 +189,7 @@ func (x *Lengths) FastestWin(moves []Move, plies int) (index int, nodes int64) {
 		case resWin:
 			continue // not a winning move
 		}
-		ok, done := ls.within(next, 1-side, plies-1, 0)
+		ok, done := ls.within(next, 1-side, plies-1, 0, true)
 		if !done {
 			return -1, spent()
 		}
@@ -232,7 +241,7 @@ func (x *Lengths) Slowest(moves []Move, plies int) (index int, nodes int64) {
 		if plies == 2 {
 			return c.i, spent() // every losing move lasts one ply more
 		}
-		ok, done := ls.within(next, 1-side, plies-3, 0)
+		ok, done := ls.within(next, 1-side, plies-3, 0, true)
 		if !done {
 			return -1, spent()
 		}
@@ -285,7 +294,7 @@ func newLengthSearch(ctx context.Context, pos *Position, opts LengthOptions) (ls
 	}
 	s := newSolver(ctx, g, Options{Table: opts.Table, TableMB: mb, MaxNodes: opts.MaxNodes})
 	ls = &lengthSearch{ctx: ctx, max: opts.MaxNodes, game: g, s: s, w: newWorker(s), ownTable: opts.Table == nil,
-		memo: map[string]lengthBounds{}, wins: map[string]bool{}, order: g.set.Order, small: g.small}
+		memo: map[string]lengthBounds{}, wins: map[string]bool{}, verdicts: map[string]lengthVerdict{}, order: g.set.Order, small: g.small}
 	ls.g.build(g, all)
 	// Each ply takes a vertex: no line is longer than the graph's n plies.
 	ls.frames = make([]lengthFrame, ls.g.n+1)
@@ -330,7 +339,7 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 		d = 1
 	}
 	for ; ; d += 2 {
-		ok, done := ls.within(L, side, d, 0)
+		ok, done := ls.within(L, side, d, 0, true)
 		if !done {
 			return LengthResult{Nodes: nodes()}
 		}
@@ -344,8 +353,8 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 	}
 }
 
-// lengthMemoBytes caps the memory of each of the search's maps (bounds
-// and the winner's moves), counted as key bytes plus lengthEntryBytes an
+// lengthMemoBytes caps the memory of each of the search's maps (bounds,
+// states at their depth's end and the winner's moves), counted as key bytes plus lengthEntryBytes an
 // entry: past it they keep what they hold and learn no more.
 const (
 	lengthMemoBytes  = 256 << 20
@@ -366,30 +375,47 @@ type lengthSearch struct {
 	g        cgraph
 	winner   int
 	memo     map[string]lengthBounds
-	frames   []lengthFrame   // by ply from the root (n + 1: fixed, never moved)
-	w        *worker         // the boolean solver: which of the winner's moves win
-	order    int             // cells of a piece
-	small    bool            // one-word cell masks (g.m64)
-	wins     map[string]bool // the winner's moves tried: state after -> won
-	memoCap  int             // entries each map may hold
-	vertex   map[string]int  // move -> vertex of the root graph (after)
+	frames   []lengthFrame            // by ply from the root (n + 1: fixed, never moved)
+	w        *worker                  // the boolean solver: which of the winner's moves win
+	order    int                      // cells of a piece
+	small    bool                     // one-word cell masks (g.m64)
+	wins     map[string]bool          // states at their depth's end: won for the winner
+	verdicts map[string]lengthVerdict // the winner's moves tried, by the state after
+	memoCap  int                      // entries each map may hold
+	gaveUp   int                      // checks given up (their allowance spent)
+	vertex   map[string]int           // move -> vertex of the root graph (after)
 	keyBuf   []byte
 }
 
 // lengthFrame is a ply's scratch space.
 type lengthFrame struct {
-	kids []lengthChild
+	kids []uint64 // moves by lengthOrder
+	nz   []int32  // words of the state where the opponent has moves
 	next []uint64
 	key  []byte
+	vkey []byte // key of the move being searched in verdicts
 }
 
-// lengthChild is a move with the replies it leaves the opponent.
-type lengthChild struct{ v, replies int }
+// lengthOrder is the key of move v that leaves n replies in a node of
+// the winner (hurry) or of the loser: the winner tries first the moves
+// that leave the loser fewest replies, the loser those that leave the
+// winner most, each in vertex order at a tie.
+func lengthOrder(v, n int, hurry bool) uint64 {
+	if !hurry {
+		n = math.MaxInt32 - n
+	}
+	return uint64(n)<<32 | uint64(v)
+}
+
+// lengthSortAfter is how many of a node's moves are picked one by one,
+// best first, before the rest are sorted: most nodes are settled by
+// their first moves.
+const lengthSortAfter = 3
 
 // within reports whether the winner can force the end of the game within
 // d plies from state L with side to move; done is false when the search
-// was stopped.
-func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
+// was stopped. won says that L is known to be won for the winner.
+func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done bool) {
 	if ls.stopped {
 		return false, false
 	}
@@ -405,33 +431,68 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 	g := &ls.g
 	k := g.words
 	own, opp := g.own[side], g.own[1-side]
+	hurry := side == ls.winner
+	// The parity of the plies left is fixed: d of the wrong parity is d-1.
+	if hurry != (d&1 == 1) {
+		d--
+	}
+	// Only the words where the opponent has moves count replies.
+	nz := f.nz[:0]
+	for x := range k {
+		if L[x]&opp[x] != 0 {
+			nz = append(nz, int32(x))
+		}
+	}
+	f.nz = nz
+	if hurry && d <= 1 {
+		// Within one ply: a move that leaves no reply (none at all when
+		// the game is over or d is 0).
+		if d <= 0 {
+			return false, true
+		}
+		for w := range k {
+			for word := L[w] & own[w]; word != 0; word &= word - 1 {
+				row := g.adj[(w*64+bits.TrailingZeros64(word))*k:]
+				reply := false
+				for _, x := range nz {
+					if L[x]&^row[x]&opp[x] != 0 {
+						reply = true
+						break
+					}
+				}
+				if !reply {
+					return true, true
+				}
+			}
+		}
+		return false, true
+	}
 	// Children: each move with the replies it leaves.
 	kids := f.kids[:0]
 	for w := range k {
 		for word := L[w] & own[w]; word != 0; word &= word - 1 {
 			v := w*64 + bits.TrailingZeros64(word)
-			row := g.adj[v*k : (v+1)*k]
+			row := g.adj[v*k:]
 			n := 0
-			for x := range k {
+			for _, x := range nz {
 				n += bits.OnesCount64(L[x] &^ row[x] & opp[x])
 			}
-			kids = append(kids, lengthChild{v, n})
+			kids = append(kids, lengthOrder(v, n, hurry))
 		}
 	}
 	f.kids = kids
 	if len(kids) == 0 {
 		return side != ls.winner, true // the game is over: side to move lost
 	}
-	// The parity of the plies left is fixed: d of the wrong parity is d-1.
-	hurry := side == ls.winner
-	if hurry != (d&1 == 1) {
-		d--
-	}
 	if d <= 0 {
 		return false, true
 	}
 	if d >= ls.longest(L) {
-		return true, true // a won state whose game cannot last longer
+		if won {
+			return true, true // a won state whose game cannot last longer
+		}
+		r, ok := ls.wonState(L, side)
+		return r, ok
 	}
 
 	f.key = f.key[:0]
@@ -449,57 +510,59 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int) (ok, done bool) {
 	case d <= int(b.lo):
 		return false, true
 	}
-	// The winner tries first the moves that leave the loser fewest
-	// replies; the loser those that leave the winner most.
-	if hurry {
-		slices.SortStableFunc(kids, func(a, b lengthChild) int { return a.replies - b.replies })
-	} else {
-		slices.SortStableFunc(kids, func(a, b lengthChild) int { return b.replies - a.replies })
-	}
 	result := !hurry
-	if hurry && kids[0].replies == 0 {
-		result = true // a move that leaves no reply ends the game
-	} else {
-		for i := range kids {
-			v := f.kids[i].v
-			row := g.adj[v*k : (v+1)*k]
-			for w := range k {
-				f.next[w] = L[w] &^ row[w]
-			}
-			if hurry && d > 1 {
-				// Only a winning move can win within d (each move's
-				// value found once, not at every depth). At d = 1 the
-				// child is searched at 0 plies: only an end of the game
-				// counts there, which needs no solver.
-				ls.keyBuf = ls.keyBuf[:0]
-				for _, x := range f.next {
-					ls.keyBuf = binary.LittleEndian.AppendUint64(ls.keyBuf, x)
-				}
-				ls.keyBuf = append(ls.keyBuf, byte(ls.winner))
-				won, seen := ls.wins[string(ls.keyBuf)]
-				if !seen {
-					r := ls.w.solveBool(g, f.next, 1-side, 0)
-					if r == resAbort {
-						ls.stopped = true
-						return false, false
-					}
-					won = r == resLoss
-					if len(ls.wins) < ls.memoCap {
-						ls.wins[string(ls.keyBuf)] = won
-					}
-				}
-				if !won {
-					continue
+	for i := range kids {
+		switch {
+		case i < lengthSortAfter:
+			best := i
+			for j := i + 1; j < len(kids); j++ {
+				if kids[j] < kids[best] {
+					best = j
 				}
 			}
-			ok, done := ls.within(f.next, 1-side, d-1, ply+1)
-			if !done {
+			kids[i], kids[best] = kids[best], kids[i]
+		case i == lengthSortAfter:
+			slices.Sort(kids[i:])
+		}
+		if hurry && kids[i]>>32 == 0 {
+			result = true // a move that leaves no reply ends the game
+			break
+		}
+		v := int(uint32(kids[i]))
+		row := g.adj[v*k : (v+1)*k]
+		for w := range k {
+			f.next[w] = L[w] &^ row[w]
+		}
+		childWon := won && !hurry // a move of the winner's is checked
+		var vd lengthVerdict
+		if hurry && d > lengthVerifyAbove {
+			// A move known to lose cannot win within d (each move's
+			// value found once, not at every depth), and below a move
+			// known to win the search may stop at the states that
+			// cannot last longer than their depth.
+			f.vkey = ls.stateKey(f.vkey, f.next, byte(ls.winner))
+			switch vd = ls.verdict(f.vkey, f.next, 1-side); vd.v {
+			case verdictAbort:
 				return false, false
+			case verdictLost:
+				continue
+			case verdictWon:
+				childWon = true
 			}
-			if ok == hurry {
-				result = hurry
-				break
-			}
+		}
+		start := ls.nodes + ls.w.nodes
+		ok, done := ls.within(f.next, 1-side, d-1, ply+1, childWon)
+		if hurry && d > lengthVerifyAbove && vd.v == verdictUnknown {
+			// The unchecked search is the check's next allowance.
+			vd.spent += ls.nodes + ls.w.nodes - start
+			ls.keepVerdict(f.vkey, vd)
+		}
+		if !done {
+			return false, false
+		}
+		if ok == hurry {
+			result = hurry
+			break
 		}
 	}
 	if result {
@@ -532,4 +595,103 @@ func (ls *lengthSearch) longest(L []uint64) int {
 		n = min(n, bits.OnesCount64(cells)/ls.order)
 	}
 	return n
+}
+
+// wonState reports whether state L with side to move is won for the
+// winner (the solver's verdict, kept in wins); done is false when the
+// search was stopped.
+func (ls *lengthSearch) wonState(L []uint64, side int) (won, done bool) {
+	ls.keyBuf = ls.stateKey(ls.keyBuf, L, byte(ls.winner|side<<1))
+	if won, seen := ls.wins[string(ls.keyBuf)]; seen {
+		return won, true
+	}
+	r := ls.w.solveBool(&ls.g, L, side, 0)
+	if r == resAbort {
+		ls.stopped = true
+		return false, false
+	}
+	won = (r == resWin) == (side == ls.winner)
+	if len(ls.wins) < ls.memoCap {
+		ls.wins[string(ls.keyBuf)] = won
+	}
+	return won, true
+}
+
+// stateKey is buf set to the map key of state L with tag.
+func (ls *lengthSearch) stateKey(buf []byte, L []uint64, tag byte) []byte {
+	buf = buf[:0]
+	for _, x := range L {
+		buf = binary.LittleEndian.AppendUint64(buf, x)
+	}
+	return append(buf, tag)
+}
+
+// lengthVerdict is what is known of a move of the winner's: v, and while
+// it is verdictUnknown the nodes spent on it so far (the solver's tries
+// and the searches without a verdict).
+type lengthVerdict struct {
+	v     int8
+	spent int64
+}
+
+// The solver's verdicts on a move of the winner's.
+const (
+	verdictUnknown = iota // not found yet: too costly so far
+	verdictWon            // the winner wins after it
+	verdictLost           // the winner does not
+	verdictAbort          // the search was stopped
+)
+
+// lengthVerifyAbove: the winner's moves are checked by the solver only
+// with more plies than this to go (a shallower search costs less than
+// the checks). A variable so that tests can check every move, or none.
+var lengthVerifyAbove = 3
+
+// lengthVerdictNodes is the least allowance of a check of a move of the
+// winner's (a variable so that tests can make checks give up).
+var lengthVerdictNodes int64 = 1000
+
+// verdict is whether state L (key key), the loser (side) to move after a
+// move of the winner's, is won for the winner: as verdicts knows it, or
+// the solver within an allowance. Most checks cost a few hundred nodes;
+// those of the first plies of an early position tens of thousands each,
+// more than searching the move a few plies deep. So a check gets as many
+// nodes as the move has cost so far (at least lengthVerdictNodes; it gives
+// up at its first look at the budget past them, every checkEvery nodes),
+// and the move is searched without it when it gives up: what a move
+// costs in tries is bounded by about twice its cost in searches (a
+// doubling strategy), and a move searched deeper and deeper gets its
+// check at last.
+func (ls *lengthSearch) verdict(key []byte, L []uint64, side int) lengthVerdict {
+	vd, seen := ls.verdicts[string(key)]
+	if seen && vd.v != verdictUnknown {
+		return vd
+	}
+	w := ls.w
+	allow := max(lengthVerdictNodes, vd.spent)
+	start := w.nodes
+	w.limit = start + allow
+	r := w.solveBool(&ls.g, L, side, 0)
+	w.limit = 0
+	switch {
+	case r == resLoss:
+		vd.v = verdictWon
+	case r == resWin:
+		vd.v = verdictLost
+	case w.s.stop.Load() || ls.ctx.Err() != nil:
+		ls.stopped = true
+		return lengthVerdict{v: verdictAbort}
+	default:
+		ls.gaveUp++
+		vd.spent += w.nodes - start
+	}
+	ls.keepVerdict(key, vd)
+	return vd
+}
+
+// keepVerdict stores vd under key (while verdicts has room).
+func (ls *lengthSearch) keepVerdict(key []byte, vd lengthVerdict) {
+	if _, seen := ls.verdicts[string(key)]; seen || len(ls.verdicts) < ls.memoCap {
+		ls.verdicts[string(key)] = vd
+	}
 }

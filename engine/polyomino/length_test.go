@@ -87,8 +87,11 @@ func normalPlayConfigs() []Config {
 
 // TestLengthMatchesPlainMinimax checks Length against plainLength on
 // random positions of small games, pools and hands, with a wrong outcome
-// given too (it must not prove anything then).
+// given too (it must not prove anything then), and with the solver's
+// checks of the winner's moves made at every depth or at none.
 func TestLengthMatchesPlainMinimax(t *testing.T) {
+	usualAbove := lengthVerifyAbove
+	defer func() { lengthVerifyAbove = usualAbove }()
 	rng := splitmix64(7)
 	checked, long, movesChecked, slowLosses := 0, 0, 0, 0
 	for _, cfg := range normalPlayConfigs() {
@@ -116,6 +119,17 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 			got := Length(context.Background(), pos, outcome, LengthOptions{})
 			if !got.Proven || got.Plies != want {
 				t.Fatalf("%s\n%s\nto move %s (%s): Length %+v, plain minimax %d plies", cfg.Preset, pos, pos.toMove, outcome, got, want)
+			}
+			// The same without the solver's checks of the winner's moves
+			// (states not known won reach the bound), and with every
+			// move checked.
+			for _, above := range []int{1 << 10, 1} {
+				lengthVerifyAbove = above
+				got := Length(context.Background(), pos, outcome, LengthOptions{})
+				lengthVerifyAbove = usualAbove
+				if !got.Proven || got.Plies != want {
+					t.Fatalf("%s\n%s\nto move %s (%s): Length %+v with checks above %d plies, plain minimax %d plies", cfg.Preset, pos, pos.toMove, outcome, got, above, want)
+				}
 			}
 			if bad := Length(context.Background(), pos, wrong, LengthOptions{}); bad.Proven {
 				t.Fatalf("%s\n%s\nto move %s: Length proved %d plies for the wrong outcome %s", cfg.Preset, pos, pos.toMove, bad.Plies, wrong)
@@ -507,4 +521,54 @@ func TestSlowest(t *testing.T) {
 		t.Errorf("only %d lost positions with moves of different lengths", checked)
 	}
 	t.Logf("%d lost positions checked", checked)
+}
+
+// TestLengthChecksAgree: the solver's checks of the winner's moves only
+// save work. On the suite's 8 x 8 positions Length gives the same plies
+// with its usual checks, with every move of the winner checked and each
+// check given up at its first look at the budget (the move then searched
+// unchecked, the check tried again with a larger allowance), and on the
+// four-ply positions with no check at all.
+func TestLengthChecksAgree(t *testing.T) {
+	defer func(above int, nodes int64) { lengthVerifyAbove, lengthVerdictNodes = above, nodes }(lengthVerifyAbove, lengthVerdictNodes)
+	usual := func() { lengthVerifyAbove, lengthVerdictNodes = 3, 1000 }
+	giveUp := func() { lengthVerifyAbove, lengthVerdictNodes = 1, 1 }
+	never := func() { lengthVerifyAbove = 1 << 10 }
+	gaveUp := 0
+	for _, depth := range []int{3, 4} {
+		ps, ms := suitePositions(t, depth)
+		if depth == 3 {
+			ps, ms = ps[:3], ms[:3]
+		}
+		for i, pos := range ps {
+			res, err := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 8})
+			if err != nil || !res.Proven {
+				t.Fatalf("%v: solve %v %+v", ms[i], err, res)
+			}
+			settings := []func(){usual, giveUp}
+			if depth == 4 {
+				settings = append(settings, never)
+			}
+			want := -1
+			for j, set := range settings {
+				set()
+				x := NewLengths(context.Background(), pos, LengthOptions{})
+				got := x.Length(res.Outcome)
+				gaveUp += x.ls.gaveUp
+				x.Close()
+				if !got.Proven {
+					t.Fatalf("%v: setting %d proved no length", ms[i], j)
+				}
+				if j == 0 {
+					want = got.Plies
+				} else if got.Plies != want {
+					t.Fatalf("%v: setting %d gives %d plies, the usual checks %d", ms[i], j, got.Plies, want)
+				}
+			}
+		}
+	}
+	if gaveUp == 0 {
+		t.Error("no check gave up: the unchecked path was not tested")
+	}
+	t.Logf("%d checks given up", gaveUp)
 }

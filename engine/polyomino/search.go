@@ -86,6 +86,10 @@ type worker struct {
 	// cancel, when set, stops the current task early (its result is no
 	// longer needed).
 	cancel, cancel2 *atomic.Bool
+	// limit, when positive, stops the worker's search (resAbort) once its
+	// nodes reach it, looked at every checkEvery nodes: a try that may
+	// give up, the search going on.
+	limit int64
 	// perturb: this worker helps another on the same subtree; near its
 	// root it tries the second move first, to fill the table with what the
 	// other will need next.
@@ -192,6 +196,9 @@ func (w *worker) check() bool {
 	total := s.nodes.Add(w.nodes - w.flush)
 	w.flush = w.nodes
 	if s.stop.Load() || w.cancel != nil && w.cancel.Load() || w.cancel2 != nil && w.cancel2.Load() {
+		return true
+	}
+	if w.limit > 0 && w.nodes >= w.limit {
 		return true
 	}
 	if s.maxNodes > 0 && total >= s.maxNodes {
