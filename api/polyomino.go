@@ -166,10 +166,11 @@ type PolyominoAnalysis struct {
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
 	// An answer from the book (which knows values, not lengths) has them,
-	// with three pieces or more placed, when a length search finds them
+	// with two pieces or more placed, when a length search finds them
 	// within a quarter of budget_ms (at least 0.2 s; with all_moves
-	// half; at most 2 s) with a solver slot free at once (about 0.3 s
-	// three plies into the opening; two plies in, 14 s, is not tried);
+	// half; at most 8 s) with a solver slot free at once (about 0.3 s
+	// three plies into the opening, about 5 s two plies in: a budget_ms
+	// near the cap; one ply in, beyond any budget, is not tried);
 	// the cache keeps them, and how long a search failed (only a budget
 	// more than twice as long tries again). Absent otherwise.
 	Plies *int `json:"plies,omitempty" example:"6"`

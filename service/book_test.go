@@ -247,7 +247,16 @@ func TestBookAnswersGetPlies(t *testing.T) {
 		t.Errorf("a short budget: %v then %v of length search, plies %v then %v",
 			time.Duration(first.SpentNs), time.Duration(again.SpentNs), first.Plies, again.Plies)
 	}
-	// The empty board, two plies from the start or fewer: beyond any
+	// Two plies in, the search is tried (it takes seconds: with this
+	// budget it may fail).
+	two, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:c1,d1,d2,e2,d3"), BudgetMs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if two.Source != service.SourceBook || two.SpentNs == 0 {
+		t.Errorf("two plies in: source %s, %v of length search", two.Source, time.Duration(two.SpentNs))
+	}
+	// The empty board, one ply from the start or fewer: beyond any
 	// budget, not searched.
 	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", BudgetMs: 20_000})
 	if err != nil {
