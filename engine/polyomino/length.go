@@ -2,7 +2,6 @@ package polyomino
 
 import (
 	"context"
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -294,11 +293,11 @@ func newLengthSearch(ctx context.Context, pos *Position, opts LengthOptions) (ls
 	}
 	s := newSolver(ctx, g, Options{Table: opts.Table, TableMB: mb, MaxNodes: opts.MaxNodes})
 	ls = &lengthSearch{ctx: ctx, max: opts.MaxNodes, game: g, s: s, w: newWorker(s), ownTable: opts.Table == nil,
-		memo: map[string]lengthBounds{}, wins: map[string]bool{}, verdicts: map[string]lengthVerdict{}, order: g.set.Order, small: g.small}
+		memo: map[lengthKey]lengthBounds{}, wins: map[lengthKey]bool{}, verdicts: map[lengthKey]lengthVerdict{}, order: g.set.Order, small: g.small}
 	ls.g.build(g, all)
 	// Each ply takes a vertex: no line is longer than the graph's n plies.
 	ls.frames = make([]lengthFrame, ls.g.n+1)
-	ls.memoCap = lengthMemoBytes / (8*ls.g.words + 1 + lengthEntryBytes)
+	ls.memoCap = lengthMemoBytes / (8*(len(lengthKey{}.live)+1) + lengthEntryBytes)
 	return ls, ls.g.full(nil), side, true
 }
 
@@ -354,8 +353,9 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 }
 
 // lengthMemoBytes caps the memory of each of the search's maps (bounds,
-// states at their depth's end and the winner's moves), counted as key bytes plus lengthEntryBytes an
-// entry: past it they keep what they hold and learn no more.
+// states at their depth's end and the winner's moves), counted as key
+// bytes plus lengthEntryBytes an entry: past it they keep what they hold
+// and learn no more.
 const (
 	lengthMemoBytes  = 256 << 20
 	lengthEntryBytes = 64
@@ -374,17 +374,16 @@ type lengthSearch struct {
 	stopped  bool
 	g        cgraph
 	winner   int
-	memo     map[string]lengthBounds
-	frames   []lengthFrame            // by ply from the root (n + 1: fixed, never moved)
-	w        *worker                  // the boolean solver: which of the winner's moves win
-	order    int                      // cells of a piece
-	small    bool                     // one-word cell masks (g.m64)
-	wins     map[string]bool          // states at their depth's end: won for the winner
-	verdicts map[string]lengthVerdict // the winner's moves tried, by the state after
-	memoCap  int                      // entries each map may hold
-	gaveUp   int                      // checks given up (their allowance spent)
-	vertex   map[string]int           // move -> vertex of the root graph (after)
-	keyBuf   []byte
+	memo     map[lengthKey]lengthBounds
+	frames   []lengthFrame               // by ply from the root (n + 1: fixed, never moved)
+	w        *worker                     // the boolean solver: which of the winner's moves win
+	order    int                         // cells of a piece
+	small    bool                        // one-word cell masks (g.m64)
+	wins     map[lengthKey]bool          // states at their depth's end: won for the winner
+	verdicts map[lengthKey]lengthVerdict // the winner's moves tried, by the state after
+	memoCap  int                         // entries each map may hold
+	gaveUp   int                         // checks given up (their allowance spent)
+	vertex   map[string]int              // move -> vertex of the root graph (after)
 }
 
 // lengthFrame is a ply's scratch space.
@@ -392,8 +391,6 @@ type lengthFrame struct {
 	kids []uint64 // moves by lengthOrder
 	nz   []int32  // words of the state where the opponent has moves
 	next []uint64
-	key  []byte
-	vkey []byte // key of the move being searched in verdicts
 }
 
 // lengthOrder is the key of move v that leaves n replies in a node of
@@ -487,20 +484,14 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 	if d <= 0 {
 		return false, true
 	}
-	if d >= ls.longest(L) {
+	key := ls.keyOf(L, byte(side|ls.winner<<1))
+	if d >= ls.longest(key) {
 		if won {
 			return true, true // a won state whose game cannot last longer
 		}
-		r, ok := ls.wonState(L, side)
-		return r, ok
+		return ls.wonState(L, side, key)
 	}
-
-	f.key = f.key[:0]
-	for _, w := range L {
-		f.key = binary.LittleEndian.AppendUint64(f.key, w)
-	}
-	f.key = append(f.key, byte(side|ls.winner<<1))
-	b, seen := ls.memo[string(f.key)]
+	b, seen := ls.memo[key]
 	if !seen {
 		b = lengthBounds{lo: -1, hi: 1 << 14}
 	}
@@ -535,13 +526,14 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		}
 		childWon := won && !hurry // a move of the winner's is checked
 		var vd lengthVerdict
+		var vkey lengthKey
 		if hurry && d > lengthVerifyAbove {
 			// A move known to lose cannot win within d (each move's
 			// value found once, not at every depth), and below a move
 			// known to win the search may stop at the states that
 			// cannot last longer than their depth.
-			f.vkey = ls.stateKey(f.vkey, f.next, byte(ls.winner))
-			switch vd = ls.verdict(f.vkey, f.next, 1-side); vd.v {
+			vkey = ls.keyOf(f.next, byte(ls.winner))
+			switch vd = ls.verdict(vkey, f.next, 1-side); vd.v {
 			case verdictAbort:
 				return false, false
 			case verdictLost:
@@ -555,7 +547,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		if hurry && d > lengthVerifyAbove && vd.v == verdictUnknown {
 			// The unchecked search is the check's next allowance.
 			vd.spent += ls.nodes + ls.w.nodes - start
-			ls.keepVerdict(f.vkey, vd)
+			ls.keepVerdict(vkey, vd)
 		}
 		if !done {
 			return false, false
@@ -571,38 +563,51 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		b.lo = int16(max(int(b.lo), d))
 	}
 	if seen || len(ls.memo) < ls.memoCap {
-		ls.memo[string(f.key)] = b
+		ls.memo[key] = b
 	}
 	return result, true
 }
 
-// longest bounds the plies left in state L: each ply takes a piece and
-// covers order live cells.
-func (ls *lengthSearch) longest(L []uint64) int {
+// lengthKey is a state of the search exactly: its live cells and its
+// live pieces (those with a playable vertex) determine its playable
+// vertices, those of the search's graph whose piece is live and whose
+// cells are all live (see key.go); tag (side to move, winner) is in the
+// top byte of pieces (a piece set has at most 35 pieces).
+type lengthKey struct {
+	live   Bits
+	pieces uint64
+}
+
+// keyOf is the key of state L with tag.
+func (ls *lengthSearch) keyOf(L []uint64, tag byte) lengthKey {
 	g := &ls.g
-	var pieces, cells uint64
+	var k lengthKey
 	for w, word := range L {
 		for ; word != 0; word &= word - 1 {
 			v := w*64 + bits.TrailingZeros64(word)
-			pieces |= g.pbit[v]
+			k.pieces |= g.pbit[v]
 			if ls.small {
-				cells |= g.m64[v]
+				k.live[0] |= g.m64[v]
+			} else {
+				k.live = k.live.Or(ls.game.placements[g.place[v]].mask)
 			}
 		}
 	}
-	n := bits.OnesCount64(pieces)
-	if ls.small {
-		n = min(n, bits.OnesCount64(cells)/ls.order)
-	}
-	return n
+	k.pieces |= uint64(tag) << 56
+	return k
 }
 
-// wonState reports whether state L with side to move is won for the
-// winner (the solver's verdict, kept in wins); done is false when the
+// longest bounds the plies left in the state of key k: each ply takes a
+// piece and covers order live cells.
+func (ls *lengthSearch) longest(k lengthKey) int {
+	return min(bits.OnesCount64(k.pieces<<8>>8), k.live.Count()/ls.order)
+}
+
+// wonState reports whether state L (key key) with side to move is won for
+// the winner (the solver's verdict, kept in wins); done is false when the
 // search was stopped.
-func (ls *lengthSearch) wonState(L []uint64, side int) (won, done bool) {
-	ls.keyBuf = ls.stateKey(ls.keyBuf, L, byte(ls.winner|side<<1))
-	if won, seen := ls.wins[string(ls.keyBuf)]; seen {
+func (ls *lengthSearch) wonState(L []uint64, side int, key lengthKey) (won, done bool) {
+	if won, seen := ls.wins[key]; seen {
 		return won, true
 	}
 	r := ls.w.solveBool(&ls.g, L, side, 0)
@@ -612,18 +617,9 @@ func (ls *lengthSearch) wonState(L []uint64, side int) (won, done bool) {
 	}
 	won = (r == resWin) == (side == ls.winner)
 	if len(ls.wins) < ls.memoCap {
-		ls.wins[string(ls.keyBuf)] = won
+		ls.wins[key] = won
 	}
 	return won, true
-}
-
-// stateKey is buf set to the map key of state L with tag.
-func (ls *lengthSearch) stateKey(buf []byte, L []uint64, tag byte) []byte {
-	buf = buf[:0]
-	for _, x := range L {
-		buf = binary.LittleEndian.AppendUint64(buf, x)
-	}
-	return append(buf, tag)
 }
 
 // lengthVerdict is what is known of a move of the winner's: v, and while
@@ -662,8 +658,8 @@ var lengthVerdictNodes int64 = 1000
 // costs in tries is bounded by about twice its cost in searches (a
 // doubling strategy), and a move searched deeper and deeper gets its
 // check at last.
-func (ls *lengthSearch) verdict(key []byte, L []uint64, side int) lengthVerdict {
-	vd, seen := ls.verdicts[string(key)]
+func (ls *lengthSearch) verdict(key lengthKey, L []uint64, side int) lengthVerdict {
+	vd, seen := ls.verdicts[key]
 	if seen && vd.v != verdictUnknown {
 		return vd
 	}
@@ -690,8 +686,8 @@ func (ls *lengthSearch) verdict(key []byte, L []uint64, side int) lengthVerdict 
 }
 
 // keepVerdict stores vd under key (while verdicts has room).
-func (ls *lengthSearch) keepVerdict(key []byte, vd lengthVerdict) {
-	if _, seen := ls.verdicts[string(key)]; seen || len(ls.verdicts) < ls.memoCap {
-		ls.verdicts[string(key)] = vd
+func (ls *lengthSearch) keepVerdict(key lengthKey, vd lengthVerdict) {
+	if _, seen := ls.verdicts[key]; seen || len(ls.verdicts) < ls.memoCap {
+		ls.verdicts[key] = vd
 	}
 }
