@@ -129,7 +129,10 @@ type PolyominoMoveValue struct {
 	// (as plies of the analysis), where the length search reached it
 	// within its share of the budget (with all_moves, half of what the
 	// proof left of budget_ms, or its usual share if longer: winning
-	// moves first; a bigger budget gives more moves their plies).
+	// moves first; a bigger budget gives more moves their plies). A
+	// cached answer whose moves lack plies gets more from each later
+	// request with a solver slot free (the plies known are kept; such a
+	// request may spend half its budget on them).
 	Plies *int `json:"plies,omitempty" example:"5"`
 }
 

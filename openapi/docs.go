@@ -2436,7 +2436,7 @@ const docTemplate = `{
                     "example": "I:a1,a2,a3,a4,a5"
                 },
                 "plies": {
-                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget (with all_moves, half of what the\nproof left of budget_ms, or its usual share if longer: winning\nmoves first; a bigger budget gives more moves their plies).",
+                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget (with all_moves, half of what the\nproof left of budget_ms, or its usual share if longer: winning\nmoves first; a bigger budget gives more moves their plies). A\ncached answer whose moves lack plies gets more from each later\nrequest with a solver slot free (the plies known are kept; such a\nrequest may spend half its budget on them).",
                     "type": "integer",
                     "example": 5
                 },

@@ -95,3 +95,80 @@ func TestCachedAnswerGetsItsPlies(t *testing.T) {
 		t.Fatalf("stored without plies: %v", err)
 	}
 }
+
+// TestCachedAllMovesPliesGrow: an all_moves answer cached with some
+// moves' plies missing (its length search had no time for them) is
+// completed by the next request with a solver slot free; the plies it
+// knew are kept, not searched again (a move given a wrong number keeps
+// it, and lends it to its symmetry class), and the others are found.
+func TestCachedAllMovesPliesGrow(t *testing.T) {
+	ctx := context.Background()
+	c := cache.NewMemory(1<<22, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil), Budgets: Budgets{Default: time.Minute, Max: time.Minute},
+		Workers: 1, MinLengthTime: time.Minute}
+	p := NewPolyomino(s)
+	five := 5
+	q := PolyominoQuery{Game: "pentominoes", Width: &five, Height: &five, AllMoves: true}
+	first, err := p.Analyze(ctx, q)
+	if err != nil || first.Plies == nil || !first.PerfectFirst {
+		t.Fatalf("first answer: %v, plies %v, perfect first %v", err, first.Plies, first.PerfectFirst)
+	}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := cacheKey("polyomino", "all=true", polyomino.CanonicalKey(pos))
+	raw, _, _ := c.Get(ctx, key)
+	var canon PolyominoAnswer
+	if err := json.Unmarshal(raw, &canon); err != nil {
+		t.Fatal(err)
+	}
+	// Every move's plies gone but the first's, made wrong.
+	const wrong = 99
+	for i := range canon.Moves {
+		canon.Moves[i].Plies = nil
+	}
+	w := wrong
+	canon.Moves[0].Plies = &w
+	b, _ := json.Marshal(canon)
+	if err := c.Set(ctx, key, b, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	second, err := p.Analyze(ctx, q)
+	if err != nil || second.Source != SourceCache || second.SpentNodes == 0 {
+		t.Fatalf("second answer: %v, from %s, %d nodes searched", err, second.Source, second.SpentNodes)
+	}
+	var kept string
+	for _, m := range second.Moves {
+		if m.Plies != nil && *m.Plies == wrong {
+			kept = m.Move
+		}
+	}
+	classOf := map[string]int{}
+	for c, ms := range pos.SymmetryClasses() {
+		for _, m := range ms {
+			classOf[m.String()] = c
+		}
+	}
+	if kept == "" {
+		t.Fatal("the plies known were searched again")
+	}
+	plies := map[string]int{}
+	for _, m := range first.Moves {
+		plies[m.Move] = *m.Plies
+	}
+	for _, m := range second.Moves {
+		want := plies[m.Move]
+		if classOf[m.Move] == classOf[kept] {
+			want = wrong
+		}
+		if m.Plies == nil || *m.Plies != want {
+			t.Fatalf("move %s: plies %v, want %d", m.Move, m.Plies, want)
+		}
+	}
+	raw, _, _ = c.Get(ctx, key)
+	var stored PolyominoAnswer
+	if err := json.Unmarshal(raw, &stored); err != nil || !lengthComplete(stored, true) {
+		t.Fatalf("stored incomplete: %v", err)
+	}
+}

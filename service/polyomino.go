@@ -539,17 +539,26 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		return
 	}
 	// One search per symmetry class of moves: its members last as long.
+	// A class with a member's plies known already (a cached answer being
+	// completed) lends them to the others, unsearched.
 	classOf := map[string]int{}
 	for c, ms := range pos.SymmetryClasses() {
 		for _, m := range ms {
 			classOf[m.String()] = c
 		}
 	}
+	knownIn := map[int]int{} // class -> index of a move with plies
+	for i, mr := range res.Moves {
+		if c, ok := classOf[mr.Move.String()]; ok && a.Moves[i].Plies != nil {
+			knownIn[c] = i
+		}
+	}
 	repOf := map[int]int{} // class -> index of its first move in reps
 	var reps []polyomino.MoveResult
 	for _, mr := range res.Moves {
 		c, ok := classOf[mr.Move.String()]
-		if _, seen := repOf[c]; ok && !seen {
+		_, known := knownIn[c]
+		if _, seen := repOf[c]; ok && !seen && !known {
 			repOf[c] = len(reps)
 			reps = append(reps, mr)
 		}
@@ -560,10 +569,15 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	}
 	for i, mr := range res.Moves {
 		c, ok := classOf[mr.Move.String()]
-		if !ok {
+		if !ok || a.Moves[i].Plies != nil {
 			continue
 		}
-		if ml := lens[repOf[c]]; ml.Proven && reps[repOf[c]].Outcome == mr.Outcome {
+		if k, known := knownIn[c]; known {
+			if res.Moves[k].Outcome == mr.Outcome {
+				n := *a.Moves[k].Plies
+				a.Moves[i].Plies = &n
+			}
+		} else if ml := lens[repOf[c]]; ml.Proven && reps[repOf[c]].Outcome == mr.Outcome {
 			n := ml.Plies
 			a.Moves[i].Plies = &n
 		}
@@ -662,13 +676,16 @@ func fastestFirst(a *PolyominoAnswer) {
 }
 
 // completePlies gives a cached proven answer the plies it lacks (its
-// search ran out of its length share, or a job's unit stored it) when a
-// solver slot is free at once, within the request's budget and the
-// length share of the proof's recorded time, and stores the completed
-// answer for the next requests. canon is in the canonical frame. It
-// returns the nodes and the time of its length search (0 when none ran).
+// search ran out of its length share, or a job's unit stored it; with
+// all_moves, the moves' plies it had no time for) when a solver slot is
+// free at once, within the request's budget and the length share of the
+// proof's recorded time (with all_moves, at least half the budget), and
+// stores the completed answer for the next requests: the moves' plies
+// known are kept, not searched again, so that each request adds to them.
+// canon is in the canonical frame. It returns the nodes and the time of
+// its length search (0 when none ran).
 func (p *Polyomino) completePlies(ctx context.Context, key string, canon *PolyominoAnswer, pos *polyomino.Position, budget time.Duration) (nodes, took int64) {
-	if !canon.Proven || canon.Plies != nil && canon.PerfectFirst || pos.Game().Config().EndRule != polyomino.NormalPlay {
+	if !canon.Proven || lengthComplete(*canon, len(canon.Moves) > 0) || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return 0, 0
 	}
 	release, ok := p.search.Slots.TryAcquire()
