@@ -297,6 +297,10 @@ func newLengthSearch(ctx context.Context, pos *Position, opts LengthOptions) (ls
 	ls.g.build(g, all)
 	// Each ply takes a vertex: no line is longer than the graph's n plies.
 	ls.frames = make([]lengthFrame, ls.g.n+1)
+	ls.killer = make([][2]int32, ls.g.n+1)
+	for i := range ls.killer {
+		ls.killer[i] = [2]int32{-1, -1}
+	}
 	ls.memoCap = lengthMemoBytes / (8*(len(lengthKey{}.live)+1) + lengthEntryBytes)
 	return ls, ls.g.full(nil), side, true
 }
@@ -384,6 +388,10 @@ type lengthSearch struct {
 	memoCap  int                         // entries each map may hold
 	gaveUp   int                         // checks given up (their allowance spent)
 	vertex   map[string]int              // move -> vertex of the root graph (after)
+	// killer[ply][side] is the move that last settled a node of side's at
+	// ply (the winner's move within the bound, the loser's escape from
+	// it): tried first where it is playable.
+	killer [][2]int32
 }
 
 // lengthFrame is a ply's scratch space.
@@ -408,6 +416,26 @@ func lengthOrder(v, n int, hurry bool) uint64 {
 // best first, before the rest are sorted: most nodes are settled by
 // their first moves.
 const lengthSortAfter = 3
+
+// killerFirst puts the killer of the node (at ply, the winner's when
+// hurry) first among its moves kids (by lengthOrder), when it is one of
+// them: the move that settled the sibling nodes often settles this one.
+func (ls *lengthSearch) killerFirst(kids []uint64, ply int, hurry bool) {
+	side := ls.winner
+	if !hurry {
+		side = 1 - side
+	}
+	kv := ls.killer[ply][side]
+	if kv < 0 || uint32(kids[0]) == uint32(kv) {
+		return
+	}
+	for j := 1; j < len(kids); j++ {
+		if uint32(kids[j]) == uint32(kv) {
+			kids[0], kids[j] = kids[j], kids[0]
+			return
+		}
+	}
+}
 
 // within reports whether the winner can force the end of the game within
 // d plies from state L with side to move; done is false when the search
@@ -501,6 +529,23 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 	case d <= int(b.lo):
 		return false, true
 	}
+	if hurry && d > lengthVerifyAbove && ls.s.pool {
+		// The winner's moves whose reply position's greedy playout is odd
+		// (the loser seems to make the last move) go last, as in the
+		// solver: most of the moves the checks turn down are such.
+		for j, kid := range kids {
+			if kid>>32 == 0 {
+				continue
+			}
+			row := g.adj[int(uint32(kid))*k:]
+			for w := range k {
+				f.next[w] = L[w] &^ row[w]
+			}
+			if playoutK(g, f.next, nil)&1 == 1 {
+				kids[j] |= 1 << 62
+			}
+		}
+	}
 	result := !hurry
 	for i := range kids {
 		switch {
@@ -518,6 +563,9 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		if hurry && kids[i]>>32 == 0 {
 			result = true // a move that leaves no reply ends the game
 			break
+		}
+		if i == 0 {
+			ls.killerFirst(kids, ply, hurry)
 		}
 		v := int(uint32(kids[i]))
 		row := g.adj[v*k : (v+1)*k]
@@ -554,6 +602,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		}
 		if ok == hurry {
 			result = hurry
+			ls.killer[ply][side] = int32(v)
 			break
 		}
 	}
