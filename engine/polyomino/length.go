@@ -188,6 +188,7 @@ func (x *Lengths) FastestWin(moves []Move, plies int) (index int, nodes int64) {
 		}
 		switch ls.w.solveBool(&ls.g, next, 1-side, 0) {
 		case resAbort:
+			ls.stopped = true
 			return -1, spent()
 		case resWin:
 			continue // not a winning move
@@ -237,6 +238,7 @@ func (x *Lengths) Slowest(moves []Move, plies int) (index int, nodes int64) {
 		}
 		switch ls.w.solveBool(&ls.g, next, 1-side, 0) {
 		case resAbort:
+			ls.stopped = true
 			return -1, spent()
 		case resLoss:
 			continue // a winning move: the position is not lost
@@ -305,7 +307,7 @@ func newLengthSearch(ctx context.Context, pos *Position, opts LengthOptions) (ls
 	for i := range ls.killer {
 		ls.killer[i] = [2]int32{-1, -1}
 	}
-	ls.memoCap = lengthMemoBytes / (8*(len(lengthKey{}.live)+1) + lengthEntryBytes)
+	ls.memoCap = lengthMemoBytes / (8*(len(lengthKey{}.live)+2) + lengthEntryBytes)
 	return ls, ls.g.full(nil), side, true
 }
 
@@ -624,11 +626,12 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 // lengthKey is a state of the search exactly: its live cells and its
 // live pieces (those with a playable vertex) determine its playable
 // vertices, those of the search's graph whose piece is live and whose
-// cells are all live (see key.go); tag (side to move, winner) is in the
-// top byte of pieces (a piece set has at most 35 pieces).
+// cells are all live (see key.go; a piece is in one hand at most, so
+// its vertices have one owner); tag says who is to move and who wins.
 type lengthKey struct {
 	live   Bits
 	pieces uint64
+	tag    byte
 }
 
 // keyOf is the key of state L with tag.
@@ -646,14 +649,14 @@ func (ls *lengthSearch) keyOf(L []uint64, tag byte) lengthKey {
 			}
 		}
 	}
-	k.pieces |= uint64(tag) << 56
+	k.tag = tag
 	return k
 }
 
 // longest bounds the plies left in the state of key k: each ply takes a
 // piece and covers order live cells.
 func (ls *lengthSearch) longest(k lengthKey) int {
-	return min(bits.OnesCount64(k.pieces<<8>>8), k.live.Count()/ls.order)
+	return min(bits.OnesCount64(k.pieces), k.live.Count()/ls.order)
 }
 
 // wonState reports whether state L (key key) with side to move is won for
