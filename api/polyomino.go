@@ -172,8 +172,8 @@ type PolyominoAnalysis struct {
 	// with two pieces or more placed, when a length search finds them
 	// within a quarter of budget_ms (at least 0.2 s; with all_moves
 	// half; at most 8 s) with a solver slot free at once (about 0.3 s
-	// three plies into the opening, about 5 s two plies in: a budget_ms
-	// near the cap; one ply in, beyond any budget, is not tried);
+	// three plies into the opening, 2.5-3.5 s two plies in: a budget_ms
+	// of 12000-20000; one ply in, beyond any budget, is not tried);
 	// the cache keeps them, and how long a search failed (only a budget
 	// more than twice as long tries again). Absent otherwise.
 	Plies *int `json:"plies,omitempty" example:"6"`

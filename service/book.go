@@ -73,8 +73,9 @@ func bookAnswerOf(res polyomino.Result, pos *polyomino.Position) PolyominoAnswer
 // bookLengthMax, when a solver slot is free at once; the cache keeps what
 // it found (or how long it tried) for the next requests, under the key
 // bookLengthKey. Three plies into the certificate a length takes about
-// 0.3 s; two plies in, about 5 s with a fastest first move (a request
-// with a budget near the cap, 30 s by default); one ply in (a lost position: the slowest
+// 0.3 s; two plies in, 2.5-3.5 s with a fastest first move (a request
+// with a budget of 12-20 s: the proof is made again on a cold table
+// first); one ply in (a lost position: the slowest
 // loss), beyond any budget it could be given.
 const (
 	bookLengthPieces = 2
