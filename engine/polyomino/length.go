@@ -418,11 +418,6 @@ func lengthOrder(v, n int, hurry bool) uint64 {
 	return uint64(n)<<32 | uint64(v)
 }
 
-// lengthSortAfter is how many of a node's moves are picked one by one,
-// best first, before the rest are sorted: most nodes are settled by
-// their first moves.
-const lengthSortAfter = 3
-
 // killerFirst puts the killer of the node (at ply, the winner's when
 // hurry) first among its moves kids (by lengthOrder), when it is one of
 // them: the move that settled the sibling nodes often settles this one.
@@ -554,18 +549,7 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 	}
 	result := !hurry
 	for i := range kids {
-		switch {
-		case i < lengthSortAfter:
-			best := i
-			for j := i + 1; j < len(kids); j++ {
-				if kids[j] < kids[best] {
-					best = j
-				}
-			}
-			kids[i], kids[best] = kids[best], kids[i]
-		case i == lengthSortAfter:
-			slices.Sort(kids[i:])
-		}
+		orderNext(kids, i, slices.Sort)
 		if hurry && kids[i]>>32 == 0 {
 			result = true // a move that leaves no reply ends the game
 			break
