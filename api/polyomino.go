@@ -205,8 +205,11 @@ type PolyominoAnalysis struct {
 	BestComplete bool `json:"best_complete" example:"true"`
 	// True when best_moves[0] is the move perfect play chooses, checked
 	// by the length search: a fastest win in a won position (it wins in
-	// plies), a slowest loss in a lost one. False when the check did not
-	// finish, or plies are unknown.
+	// plies), a slowest loss in a lost one. In a won position whose
+	// best_moves are not complete (a first win, the book's reply) the
+	// length search's own fastest win leads them, added when the search
+	// had not listed it. False when the check did not finish, or plies
+	// are unknown.
 	PerfectFirst bool `json:"perfect_first" example:"true"`
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`

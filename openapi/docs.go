@@ -2349,7 +2349,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "perfect_first": {
-                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. False when the check did not\nfinish, or plies are unknown.",
+                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. In a won position whose\nbest_moves are not complete (a first win, the book's reply) the\nlength search's own fastest win leads them, added when the search\nhad not listed it. False when the check did not finish, or plies\nare unknown.",
                     "type": "boolean",
                     "example": true
                 },

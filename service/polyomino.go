@@ -534,7 +534,17 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	a.Plies = &n
 	// A best move first: with all_moves too, so that the move perfect
 	// play chooses leads when the moves' own lengths are not all found.
-	best := bestFirst(a, lengths, res)
+	// The length search's own fastest win when it has one (a proven
+	// winning move, added to the best moves of a first win or a book
+	// answer that lack it), else one of the best moves that a search
+	// finds as fast.
+	var best string
+	if l.Fastest != nil {
+		best = l.Fastest.String()
+		withFirst(a, PolyominoAnswer{Outcome: a.Outcome, PerfectFirst: true, BestMoves: []string{pos.Frame().ToCanonical(*l.Fastest).String()}})
+	} else {
+		best = bestFirst(a, lengths, res)
+	}
 	if len(res.Moves) == 0 || len(res.Moves) != len(a.Moves) {
 		return
 	}
@@ -929,14 +939,19 @@ func (a *PolyominoAnswer) keep(ctx context.Context, s *Searcher, key string) {
 }
 
 // withFirst puts first in a's best moves the checked first move of old,
-// an answer of the same position (PerfectFirst), when a has it and has
-// none of its own.
+// an answer of the same position (PerfectFirst), when a has none of its
+// own: moved to the front when a has it, added when a is a win whose best
+// moves are not all known (a fastest win is a winning move).
 func withFirst(a *PolyominoAnswer, old PolyominoAnswer) {
 	if a.PerfectFirst || !old.PerfectFirst || len(old.BestMoves) == 0 {
 		return
 	}
-	if i := slices.Index(a.BestMoves, old.BestMoves[0]); i >= 0 {
+	switch i := slices.Index(a.BestMoves, old.BestMoves[0]); {
+	case i >= 0:
 		a.BestMoves = slices.Concat([]string{a.BestMoves[i]}, a.BestMoves[:i], a.BestMoves[i+1:])
+		a.PerfectFirst = true
+	case a.Outcome == string(polyomino.Win) && old.Outcome == a.Outcome && !a.BestComplete:
+		a.BestMoves = slices.Concat([]string{old.BestMoves[0]}, a.BestMoves)
 		a.PerfectFirst = true
 	}
 }

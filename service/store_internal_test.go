@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,41 @@ func TestCompletionWaiterReadsOnlyAnEndedAnswer(t *testing.T) {
 	<-wrote
 	if len(canon.BestMoves) != 1 || canon.BestMoves[0] != "y" {
 		t.Errorf("best moves %v: taken from a completion still running", canon.BestMoves)
+	}
+}
+
+// TestWithFirst: a checked first move (a fastest win, or a slowest loss)
+// leads the best moves: moved to the front when they have it, added in
+// front of a won answer's best moves that are not all known (a first win,
+// the book's reply), never added to a complete list or a loss's.
+func TestWithFirst(t *testing.T) {
+	checked := PolyominoAnswer{Outcome: "win", PerfectFirst: true, BestMoves: []string{"X:b1,a2,b2,c2,b3"}}
+	for _, c := range []struct {
+		name  string
+		a     PolyominoAnswer
+		old   PolyominoAnswer
+		want  []string
+		first bool
+	}{
+		{"has it", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5", "X:b1,a2,b2,c2,b3"}}, checked,
+			[]string{"X:b1,a2,b2,c2,b3", "I:a1,a2,a3,a4,a5"}, true},
+		{"a first win", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
+			[]string{"X:b1,a2,b2,c2,b3", "I:a1,a2,a3,a4,a5"}, true},
+		{"a complete list without it", PolyominoAnswer{Outcome: "win", BestComplete: true, BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
+			[]string{"I:a1,a2,a3,a4,a5"}, false},
+		{"a loss", PolyominoAnswer{Outcome: "loss", BestMoves: []string{"I:a1,a2,a3,a4,a5"}},
+			PolyominoAnswer{Outcome: "loss", PerfectFirst: true, BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5"}, false},
+		{"another outcome", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}},
+			PolyominoAnswer{Outcome: "loss", PerfectFirst: true, BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5"}, false},
+		{"its own first", PolyominoAnswer{Outcome: "win", PerfectFirst: true, BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
+			[]string{"I:a1,a2,a3,a4,a5"}, true},
+		{"an unchecked first", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}},
+			PolyominoAnswer{Outcome: "win", BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5"}, false},
+	} {
+		a := c.a
+		withFirst(&a, c.old)
+		if !slices.Equal(a.BestMoves, c.want) || a.PerfectFirst != c.first {
+			t.Errorf("%s: best %v, perfect first %v; want %v, %v", c.name, a.BestMoves, a.PerfectFirst, c.want, c.first)
+		}
 	}
 }

@@ -55,6 +55,12 @@ type LengthResult struct {
 	Plies  int
 	Proven bool
 	Nodes  int64
+	// Fastest, in a position the player to move wins, is a move that
+	// wins in Plies (the game lasts Plies - 1 more after it), when the
+	// search settled the position by one (it may settle it otherwise: by
+	// what it learnt in an earlier question of the same Lengths, or at
+	// the end of the game, where every winning move is as fast).
+	Fastest *Move
 }
 
 // Length returns how many plies the game lasts from pos under perfect
@@ -348,12 +354,18 @@ func (ls *lengthSearch) length(L []uint64, side int, moverWins bool) LengthResul
 		d = 1
 	}
 	for ; ; d += 2 {
+		ls.rootMove = -1
 		ok, done := ls.within(L, side, d, 0, true)
 		if !done {
 			return LengthResult{Nodes: nodes()}
 		}
 		if ok {
-			return LengthResult{Plies: d, Proven: true, Nodes: nodes()}
+			r := LengthResult{Plies: d, Proven: true, Nodes: nodes()}
+			if moverWins && ls.rootMove >= 0 {
+				m := ls.game.move(ls.g.place[ls.rootMove])
+				r.Fastest = &m
+			}
+			return r
 		}
 		if d > ls.g.n+1 {
 			// Each ply takes a vertex: past n plies the game is over.
@@ -398,6 +410,9 @@ type lengthSearch struct {
 	// ply (the winner's move within the bound, the loser's escape from
 	// it): tried first where it is playable.
 	killer [][2]int32
+	// rootMove is the move that settled the root of the last within
+	// (ply 0) when one did, else -1.
+	rootMove int
 }
 
 // lengthFrame is a ply's scratch space.
@@ -487,6 +502,9 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 					}
 				}
 				if !reply {
+					if ply == 0 {
+						ls.rootMove = w*64 + bits.TrailingZeros64(word)
+					}
 					return true, true
 				}
 			}
@@ -552,6 +570,9 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		orderNext(kids, i, slices.Sort)
 		if hurry && kids[i]>>32 == 0 {
 			result = true // a move that leaves no reply ends the game
+			if ply == 0 {
+				ls.rootMove = int(uint32(kids[i]))
+			}
 			break
 		}
 		if i == 0 {
@@ -593,6 +614,9 @@ func (ls *lengthSearch) within(L []uint64, side, d, ply int, won bool) (ok, done
 		if ok == hurry {
 			result = hurry
 			ls.killer[ply][side] = int32(v)
+			if ply == 0 {
+				ls.rootMove = v
+			}
 			break
 		}
 	}

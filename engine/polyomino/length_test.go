@@ -93,7 +93,7 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 	usualAbove := lengthVerifyAbove
 	defer func() { lengthVerifyAbove = usualAbove }()
 	rng := splitmix64(7)
-	checked, long, movesChecked, slowLosses := 0, 0, 0, 0
+	checked, long, movesChecked, slowLosses, fastest := 0, 0, 0, 0, 0
 	for _, cfg := range normalPlayConfigs() {
 		g, err := NewGame(cfg)
 		if err != nil {
@@ -119,6 +119,22 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 			got := Length(context.Background(), pos, outcome, LengthOptions{})
 			if !got.Proven || got.Plies != want {
 				t.Fatalf("%s\n%s\nto move %s (%s): Length %+v, plain minimax %d plies", cfg.Preset, pos, pos.toMove, outcome, got, want)
+			}
+			if got.Fastest != nil {
+				// A fastest win: the game lasts one ply less after it,
+				// the player who made it winning.
+				if !win {
+					t.Fatalf("%s\n%s\na lost position has a Fastest win %s", cfg.Preset, pos, got.Fastest)
+				}
+				child, err := pos.Play(*got.Fastest)
+				if err != nil {
+					t.Fatalf("%s\n%s\nFastest %s: %v", cfg.Preset, pos, got.Fastest, err)
+				}
+				cw, cn, ok := pl.length(child.occ, child.avail, int(child.toMove&1))
+				if !ok || cw || cn != want-1 {
+					t.Fatalf("%s\n%s\nFastest %s leaves %d plies (mover to play wins: %v), want a loss in %d", cfg.Preset, pos, got.Fastest, cn, cw, want-1)
+				}
+				fastest++
 			}
 			// The same without the solver's checks of the winner's moves
 			// (states not known won reach the bound), and with every
@@ -159,7 +175,10 @@ func TestLengthMatchesPlainMinimax(t *testing.T) {
 	if slowLosses < 3 {
 		t.Errorf("Slowest checked on %d lost positions only", slowLosses)
 	}
-	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more; MoveLengths on %d moves, Slowest on %d lost positions", checked, long, movesChecked, slowLosses)
+	if fastest < 50 {
+		t.Errorf("only %d positions with the fastest win Length found", fastest)
+	}
+	t.Logf("%d positions checked against plain minimax, %d of 4 plies or more; MoveLengths on %d moves, Slowest on %d lost positions, Length's fastest win on %d", checked, long, movesChecked, slowLosses, fastest)
 }
 
 // checkMoveLengths compares MoveLengths on every move of pos (values from
@@ -298,6 +317,12 @@ func TestLengthIsConsistent(t *testing.T) {
 		}
 		if got.Plies != want {
 			t.Fatalf("%s\n%s: Length %d plies, its moves' children give %d", res.Outcome, pos, got.Plies, want)
+		}
+		if f := got.Fastest; f != nil {
+			i := slices.IndexFunc(best, func(m Move) bool { return m.String() == f.String() })
+			if res.Outcome != Win || i < 0 || bestPlies[i] != got.Plies-1 {
+				t.Fatalf("%s\n%s: Length's fastest win %s, a best move %v (plies after each %v)", res.Outcome, pos, f, i >= 0, bestPlies)
+			}
 		}
 		// The best move searches find a move of that length.
 		x := NewLengths(context.Background(), pos, LengthOptions{})
