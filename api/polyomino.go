@@ -131,8 +131,10 @@ type PolyominoMoveValue struct {
 	// proof left of budget_ms, or its usual share if longer: winning
 	// moves first; a bigger budget gives more moves their plies). A
 	// cached answer whose moves lack plies gets more from each later
-	// request with a solver slot free (the plies known are kept; such a
-	// request may spend half its budget on them).
+	// request with a solver slot free, one at a time (the plies known
+	// are kept; such a request may spend its budget on them, and one
+	// that finds none is not repeated by requests whose budget is not
+	// more than twice as long).
 	Plies *int `json:"plies,omitempty" example:"5"`
 }
 
@@ -205,11 +207,9 @@ type PolyominoAnalysis struct {
 	BestComplete bool `json:"best_complete" example:"true"`
 	// True when best_moves[0] is the move perfect play chooses, checked
 	// by the length search: a fastest win in a won position (it wins in
-	// plies), a slowest loss in a lost one. In a won position whose
-	// best_moves are not complete (a first win, the book's reply) the
-	// length search's own fastest win leads them, added when the search
-	// had not listed it. False when the check did not finish, or plies
-	// are unknown.
+	// plies), a slowest loss in a lost one. False when the check did
+	// not finish, or plies are unknown, or none of best_moves is one
+	// (an incomplete list: a first win, the book's reply).
 	PerfectFirst bool `json:"perfect_first" example:"true"`
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`

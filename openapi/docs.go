@@ -2349,7 +2349,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "perfect_first": {
-                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. In a won position whose\nbest_moves are not complete (a first win, the book's reply) the\nlength search's own fastest win leads them, added when the search\nhad not listed it. False when the check did not finish, or plies\nare unknown.",
+                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. False when the check did\nnot finish, or plies are unknown, or none of best_moves is one\n(an incomplete list: a first win, the book's reply).",
                     "type": "boolean",
                     "example": true
                 },
@@ -2436,7 +2436,7 @@ const docTemplate = `{
                     "example": "I:a1,a2,a3,a4,a5"
                 },
                 "plies": {
-                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget (with all_moves, half of what the\nproof left of budget_ms, or its usual share if longer: winning\nmoves first; a bigger budget gives more moves their plies). A\ncached answer whose moves lack plies gets more from each later\nrequest with a solver slot free (the plies known are kept; such a\nrequest may spend half its budget on them).",
+                    "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis), where the length search reached it\nwithin its share of the budget (with all_moves, half of what the\nproof left of budget_ms, or its usual share if longer: winning\nmoves first; a bigger budget gives more moves their plies). A\ncached answer whose moves lack plies gets more from each later\nrequest with a solver slot free, one at a time (the plies known\nare kept; such a request may spend its budget on them, and one\nthat finds none is not repeated by requests whose budget is not\nmore than twice as long).",
                     "type": "integer",
                     "example": 5
                 },

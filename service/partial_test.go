@@ -35,11 +35,7 @@ func TestPartialAnswersAreKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The cached answer, its best moves led by a fastest win when the
-	// request completed its plies and the length search found one.
-	sameBest := slices.Equal(again.BestMoves, first.BestMoves) ||
-		again.PerfectFirst && !first.PerfectFirst && slices.Equal(again.BestMoves[1:], first.BestMoves)
-	if again.Source != service.SourceCache || !again.Proven || again.BestComplete || !sameBest {
+	if again.Source != service.SourceCache || !again.Proven || again.BestComplete || !slices.Equal(again.BestMoves, first.BestMoves) {
 		t.Fatalf("the same request again: source %s, proven %v, complete %v, %d best moves (first %d)",
 			again.Source, again.Proven, again.BestComplete, len(again.BestMoves), len(first.BestMoves))
 	}
@@ -181,10 +177,8 @@ func TestJobUnitsStopAtFirstWin(t *testing.T) {
 			continue
 		}
 		won++
-		// The first winning move, led by a fastest win when the unit's
-		// length search found one that is not it.
-		if a.BestComplete || len(a.BestMoves) != 1 && (len(a.BestMoves) != 2 || !a.PerfectFirst) || a.BestTriedNs != 0 {
-			t.Errorf("unit %s, a won child: complete %v, %d best moves (perfect first %v), tried %d ns; want the first winning move only", u, a.BestComplete, len(a.BestMoves), a.PerfectFirst, a.BestTriedNs)
+		if a.BestComplete || len(a.BestMoves) != 1 || a.BestTriedNs != 0 {
+			t.Errorf("unit %s, a won child: complete %v, %d best moves, tried %d ns; want the first winning move only", u, a.BestComplete, len(a.BestMoves), a.BestTriedNs)
 		}
 	}
 	if won == 0 {

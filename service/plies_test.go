@@ -134,6 +134,18 @@ func TestCachedAllMovesPliesGrow(t *testing.T) {
 	if err := c.Set(ctx, key, b, time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	// A request too short to find any: its try is kept (a request as
+	// short does not repeat it: TestCachedAnswerGetsItsPlies).
+	tiny := q
+	tiny.BudgetMs = 1
+	if _, err := p.Analyze(ctx, tiny); err != nil {
+		t.Fatal(err)
+	}
+	raw, _, _ = c.Get(ctx, key)
+	var short PolyominoAnswer
+	if err := json.Unmarshal(raw, &short); err != nil || short.LengthTriedNs == 0 || movesWithPlies(short) != 1 {
+		t.Fatalf("a 1 ms request: %v, tried %d ns, %d moves with plies", err, short.LengthTriedNs, movesWithPlies(short))
+	}
 	second, err := p.Analyze(ctx, q)
 	if err != nil || second.Source != SourceCache || second.SpentNodes == 0 {
 		t.Fatalf("second answer: %v, from %s, %d nodes searched", err, second.Source, second.SpentNodes)

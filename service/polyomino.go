@@ -38,6 +38,10 @@ type Polyomino struct {
 	completing sync.Map
 	// bookLengths holds the keys fromBook is searching the length of.
 	bookLengths sync.Map
+	// completingPlies holds the keys completePlies is working on: one
+	// search per key at a time (another request serves the answer as
+	// cached).
+	completingPlies sync.Map
 }
 
 // backgroundWait bounds a background job's submission (and the look-up
@@ -534,14 +538,12 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	a.Plies = &n
 	// A best move first: with all_moves too, so that the move perfect
 	// play chooses leads when the moves' own lengths are not all found.
-	// The length search's own fastest win when it has one (a proven
-	// winning move, added to the best moves of a first win or a book
-	// answer that lack it), else one of the best moves that a search
-	// finds as fast.
+	// The length search's own fastest win when it is one of them, else
+	// one of them that a search finds as fast.
 	var best string
-	if l.Fastest != nil {
-		best = l.Fastest.String()
-		withFirst(a, PolyominoAnswer{Outcome: a.Outcome, PerfectFirst: true, BestMoves: []string{pos.Frame().ToCanonical(*l.Fastest).String()}})
+	if f := l.Fastest; f != nil && slices.Contains(a.BestMoves, pos.Frame().ToCanonical(*f).String()) {
+		best = f.String()
+		withFirst(a, PolyominoAnswer{PerfectFirst: true, BestMoves: []string{pos.Frame().ToCanonical(*f).String()}})
 	} else {
 		best = bestFirst(a, lengths, res)
 	}
@@ -698,6 +700,10 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 	if !canon.Proven || lengthComplete(*canon, len(canon.Moves) > 0) || pos.Game().Config().EndRule != polyomino.NormalPlay {
 		return 0, 0
 	}
+	if _, busy := p.completingPlies.LoadOrStore(key, true); busy {
+		return 0, 0 // another request is completing it: the answer as cached
+	}
+	defer p.completingPlies.Delete(key)
 	release, ok := p.search.Slots.TryAcquire()
 	if !ok {
 		return 0, 0 // busy: the answer as cached
@@ -739,12 +745,27 @@ func (p *Polyomino) completePlies(ctx context.Context, key string, canon *Polyom
 		// repeat it.
 		done = *canon
 		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
-	case !done.PerfectFirst:
+	case !done.PerfectFirst, movesWithPlies(done) == movesWithPlies(*canon) && !lengthComplete(done, len(done.Moves) > 0):
+		// No first move checked, or no move's plies found: only a
+		// longer try may do better (with all_moves, each request that
+		// finds some adds them; one that finds none would repeat
+		// itself).
 		done.LengthTriedNs = max(canon.LengthTriedNs, int64(share))
 	}
 	*canon = done
 	storeBetter(ctx, p.search, key, done)
 	return nodes, took
+}
+
+// movesWithPlies counts the moves of a that have their plies.
+func movesWithPlies(a PolyominoAnswer) int {
+	n := 0
+	for _, m := range a.Moves {
+		if m.Plies != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // budgetOf is the budget of a search under ctx that took elapsed: the
@@ -939,19 +960,17 @@ func (a *PolyominoAnswer) keep(ctx context.Context, s *Searcher, key string) {
 }
 
 // withFirst puts first in a's best moves the checked first move of old,
-// an answer of the same position (PerfectFirst), when a has none of its
-// own: moved to the front when a has it, added when a is a win whose best
-// moves are not all known (a fastest win is a winning move).
+// an answer of the same position (PerfectFirst), when a has it and has
+// none of its own. (It does not add it to a's best moves when a lacks it:
+// the lists of partial answers are compared by their length, a list
+// grown by a move the search did not find would refuse a longer search's
+// shorter list; and a book answer's list is the book's.)
 func withFirst(a *PolyominoAnswer, old PolyominoAnswer) {
 	if a.PerfectFirst || !old.PerfectFirst || len(old.BestMoves) == 0 {
 		return
 	}
-	switch i := slices.Index(a.BestMoves, old.BestMoves[0]); {
-	case i >= 0:
+	if i := slices.Index(a.BestMoves, old.BestMoves[0]); i >= 0 {
 		a.BestMoves = slices.Concat([]string{a.BestMoves[i]}, a.BestMoves[:i], a.BestMoves[i+1:])
-		a.PerfectFirst = true
-	case a.Outcome == string(polyomino.Win) && old.Outcome == a.Outcome && !a.BestComplete:
-		a.BestMoves = slices.Concat([]string{old.BestMoves[0]}, a.BestMoves)
 		a.PerfectFirst = true
 	}
 }

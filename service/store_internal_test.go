@@ -291,9 +291,7 @@ func TestCompletionWaiterReadsOnlyAnEndedAnswer(t *testing.T) {
 }
 
 // TestWithFirst: a checked first move (a fastest win, or a slowest loss)
-// leads the best moves: moved to the front when they have it, added in
-// front of a won answer's best moves that are not all known (a first win,
-// the book's reply), never added to a complete list or a loss's.
+// leads the best moves when they have it, and is never added to them.
 func TestWithFirst(t *testing.T) {
 	checked := PolyominoAnswer{Outcome: "win", PerfectFirst: true, BestMoves: []string{"X:b1,a2,b2,c2,b3"}}
 	for _, c := range []struct {
@@ -305,18 +303,12 @@ func TestWithFirst(t *testing.T) {
 	}{
 		{"has it", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5", "X:b1,a2,b2,c2,b3"}}, checked,
 			[]string{"X:b1,a2,b2,c2,b3", "I:a1,a2,a3,a4,a5"}, true},
-		{"a first win", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
-			[]string{"X:b1,a2,b2,c2,b3", "I:a1,a2,a3,a4,a5"}, true},
-		{"a complete list without it", PolyominoAnswer{Outcome: "win", BestComplete: true, BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
+		{"lacks it", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
 			[]string{"I:a1,a2,a3,a4,a5"}, false},
-		{"a loss", PolyominoAnswer{Outcome: "loss", BestMoves: []string{"I:a1,a2,a3,a4,a5"}},
-			PolyominoAnswer{Outcome: "loss", PerfectFirst: true, BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5"}, false},
-		{"another outcome", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}},
-			PolyominoAnswer{Outcome: "loss", PerfectFirst: true, BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5"}, false},
-		{"its own first", PolyominoAnswer{Outcome: "win", PerfectFirst: true, BestMoves: []string{"I:a1,a2,a3,a4,a5"}}, checked,
-			[]string{"I:a1,a2,a3,a4,a5"}, true},
-		{"an unchecked first", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5"}},
-			PolyominoAnswer{Outcome: "win", BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5"}, false},
+		{"its own first", PolyominoAnswer{Outcome: "win", PerfectFirst: true, BestMoves: []string{"I:a1,a2,a3,a4,a5", "X:b1,a2,b2,c2,b3"}}, checked,
+			[]string{"I:a1,a2,a3,a4,a5", "X:b1,a2,b2,c2,b3"}, true},
+		{"an unchecked first", PolyominoAnswer{Outcome: "win", BestMoves: []string{"I:a1,a2,a3,a4,a5", "X:b1,a2,b2,c2,b3"}},
+			PolyominoAnswer{Outcome: "win", BestMoves: []string{"X:b1,a2,b2,c2,b3"}}, []string{"I:a1,a2,a3,a4,a5", "X:b1,a2,b2,c2,b3"}, false},
 	} {
 		a := c.a
 		withFirst(&a, c.old)
