@@ -207,9 +207,11 @@ type PolyominoAnalysis struct {
 	BestComplete bool `json:"best_complete" example:"true"`
 	// True when best_moves[0] is the move perfect play chooses, checked
 	// by the length search: a fastest win in a won position (it wins in
-	// plies), a slowest loss in a lost one. False when the check did
-	// not finish, or plies are unknown, or none of best_moves is one
-	// (an incomplete list: a first win, the book's reply).
+	// plies), a slowest loss in a lost one. An answer from the book
+	// whose reply is not a fastest win is led by the length search's
+	// (its row in moves proven, with its plies). False when the check
+	// did not finish, or plies are unknown, or a search's incomplete
+	// best_moves (a first win) hold none.
 	PerfectFirst bool `json:"perfect_first" example:"true"`
 	// True when best_moves come from the heuristic player, not a proof.
 	Heuristic  bool `json:"heuristic" example:"false"`

@@ -2349,7 +2349,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "perfect_first": {
-                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. False when the check did\nnot finish, or plies are unknown, or none of best_moves is one\n(an incomplete list: a first win, the book's reply).",
+                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search: a fastest win in a won position (it wins in\nplies), a slowest loss in a lost one. An answer from the book\nwhose reply is not a fastest win is led by the length search's\n(its row in moves proven, with its plies). False when the check\ndid not finish, or plies are unknown, or a search's incomplete\nbest_moves (a first win) hold none.",
                     "type": "boolean",
                     "example": true
                 },

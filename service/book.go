@@ -130,7 +130,9 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	found := answerOf(res, pos.Frame().ToCanonical)
 	found.Nodes, found.ElapsedNs = 0, 0
 	start := time.Now()
-	p.search.withLength(bctx, &found, pos, res, tt, 0, d)
+	if f := p.search.withLength(bctx, &found, pos, res, tt, 0, d); f != nil {
+		withFastest(&found, pos.Frame().ToCanonical(*f).String())
+	}
 	spent, nodes := time.Since(start), found.Nodes
 	if found.Plies == nil && kept.Plies != nil {
 		found = kept // what was known stands
@@ -146,6 +148,29 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	a = withBookLength(a, found, pos)
 	a.SpentNs, a.SpentNodes = int64(spent), nodes
 	return a
+}
+
+// withFastest puts first in the best moves of a, a won book answer with
+// its plies, move, the length search's fastest win, when the length
+// search checked none of them (the book's reply is not one): it is a
+// proven winning move, whose row (with all_moves) says so, with its
+// plies. The book's list is incomplete (best_complete false) and not
+// compared with others by its length, as a partial search's is.
+func withFastest(a *PolyominoAnswer, move string) {
+	if a.PerfectFirst || a.Plies == nil || a.BestComplete || a.Outcome != string(polyomino.Win) {
+		return
+	}
+	a.BestMoves = slices.Concat([]string{move}, slices.DeleteFunc(a.BestMoves, func(m string) bool { return m == move }))
+	a.PerfectFirst = true
+	if i := slices.IndexFunc(a.Moves, func(m PolyominoMove) bool { return m.Move == move }); i >= 0 {
+		// Its row leads the moves (the winning moves come first, and
+		// fastestFirst orders each run of them).
+		n := *a.Plies - 1
+		row := a.Moves[i]
+		row.Outcome, row.Proven, row.Plies = string(polyomino.Win), true, &n
+		a.Moves = slices.Concat([]PolyominoMove{row}, a.Moves[:i], a.Moves[i+1:])
+		fastestFirst(a)
+	}
 }
 
 // lengthComplete: the answer has its position's plies with a checked
@@ -165,13 +190,19 @@ func lengthComplete(a PolyominoAnswer, allMoves bool) bool {
 // withBookLength is the book's answer a (in the position's frame) with the
 // lengths of found (in the canonical frame: the position's plies, the
 // moves', a perfect first move), taken move by move: the book's own lists
-// stand, ordered as perfect play prefers them.
+// stand, ordered as perfect play prefers them, led by the length search's
+// fastest win when the book did not list one (withFastest), whose row
+// found proves.
 func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 	if found.Plies == nil {
 		return a
 	}
 	m := fromCanonical(found, pos)
 	a.Plies = m.Plies
+	first := ""
+	if m.PerfectFirst && len(m.BestMoves) > 0 {
+		first = m.BestMoves[0]
+	}
 	if len(m.Moves) > 0 && len(a.Moves) > 0 {
 		plies := make(map[string]*int, len(m.Moves))
 		for _, mv := range m.Moves {
@@ -180,14 +211,20 @@ func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) Polyomino
 			}
 		}
 		for i, mv := range a.Moves {
-			if mv.Proven {
+			switch {
+			case mv.Proven:
 				a.Moves[i].Plies = plies[mv.Move+"|"+mv.Outcome]
+			case mv.Move == first && plies[mv.Move+"|"+a.Outcome] != nil:
+				a.Moves[i].Outcome, a.Moves[i].Proven, a.Moves[i].Plies = a.Outcome, true, plies[mv.Move+"|"+a.Outcome]
 			}
 		}
 	}
 	// The checked first move leads the best moves, and the moves: the
 	// sort below is stable.
 	withFirst(&a, m)
+	if first != "" && !a.PerfectFirst {
+		withFastest(&a, first) // the book's reply is not a fastest win
+	}
 	if a.PerfectFirst {
 		first := a.BestMoves[0]
 		if j := slices.IndexFunc(a.Moves, func(mv PolyominoMove) bool { return mv.Move == first }); j >= 0 {

@@ -67,3 +67,50 @@ func TestFromBookTakesOnlyLengths(t *testing.T) {
 		t.Errorf("a second search of one position: %v, plies %v", time.Duration(a.SpentNs), a.Plies)
 	}
 }
+
+// TestBookAnswerLedByFastestWin: two plies into the certificate after
+// F:d1,e1,e2,f2,e3 the book's reply is not a fastest win; the length
+// search's fastest win leads the answer's best moves (the book's reply
+// after it), with perfect_first, and with all_moves its row says it wins
+// in plies - 1; the book's lists keep their moves.
+func TestBookAnswerLedByFastestWin(t *testing.T) {
+	if _, err := book.Embedded(); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:d1,e1,e2,f2,e3")}.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := polyomino.Length(context.Background(), pos, polyomino.Win, polyomino.LengthOptions{})
+	if !l.Proven || l.Fastest == nil {
+		t.Fatalf("length %+v", l)
+	}
+	fastest := l.Fastest.String()
+	for _, all := range []bool{false, true} {
+		res, ok := bookResult(pos, all, true)
+		if !ok {
+			t.Fatal("not in the book")
+		}
+		reply := res.BestMoves[0].String()
+		if reply == fastest {
+			t.Fatalf("the book's reply %s is a fastest win: the test needs another position", reply)
+		}
+		found := answerOf(res, pos.Frame().ToCanonical)
+		found.Plies = &l.Plies
+		withFastest(&found, pos.Frame().ToCanonical(*l.Fastest).String())
+		book := bookAnswerOf(res, pos)
+		a := withBookLength(bookAnswerOf(res, pos), found, pos)
+		if !a.PerfectFirst || a.Plies == nil || *a.Plies != l.Plies || len(a.BestMoves) != 2 || a.BestMoves[0] != fastest || a.BestMoves[1] != reply {
+			t.Fatalf("all_moves %v: perfect first %v, plies %v, best %v; want %s then %s", all, a.PerfectFirst, a.Plies, a.BestMoves, fastest, reply)
+		}
+		if len(a.Moves) != len(book.Moves) {
+			t.Fatalf("all_moves %v: %d moves, the book's %d", all, len(a.Moves), len(book.Moves))
+		}
+		if all {
+			m := a.Moves[0]
+			if m.Move != fastest || !m.Proven || m.Outcome != "win" || m.Plies == nil || *m.Plies != l.Plies-1 {
+				t.Fatalf("moves[0] %+v, want %s winning in %d", m, fastest, l.Plies-1)
+			}
+		}
+	}
+}

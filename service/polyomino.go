@@ -500,12 +500,13 @@ const (
 // perfect play (normal play only), when polyomino.Length proves it within
 // its share of the budget, and then, with all moves, how many it lasts
 // after each move, as far as the share goes; its nodes and time count in
-// the answer's.
+// the answer's. It returns the length search's fastest win, when it found
+// one (polyomino.LengthResult.Fastest), in the position's frame.
 // A job's unit passes share lengthJobShare and least
 // Searcher.MinLengthTime; a request lengthShare and minLengthTime.
-func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, share float64, least time.Duration) {
+func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result, tt *polyomino.Table, share float64, least time.Duration) (fastest *polyomino.Move) {
 	if !res.Proven || pos.Game().Config().EndRule != polyomino.NormalPlay {
-		return
+		return nil
 	}
 	d := lengthTime(share, res.Elapsed, least)
 	if dl, ok := ctx.Deadline(); ok {
@@ -518,7 +519,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		d = min(d, left)
 	}
 	if d <= 0 {
-		return
+		return nil
 	}
 	lctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -532,7 +533,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	a.Nodes += l.Nodes
 	if !l.Proven {
 		a.LengthTriedNs = max(a.LengthTriedNs, int64(d))
-		return
+		return nil
 	}
 	n := l.Plies
 	a.Plies = &n
@@ -548,7 +549,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		best = bestFirst(a, lengths, res)
 	}
 	if len(res.Moves) == 0 || len(res.Moves) != len(a.Moves) {
-		return
+		return l.Fastest
 	}
 	// One search per symmetry class of moves: its members last as long.
 	// A class with a member's plies known already (a cached answer being
@@ -599,6 +600,7 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 		}
 	}
 	fastestFirst(a)
+	return l.Fastest
 }
 
 // lengthTime is the time a length search may take after a proof of
