@@ -75,8 +75,8 @@ func bookAnswerOf(res polyomino.Result, pos *polyomino.Position) PolyominoAnswer
 // bookLengthKey. Three plies into the certificate a length takes about
 // 0.3 s; two plies in, 2.5-3.5 s with a fastest first move (a request
 // with a budget of 12-20 s: the proof is made again on a cold table
-// first); one ply in (a lost position: the slowest
-// loss), beyond any budget it could be given.
+// first); one ply in (a lost position: the slowest loss), beyond any
+// budget it could be given.
 const (
 	bookLengthPieces = 2
 	bookLengthDiv    = 4

@@ -542,10 +542,13 @@ func (s *Searcher) withLength(ctx context.Context, a *PolyominoAnswer, pos *poly
 	// The length search's own fastest win when it is one of them, else
 	// one of them that a search finds as fast.
 	var best string
-	if f := l.Fastest; f != nil && slices.Contains(a.BestMoves, pos.Frame().ToCanonical(*f).String()) {
-		best = f.String()
-		withFirst(a, PolyominoAnswer{PerfectFirst: true, BestMoves: []string{pos.Frame().ToCanonical(*f).String()}})
-	} else {
+	if f := l.Fastest; f != nil {
+		if c := pos.Frame().ToCanonical(*f).String(); slices.Contains(a.BestMoves, c) {
+			best = f.String()
+			withFirst(a, PolyominoAnswer{PerfectFirst: true, BestMoves: []string{c}})
+		}
+	}
+	if best == "" {
 		best = bestFirst(a, lengths, res)
 	}
 	if len(res.Moves) == 0 || len(res.Moves) != len(a.Moves) {
