@@ -199,9 +199,9 @@ func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) Polyomino
 	}
 	m := fromCanonical(found, pos)
 	a.Plies = m.Plies
-	first := ""
+	checked := "" // found's checked first move
 	if m.PerfectFirst && len(m.BestMoves) > 0 {
-		first = m.BestMoves[0]
+		checked = m.BestMoves[0]
 	}
 	if len(m.Moves) > 0 && len(a.Moves) > 0 {
 		plies := make(map[string]*int, len(m.Moves))
@@ -214,7 +214,7 @@ func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) Polyomino
 			switch {
 			case mv.Proven:
 				a.Moves[i].Plies = plies[mv.Move+"|"+mv.Outcome]
-			case mv.Move == first && plies[mv.Move+"|"+a.Outcome] != nil:
+			case mv.Move == checked && plies[mv.Move+"|"+a.Outcome] != nil:
 				a.Moves[i].Outcome, a.Moves[i].Proven, a.Moves[i].Plies = a.Outcome, true, plies[mv.Move+"|"+a.Outcome]
 			}
 		}
@@ -222,8 +222,8 @@ func withBookLength(a, found PolyominoAnswer, pos *polyomino.Position) Polyomino
 	// The checked first move leads the best moves, and the moves: the
 	// sort below is stable.
 	withFirst(&a, m)
-	if first != "" && !a.PerfectFirst {
-		withFastest(&a, first) // the book's reply is not a fastest win
+	if checked != "" && !a.PerfectFirst {
+		withFastest(&a, checked) // the book's reply is not a fastest win
 	}
 	if a.PerfectFirst {
 		first := a.BestMoves[0]

@@ -555,8 +555,9 @@ func TestSlowest(t *testing.T) {
 // unchecked, the check tried again with a larger allowance), and on the
 // four-ply positions with no check at all.
 func TestLengthChecksAgree(t *testing.T) {
-	defer func(above int, nodes int64) { lengthVerifyAbove, lengthVerdictNodes = above, nodes }(lengthVerifyAbove, lengthVerdictNodes)
-	usual := func() { lengthVerifyAbove, lengthVerdictNodes = 3, 1000 }
+	above, nodes := lengthVerifyAbove, lengthVerdictNodes
+	defer func() { lengthVerifyAbove, lengthVerdictNodes = above, nodes }()
+	usual := func() { lengthVerifyAbove, lengthVerdictNodes = above, nodes }
 	giveUp := func() { lengthVerifyAbove, lengthVerdictNodes = 1, 1 }
 	never := func() { lengthVerifyAbove = 1 << 10 }
 	gaveUp := 0
