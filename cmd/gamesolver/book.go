@@ -80,6 +80,7 @@ type bookFlags struct {
 	tableMB, workers, slots, parallel   int
 	classWorkers, preferReplies         int
 	jobs, verbose, costs, resume        bool
+	lengths                             bool
 }
 
 func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -95,6 +96,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "classes solved at once (in process; with --jobs: slots of the local worker)")
 	fs.IntVar(&f.classWorkers, "class-workers", 1, "search goroutines of each class's search")
 	fs.IntVar(&f.preferReplies, "prefer-replies", 8, "--what position or openings: each search tries first the N winning replies found most often so far in this process (0: none; 8 took a quarter to a half off the first 300 replies of two edge openings)")
+	fs.BoolVar(&f.lengths, "lengths", false, "--what position: also how many plies the game lasts after each move (plies=N), a losing move's reply then a fastest win (not with --jobs)")
 	fs.BoolVar(&f.jobs, "jobs", false, "run the classes as units of a polyomino.book job (REDIS_URL: shared with book workers)")
 	fs.IntVar(&f.slots, "local-slots", -1, "--jobs: units run by this process at once (default --parallel; 0: only coordinate, book workers run the units)")
 	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("REDIS_URL"), "--jobs: Redis URL (default REDIS_URL; empty: in process)")
@@ -121,7 +123,10 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			_ = pf.Close()
 		}()
 	}
-	opts := &book.Options{Workers: f.classWorkers, Parallel: f.parallel, TableMB: f.tableMB, PreferReplies: f.preferReplies}
+	if f.lengths && (f.jobs || f.what != "position") {
+		return errors.New("--lengths: with --what position only, and not with --jobs")
+	}
+	opts := &book.Options{Workers: f.classWorkers, Parallel: f.parallel, TableMB: f.tableMB, PreferReplies: f.preferReplies, Lengths: f.lengths}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	if f.verbose {
 		opts.Log = logf

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,4 +267,65 @@ func moveValues(t *testing.T, data []byte) [][]byte {
 		out = append(out, fmt.Appendf(nil, "%s %d %s\n", l.Move, l.Class, l.Outcome()))
 	}
 	return out
+}
+
+// TestBookBuildLengths: --lengths gives every line its plies (a losing
+// move's reply then a fastest win); lines of a progress file without plies
+// are searched again; --lengths only goes with --what position, in process.
+func TestBookBuildLengths(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--parallel", "2", "-v"}
+	var out, errb bytes.Buffer
+	if code := run(base, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	plain, err := os.ReadFile(filepath.Join(dir, "position.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(append(base, "--lengths"), &out, &errb); code != 0 {
+		t.Fatalf("--lengths: exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "classes known before") {
+		t.Fatalf("lines without plies taken from the progress file:\n%.400s", errb.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "position.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := book.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || len(f.Sections[0].Lines) != 247 {
+		t.Fatalf("%d sections", len(f.Sections))
+	}
+	for _, l := range f.Sections[0].Lines {
+		if l.Plies == nil || !l.Wins && l.Reply == "" {
+			t.Fatalf("line %+v: no plies or no reply", l)
+		}
+	}
+	if !bytes.Equal(bytes.Join(moveValues(t, plain), nil), bytes.Join(moveValues(t, data), nil)) {
+		t.Fatal("the values differ with --lengths")
+	}
+	// The file loads as a book that knows the position's length.
+	b, err := book.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, err := book.PositionAfter(strings.Fields(bookTestMoves))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := b.LengthOf(pos); !ok || l.Plies < 1 || len(l.After) != pos.LegalMoveCount() {
+		t.Fatalf("length %+v (%v)", l, ok)
+	}
+	for _, extra := range [][]string{{"--jobs"}, {"--what", "certificate"}} {
+		errb.Reset()
+		if code := run(append(append(slices.Clone(base), "--lengths"), extra...), &out, &errb); code == 0 || !strings.Contains(errb.String(), "--lengths") {
+			t.Fatalf("%v: exit %d: %s", extra, code, errb.String())
+		}
+	}
 }

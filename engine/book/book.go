@@ -83,6 +83,37 @@ type entry struct {
 	// complete: every legal move is in wins or losses (or the position is
 	// lost, so every move loses).
 	complete bool
+	// What a file with plies (Line.Plies) tells of the game's length:
+	// plies, when hasPlies, is how long it lasts from the position under
+	// perfect play; perfect are moves of perfect play (fastest wins of a
+	// won position, slowest losses of a lost one); after is the plies the
+	// game lasts after a move. Only the positions of such files have them.
+	hasPlies bool
+	plies    int
+	perfect  moveSet
+	after    map[string]int
+}
+
+// setPlies records the length of e's position, failing when a file said
+// another.
+func (e *entry) setPlies(n int) error {
+	if e.hasPlies && e.plies != n {
+		return fmt.Errorf("the files disagree on its length: %d and %d plies", e.plies, n)
+	}
+	e.hasPlies, e.plies = true, n
+	return nil
+}
+
+// setAfter records that the game lasts n plies after move c (canonical).
+func (e *entry) setAfter(c string, n int) error {
+	if old, ok := e.after[c]; ok && old != n {
+		return fmt.Errorf("the files disagree on the length after %s: %d and %d plies", c, old, n)
+	}
+	if e.after == nil {
+		e.after = map[string]int{}
+	}
+	e.after[c] = n
+	return nil
 }
 
 var embedded struct {
@@ -413,6 +444,18 @@ func (b *Book) addSection(s Section) error {
 	}
 	e := b.at(pos)
 	covered := map[int]bool{}
+	// The lines' plies: with every class covered, the position's length.
+	allPlies, wins := true, false
+	best := map[bool]int{true: -1, false: -1} // by l.Wins: the least plies of a win, the most of a loss
+	for _, l := range s.Lines {
+		allPlies = allPlies && l.Plies != nil
+		wins = wins || l.Wins
+		if l.Plies != nil {
+			if p, w := *l.Plies, l.Wins; best[w] < 0 || w && p < best[w] || !w && p > best[w] {
+				best[w] = p
+			}
+		}
+	}
 	for _, l := range s.Lines {
 		m, err := polyomino.ParseMove(l.Move)
 		if err != nil {
@@ -438,6 +481,11 @@ func (b *Book) addSection(s Section) error {
 		if err != nil {
 			return err
 		}
+		if l.Plies != nil {
+			if err := b.linePlies(e, classes[ci], canon, child, *l.Plies); err != nil {
+				return fmt.Errorf("move %s: %w", l.Move, err)
+			}
+		}
 		if l.Wins {
 			e.win = true
 			b.markLost(child)
@@ -457,16 +505,57 @@ func (b *Book) addSection(s Section) error {
 		k, frame := child.KeyFrame()
 		ce := b.entryOf(k)
 		ce.win = true
-		ce.wins = ce.wins.add(frame.ToCanonical(r).String())
+		cr := frame.ToCanonical(r).String()
+		ce.wins = ce.wins.add(cr)
 		b.markLost(after)
+		if l.Plies != nil {
+			// The reply is a fastest win: the game lasts one ply less
+			// after it.
+			n := *l.Plies - 1
+			ce.perfect = ce.perfect.add(cr)
+			if err := ce.setAfter(cr, n); err != nil {
+				return fmt.Errorf("move %s: %w", l.Move, err)
+			}
+			if err := b.at(after).setPlies(n); err != nil {
+				return fmt.Errorf("move %s, reply %s: %w", l.Move, l.Reply, err)
+			}
+		}
 	}
 	if len(covered) == len(classes) {
 		e.complete = true
 		if !e.win {
 			e.loss = true
 		}
+		if allPlies && len(s.Lines) > 0 {
+			// Perfect play: the fastest of the winning moves, else the
+			// slowest of the losing ones.
+			if err := e.setPlies(1 + best[wins]); err != nil {
+				return err
+			}
+			for _, l := range s.Lines {
+				if l.Wins != wins || *l.Plies != best[wins] {
+					continue
+				}
+				m, _ := polyomino.ParseMove(l.Move) // parsed above
+				for _, x := range classes[classOf[m.String()]] {
+					e.perfect = e.perfect.add(canon[x.String()])
+				}
+			}
+		}
 	}
 	return nil
+}
+
+// linePlies records that the game lasts n plies after each move of class
+// (moves of e's position, canon their canonical notation), and so from
+// child, the position after them.
+func (b *Book) linePlies(e *entry, class []polyomino.Move, canon map[string]string, child *polyomino.Position, n int) error {
+	for _, x := range class {
+		if err := e.setAfter(canon[x.String()], n); err != nil {
+			return err
+		}
+	}
+	return b.at(child).setPlies(n)
 }
 
 // Size is the number of positions (up to congruence) the book answers for
@@ -539,4 +628,51 @@ func (b *Book) LookupWait(pos *polyomino.Position, wait bool) (polyomino.Result,
 		res.Over = true
 	}
 	return res, true
+}
+
+// Length is what the book knows of how long the game lasts from a
+// position under perfect play (the winner making the fastest win, the
+// loser the slowest loss), from its files with plies.
+type Length struct {
+	// Plies is the game's length from the position.
+	Plies int
+	// Perfect are moves of perfect play the book names (each a fastest
+	// win of a won position, a slowest loss of a lost one; not
+	// necessarily all of them), in the position's frame.
+	Perfect []polyomino.Move
+	// After is how many plies the game lasts after a move, by the move's
+	// notation in the position's frame, for the moves the book knows.
+	After map[string]int
+}
+
+// LengthOf returns what the book knows of the game's length from pos:
+// false when it does not know the length.
+func (b *Book) LengthOf(pos *polyomino.Position) (Length, bool) {
+	if !MayHold(pos) {
+		return Length{}, false
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	e := b.entries[polyomino.CanonicalKey(pos)]
+	if e == nil || !e.hasPlies {
+		return Length{}, false
+	}
+	l := Length{Plies: e.plies}
+	if len(e.perfect) == 0 && len(e.after) == 0 {
+		return l, true
+	}
+	legal := pos.LegalMoves()
+	for i, c := range pos.ToCanonicalMoves(legal) {
+		c := c.String()
+		if e.perfect.has(c) {
+			l.Perfect = append(l.Perfect, legal[i])
+		}
+		if n, ok := e.after[c]; ok {
+			if l.After == nil {
+				l.After = map[string]int{}
+			}
+			l.After[legal[i].String()] = n
+		}
+	}
+	return l, true
 }

@@ -48,8 +48,13 @@ type Options struct {
 	// Known are lines found before, by the class's first move: Classify
 	// takes a class's line from here, without a search, when the move and
 	// the class size match (a build resumed from its progress file).
-	Known  map[string]Line
-	prefer []polyomino.Move // set per search by Classify
+	Known map[string]Line
+	// Lengths: ClassifyMove also finds how many plies the game lasts
+	// after each move (polyomino.Length, on the build's table, after the
+	// proof), and gives a losing move the length search's fastest win as
+	// its reply. Known lines without their plies are searched again.
+	Lengths bool
+	prefer  []polyomino.Move // set per search by Classify
 }
 
 func (o *Options) table() *polyomino.Table {
@@ -125,6 +130,13 @@ func ClassifyMove(ctx context.Context, pos *polyomino.Position, class []polyomin
 	if !res.Proven {
 		return l, fmt.Errorf("position after %s: %w after %d nodes", l.Move, ErrNotProven, res.Nodes)
 	}
+	var fastest *polyomino.Move
+	if opts.Lengths {
+		var err error
+		if l.Plies, fastest, err = lengthAfter(ctx, child, res.Outcome, opts, &l); err != nil {
+			return l, fmt.Errorf("position after %s: %w", l.Move, err)
+		}
+	}
 	switch res.Outcome {
 	case polyomino.Loss:
 		l.Wins = true
@@ -133,10 +145,40 @@ func ClassifyMove(ctx context.Context, pos *polyomino.Position, class []polyomin
 			return l, fmt.Errorf("position after %s: won without a winning move", l.Move)
 		}
 		l.Reply = res.BestMoves[0].String()
+		if fastest != nil {
+			l.Reply = fastest.String()
+		}
 	default:
 		return l, fmt.Errorf("position after %s: outcome %s under normal play", l.Move, res.Outcome)
 	}
 	return l, nil
+}
+
+// lengthAfter is how many plies the game lasts from pos (of value
+// outcome for the player to move) and, when pos is won, a fastest win: the
+// length search's own, else the first legal move FastestWin finds as
+// fast. Its cost is added to l's.
+func lengthAfter(ctx context.Context, pos *polyomino.Position, outcome polyomino.Outcome, opts *Options, l *Line) (*int, *polyomino.Move, error) {
+	x := polyomino.NewLengths(ctx, pos, polyomino.LengthOptions{Table: opts.table()})
+	defer x.Close()
+	t0 := time.Now()
+	defer func() { l.Elapsed += time.Since(t0) }()
+	lr := x.Length(outcome)
+	l.Nodes += lr.Nodes
+	if !lr.Proven {
+		return nil, nil, fmt.Errorf("length %w after %d nodes", ErrNotProven, lr.Nodes)
+	}
+	fastest := lr.Fastest
+	if outcome == polyomino.Win && fastest == nil {
+		legal := pos.LegalMoves()
+		i, nodes := x.FastestWin(legal, lr.Plies)
+		l.Nodes += nodes
+		if i < 0 {
+			return nil, nil, fmt.Errorf("won in %d plies: no fastest win found (%w)", lr.Plies, ErrNotProven)
+		}
+		fastest = &legal[i]
+	}
+	return &lr.Plies, fastest, nil
 }
 
 // FirstWin finds, by search, a winning move of pos (the first found, with
@@ -302,7 +344,7 @@ func Classify(ctx context.Context, moves []string, pos *polyomino.Position, clas
 	for k, c := range classes {
 		class := children[c].Moves
 		l, ok := opts.Known[class[0].String()]
-		if !ok || l.Class != len(class) {
+		if !ok || l.Class != len(class) || opts.Lengths && l.Plies == nil {
 			todo = append(todo, k)
 			continue
 		}

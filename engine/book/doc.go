@@ -19,8 +19,11 @@
 // the symmetries of the board that map the position onto itself), the
 // size of the class, and the move's value for the player who makes it:
 // "win" (every reply loses) or "loss", followed for a loss by a winning
-// reply found by the search. Optional fields nodes=N ms=T record the cost
-// of the search that classified the move.
+// reply found by the search. The optional field plies=P says how many
+// plies the game lasts after the move under perfect play (the winner
+// making the fastest win, the loser the slowest loss), and that the reply
+// is a fastest win (the game lasts P - 1 plies after it). Optional fields
+// nodes=N ms=T record the cost of the search that classified the move.
 //
 // The certificate (certificate.txt) proves the empty board a first-player
 // win: the section of the start position names the first move, found by
@@ -38,6 +41,17 @@
 // position after it, every class of replies a loss with a winning third
 // move (the build's output for the class, costs included); package verify checks it as a proof that the
 // first move wins.
+//
+// lengths-certificate.txt is the section of the certificate's second
+// position again, built with Options.Lengths (gamesolver book build
+// --what position --moves L:c5,d5,e5,f5,c6 --lengths): every class of
+// replies with its plies and a fastest third move. Book.LengthOf then
+// knows the game's length two plies in, after the fastest third move, and
+// one ply in: every reply loses, and the position lasts one ply more than
+// its slowest loss, the replies of most plies being perfect play. A
+// section whose lines all have plies and cover every class gives its
+// position's length so (the fastest win plus one when some line wins);
+// files that disagree on a length do not load.
 //
 // # Building
 //

@@ -40,6 +40,11 @@ type Line struct {
 	// Reply, for a losing move, is a winning reply: the certificate's
 	// third move.
 	Reply string `json:"reply,omitempty"`
+	// Plies, when known (nil: not recorded), is how many plies the game
+	// lasts after the move under perfect play (the winner making the
+	// fastest win, the loser the slowest loss); Reply is then a fastest
+	// win (Options.Lengths).
+	Plies *int `json:"plies,omitempty"`
 	// Nodes and Elapsed are the cost of the search that classified the
 	// move (optional; zero when not recorded).
 	Nodes   int64         `json:"nodes,omitempty"`
@@ -94,6 +99,9 @@ func (f *File) Format() []byte {
 			fmt.Fprintf(&b, "%s %d %s", l.Move, l.Class, l.Outcome())
 			if l.Reply != "" {
 				b.WriteString(" " + l.Reply)
+			}
+			if l.Plies != nil {
+				fmt.Fprintf(&b, " plies=%d", *l.Plies)
 			}
 			if l.Nodes != 0 || l.Elapsed != 0 {
 				fmt.Fprintf(&b, " nodes=%d ms=%d", l.Nodes, l.Elapsed.Milliseconds())
@@ -155,7 +163,11 @@ func Parse(data []byte) (*File, error) {
 // maxMillis is the largest ms= a time.Duration holds.
 const maxMillis = int64(1<<63-1) / int64(time.Millisecond)
 
-// parseLine reads "<move> <class> win|loss [<reply>] [nodes=N ms=T]".
+// maxPlies bounds plies=: no game of the engine lasts longer (a 16 x 16
+// board holds at most 64 tetrominoes).
+const maxPlies = 256
+
+// parseLine reads "<move> <class> win|loss [<reply>] [plies=P] [nodes=N ms=T]".
 func parseLine(fields []string) (Line, error) {
 	if len(fields) < 3 {
 		return Line{}, fmt.Errorf("%q: expected <move> <class size> win|loss [<reply>]", strings.Join(fields, " "))
@@ -183,10 +195,13 @@ func parseLine(fields []string) (Line, error) {
 			continue
 		}
 		v, err := strconv.ParseInt(val, 10, 64)
-		if err != nil || v < 0 || key == "ms" && v > maxMillis {
-			return Line{}, fmt.Errorf("%s=%q: expected a number (ms at most %d)", key, val, maxMillis)
+		if err != nil || v < 0 || key == "ms" && v > maxMillis || key == "plies" && v > maxPlies {
+			return Line{}, fmt.Errorf("%s=%q: expected a number (ms at most %d, plies at most %d)", key, val, maxMillis, maxPlies)
 		}
 		switch key {
+		case "plies":
+			n := int(v)
+			l.Plies = &n
 		case "nodes":
 			l.Nodes = v
 		case "ms":

@@ -1,0 +1,152 @@
+package book
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// lengthsMoves is a game deep enough for the tests of files with plies
+// to classify every move of its positions at once.
+var lengthsMoves = []string{"F:a1,b1,b2,c2,b3", "I:c1,d1,e1,f1,g1", "L:h1,e2,f2,g2,h2", "N:c5,b6,c6,b7,b8", "P:c7,d7,c8,d8,e8", "T:g6,g7,f8,g8,h8", "W:d2,c3,d3,b4,c4", "V:g3,g4,e5,f5,g5"}
+
+// lengthsPositions: after 4 moves of lengthsMoves the player to move wins,
+// by moves after which the game lasts 4 or 6 plies; after 5 and
+// T:f3,f4,e5,f5,g5 he loses, by moves after which it lasts 1 or 3
+// (TestClassifyLengths checks it).
+var lengthsPositions = [][]string{lengthsMoves[:4], append(slices.Clone(lengthsMoves[:5]), "T:f3,f4,e5,f5,g5")}
+
+// lengthOf is the engine's length of the game from the position after
+// moves, its value solved first on tt.
+func lengthOf(t *testing.T, moves []string, tt *polyomino.Table) (int, polyomino.Outcome) {
+	t.Helper()
+	pos, err := PositionAfter(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := polyomino.Solve(t.Context(), pos, polyomino.Options{Table: tt})
+	if err != nil || !res.Proven {
+		t.Fatalf("%v: %v %v", moves, err, res.Proven)
+	}
+	l := polyomino.Length(t.Context(), pos, res.Outcome, polyomino.LengthOptions{Table: tt})
+	if !l.Proven {
+		t.Fatalf("%v: no length", moves)
+	}
+	return l.Plies, res.Outcome
+}
+
+// TestClassifyLengths classifies every move of a won and of a lost
+// position with Options.Lengths, and loads each section as a book: the
+// book's plies for the position, after each move, after each reply, and
+// its perfect moves agree with the engine's length search run on each.
+func TestClassifyLengths(t *testing.T) {
+	tt := polyomino.NewTable(16)
+	defer tt.Release()
+	outcomes := map[polyomino.Outcome]bool{}
+	for _, moves := range lengthsPositions {
+		n := len(moves)
+		pos := mustPosition(t, moves)
+		sec, err := Classify(context.Background(), moves, pos, nil, &Options{Workers: 1, TableMB: 16, Lengths: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, outcome := lengthOf(t, moves, tt)
+		// Moves of the perfect kind last different plies: the book
+		// must pick the least (a win) or the most (a loss).
+		kinds := map[int]bool{}
+		for _, l := range sec.Lines {
+			if l.Wins == (outcome == polyomino.Win) {
+				kinds[*l.Plies] = true
+			}
+		}
+		if len(kinds) < 2 {
+			t.Fatalf("%d moves (%s): the moves of perfect play's kind last %v plies: want two lengths", n, outcome, kinds)
+		}
+		b, err := Load((&File{Sections: []Section{sec}}).Format())
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes[outcome] = true
+		l, ok := b.LengthOf(pos)
+		if !ok || l.Plies != want {
+			t.Fatalf("%d moves (%s): book %d plies (known %v), engine %d", n, outcome, l.Plies, ok, want)
+		}
+		if len(l.Perfect) == 0 || len(l.After) != pos.LegalMoveCount() {
+			t.Fatalf("%d moves: %d perfect moves, plies after %d of %d moves", n, len(l.Perfect), len(l.After), pos.LegalMoveCount())
+		}
+		for _, m := range l.Perfect {
+			if got := l.After[m.String()]; got != want-1 {
+				t.Errorf("%d moves: perfect move %s: %d plies after it, want %d", n, m, got, want-1)
+			}
+		}
+		for _, line := range sec.Lines {
+			after := append(slices.Clone(moves), line.Move)
+			got, _ := lengthOf(t, after, tt)
+			if line.Plies == nil || *line.Plies != got || l.After[line.Move] != got {
+				t.Fatalf("%d moves, %s: line plies %v, book %d, engine %d", n, line.Move, line.Plies, l.After[line.Move], got)
+			}
+			if line.Wins {
+				continue
+			}
+			// The reply is a fastest win: the game lasts one ply less.
+			replied := append(after, line.Reply)
+			if got, _ := lengthOf(t, replied, tt); got != *line.Plies-1 {
+				t.Fatalf("%d moves, %s answered by %s: %d plies after, want %d", n, line.Move, line.Reply, got, *line.Plies-1)
+			}
+			bl, ok := b.LengthOf(mustPosition(t, after))
+			if !ok || bl.Plies != *line.Plies || !slices.Equal(moveStrings(bl.Perfect), []string{line.Reply}) || bl.After[line.Reply] != *line.Plies-1 {
+				t.Fatalf("%d moves, %s: book length %+v (%v)", n, line.Move, bl, ok)
+			}
+			if bl, ok := b.LengthOf(mustPosition(t, replied)); !ok || bl.Plies != *line.Plies-1 {
+				t.Fatalf("%d moves, %s %s: book length %+v (%v)", n, line.Move, line.Reply, bl, ok)
+			}
+		}
+	}
+	if !outcomes[polyomino.Win] || !outcomes[polyomino.Loss] {
+		t.Fatalf("outcomes %v: want a won and a lost position", outcomes)
+	}
+}
+
+func mustPosition(t *testing.T, moves []string) *polyomino.Position {
+	t.Helper()
+	pos, err := PositionAfter(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
+}
+
+// TestLengthsDisagree: two files that give one position two lengths do
+// not load; lines without plies leave the length unknown.
+func TestLengthsDisagree(t *testing.T) {
+	moves := lengthsPositions[1]
+	pos := mustPosition(t, moves)
+	sec, err := Classify(context.Background(), moves, pos, nil, &Options{Workers: 1, TableMB: 16, Lengths: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := (&File{Sections: []Section{sec}}).Format()
+	bad := slices.Clone(sec.Lines)
+	n := *bad[0].Plies + 2
+	bad[0].Plies = &n
+	if _, err := Load(good, (&File{Sections: []Section{{Moves: moves, Lines: bad}}}).Format()); err == nil || !strings.Contains(err.Error(), "disagree") {
+		t.Fatalf("err %v, want the files' disagreement", err)
+	}
+	plain := slices.Clone(sec.Lines)
+	for i := range plain {
+		plain[i].Plies = nil
+	}
+	b, err := Load((&File{Sections: []Section{{Moves: moves, Lines: plain}}}).Format())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.LengthOf(pos); ok {
+		t.Fatal("a length from lines without plies")
+	}
+	if _, ok := b.Lookup(pos); !ok {
+		t.Fatal("the value is still known")
+	}
+}
