@@ -104,6 +104,32 @@ func (e *entry) setPlies(n int) error {
 	return nil
 }
 
+// mergeLengths adds what o knows of lengths to what e knows; with dry,
+// it only reports whether the two disagree.
+func (e *entry) mergeLengths(o *entry, dry bool) error {
+	if o.hasPlies && e.hasPlies && o.plies != e.plies {
+		return fmt.Errorf("the files disagree on its length: %d and %d plies", e.plies, o.plies)
+	}
+	for c, n := range o.after {
+		if old, ok := e.after[c]; ok && old != n {
+			return fmt.Errorf("the files disagree on the length after %s: %d and %d plies", c, old, n)
+		}
+	}
+	if dry {
+		return nil
+	}
+	if o.hasPlies {
+		e.hasPlies, e.plies = true, o.plies
+	}
+	for _, m := range o.perfect {
+		e.perfect = e.perfect.add(m)
+	}
+	for c, n := range o.after {
+		_ = e.setAfter(c, n)
+	}
+	return nil
+}
+
 // setAfter records that the game lasts n plies after move c (canonical).
 func (e *entry) setAfter(c string, n int) error {
 	if old, ok := e.after[c]; ok && old != n {
@@ -283,8 +309,16 @@ func (b *Book) index(f *lazyFile) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for k, e := range own.entries {
-			if old := b.entries[k]; old != nil && (old.win || e.win) && (old.loss || e.loss) {
+			old := b.entries[k]
+			if old == nil {
+				continue
+			}
+			if (old.win || e.win) && (old.loss || e.loss) {
 				f.err = fmt.Errorf("%s: book: position %s is both won and lost", f.name, k)
+				return
+			}
+			if err := old.mergeLengths(e, true); err != nil {
+				f.err = fmt.Errorf("%s: book: position %s: %w", f.name, k, err)
 				return
 			}
 		}
@@ -301,6 +335,7 @@ func (b *Book) index(f *lazyFile) error {
 			for _, m := range e.losses {
 				old.losses = old.losses.add(m)
 			}
+			_ = old.mergeLengths(e, false) // checked above
 		}
 		f.ok = true
 	})
@@ -572,6 +607,20 @@ func (b *Book) Size() int {
 	return n
 }
 
+// Lengths is the number of positions (up to congruence) whose game length
+// the book knows (LengthOf), with the files indexed so far.
+func (b *Book) Lengths() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := 0
+	for _, e := range b.entries {
+		if e.hasPlies {
+			n++
+		}
+	}
+	return n
+}
+
 // Lookup answers for pos when the book proves its value: the result Solve
 // would give, except that BestMoves lists the winning moves the book
 // knows (BestComplete when it knows every move) and Moves every legal move,
@@ -646,7 +695,8 @@ type Length struct {
 }
 
 // LengthOf returns what the book knows of the game's length from pos:
-// false when it does not know the length.
+// false when it does not know the length. It does not index the lazy
+// files that may cover pos: a Lookup of pos does.
 func (b *Book) LengthOf(pos *polyomino.Position) (Length, bool) {
 	if !MayHold(pos) {
 		return Length{}, false

@@ -210,5 +210,11 @@ func parseLine(fields []string) (Line, error) {
 			return Line{}, fmt.Errorf("unknown field %q", key)
 		}
 	}
+	if p := l.Plies; p != nil && (*p%2 == 1) == l.Wins {
+		// After a winning move the player to move loses: the winner
+		// makes the last move, an even number of plies later (0: the
+		// game is over); after a losing one, an odd number.
+		return Line{}, fmt.Errorf("plies=%d: a %s move leaves an %s number of plies", *p, l.Outcome(), map[bool]string{true: "even", false: "odd"}[l.Wins])
+	}
 	return l, nil
 }

@@ -7,11 +7,12 @@ import (
 )
 
 func TestFormatRoundTrip(t *testing.T) {
+	seven := 7
 	f := &File{
 		Comments: []string{" a book"},
 		Sections: []Section{
 			{Lines: []Line{{Move: "L:c5,d5,e5,f5,c6", Class: 8, Wins: true, Nodes: 12, Elapsed: 3 * time.Millisecond}}},
-			{Moves: []string{"L:c5,d5,e5,f5,c6"}, Lines: []Line{{Move: "I:a1,a2,a3,a4,a5", Class: 1, Reply: "L:b3,c3,d3,e3,e4"}}},
+			{Moves: []string{"L:c5,d5,e5,f5,c6"}, Lines: []Line{{Move: "I:a1,a2,a3,a4,a5", Class: 1, Reply: "L:b3,c3,d3,e3,e4"}, {Move: "F:a1,b1,b2,c2,b3", Class: 1, Reply: "P:e3,f3,g3,f4,g4", Plies: &seven}}},
 		},
 	}
 	text := f.Format()
@@ -36,6 +37,10 @@ func TestParseErrors(t *testing.T) {
 		"position start\nI:a1,a2,a3,a4,a5 1 win L:b1,b2,b3,b4,c4\n", // a reply for a win
 		"position start\nI:a1,a2,a3,a4,a5 1 loss nodes=x\n",
 		"position start\nI:a1,a2,a3,a4,a5 1 loss foo=1\n",
+		"position start\nI:a1,a2,a3,a4,a5 1 loss plies=-1\n",
+		"position start\nI:a1,a2,a3,a4,a5 1 loss plies=300\n",
+		"position start\nI:a1,a2,a3,a4,a5 1 loss L:b3,c3,d3,e3,e4 plies=2\n", // a won position lasts an odd number
+		"position start\nI:a1,a2,a3,a4,a5 1 win plies=3\n",                   // a lost one an even number
 	} {
 		if _, err := Parse([]byte(bad)); !errors.Is(err, ErrFormat) {
 			t.Errorf("%q: err %v, want ErrFormat", bad, err)
@@ -49,6 +54,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("# a book\nposition start\nL:c5,d5,e5,f5,c6 8 win nodes=12 ms=3\n"))
 	f.Add([]byte("position L:c5,d5,e5,f5,c6\nI:a1,a2,a3,a4,a5 1 loss L:b3,c3,d3,e3,e4\n"))
 	f.Add([]byte("position start\nI:a1,a2,a3,a4,a5 1 loss ms=9223372036854775807\n"))
+	f.Add([]byte("position L:c5,d5,e5,f5,c6\nF:a1,b1,b2,c2,b3 1 loss P:e3,f3,g3,f4,g4 plies=7 nodes=1835292 ms=2404\nX:d2,c3,d3,e3,d4 1 win plies=0\n"))
 	f.Add(EmbeddedCertificate()[:2000])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Parse(data)

@@ -27,7 +27,7 @@ func lengthOf(t *testing.T, moves []string, tt *polyomino.Table) (int, polyomino
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := polyomino.Solve(t.Context(), pos, polyomino.Options{Table: tt})
+	res, err := polyomino.Solve(t.Context(), pos, polyomino.Options{Table: tt, FirstWin: true})
 	if err != nil || !res.Proven {
 		t.Fatalf("%v: %v %v", moves, err, res.Proven)
 	}
@@ -148,5 +148,108 @@ func TestLengthsDisagree(t *testing.T) {
 	}
 	if _, ok := b.Lookup(pos); !ok {
 		t.Fatal("the value is still known")
+	}
+}
+
+// TestEmbeddedLengths: the lengths file has a line with plies and a reply
+// for every class of replies of the certificate; one ply in, the book's
+// length is the slowest reply's plus one, the slowest replies its perfect
+// moves; the cheapest line's plies, and its reply's, are found again by
+// the length search.
+func TestEmbeddedLengths(t *testing.T) {
+	f, err := Parse(Files()["lengths-certificate.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := Parse(EmbeddedCertificate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := cert.Sections[0].Lines[0].Move
+	want := cert.Section([]string{first})
+	if len(f.Sections) != 1 || !slices.Equal(f.Sections[0].Moves, want.Moves) || len(f.Sections[0].Lines) != len(want.Lines) {
+		t.Fatalf("%d sections; want one of %d lines after %s", len(f.Sections), len(want.Lines), first)
+	}
+	lines := f.Sections[0].Lines
+	most, cheapest := 0, 0
+	for i, l := range lines {
+		if l.Move != want.Lines[i].Move || l.Class != want.Lines[i].Class || l.Wins || l.Reply == "" || l.Plies == nil {
+			t.Fatalf("line %d: %+v; the certificate's %+v", i, l, want.Lines[i])
+		}
+		most = max(most, *l.Plies)
+		if l.Elapsed < lines[cheapest].Elapsed {
+			cheapest = i
+		}
+	}
+	b := embeddedBook(t)
+	pos := mustPosition(t, want.Moves)
+	l, ok := b.LengthOf(pos)
+	if !ok || l.Plies != most+1 || len(l.After) != pos.LegalMoveCount() || len(l.Perfect) == 0 {
+		t.Fatalf("one ply in: %d plies (known %v), %d perfect moves, %d moves with plies; want %d", l.Plies, ok, len(l.Perfect), len(l.After), most+1)
+	}
+	for _, m := range l.Perfect {
+		if l.After[m.String()] != most {
+			t.Fatalf("perfect move %s: %d plies after it, want %d", m, l.After[m.String()], most)
+		}
+	}
+	if testing.Short() {
+		t.Skip("length searches")
+	}
+	tt := polyomino.NewTable(64)
+	defer tt.Release()
+	c := lines[cheapest]
+	moves := append(slices.Clone(want.Moves), c.Move)
+	if got, _ := lengthOf(t, moves, tt); got != *c.Plies {
+		t.Fatalf("%v: %d plies, the file says %d", moves, got, *c.Plies)
+	}
+	if got, _ := lengthOf(t, append(moves, c.Reply), tt); got != *c.Plies-1 {
+		t.Fatalf("%v %s: %d plies, want %d", moves, c.Reply, got, *c.Plies-1)
+	}
+}
+
+// TestLazyLengths: a lazily indexed file keeps its plies when merged into
+// the book, and one that disagrees with the book on a length is left out.
+func TestLazyLengths(t *testing.T) {
+	data := Files()["lengths-certificate.txt"]
+	f, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := f.Sections[0]
+	part := &File{Sections: []Section{{Moves: sec.Moves, Lines: sec.Lines[:3]}}}
+	b, err := Load(EmbeddedCertificate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddLazy("part", part.Format()); err != nil {
+		t.Fatal(err)
+	}
+	l := sec.Lines[1]
+	pos := mustPosition(t, append(slices.Clone(sec.Moves), l.Move))
+	if _, ok := b.Lookup(pos); !ok {
+		t.Fatal("not in the book")
+	}
+	got, ok := b.LengthOf(pos)
+	if !ok || got.Plies != *l.Plies || !slices.Equal(moveStrings(got.Perfect), []string{l.Reply}) {
+		t.Fatalf("after %s: length %+v (%v), want %d plies, %s", l.Move, got, ok, *l.Plies, l.Reply)
+	}
+	// The whole file, then the same lines with other plies, lazily.
+	b, err = Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := slices.Clone(part.Sections[0].Lines)
+	for i := range wrong {
+		n := *wrong[i].Plies + 2
+		wrong[i].Plies = &n
+	}
+	if err := b.AddLazy("wrong", (&File{Sections: []Section{{Moves: sec.Moves, Lines: wrong}}}).Format()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.LoadAll(); err == nil || !strings.Contains(err.Error(), "disagree") {
+		t.Fatalf("LoadAll: err %v, want the files' disagreement", err)
+	}
+	if got, ok := b.LengthOf(pos); !ok || got.Plies != *l.Plies {
+		t.Fatalf("after the refused file: %+v (%v)", got, ok)
 	}
 }
