@@ -74,7 +74,7 @@ func TestBookVerifyAndStats(t *testing.T) {
 		t.Fatalf("corrupt certificate: exit %d: %s", code, errb.String())
 	}
 	out.Reset()
-	if code := run([]string{"book", "stats"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "certificate.txt") {
+	if code := run([]string{"book", "stats"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "certificate.txt") || !strings.Contains(out.String(), "lengths-certificate.txt") || strings.Contains(out.String(), " 0 of them with the game's length") {
 		t.Fatalf("stats: exit %d: %s", code, out.String())
 	}
 }
