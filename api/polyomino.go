@@ -170,12 +170,16 @@ type PolyominoAnalysis struct {
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
-	// An answer from the book (which knows values, not lengths) has them,
-	// with two pieces or more placed, when a length search finds them
-	// within a quarter of budget_ms (at least 0.2 s; with all_moves
+	// An answer from the book has them at once one and two plies into
+	// the certificate's opening L:c5,d5,e5,f5,c6 and after its fastest
+	// third moves (the book's lengths file, computed by the length
+	// search; one ply in, with a slowest reply first, every reply's
+	// plies with all_moves). Elsewhere the book knows values, not
+	// lengths: with two pieces or more placed, a length search finds
+	// them within a quarter of budget_ms (at least 0.2 s; with all_moves
 	// half; at most 8 s) with a solver slot free at once (about 0.3 s
-	// three plies into the opening, 2.5-3.5 s two plies in: a budget_ms
-	// of 12000-20000; one ply in, beyond any budget, is not tried);
+	// three plies into an opening, 3-16 s two plies in: a budget_ms of
+	// 12000-20000 or more; one ply in, beyond any budget, is not tried);
 	// the cache keeps them, and how long a search failed (only a budget
 	// more than twice as long tries again). Absent otherwise.
 	Plies *int `json:"plies,omitempty" example:"6"`

@@ -374,7 +374,8 @@ func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
 // A polyomino.analyze job on a position the opening book answers (the
 // empty 8 x 8 board, and with all_moves the position after a winning first
 // move) is one unit that reads the book: it used to plan a search per
-// class of moves (296 on the empty board).
+// class of moves (296 on the empty board). After the certificate's first
+// move it has the plies of the book's lengths file.
 func TestAnalyzeJobFromBook(t *testing.T) {
 	s := searcherWithBudget(time.Microsecond)
 	jm, ctx := runJobs(t, service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1})
@@ -406,6 +407,12 @@ func TestAnalyzeJobFromBook(t *testing.T) {
 			if !m.Proven {
 				t.Fatalf("%v: move %s not proven in a whole answer", q.Moves, m.Move)
 			}
+			if len(q.Moves) == 1 && m.Plies == nil {
+				t.Fatalf("%v: move %s without the plies of the book's lengths file", q.Moves, m.Move)
+			}
+		}
+		if len(q.Moves) == 1 && (a.Plies == nil || !a.PerfectFirst) {
+			t.Errorf("%v: plies %v, perfect first %v: the book's lengths file knows them", q.Moves, a.Plies, a.PerfectFirst)
 		}
 	}
 	// The book knows the value of the position after a losing opening

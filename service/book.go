@@ -20,7 +20,9 @@ const SourceBook = "book"
 const bookWaitBudget = 500 * time.Millisecond
 
 // bookAnswer answers from the embedded Pentominoes book when it proves the
-// position (the book maps moves through the position's symmetries).
+// position (the book maps moves through the position's symmetries), with
+// the lengths its lengths file knows (bookLength; no length search: see
+// Polyomino.fromBook).
 //
 // Indexing a reply file on its first use takes 0.1-0.3 s, and loading the
 // book about 2 s: with a budget under bookWaitBudget (wait false) neither
@@ -30,7 +32,11 @@ func bookAnswer(pos *polyomino.Position, allMoves, wait bool) (PolyominoAnswer, 
 	if !ok {
 		return PolyominoAnswer{}, false
 	}
-	return bookAnswerOf(res, pos), true
+	a := bookAnswerOf(res, pos)
+	if known, ok := bookLength(pos, res); ok && !res.Over {
+		a = withBookLength(a, known, pos)
+	}
+	return a, true
 }
 
 // bookResult is the book's result for pos (see bookAnswer).
@@ -66,17 +72,18 @@ func bookAnswerOf(res polyomino.Result, pos *polyomino.Position) PolyominoAnswer
 	return a
 }
 
-// The book knows values, not lengths: a request answered from it for a
+// The book knows values, and lengths only where its lengths file says
+// them (bookLength: one and two plies into the certificate, and after
+// each fastest third move). Otherwise a request answered from it for a
 // position with at least bookLengthPieces pieces placed searches the
 // game's length (plies) itself, within bookLengthDiv of its budget (at
 // least Searcher.MinLengthTime; with all_moves, half), at most
 // bookLengthMax, when a solver slot is free at once; the cache keeps what
 // it found (or how long it tried) for the next requests, under the key
 // bookLengthKey. Three plies into the certificate a length takes about
-// 0.3 s; two plies in, 2.5-3.5 s with a fastest first move (a request
-// with a budget of 12-20 s: the proof is made again on a cold table
-// first); one ply in (a lost position: the slowest loss), beyond any
-// budget it could be given.
+// 0.3 s; two plies into another opening, 3-16 s with a fastest first move
+// (a request with a budget of 12-20 s or more: the proof is made again on
+// a cold table first); one ply in, beyond any budget it could be given.
 const (
 	bookLengthPieces = 2
 	bookLengthDiv    = 4
@@ -93,17 +100,31 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 // answers without it).
 func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res polyomino.Result, allMoves bool, budget time.Duration) PolyominoAnswer {
 	a := bookAnswerOf(res, pos)
-	if sc := pos.Scores(); pos.Game().Config().EndRule != polyomino.NormalPlay || res.Over || sc[0]+sc[1] < bookLengthPieces {
+	if pos.Game().Config().EndRule != polyomino.NormalPlay || res.Over {
 		return a
+	}
+	known, _ := bookLength(pos, res)
+	if sc := pos.Scores(); sc[0]+sc[1] < bookLengthPieces {
+		return withBookLength(a, known, pos)
 	}
 	key := bookLengthKey(pos, allMoves)
 	var kept PolyominoAnswer // canonical: the lengths found, and how long a search tried
 	raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key)
 	if err != nil {
-		return a // what the cache holds is unknown: it may hold the length
+		return withBookLength(a, known, pos) // what the cache holds is unknown: it may hold more
 	}
 	if ok && (json.Unmarshal(raw, &kept) != nil || kept.Outcome != a.Outcome) {
 		kept = PolyominoAnswer{}
+	}
+	if known.Plies != nil && known.PerfectFirst {
+		// The book's lengths file: no search (with all_moves, the plies
+		// of the moves it does not know would take minutes two plies
+		// into an opening); what the cache knows of them is added.
+		return withBookLength(a, withMovePlies(known, kept), pos)
+	}
+	if kept.Plies == nil && known.Plies != nil {
+		known.LengthTriedNs = kept.LengthTriedNs
+		kept = known
 	}
 	d := max(p.search.minLengthTime(), budget/bookLengthDiv)
 	if allMoves {
@@ -147,6 +168,58 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	}
 	a = withBookLength(a, found, pos)
 	a.SpentNs, a.SpentNodes = int64(spent), nodes
+	return a
+}
+
+// bookLength is what the book's files with plies say of the length of
+// the game from pos (book.Book.LengthOf; res is the book's result for it)
+// as an answer in the canonical frame, the form withBookLength takes: the
+// position's plies, a move of perfect play first among the best moves
+// (PerfectFirst), and the plies of the moves the book knows them of.
+// (bookLengthKey's cache entries are answers of this form.)
+func bookLength(pos *polyomino.Position, res polyomino.Result) (PolyominoAnswer, bool) {
+	b, ok := book.EmbeddedLoaded()
+	if !ok {
+		return PolyominoAnswer{}, false
+	}
+	l, ok := b.LengthOf(pos)
+	if !ok {
+		return PolyominoAnswer{}, false
+	}
+	canon := pos.Frame().ToCanonical
+	found := answerOf(res, canon)
+	found.Nodes, found.ElapsedNs = 0, 0
+	found.Plies = &l.Plies
+	for i, mr := range res.Moves {
+		if n, ok := l.After[mr.Move.String()]; ok && mr.Proven {
+			found.Moves[i].Plies = &n
+		}
+	}
+	if len(l.Perfect) > 0 {
+		found.BestMoves = []string{canon(l.Perfect[0]).String()}
+		found.PerfectFirst = true
+	}
+	return found, true
+}
+
+// withMovePlies is a, a canonical answer with the position's plies, with
+// the plies of its moves that other (an answer of the same position in
+// the same frame, with the same plies) knows and a does not.
+func withMovePlies(a, other PolyominoAnswer) PolyominoAnswer {
+	if other.Plies == nil || *other.Plies != *a.Plies || len(other.Moves) == 0 {
+		return a
+	}
+	plies := make(map[string]*int, len(other.Moves))
+	for _, m := range other.Moves {
+		if m.Proven && m.Plies != nil {
+			plies[m.Move+"|"+m.Outcome] = m.Plies
+		}
+	}
+	for i, m := range a.Moves {
+		if n := plies[m.Move+"|"+m.Outcome]; m.Proven && m.Plies == nil && n != nil {
+			a.Moves[i].Plies = n
+		}
+	}
 	return a
 }
 

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,8 +69,8 @@ func TestFromBookTakesOnlyLengths(t *testing.T) {
 	}
 }
 
-// TestBookAnswerLedByFastestWin: two plies into the certificate after
-// F:d1,e1,e2,f2,e3 the book's reply is not a fastest win; the length
+// TestBookAnswerLedByFastestWin: two plies into the long-L opening after
+// F:b1,c1,c2,d2,c3 the book's reply is not a fastest win; the length
 // search's fastest win leads the answer's best moves (the book's reply
 // after it), with perfect_first, and with all_moves its row says it wins
 // in plies - 1; the book's lists keep their moves.
@@ -77,7 +78,7 @@ func TestBookAnswerLedByFastestWin(t *testing.T) {
 	if _, err := book.Embedded(); err != nil {
 		t.Fatal(err)
 	}
-	pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:d1,e1,e2,f2,e3")}.position()
+	pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c4,d4,e4,f4,c5 F:b1,c1,c2,d2,c3")}.position()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,5 +113,35 @@ func TestBookAnswerLedByFastestWin(t *testing.T) {
 				t.Fatalf("moves[0] %+v, want %s winning in %d", m, fastest, l.Plies-1)
 			}
 		}
+	}
+}
+
+// TestWithMovePlies: the book's length takes the moves' plies a cached
+// answer of the same length knows, never those of another length, and
+// keeps its own.
+func TestWithMovePlies(t *testing.T) {
+	n := func(v int) *int { return &v }
+	a := func(plies int, moves ...PolyominoMove) PolyominoAnswer {
+		return PolyominoAnswer{Plies: n(plies), Moves: moves}
+	}
+	known := a(7, PolyominoMove{Move: "A", Outcome: "win", Proven: true, Plies: n(6)}, PolyominoMove{Move: "B", Outcome: "win", Proven: true},
+		PolyominoMove{Move: "C", Outcome: "loss", Proven: true}, PolyominoMove{Move: "D", Outcome: "unknown"})
+	kept := a(7, PolyominoMove{Move: "A", Outcome: "win", Proven: true, Plies: n(4)}, PolyominoMove{Move: "B", Outcome: "win", Proven: true, Plies: n(8)},
+		PolyominoMove{Move: "C", Outcome: "win", Proven: true, Plies: n(2)}, PolyominoMove{Move: "D", Outcome: "unknown", Plies: n(2)})
+	clone := func(x PolyominoAnswer) PolyominoAnswer {
+		x.Moves = slices.Clone(x.Moves)
+		return x
+	}
+	got := withMovePlies(clone(known), kept)
+	want := []*int{n(6), n(8), nil, nil} // A its own, B the kept one's, C of another outcome, D unproven
+	for i, m := range got.Moves {
+		if (m.Plies == nil) != (want[i] == nil) || m.Plies != nil && *m.Plies != *want[i] {
+			t.Errorf("%s: plies %v, want %v", m.Move, m.Plies, want[i])
+		}
+	}
+	other := kept
+	other.Plies = n(9)
+	if got := withMovePlies(clone(known), other); got.Moves[1].Plies != nil {
+		t.Errorf("B took plies from an answer of another length")
 	}
 }

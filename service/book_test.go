@@ -247,22 +247,124 @@ func TestBookAnswersGetPlies(t *testing.T) {
 		t.Errorf("a short budget: %v then %v of length search, plies %v then %v",
 			time.Duration(first.SpentNs), time.Duration(again.SpentNs), first.Plies, again.Plies)
 	}
-	// Two plies in, the search is tried (it takes seconds: with this
-	// budget it may fail).
-	two, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:c1,d1,d2,e2,d3"), BudgetMs: 1000})
+	// Two plies in, after a position the lengths file does not cover
+	// (the long-L opening's), the search is tried (it takes seconds: with
+	// this budget it may fail).
+	two, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c4,d4,e4,f4,c5 F:c1,d1,d2,e2,d3"), BudgetMs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if two.Source != service.SourceBook || two.SpentNs == 0 {
 		t.Errorf("two plies in: source %s, %v of length search", two.Source, time.Duration(two.SpentNs))
 	}
-	// The empty board, one ply from the start or fewer: beyond any
-	// budget, not searched.
+	// The empty board: beyond any budget, not searched (one ply in, see
+	// TestBookLengths).
 	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", BudgetMs: 20_000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Source != service.SourceBook || a.Plies != nil || a.SpentNs != 0 {
 		t.Errorf("empty board: source %s, plies %v, %v of length search", a.Source, a.Plies, time.Duration(a.SpentNs))
+	}
+}
+
+// TestBookLengths: the book's lengths file (lengths-certificate.txt)
+// answers one and two plies into the certificate with the game's length
+// at once, whatever the budget, in any orientation of the board: one ply
+// in the position lasts one ply more than the slowest reply's, a slowest
+// reply first; two plies in as the file says, its fastest third move
+// first; after that move one ply less.
+func TestBookLengths(t *testing.T) {
+	if _, err := book.Embedded(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := book.Parse(book.Files()["lengths-certificate.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || !slices.Equal(f.Sections[0].Moves, []string{"L:c5,d5,e5,f5,c6"}) || len(f.Sections[0].Lines) != 1189 {
+		t.Fatalf("lengths file: %d sections", len(f.Sections))
+	}
+	lines := f.Sections[0].Lines
+	after := map[string]int{}
+	most := 0
+	for _, l := range lines {
+		if l.Plies == nil || l.Wins || l.Reply == "" {
+			t.Fatalf("line %+v", l)
+		}
+		after[l.Move] = *l.Plies
+		most = max(most, *l.Plies)
+	}
+	p := service.NewPolyomino(bookSearcher())
+	ctx := context.Background()
+	analyze := func(moves string, all bool) service.PolyominoAnswer {
+		t.Helper()
+		a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(moves), AllMoves: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Source != service.SourceBook || a.Plies == nil || a.SpentNs != 0 {
+			t.Fatalf("%q: source %s, plies %v, %v of length search", moves, a.Source, a.Plies, time.Duration(a.SpentNs))
+		}
+		return a
+	}
+	for _, all := range []bool{false, true} {
+		a := analyze("L:c5,d5,e5,f5,c6", all)
+		if a.Outcome != "loss" || *a.Plies != 1+most || !a.PerfectFirst || after[a.BestMoves[0]] != most {
+			t.Fatalf("one ply in (all_moves %v): %s in %d plies, perfect first %v %s (%d plies after it); want %d", all, a.Outcome, *a.Plies, a.PerfectFirst, a.BestMoves[0], after[a.BestMoves[0]], 1+most)
+		}
+		for i, m := range a.Moves {
+			if m.Plies == nil || *m.Plies != after[m.Move] || i > 0 && *m.Plies > *a.Moves[i-1].Plies {
+				t.Fatalf("moves[%d] %+v: want %d plies, the slowest first", i, m, after[m.Move])
+			}
+		}
+		if all && len(a.Moves) != len(lines) {
+			t.Fatalf("%d moves", len(a.Moves))
+		}
+	}
+	// The first move mirrored left to right.
+	if a := analyze("L:c5,d5,e5,f5,f6", false); *a.Plies != 1+most {
+		t.Fatalf("mirrored: %d plies", *a.Plies)
+	}
+	for i := 0; i < len(lines); i += 397 {
+		l := lines[i]
+		moves := "L:c5,d5,e5,f5,c6 " + l.Move
+		a := analyze(moves, i%2 == 1)
+		if a.Outcome != "win" || *a.Plies != *l.Plies || !a.PerfectFirst || a.BestMoves[0] != l.Reply {
+			t.Fatalf("%s: %s in %d plies, perfect first %v %v; want %d, %s first", moves, a.Outcome, *a.Plies, a.PerfectFirst, a.BestMoves, *l.Plies, l.Reply)
+		}
+		if i%2 == 1 && (a.Moves[0].Move != l.Reply || a.Moves[0].Plies == nil || *a.Moves[0].Plies != *l.Plies-1) {
+			t.Fatalf("%s: moves[0] %+v, want %s with %d plies after it", moves, a.Moves[0], l.Reply, *l.Plies-1)
+		}
+		if a := analyze(moves+" "+l.Reply, false); a.Outcome != "loss" || *a.Plies != *l.Plies-1 {
+			t.Fatalf("%s %s: %s in %d plies", moves, l.Reply, a.Outcome, *a.Plies)
+		}
+	}
+	// Mirrored left to right (column x -> 7-x).
+	mirror := func(m string) string {
+		mv, err := polyomino.ParseMove(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range mv.Cells {
+			mv.Cells[i].X = 7 - mv.Cells[i].X
+		}
+		return mv.String()
+	}
+	l := lines[0]
+	a := analyze(mirror("L:c5,d5,e5,f5,c6")+" "+mirror(l.Move), false)
+	if *a.Plies != *l.Plies || !a.PerfectFirst || a.BestMoves[0] != mirror(l.Reply) {
+		t.Fatalf("mirrored: %d plies, perfect first %v %v; want %d, %s first", *a.Plies, a.PerfectFirst, a.BestMoves, *l.Plies, mirror(l.Reply))
+	}
+	// With all_moves and a budget a length search could use, two plies
+	// in: the book's length, and no search for the moves' own plies.
+	long := service.NewPolyomino(searcherWithBudget(time.Minute))
+	moves := strings.Fields("L:c5,d5,e5,f5,c6 " + lines[1].Move)
+	a, err = long.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: moves, AllMoves: true, BudgetMs: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != service.SourceBook || a.Plies == nil || *a.Plies != *lines[1].Plies || !a.PerfectFirst || a.SpentNs != 0 {
+		t.Fatalf("%v, all_moves, 20 s: source %s, plies %v, perfect first %v, %v of length search", moves, a.Source, a.Plies, a.PerfectFirst, time.Duration(a.SpentNs))
 	}
 }
