@@ -17,8 +17,9 @@ import (
 // files are the book's files: certificate.txt (the empty-board proof),
 // longl.txt (the long-L opening, every reply), openings.txt (the
 // classified first moves), refutation-<class>.txt (the losing first moves
-// refuted), and replies/replies-<class>.txt (every reply to a winning first
-// move, each with a winning third move).
+// refuted), lengths-certificate.txt (the certificate's replies with their
+// plies and a fastest third move), and replies/replies-<class>.txt (every
+// reply to a winning first move, each with a winning third move).
 //
 //go:embed data/*.txt data/replies/*.txt
 var files embed.FS
