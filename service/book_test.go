@@ -247,10 +247,11 @@ func TestBookAnswersGetPlies(t *testing.T) {
 		t.Errorf("a short budget: %v then %v of length search, plies %v then %v",
 			time.Duration(first.SpentNs), time.Duration(again.SpentNs), first.Plies, again.Plies)
 	}
-	// Two plies in, after a position the lengths file does not cover
-	// (the long-L opening's), the search is tried (it takes seconds: with
-	// this budget it may fail).
-	two, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c4,d4,e4,f4,c5 F:c1,d1,d2,e2,d3"), BudgetMs: 1000})
+	// Two plies in, after a position no lengths file covers (a reply to
+	// the winning opening L:b3,c3,d3,e3,b4, of a lazily indexed reply
+	// file), the search is tried (it takes seconds: with this budget it
+	// may fail).
+	two, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:b3,c3,d3,e3,b4 F:e1,f1,f2,g2,f3"), BudgetMs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,59 +151,97 @@ func TestLengthsDisagree(t *testing.T) {
 	}
 }
 
-// TestEmbeddedLengths: the lengths file has a line with plies and a reply
-// for every class of replies of the certificate; one ply in, the book's
-// length is the slowest reply's plus one, the slowest replies its perfect
-// moves; the cheapest line's plies, and its reply's, are found again by
-// the length search.
+// TestEmbeddedLengths: each lengths file (lengths-<name>.txt) is the
+// section of a position of another book file again, its losing lines each
+// with plies and a reply: lengths-certificate.txt every class of replies
+// of the certificate, so that one ply in the book's length is the slowest
+// reply's plus one, the slowest replies its perfect moves;
+// lengths-longl.txt the long-L opening's losing replies only, so that the
+// book knows each reply's length but not the opening's. Each file's
+// cheapest line's plies, and its reply's, are found again by the length
+// search.
 func TestEmbeddedLengths(t *testing.T) {
-	f, err := Parse(Files()["lengths-certificate.txt"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := Parse(EmbeddedCertificate())
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := cert.Sections[0].Lines[0].Move
-	want := cert.Section([]string{first})
-	if len(f.Sections) != 1 || !slices.Equal(f.Sections[0].Moves, want.Moves) || len(f.Sections[0].Lines) != len(want.Lines) {
-		t.Fatalf("%d sections; want one of %d lines after %s", len(f.Sections), len(want.Lines), first)
-	}
-	lines := f.Sections[0].Lines
-	most, cheapest := 0, 0
-	for i, l := range lines {
-		if l.Move != want.Lines[i].Move || l.Class != want.Lines[i].Class || l.Wins || l.Reply == "" || l.Plies == nil {
-			t.Fatalf("line %d: %+v; the certificate's %+v", i, l, want.Lines[i])
-		}
-		most = max(most, *l.Plies)
-		if l.Elapsed < lines[cheapest].Elapsed {
-			cheapest = i
-		}
+	sources := map[string]struct {
+		file     string // the book file whose section it repeats
+		complete bool   // every class: the position's length is known
+	}{
+		"lengths-certificate.txt": {"certificate.txt", true},
+		"lengths-longl.txt":       {"longl.txt", false},
 	}
 	b := embeddedBook(t)
-	pos := mustPosition(t, want.Moves)
-	l, ok := b.LengthOf(pos)
-	if !ok || l.Plies != most+1 || len(l.After) != pos.LegalMoveCount() || len(l.Perfect) == 0 {
-		t.Fatalf("one ply in: %d plies (known %v), %d perfect moves, %d moves with plies; want %d", l.Plies, ok, len(l.Perfect), len(l.After), most+1)
-	}
-	for _, m := range l.Perfect {
-		if l.After[m.String()] != most {
-			t.Fatalf("perfect move %s: %d plies after it, want %d", m, l.After[m.String()], most)
-		}
-	}
-	if testing.Short() {
-		t.Skip("length searches")
-	}
 	tt := polyomino.NewTable(64)
 	defer tt.Release()
-	c := lines[cheapest]
-	moves := append(slices.Clone(want.Moves), c.Move)
-	if got, _ := lengthOf(t, moves, tt); got != *c.Plies {
-		t.Fatalf("%v: %d plies, the file says %d", moves, got, *c.Plies)
+	found := 0
+	for name, data := range Files() {
+		if !strings.HasPrefix(name, "lengths-") {
+			continue
+		}
+		found++
+		src, ok := sources[name]
+		if !ok {
+			t.Fatalf("%s: a lengths file the test does not know", name)
+		}
+		f, err := Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		of, err := Parse(Files()[src.file])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Sections) != 1 || len(f.Sections[0].Lines) == 0 {
+			t.Fatalf("%s: %d sections", name, len(f.Sections))
+		}
+		sec := f.Sections[0]
+		want := of.Section(sec.Moves)
+		if want == nil {
+			t.Fatalf("%s: %s has no section after %v", name, src.file, sec.Moves)
+		}
+		lines := sec.Lines
+		of2 := map[string]Line{}
+		for _, l := range want.Lines {
+			of2[l.Move] = l
+		}
+		most, cheapest := 0, 0
+		for i, l := range lines {
+			if w, ok := of2[l.Move]; !ok || l.Class != w.Class || l.Wins || w.Wins || l.Reply == "" || l.Plies == nil {
+				t.Fatalf("%s: line %d: %+v; %s has %+v", name, i, l, src.file, w)
+			}
+			most = max(most, *l.Plies)
+			if l.Elapsed < lines[cheapest].Elapsed {
+				cheapest = i
+			}
+		}
+		pos := mustPosition(t, sec.Moves)
+		l, ok := b.LengthOf(pos)
+		if src.complete != (len(lines) == len(want.Lines)) || ok != src.complete {
+			t.Fatalf("%s: %d of %d lines, the position's length known: %v", name, len(lines), len(want.Lines), ok)
+		}
+		if ok && (l.Plies != most+1 || len(l.After) != pos.LegalMoveCount() || len(l.Perfect) == 0) {
+			t.Fatalf("%s: one ply in: %d plies, %d perfect moves, %d moves with plies; want %d", name, l.Plies, len(l.Perfect), len(l.After), most+1)
+		}
+		for _, m := range l.Perfect {
+			if l.After[m.String()] != most {
+				t.Fatalf("%s: perfect move %s: %d plies after it, want %d", name, m, l.After[m.String()], most)
+			}
+		}
+		c := lines[cheapest]
+		moves := append(slices.Clone(sec.Moves), c.Move)
+		if bl, ok := b.LengthOf(mustPosition(t, moves)); !ok || bl.Plies != *c.Plies {
+			t.Fatalf("%s: %v: book length %+v (%v), want %d", name, moves, bl, ok, *c.Plies)
+		}
+		if testing.Short() {
+			continue
+		}
+		if got, _ := lengthOf(t, moves, tt); got != *c.Plies {
+			t.Fatalf("%s: %v: %d plies, the file says %d", name, moves, got, *c.Plies)
+		}
+		if got, _ := lengthOf(t, append(moves, c.Reply), tt); got != *c.Plies-1 {
+			t.Fatalf("%s: %v %s: %d plies, want %d", name, moves, c.Reply, got, *c.Plies-1)
+		}
 	}
-	if got, _ := lengthOf(t, append(moves, c.Reply), tt); got != *c.Plies-1 {
-		t.Fatalf("%v %s: %d plies, want %d", moves, c.Reply, got, *c.Plies-1)
+	if found == 0 {
+		t.Fatal("no lengths file")
 	}
 }
 
