@@ -146,3 +146,61 @@ func TestWithMovePlies(t *testing.T) {
 		t.Errorf("B took plies from an answer of another length")
 	}
 }
+
+// TestFromBookAddsCachedMovePlies: two plies into the certificate with
+// all_moves, the book's lengths answer at once, with the plies of moves a
+// cached answer of the same length knows (a search before the lengths
+// file, say) and the book does not: after F:d1,e1,e2,f2,e3 the
+// certificate's reply P:f6,g6,e7,f7,g7 is a proven win, but not the
+// lengths file's fastest one.
+func TestFromBookAddsCachedMovePlies(t *testing.T) {
+	if _, err := book.Embedded(); err != nil {
+		t.Fatal(err)
+	}
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	ctx := context.Background()
+	pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:d1,e1,e2,f2,e3")}.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := bookResult(pos, true, true)
+	if !ok {
+		t.Fatal("not in the book")
+	}
+	known, ok := bookLength(pos, res)
+	if !ok || !known.PerfectFirst {
+		t.Fatalf("the lengths file does not know %v", pos)
+	}
+	count := func(a PolyominoAnswer) int {
+		n := 0
+		for _, m := range a.Moves {
+			if m.Plies != nil {
+				n++
+			}
+		}
+		return n
+	}
+	before := p.fromBook(ctx, pos, res, true, 20*time.Second)
+	if before.Plies == nil || *before.Plies != *known.Plies || before.SpentNs != 0 || count(before) != count(known) {
+		t.Fatalf("plies %v, %d moves with plies, %v searched; want %d, %d", before.Plies, count(before), time.Duration(before.SpentNs), *known.Plies, count(known))
+	}
+	kept := known
+	kept.Moves = slices.Clone(known.Moves)
+	i := slices.IndexFunc(kept.Moves, func(m PolyominoMove) bool { return m.Proven && m.Plies == nil })
+	if i < 0 {
+		t.Fatal("every move has its plies")
+	}
+	n := 8
+	kept.Moves[i].Plies = &n
+	raw, _ := json.Marshal(kept)
+	if err := c.Set(ctx, bookLengthKey(pos, true), raw, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	after := p.fromBook(ctx, pos, res, true, 20*time.Second)
+	if count(after) != count(known)+1 || after.SpentNs != 0 {
+		t.Fatalf("%d moves with plies, %v searched; want %d", count(after), time.Duration(after.SpentNs), count(known)+1)
+	}
+}
