@@ -17,8 +17,9 @@ import (
 // files are the book's files: certificate.txt (the empty-board proof),
 // longl.txt (the long-L opening, every reply), openings.txt (the
 // classified first moves), refutation-<class>.txt (the losing first moves
-// refuted), lengths-certificate.txt (the certificate's replies with their
-// plies and a fastest third move), and replies/replies-<class>.txt (every
+// refuted), lengths-certificate.txt and lengths-longl.txt (the
+// certificate's replies, and most of the long-L opening's losing ones, with
+// their plies and a fastest third move), and replies/replies-<class>.txt (every
 // reply to a winning first move, each with a winning third move).
 //
 //go:embed data/*.txt data/replies/*.txt

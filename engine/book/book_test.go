@@ -128,11 +128,12 @@ func TestLongL(t *testing.T) {
 		t.Fatalf("%d of %d replies proven", proven, pos.LegalMoveCount())
 	}
 	// After a winning reply the first player is lost; after a losing one
-	// the book has his winning move.
+	// the book has his winning move (and, from lengths-longl.txt, a
+	// fastest one when that is another).
 	if res, _ := lookup(t, b, "L:c4,d4,e4,f4,c5 I:c8,d8,e8,f8,g8"); res.Outcome != polyomino.Loss {
 		t.Fatalf("after I:c8,d8,e8,f8,g8: %s", res.Outcome)
 	}
-	if res, _ := lookup(t, b, "L:c4,d4,e4,f4,c5 F:a1,b1,b2,c2,b3"); res.Outcome != polyomino.Win || len(res.BestMoves) != 1 {
+	if res, _ := lookup(t, b, "L:c4,d4,e4,f4,c5 F:a1,b1,b2,c2,b3"); res.Outcome != polyomino.Win || len(res.BestMoves) == 0 || len(res.BestMoves) > 2 {
 		t.Fatalf("after F:a1,b1,b2,c2,b3: %s %v", res.Outcome, moveStrings(res.BestMoves))
 	}
 }
