@@ -13,18 +13,25 @@ import (
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
-// Tests from a review of the book's lengths: a kept entry lends its
-// lengths only, never its lists of moves (an entry cut to one best move
-// made the answer claim best_complete with 1 of 373), and one search per
-// position runs at a time.
-func TestFromBookTakesOnlyLengths(t *testing.T) {
+// bookPolyomino is a Polyomino with a budget of a minute and its memory
+// cache, the embedded book loaded.
+func bookPolyomino(t *testing.T) (*Polyomino, cache.Cache) {
+	t.Helper()
 	if _, err := book.Embedded(); err != nil {
 		t.Fatal(err)
 	}
 	c := cache.NewMemory(1<<24, time.Minute)
 	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
 		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
-	p := NewPolyomino(s)
+	return NewPolyomino(s), c
+}
+
+// Tests from a review of the book's lengths: a kept entry lends its
+// lengths only, never its lists of moves (an entry cut to one best move
+// made the answer claim best_complete with 1 of 373), and one search per
+// position runs at a time.
+func TestFromBookTakesOnlyLengths(t *testing.T) {
+	p, c := bookPolyomino(t)
 	position := func(line string) (*polyomino.Position, polyomino.Result) {
 		pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields(line)}.position()
 		if err != nil {
@@ -154,13 +161,7 @@ func TestWithMovePlies(t *testing.T) {
 // certificate's reply P:f6,g6,e7,f7,g7 is a proven win, but not the
 // lengths file's fastest one.
 func TestFromBookAddsCachedMovePlies(t *testing.T) {
-	if _, err := book.Embedded(); err != nil {
-		t.Fatal(err)
-	}
-	c := cache.NewMemory(1<<24, time.Minute)
-	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
-		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
-	p := NewPolyomino(s)
+	p, c := bookPolyomino(t)
 	ctx := context.Background()
 	pos, err := PolyominoQuery{Game: "pentominoes", Moves: strings.Fields("L:c5,d5,e5,f5,c6 F:d1,e1,e2,f2,e3")}.position()
 	if err != nil {
