@@ -481,6 +481,7 @@ func (b *Book) addSection(s Section) error {
 	}
 	e := b.at(pos)
 	covered := map[int]bool{}
+	var lineClass []int // the class of each line, as they are read
 	// The lines' plies: with every class covered, the position's length.
 	allPlies, wins := true, false
 	best := map[bool]int{true: -1, false: -1} // by l.Wins: the least plies of a win, the most of a loss
@@ -506,6 +507,7 @@ func (b *Book) addSection(s Section) error {
 			return fmt.Errorf("move %s: class of %d moves, the file says %d", l.Move, len(classes[ci]), l.Class)
 		}
 		covered[ci] = true
+		lineClass = append(lineClass, ci)
 		for _, x := range classes[ci] {
 			c := canon[x.String()]
 			if l.Wins {
@@ -569,12 +571,11 @@ func (b *Book) addSection(s Section) error {
 			if err := e.setPlies(1 + best[wins]); err != nil {
 				return err
 			}
-			for _, l := range s.Lines {
+			for i, l := range s.Lines {
 				if l.Wins != wins || *l.Plies != best[wins] {
 					continue
 				}
-				m, _ := polyomino.ParseMove(l.Move) // parsed above
-				for _, x := range classes[classOf[m.String()]] {
+				for _, x := range classes[lineClass[i]] {
 					e.perfect = e.perfect.add(canon[x.String()])
 				}
 			}
