@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -119,6 +121,9 @@ func TestProblems(t *testing.T) {
 		{"nested key twice", "POST", "/test/echo", js, `{"tags":["x"],"inner":{"depth":1,"depth":2}}`, 400, "/problems/validation", "inner.depth", "given twice"},
 		{"trailing data", "POST", "/test/echo", js, `{"name":"a"} {"name":"b"}`, 400, "/problems/malformed-json", "", "after the JSON object"},
 		{"trailing garbage", "POST", "/test/echo", js, `{"name":"a"}x`, 400, "/problems/malformed-json", "", "after the JSON object"},
+		{"invalid UTF-8", "POST", "/test/echo", js, "{\"name\":\"a\xffb\"}", 400, "/problems/malformed-json", "", "not valid UTF-8: byte 0xFF at offset 10"},
+		{"lone high surrogate", "POST", "/test/echo", js, `{"name":"\ud800x"}`, 400, "/problems/malformed-json", "", `\ud800 is half of a surrogate pair`},
+		{"lone low surrogate", "POST", "/test/echo", js, `{"name":"\udc00"}`, 400, "/problems/malformed-json", "", `\udc00 is the second half`},
 		{"oversized body", "POST", "/test/echo", js, `{"name":"` + strings.Repeat("a", 4096) + `"}`, 413, "/problems/body-too-large", "", "limit is 2048"},
 		{"wrong content type", "POST", "/test/echo", "text/plain", `{}`, 415, "/problems/unsupported-media", "", `got Content-Type "text/plain"`},
 		{"no content type", "POST", "/test/echo", "", `{}`, 415, "/problems/unsupported-media", "", "got no Content-Type"},
@@ -504,5 +509,33 @@ func TestClipQuoted(t *testing.T) {
 	}
 	if got := clip(long); got != strings.Repeat("é", 32)+"…(200 bytes)" {
 		t.Errorf("clip = %q", got)
+	}
+}
+
+// TestStalledBody: a client that sends part of its body and stalls gets,
+// once the server's read timeout passes, a 408 problem that does not show
+// the server's addresses (a black-box review found a 400 quoting them).
+func TestStalledBody(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	srv := httptest.NewUnstartedServer(r)
+	srv.Config.ReadTimeout = 300 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /test/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":")
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "/problems/request-timeout") ||
+		strings.Contains(string(body), "127.0.0.1") || !resp.Close {
+		t.Errorf("status %d, close %t, body %s", resp.StatusCode, resp.Close, body)
 	}
 }

@@ -27,6 +27,13 @@ func decodeJSON(c *gin.Context, dst any) bool {
 		writeProblem(c, newProblem(c, "body-too-large", fmt.Sprintf("the request body exceeds %d bytes", tooLarge.Limit)))
 		return false
 	}
+	if errors.Is(err, service.ErrBodyTimeout) {
+		// The connection is closed after the answer: the rest of the body
+		// may still arrive.
+		c.Header("Connection", "close")
+		writeProblem(c, newProblem(c, "request-timeout", err.Error()))
+		return false
+	}
 	var fe *service.DecodeFieldError
 	if errors.As(err, &fe) {
 		fail(c, service.Invalid(fe.Field, nil, "%s", fe.Msg))

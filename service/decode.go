@@ -6,11 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
+
+// ErrBodyTimeout is DecodeStrict's error when the body did not arrive
+// within the server's read timeout (a client that stalls mid-body).
+var ErrBodyTimeout = errors.New("the request body did not arrive in time: send it whole, at once")
+
+// errBodyRead is DecodeStrict's error when the connection failed while
+// the body was read; the reader's own message would show the server's
+// addresses.
+var errBodyRead = errors.New("the request body could not be read: the connection failed")
+
+// utf8BOM is the byte-order mark some editors write first; RFC 8259 lets
+// a parser ignore it, and DecodeStrict does.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // DecodeFieldError is a decoding error that belongs to one field (a dotted
 // path such as "request.width").
@@ -23,13 +38,19 @@ func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
 // "Rules" for "rules"), every field of the right type, nothing after it.
 // A null value stands for an absent field (as encoding/json takes it:
 // clients that write null for "not set" are served). A field's fault is a *DecodeFieldError; a body over its limit
-// is the reader's *http.MaxBytesError; anything else is an error whose
-// message says what is wrong with the JSON.
+// is the reader's *http.MaxBytesError; a body that stalled past the read
+// timeout is ErrBodyTimeout; anything else is an error whose message says
+// what is wrong with the JSON. The body must be UTF-8 (encoding/json alone
+// would turn invalid bytes and lone surrogate escapes into U+FFFD and
+// accept them); a leading byte-order mark is skipped.
 func DecodeStrict(r io.Reader, dst any) error {
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(&bomSkipper{r: r})
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
 		return explainDecodeError(err, dst)
+	}
+	if err := checkUTF8(raw, dec.InputOffset()-int64(len(raw))); err != nil {
+		return err
 	}
 	var extra json.RawMessage
 	switch err := dec.Decode(&extra); {
@@ -290,15 +311,28 @@ func explainDecodeError(err error, dst any) error {
 		tooLarge  *http.MaxBytesError
 		invalidUE *json.InvalidUnmarshalError
 	)
+	var netErr net.Error
 	switch {
 	case errors.As(err, &tooLarge):
 		return err
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return ErrBodyTimeout
+	case errors.As(err, &netErr), errors.Is(err, io.ErrClosedPipe), errors.Is(err, net.ErrClosed):
+		return errBodyRead
 	case errors.Is(err, io.EOF):
 		return errors.New("the request body is empty: expected a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("the JSON ends too early: an object, array or string is not closed")
 	case errors.As(err, &syntax):
-		return fmt.Errorf("malformed JSON at byte %d: %s", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+		msg := strings.TrimPrefix(syntax.Error(), "json: ")
+		// encoding/json shows a byte as the character of its value:
+		// 0xEF, the first of a byte-order mark, as 'ï'.
+		if q, ok := strings.CutPrefix(msg, "invalid character '"); ok {
+			if r, n := utf8.DecodeRuneInString(q); r >= 0x80 && r <= 0xFF && strings.HasPrefix(q[n:], "'") {
+				msg += fmt.Sprintf(" (byte 0x%02X: the body must be JSON text in UTF-8)", r)
+			}
+		}
+		return fmt.Errorf("malformed JSON at byte %d: %s", syntax.Offset, msg)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return fmt.Errorf("the request body must be a JSON object, not %s", article(typeErr.Value))
@@ -318,6 +352,109 @@ func explainDecodeError(err error, dst any) error {
 		panic(err) // a programming error, not the client's
 	}
 	return fmt.Errorf("malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// bomSkipper reads r without a leading UTF-8 byte-order mark.
+type bomSkipper struct {
+	r    io.Reader
+	head []byte // the first bytes read, while fewer than three
+	done bool   // the mark is skipped, or known absent
+}
+
+func (b *bomSkipper) Read(p []byte) (int, error) {
+	for !b.done {
+		var buf [3]byte
+		n, err := b.r.Read(buf[:3-len(b.head)])
+		b.head = append(b.head, buf[:n]...)
+		switch {
+		case len(b.head) == 3 || !bytes.HasPrefix(utf8BOM, b.head) || err != nil:
+			b.done = true
+			if bytes.Equal(b.head, utf8BOM) {
+				b.head = nil
+			}
+			if len(b.head) == 0 && err != nil {
+				return 0, err
+			}
+		}
+	}
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	return b.r.Read(p)
+}
+
+// checkUTF8 refuses a JSON text that is not UTF-8, or whose strings
+// escape half of a surrogate pair (\ud800 alone names no character);
+// offset is raw's position in the body, for the message.
+func checkUTF8(raw []byte, offset int64) error {
+	if !utf8.Valid(raw) {
+		i := 0
+		for i < len(raw) {
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return fmt.Errorf("the body is not valid UTF-8: byte 0x%02X at offset %d (JSON bodies are UTF-8)", raw[i], offset+int64(i))
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(raw):
+			if raw[i+1] != 'u' {
+				i++ // an escaped character, perhaps a quote
+				continue
+			}
+			u, ok := hex4(raw[i+2:])
+			if !ok {
+				continue // a syntax error, already refused
+			}
+			switch {
+			case u >= 0xD800 && u < 0xDC00:
+				next, ok := uint32(0), len(raw) > i+7 && raw[i+6] == '\\' && raw[i+7] == 'u'
+				if ok {
+					next, ok = hex4(raw[i+8:])
+				}
+				if !ok || next < 0xDC00 || next >= 0xE000 {
+					return fmt.Errorf("malformed JSON at byte %d: \\u%04x is half of a surrogate pair, without its second half (strings must be valid Unicode)", offset+int64(i), u)
+				}
+				i += 11
+			case u >= 0xDC00 && u < 0xE000:
+				return fmt.Errorf("malformed JSON at byte %d: \\u%04x is the second half of a surrogate pair, without its first (strings must be valid Unicode)", offset+int64(i), u)
+			default:
+				i += 5
+			}
+		}
+	}
+	return nil
+}
+
+// hex4 reads four hexadecimal digits.
+func hex4(b []byte) (uint32, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var u uint32
+	for _, c := range b[:4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint32(d)
+	}
+	return u, true
 }
 
 // jsonKind names the JSON type a Go type is decoded from.

@@ -1,0 +1,112 @@
+package service
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+)
+
+type decodeTarget struct {
+	Name string   `json:"name"`
+	Tags []string `json:"tags"`
+}
+
+// TestDecodeStrictText: the body's text. A byte-order mark is skipped
+// (however the reader splits it), invalid UTF-8 and lone surrogate escapes
+// are refused with their offset, escaped backslashes and whole surrogate
+// pairs pass.
+func TestDecodeStrictText(t *testing.T) {
+	bom := "\xEF\xBB\xBF"
+	tests := []struct {
+		name, body string
+		want       string // the decoded name, when err is ""
+		err        string
+	}{
+		{"byte-order mark", bom + `{"name":"a"}`, "a", ""},
+		{"mark then space", bom + ` {"name":"b"}`, "b", ""},
+		{"half a mark", "\xEF\xBB" + `{"name":"a"}`, "", "malformed JSON at byte 1: invalid character 'ï' looking for beginning of value (byte 0xEF: the body must be JSON text in UTF-8)"},
+		{"mark twice", bom + bom + `{}`, "", "malformed JSON at byte 1"},
+		{"mark alone", bom, "", "body is empty"},
+		{"surrogate pair", `{"name":"\ud83d\ude00"}`, "\U0001F600", ""},
+		{"escaped backslash before u", `{"name":"\\ud800"}`, `\ud800`, ""},
+		{"escaped quote then escape", `{"name":"\"\u00e9"}`, `"é`, ""},
+		{"high surrogate alone", `{"name":"a\ud800"}`, "", `byte 10: \ud800 is half of a surrogate pair`},
+		{"high then high", `{"name":"\ud800\ud800"}`, "", `\ud800 is half`},
+		{"low surrogate alone", `{"tags":["x","\uDC01"]}`, "", `byte 14: \udc01 is the second half`},
+		{"invalid byte in a key", "{\"na\xc3\":1}", "", "byte 0xC3 at offset 4"},
+		{"offset after space", "  {\"name\":\"\xff\"}", "", "offset 11"},
+	}
+	for _, tt := range tests {
+		for _, split := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(tt.body)
+			if split {
+				r = iotest.OneByteReader(r)
+			}
+			var got decodeTarget
+			err := DecodeStrict(r, &got)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("%s (one byte at a time %t): %v", tt.name, split, err)
+			case tt.err == "" && got.Name != tt.want:
+				t.Errorf("%s (one byte at a time %t): name %q, want %q", tt.name, split, got.Name, tt.want)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("%s (one byte at a time %t): error %v, want %q", tt.name, split, err, tt.err)
+			}
+		}
+	}
+}
+
+// timeoutErr is what a connection's read returns past its deadline.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "read tcp 127.0.0.1:8080->127.0.0.1:40414: i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+var _ net.Error = timeoutErr{}
+
+// TestDecodeStrictReadErrors: a body that stalls past the read timeout is
+// ErrBodyTimeout, a connection that fails another way a message without
+// the server's addresses.
+func TestDecodeStrictReadErrors(t *testing.T) {
+	var target decodeTarget
+	stalled := io.MultiReader(strings.NewReader(`{"name":`), iotest.ErrReader(timeoutErr{}))
+	if err := DecodeStrict(stalled, &target); !errors.Is(err, ErrBodyTimeout) {
+		t.Errorf("stalled body: %v, want ErrBodyTimeout", err)
+	}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer"),
+		Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}}
+	err := DecodeStrict(io.MultiReader(strings.NewReader(`{`), iotest.ErrReader(reset)), &target)
+	if err == nil || strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("reset connection: %v, want a message without addresses", err)
+	}
+}
+
+// FuzzDecodeStrict: no body panics the decoder, and a body it accepts is
+// UTF-8 after its byte-order mark, without a lone surrogate escape.
+func FuzzDecodeStrict(f *testing.F) {
+	for _, s := range []string{`{"name":"a"}`, "\xEF\xBB\xBF{}", `{"name":"\ud800"}`, `{"name":"\\ud800"}`,
+		`{"tags":["\ud83d\ude00"]}`, "{\"name\":\"\xff\"}", `{"name":"\"\u00e9"}`, `{"name":1}`, `[]`, "\xEF\xBB"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var target decodeTarget
+		if DecodeStrict(bytes.NewReader(body), &target) != nil {
+			return
+		}
+		text := bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
+		if !utf8.Valid(text) {
+			t.Fatalf("accepted a body that is not UTF-8: %q", body)
+		}
+		for _, s := range append([]string{target.Name}, target.Tags...) {
+			if strings.ContainsRune(s, utf8.RuneError) && !bytes.Contains(text, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(text), []byte(`\ufffd`)) {
+				t.Fatalf("accepted a body whose string %q lost a character: %q", s, body)
+			}
+		}
+	})
+}
