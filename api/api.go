@@ -154,18 +154,18 @@ func New(cfg Config, d Deps) *gin.Engine {
 	if cfg.RateLimiter != nil {
 		v1.Use(rateLimit(cfg.RateLimiter, cfg.APIKeys))
 	}
-	v1.GET("/games", h.games)
-	v1.HEAD("/games", h.games)
+	v1.GET("/games", noQuery, h.games)
+	v1.HEAD("/games", noQuery, h.games)
 	if d.Jobs != nil {
 		jobsGroup := v1.Group("/jobs")
 		if cfg.APIKeys.Enabled() {
 			jobsGroup.Use(requireAPIKey(cfg.APIKeys))
 		}
 		jobsGroup.POST("", h.createJob)
-		jobsGroup.GET("/:id", h.getJob)
-		jobsGroup.HEAD("/:id", h.getJob)
-		jobsGroup.DELETE("/:id", h.cancelJob)
-		jobsGroup.GET("/:id/events", h.jobEvents)
+		jobsGroup.GET("/:id", noQuery, h.getJob)
+		jobsGroup.HEAD("/:id", noQuery, h.getJob)
+		jobsGroup.DELETE("/:id", noQuery, h.cancelJob)
+		jobsGroup.GET("/:id/events", noQuery, h.jobEvents)
 	}
 	if d.Polyomino != nil {
 		v1.POST("/polyomino/analyze", h.polyominoAnalyze)

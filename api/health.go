@@ -69,6 +69,7 @@ type GamesResponse struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Router			/v1/games [get]
 func (h *handlers) games(c *gin.Context) {
 	c.JSON(http.StatusOK, GamesResponse{Games: h.deps.Catalogue.Games()})

@@ -190,6 +190,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
@@ -228,6 +229,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
@@ -253,6 +255,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()

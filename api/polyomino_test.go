@@ -204,6 +204,7 @@ func TestPolyominoBadInput(t *testing.T) {
 	}{
 		{"unknown preset", `{"game":"chess"}`, "game", "chess"},
 		{"board row length", `{"board":["........","........","..........","........","........","........","........","........"]}`, "board", "row 3"},
+		{"short first board row", `{"board":[".......","........","........","........","........","........","........","........"]}`, "board", "board row 1 has 7 cells (characters), expected 8"},
 		{"unknown shape on board", `{"board":["AA......","AA......","........","........","........","........","........","........"]}`, "board", ""},
 		{"illegal move", `{"moves":["L:a1,a2,a3,a4,b4","L:c1,c2,c3,c4,d4"]}`, "moves", "move 2"},
 		{"off the board", `{"moves":["I:a1,a2,a3,a4,a9"]}`, "moves", "a9"},

@@ -103,6 +103,7 @@ func TestTeekoBadInput(t *testing.T) {
 		{"to_move contradicts", "/v1/teeko/analyze", `{"board":".........................","to_move":"red"}`, "to_move", ""},
 		{"to_move contradicts moves", "/v1/teeko/analyze", `{"moves":["13"],"to_move":"black"}`, "to_move", "after them red is to move"},
 		{"square off board", "/v1/teeko/analyze", `{"black":[26]}`, "black", "26"},
+		{"move off board", "/v1/teeko/analyze", `{"moves":["13","0"]}`, "moves", `move 2: "0": square 0 is off the board (1..25)`},
 		{"red square off board", "/v1/teeko/analyze", `{"black":[1,2],"red":[30]}`, "red", "red square 30"},
 		{"red square twice", "/v1/teeko/analyze", `{"black":[1,2],"red":[3,3]}`, "red", "listed twice for red"},
 		{"both configured", "/v1/teeko/analyze", `{"black":[1,2,3,4],"red":[21,22,23,24],"to_move":"black"}`, "black", ""},

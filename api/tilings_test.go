@@ -46,6 +46,8 @@ func TestTilings(t *testing.T) {
 		{"3x20", `{"width":20,"height":3,"limit":3}`, 2, 8, 4},
 		{"4x15 with an empty board list (taken as absent)", `{"width":15,"height":4,"board":[],"limit":3}`, 368, 1472, 4},
 		{"8x8 centre hole as board", `{"board":["........","........","........","...##...","...##...","........","........","........"],"limit":2}`, 65, 520, 8},
+		{"pieces as a list", `{"width":4,"height":2,"pieces":["I","I"],"order":4,"multiset":true}`, 1, 1, 4},
+		{"hexomino pair as a list", `{"width":6,"height":2,"pieces":["H01","H01"],"multiset":true}`, 1, 1, 4},
 		{"tetromino 4x5 with leftover", `{"width":5,"height":4,"pieces":"tetrominoes","allow_leftover":true}`, 0, 0, 4},
 	}
 	for _, tt := range tests {
@@ -107,12 +109,20 @@ func TestTilingsBadInput(t *testing.T) {
 	tests := []struct {
 		name, body, field, detail string
 	}{
-		{"area mismatch", `{"width":10,"height":7}`, "blocked", "70 open cells"},
+		{"area mismatch", `{"width":10,"height":7}`, "blocked", "70 cells open but the 12 pieces cover 60 cells; block 10 cells"},
 		{"unknown piece", `{"width":10,"height":6,"pieces":"FILNPTUVWXYQ"}`, "pieces", "Q"},
 		{"repeated piece", `{"width":5,"height":2,"pieces":"II"}`, "pieces", "more than once"},
 		{"too wide", `{"width":27,"height":6}`, "width", "26"},
 		{"too many cells", `{"width":20,"height":20}`, "height", "256"},
-		{"zero height", `{"width":10,"height":0}`, "height", ""},
+		{"zero height", `{"width":10,"height":0}`, "height", "height is missing"},
+		{"width alone", `{"width":9}`, "height", "height is missing: give both width and height (width alone is not a region)"},
+		{"width alone, too large", `{"width":99}`, "width", "width 99: expected 1..26 (and height is missing)"},
+		{"height alone", `{"height":10}`, "width", "width is missing"},
+		{"no region", `{}`, "width", "no region: give width and height"},
+		{"negative width", `{"width":-3,"height":5}`, "width", "-3 x 5"},
+		{"area mismatch, blocked cells not enough", `{"board":["#.....","#.....","#.....","#.....","#....."]}`, "board", "use a larger region (unblocking all 5 cells would not be enough)"},
+		{"unknown piece in a list", `{"width":10,"height":6,"pieces":["F","Q"]}`, "pieces", "Q"},
+		{"pieces of another type", `{"width":10,"height":6,"pieces":5}`, "pieces", "or an array of piece names"},
 		{"bad blocked cell", `{"width":10,"height":6,"blocked":["z99"]}`, "blocked", "z99"},
 		{"both board and size", `{"width":10,"height":6,"board":[".........."]}`, "board", "not both"},
 		{"limit too big", `{"width":10,"height":6,"limit":100000}`, "limit", "0..1000"},

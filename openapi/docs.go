@@ -251,6 +251,12 @@ const docTemplate = `{
                             }
                         }
                     },
+                    "400": {
+                        "description": "a query parameter: this endpoint takes none",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
                         "schema": {
@@ -550,6 +556,12 @@ const docTemplate = `{
                             }
                         }
                     },
+                    "400": {
+                        "description": "a query parameter: this endpoint takes none",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        }
+                    },
                     "401": {
                         "description": "API key required (when the server has keys)",
                         "schema": {
@@ -707,6 +719,12 @@ const docTemplate = `{
                                 "type": "string",
                                 "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
                             }
+                        }
+                    },
+                    "400": {
+                        "description": "a query parameter: this endpoint takes none",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
                         }
                     },
                     "401": {
@@ -892,6 +910,12 @@ const docTemplate = `{
                                 "type": "string",
                                 "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
                             }
+                        }
+                    },
+                    "400": {
+                        "description": "a query parameter: this endpoint takes none",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
                         }
                     },
                     "401": {
@@ -3266,7 +3290,7 @@ const docTemplate = `{
                     "example": 5
                 },
                 "pieces": {
-                    "description": "Piece names concatenated or comma separated (\"FILNPTUVWXYZ\",\n\"H01,H02\"), or a whole set (\"tetrominoes\", \"pentominoes\",\n\"hexominoes\"); default the twelve pentominoes.",
+                    "description": "Piece names concatenated or comma separated (\"FILNPTUVWXYZ\",\n\"H01,H02\"), a list of names ([\"F\",\"I\",\"L\"]), or a whole set\n(\"tetrominoes\", \"pentominoes\", \"hexominoes\"); default the twelve\npentominoes.",
                     "type": "string",
                     "example": "FILNPTUVWXYZ"
                 },

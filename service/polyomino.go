@@ -219,11 +219,12 @@ func splitPieces(s string) []string {
 	return out
 }
 
-// size is the board's size: the board rows give it, unless width or height
+// size is the board's size: the board rows give it (the width most of them
+// have, so that the row at fault is the one named), unless width or height
 // is given; else the preset's.
 func (q PolyominoQuery) size(width, height int) (int, int, error) {
 	if len(q.Board) > 0 {
-		width, height = utf8.RuneCountInString(q.Board[0]), len(q.Board)
+		width, height = rowWidth(q.Board), len(q.Board)
 		if q.Width == nil && (width < 1 || width > polyomino.MaxSide) || q.Height == nil && height > polyomino.MaxSide {
 			return width, height, Invalid("board", nil, "board of %d rows of %d cells: a board has 1 to %d rows and columns", height, width, polyomino.MaxSide)
 		}
@@ -235,6 +236,22 @@ func (q PolyominoQuery) size(width, height int) (int, int, error) {
 		height = *q.Height
 	}
 	return width, height, nil
+}
+
+// rowWidth is the length in characters most rows have, row 1's among
+// those as frequent.
+func rowWidth(rows []string) int {
+	count := map[int]int{}
+	for _, r := range rows {
+		count[utf8.RuneCountInString(r)]++
+	}
+	best := utf8.RuneCountInString(rows[0])
+	for _, r := range rows {
+		if n := utf8.RuneCountInString(r); count[n] > count[best] {
+			best = n
+		}
+	}
+	return best
 }
 
 // pieces reads the pieces and order fields: a whole set by name, as

@@ -73,6 +73,17 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 		if err != nil {
 			return tiling.Problem{}, Invalid("board", err, "%s", err.Error())
 		}
+	case q.Width == 0 && q.Height == 0:
+		return tiling.Problem{}, Invalid("width", nil, "no region: give width and height (and blocked cells), or board rows")
+	case q.Width == 0 || q.Height == 0:
+		missing, given, g := "width", "height", q.Height
+		if q.Height == 0 {
+			missing, given, g = given, missing, q.Width
+		}
+		if g < 1 || g > tiling.MaxSide {
+			return tiling.Problem{}, Invalid(given, nil, "%s %d: expected 1..%d (and %s is missing)", given, g, tiling.MaxSide, missing)
+		}
+		return tiling.Problem{}, Invalid(missing, nil, "%s is missing: give both width and height (%s alone is not a region), or board rows", missing, given)
 	default:
 		region, err = tiling.ParseRegion(q.Width, q.Height, q.Blocked)
 		if err != nil {
@@ -160,21 +171,21 @@ func (TilingsJob) Name() string { return "polyomino.tilings" }
 
 // tilingsJobRequest is the body of POST /v1/polyomino/tilings.
 type tilingsJobRequest struct {
-	Width         int      `json:"width"`
-	Height        int      `json:"height"`
-	Blocked       []string `json:"blocked"`
-	Board         []string `json:"board"`
-	Pieces        string   `json:"pieces"`
-	Order         int      `json:"order"`
-	Multiset      bool     `json:"multiset"`
-	AllowLeftover bool     `json:"allow_leftover"`
-	Limit         int      `json:"limit"`
-	EveryTiling   bool     `json:"every_tiling"`
-	BudgetMs      int64    `json:"budget_ms"`
+	Width         int        `json:"width"`
+	Height        int        `json:"height"`
+	Blocked       []string   `json:"blocked"`
+	Board         []string   `json:"board"`
+	Pieces        PieceNames `json:"pieces"`
+	Order         int        `json:"order"`
+	Multiset      bool       `json:"multiset"`
+	AllowLeftover bool       `json:"allow_leftover"`
+	Limit         int        `json:"limit"`
+	EveryTiling   bool       `json:"every_tiling"`
+	BudgetMs      int64      `json:"budget_ms"`
 }
 
 func (r tilingsJobRequest) query() TilingQuery {
-	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: r.Pieces,
+	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: string(r.Pieces),
 		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}
 }
 
@@ -231,7 +242,7 @@ func TilingInfo() GameInfo {
 		Parameters: []Parameter{
 			{Name: "width, height, blocked", Description: "the region: a rectangle and its blocked cells (a1 is the top-left cell)"},
 			{Name: "board", Description: "the region as rows, top first: '.' open, '#' blocked"},
-			{Name: "pieces", Description: "piece names (FILNPTUVWXYZ, H01,H02, ...) or a whole set", Default: "FILNPTUVWXYZ"},
+			{Name: "pieces", Description: "piece names (FILNPTUVWXYZ, H01,H02, ...), a list of names ([\"F\",\"I\"]) or a whole set", Default: "FILNPTUVWXYZ"},
 			{Name: "order", Description: "the pieces' order (4, 5 or 6), for names of two orders (I, L, T); default inferred from the names", Values: []string{"4", "5", "6"}},
 			{Name: "multiset", Description: "true: a piece may be listed more than once (\"LLLL\")", Values: []string{"false", "true"}, Default: "false"},
 			{Name: "allow_leftover", Description: "true: the pieces may cover fewer cells than are open (each piece still used once)", Values: []string{"false", "true"}, Default: "false"},

@@ -115,7 +115,7 @@ func TestSetup(t *testing.T) {
 		msg  string
 	}{
 		{"rows", Setup{Board: board[:6]}, ErrBadBoard, "6 rows, expected 7"},
-		{"row width", Setup{Board: append([]string{"IIIII."}, board[1:]...)}, ErrBadBoard, "row 1 has 6 cells, expected 7"},
+		{"row width", Setup{Board: append([]string{"IIIII."}, board[1:]...)}, ErrBadBoard, "row 1 has 6 cells (characters), expected 7"},
 		{"shape", Setup{Board: append([]string{"IIII..I"}, board[1:]...)}, ErrBadBoard, "do not form a piece"},
 		{"label", Setup{Board: append([]string{"PPPPP.."}, board[1:]...)}, ErrBadBoard, "form piece I, not P"},
 		{"space", Setup{Board: append([]string{"IIIII. "}, board[1:]...)}, ErrBadBoard, "space"},

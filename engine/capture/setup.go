@@ -157,7 +157,7 @@ func (g *Game) parseBoard(s *state, rows []string) error {
 	for y, row := range rows {
 		r := []rune(row)
 		if len(r) != g.width {
-			return faultf(ErrBadBoard, "board row %d has %d cells, expected %d", y+1, len(r), g.width)
+			return faultf(ErrBadBoard, "board row %d has %d cells (characters), expected %d", y+1, len(r), g.width)
 		}
 		for x, ch := range r {
 			c := polyomino.Cell{X: x, Y: y}

@@ -91,7 +91,7 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 	for y, row := range rows {
 		r := []rune(row)
 		if len(r) != geo.Width {
-			return nil, faultf(ErrBadBoard, "board row %d has %d cells, expected %d", y+1, len(r), geo.Width)
+			return nil, faultf(ErrBadBoard, "board row %d has %d cells (characters), expected %d", y+1, len(r), geo.Width)
 		}
 		for x, ch := range r {
 			c := Cell{x, y}

@@ -88,7 +88,7 @@ func TestPositionErrors(t *testing.T) {
 		msg   string
 	}{
 		{"row count", pent, empty[:7], nil, ErrBadBoard, "board has 7 rows, expected 8"},
-		{"row length", pent, with("........", "........", "........."), nil, ErrBadBoard, "board row 3 has 9 cells, expected 8"},
+		{"row length", pent, with("........", "........", "........."), nil, ErrBadBoard, "board row 3 has 9 cells (characters), expected 8"},
 		{"piece size", pent, with("LLLL...."), nil, ErrBadBoard, "has 4 cells"},
 		{"disconnected", pent, with("LLLL.L.."), nil, ErrBadBoard, "not connected"},
 		{"used twice", pent, with("LLLL....", "L.......", "MMMM....", "M......."), nil, ErrPieceUsed, "piece L is placed twice"},

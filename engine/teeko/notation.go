@@ -136,12 +136,12 @@ func ParseMove(s string) (Move, error) {
 		}
 		n, err := ParseSquare(sq.text)
 		if err != nil {
-			return Move{}, errorf(ErrBadNotation, "move %q: %v", s, err)
+			return Move{}, errorf(ErrBadNotation, "%q: %v", s, err)
 		}
 		*sq.dst = n
 	}
 	if m.From == m.To {
-		return Move{}, errorf(ErrBadNotation, "move %q slides to the square it starts from", s)
+		return Move{}, errorf(ErrBadNotation, "%q slides to the square it starts from", s)
 	}
 	return m, nil
 }

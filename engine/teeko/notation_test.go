@@ -18,15 +18,15 @@ func TestParseMove(t *testing.T) {
 		{in: "14 - 9", want: Slide(14, 9)},
 		{in: "07", want: Drop(7)},
 		{in: "", err: "empty move: expected a square such as 13 or a slide such as 14-9"},
-		{in: "26", err: `move "26": square 26 is off the board (1..25)`},
-		{in: "0", err: `move "0": square 0 is off the board (1..25)`},
-		{in: "14-26", err: `move "14-26": square 26 is off the board (1..25)`},
+		{in: "26", err: `"26": square 26 is off the board (1..25)`},
+		{in: "0", err: `"0": square 0 is off the board (1..25)`},
+		{in: "14-26", err: `"14-26": square 26 is off the board (1..25)`},
 		{in: "a1", err: `"a1" is not a move: expected a square such as 13 or a slide such as 14-9`},
 		{in: "14-", err: `"14-" is not a move: expected a square such as 13 or a slide such as 14-9`},
 		{in: "-9", err: `"-9" is not a move: expected a square such as 13 or a slide such as 14-9`},
 		{in: "1-2-3", err: `"1-2-3" is not a move: expected a square such as 13 or a slide such as 14-9`},
-		{in: "9-9", err: `move "9-9" slides to the square it starts from`},
-		{in: "99999999999999999999", err: `move "99999999999999999999": square 99999999999999999999 is off the board (1..25)`},
+		{in: "9-9", err: `"9-9" slides to the square it starts from`},
+		{in: "99999999999999999999", err: `"99999999999999999999": square 99999999999999999999 is off the board (1..25)`},
 	} {
 		m, err := ParseMove(tc.in)
 		if tc.err != "" {

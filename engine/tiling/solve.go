@@ -60,15 +60,39 @@ func (p Problem) Validate() error {
 		}
 	}
 	open, need := r.Area(), pieces.Area()
-	switch {
+	switch blocked := r.width*r.height - open; {
 	case need > open:
-		return fmt.Errorf("%w: the %d pieces cover %d cells but the region has only %d open; remove pieces or unblock %s",
-			ErrAreaMismatch, len(pieces), need, open, cells(need-open))
+		// Unblocking helps only as far as there are blocked cells.
+		fix := "remove pieces or use a larger region"
+		switch {
+		case blocked >= need-open:
+			fix = "remove pieces or unblock " + cells(need-open)
+		case blocked > 0:
+			fix = fmt.Sprintf("remove pieces or use a larger region (unblocking all %s would not be enough)", cells(blocked))
+		}
+		return fmt.Errorf("%w: %s %s but the region has only %s open; %s",
+			ErrAreaMismatch, thePieces(len(pieces)), coverCells(len(pieces), need), cells(open), fix)
 	case need < open && !p.AllowLeftover:
-		return fmt.Errorf("%w: the region has %d open cells but the %d pieces cover %d; block %s, or allow leftover cells",
-			ErrAreaMismatch, open, len(pieces), need, cells(open-need))
+		return fmt.Errorf("%w: the region has %s open but %s %s; block %s, or allow leftover cells",
+			ErrAreaMismatch, cells(open), thePieces(len(pieces)), coverCells(len(pieces), need), cells(open-need))
 	}
 	return nil
+}
+
+// thePieces is "the piece" or "the n pieces".
+func thePieces(n int) string {
+	if n == 1 {
+		return "the piece"
+	}
+	return fmt.Sprintf("the %d pieces", n)
+}
+
+// coverCells is "covers n cells" for one piece, "cover n cells" for more.
+func coverCells(pieces, n int) string {
+	if pieces == 1 {
+		return "covers " + cells(n)
+	}
+	return "cover " + cells(n)
 }
 
 func cells(n int) string {

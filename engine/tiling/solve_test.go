@@ -559,7 +559,19 @@ func TestErrors(t *testing.T) {
 		{"area too small", func() error {
 			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 10, 6, "a1")}, Options{})
 			return err
-		}, ErrAreaMismatch, "only 59 open"},
+		}, ErrAreaMismatch, "only 59 cells open; remove pieces or unblock 1 cell"},
+		{"area too small, unblocking not enough", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 5, 5, "a1", "b1", "c1", "d1", "e1")}, Options{})
+			return err
+		}, ErrAreaMismatch, "the 12 pieces cover 60 cells but the region has only 20 cells open; remove pieces or use a larger region (unblocking all 5 cells would not be enough)"},
+		{"area too small, nothing blocked", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 4, 1), Pieces: mustPieces(t, "I", 5)}, Options{})
+			return err
+		}, ErrAreaMismatch, "the piece covers 5 cells but the region has only 4 cells open; remove pieces or use a larger region"},
+		{"area too large, one piece", func() error {
+			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 3, 2), Pieces: mustPieces(t, "I", 4)}, Options{})
+			return err
+		}, ErrAreaMismatch, "the region has 6 cells open but the piece covers 4 cells; block 2 cells"},
 		{"area too large", func() error {
 			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 8, 8)}, Options{})
 			return err
