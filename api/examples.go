@@ -1,5 +1,7 @@
 package api
 
+import "github.com/gamesolver/gamesolver/service"
+
 // RequestExample is a valid request body of some operations, shown in the
 // OpenAPI document as the example of its schema: Swagger UI's "Try it out"
 // starts from it. (swag can give an example per field only, and the merge
@@ -36,5 +38,16 @@ func RequestExamples() []RequestExample {
 // true or false, or in the capture variant a list of pieces; pieces a
 // string or a list of names.
 func UntypedFields() map[string][]string {
-	return map[string][]string{"api.PolyominoRequest": {"pool", "pieces"}}
+	return map[string][]string{"api.PolyominoRequest": {"pool", "pieces"}, "api.TilingsRequest": {"pieces"}}
+}
+
+// ResponseTypes returns a value of every type an operation answers with:
+// make openapi marks the fields encoding/json always writes (not
+// omitempty, and not a pointer, slice, map or interface, which may be
+// null) as required in their schemas and in those of the types they hold,
+// so that generated clients need not treat them as optional. A test checks
+// that every response schema of the document is listed.
+func ResponseTypes() []any {
+	return []any{GamesResponse{}, Health{}, Job{}, JobCreated{}, PolyominoAnalysis{}, PolyominoMovesResponse{},
+		Problem{}, TeekoAnalysis{}, TeekoAnnotation{}, TeekoTablebase{}, TilingsResponse{}, problemKind{}, service.ReadyReport{}}
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"path"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,6 +109,7 @@ func addExamples(t *testing.T, dir string) {
 			}
 		}
 	}
+	addRequired(t, &doc)
 	indented, err := json.MarshalIndent(&doc, "", "    ")
 	if err != nil {
 		t.Fatal(err)
@@ -147,5 +151,141 @@ func TestDocumentIsFresh(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("openapi/%s is stale: run `make openapi` and commit the result", name)
 		}
+	}
+}
+
+// addRequired marks as required, in the schemas of api.ResponseTypes and
+// of the types they hold, every field encoding/json always writes. Schemas
+// that request bodies use are left alone: there a field is optional
+// whatever its Go type. Every response schema of the document must be
+// among api.ResponseTypes.
+func addRequired(t *testing.T, doc *spec.Swagger) {
+	t.Helper()
+	requests := map[string]bool{}
+	responses := map[string]bool{}
+	for _, item := range doc.Paths.Paths {
+		for _, op := range []*spec.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch, item.Head} {
+			if op == nil {
+				continue
+			}
+			for _, p := range op.Parameters {
+				if p.In == "body" && p.Schema != nil {
+					reach(doc, p.Schema, requests)
+				}
+			}
+			if op.Responses == nil {
+				continue
+			}
+			for _, r := range op.Responses.StatusCodeResponses {
+				if r.Schema != nil {
+					if name := defName(r.Schema); name != "" {
+						responses[name] = true
+					}
+				}
+			}
+		}
+	}
+	seen := map[reflect.Type]bool{}
+	for _, v := range api.ResponseTypes() {
+		typ := reflect.TypeOf(v)
+		delete(responses, goDefName(typ))
+		markRequired(t, doc, typ, requests, seen)
+	}
+	for name := range responses {
+		t.Errorf("response schema %s is not in api.ResponseTypes", name)
+	}
+}
+
+// markRequired sets the required fields of typ's schema and of the
+// struct types its fields hold.
+func markRequired(t *testing.T, doc *spec.Swagger, typ reflect.Type, requests map[string]bool, seen map[reflect.Type]bool) {
+	for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array || typ.Kind() == reflect.Map {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct || seen[typ] {
+		return
+	}
+	seen[typ] = true
+	name := goDefName(typ)
+	def, ok := doc.Definitions[name]
+	if !ok {
+		return // a type swag inlines, such as time.Time
+	}
+	marshaler := reflect.TypeFor[json.Marshaler]()
+	custom := typ.Implements(marshaler) || reflect.PointerTo(typ).Implements(marshaler)
+	var required []string
+	for _, f := range reflect.VisibleFields(typ) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		markRequired(t, doc, f.Type, requests, seen)
+		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" || tag == "" || slices.Contains(strings.Split(opts, ","), "omitempty") {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			continue // may be written as null
+		}
+		if _, ok := def.Properties[tag]; !ok {
+			t.Errorf("%s: field %s is not in its schema", name, tag)
+			continue
+		}
+		required = append(required, tag)
+	}
+	if custom || requests[name] || len(required) == 0 {
+		return
+	}
+	for _, r := range def.Required {
+		if !slices.Contains(required, r) {
+			required = append(required, r)
+		}
+	}
+	slices.Sort(required)
+	def.Required = required
+	doc.Definitions[name] = def
+}
+
+// goDefName is the name swag gives a Go type's schema: its package's name
+// and its own.
+func goDefName(typ reflect.Type) string {
+	return path.Base(typ.PkgPath()) + "." + typ.Name()
+}
+
+// defName is the definition a schema refers to, through arrays.
+func defName(s *spec.Schema) string {
+	for s.Items != nil && s.Items.Schema != nil {
+		s = s.Items.Schema
+	}
+	return strings.TrimPrefix(s.Ref.String(), "#/definitions/")
+}
+
+// reach records every definition s refers to, at any depth.
+func reach(doc *spec.Swagger, s *spec.Schema, into map[string]bool) {
+	if s == nil {
+		return
+	}
+	if name := strings.TrimPrefix(s.Ref.String(), "#/definitions/"); name != "" {
+		if into[name] {
+			return
+		}
+		into[name] = true
+		def := doc.Definitions[name]
+		reach(doc, &def, into)
+	}
+	for _, p := range s.Properties {
+		reach(doc, &p, into)
+	}
+	if s.Items != nil {
+		reach(doc, s.Items.Schema, into)
+		for i := range s.Items.Schemas {
+			reach(doc, &s.Items.Schemas[i], into)
+		}
+	}
+	if s.AdditionalProperties != nil {
+		reach(doc, s.AdditionalProperties.Schema, into)
+	}
+	for i := range s.AllOf {
+		reach(doc, &s.AllOf[i], into)
 	}
 }
