@@ -175,7 +175,8 @@ type PolyominoAnalysis struct {
 	// third moves (the book's lengths files, computed by the length
 	// search; one ply in, with a slowest reply first, every reply's
 	// plies with all_moves), and two plies into the long-L opening
-	// L:c4,d4,e4,f4,c5 after 929 of its 1179 losing replies. Elsewhere the book knows values, not
+	// L:c4,d4,e4,f4,c5 after each of its 1179 losing replies (not after
+	// its 2 winning ones, nor one ply in). Elsewhere the book knows values, not
 	// lengths: with two pieces or more placed, a length search finds
 	// them within a quarter of budget_ms (at least 0.2 s; with all_moves
 	// half; at most 8 s) with a solver slot free at once (about 0.3 s
