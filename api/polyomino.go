@@ -171,12 +171,11 @@ type PolyominoAnalysis struct {
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
 	// An answer from the book has them at once one and two plies into
-	// the certificate's opening L:c5,d5,e5,f5,c6 and after its fastest
+	// the certificate's opening L:c5,d5,e5,f5,c6 and into the long-L
+	// opening L:c4,d4,e4,f4,c5, and after their losing replies' fastest
 	// third moves (the book's lengths files, computed by the length
-	// search; one ply in, with a slowest reply first, every reply's
-	// plies with all_moves), and two plies into the long-L opening
-	// L:c4,d4,e4,f4,c5 after each of its 1179 losing replies (not after
-	// its 2 winning ones, nor one ply in). Elsewhere the book knows values, not
+	// search; one ply in, with a perfect move first, every reply's
+	// plies with all_moves). Elsewhere the book knows values, not
 	// lengths: with two pieces or more placed, a length search finds
 	// them within a quarter of budget_ms (at least 0.2 s; with all_moves
 	// half; at most 8 s) with a solver slot free at once (about 0.3 s

@@ -357,6 +357,37 @@ func TestBookLengths(t *testing.T) {
 	if *a.Plies != *l.Plies || !a.PerfectFirst || a.BestMoves[0] != mirror(l.Reply) {
 		t.Fatalf("mirrored: %d plies, perfect first %v %v; want %d, %s first", *a.Plies, a.PerfectFirst, a.BestMoves, *l.Plies, mirror(l.Reply))
 	}
+	// One ply into the long-L opening, a won position: its length is the
+	// fastest winning reply's plus one, a fastest win first, and with
+	// all_moves every move has its plies, the winning ones first.
+	lf, err := book.Parse(book.Files()["lengths-longl.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	longl, fastest := map[string]int{}, 0
+	for _, l := range lf.Sections[0].Lines {
+		longl[l.Move] = *l.Plies
+		if l.Wins && (fastest == 0 || *l.Plies < fastest) {
+			fastest = *l.Plies
+		}
+	}
+	if fastest == 0 {
+		t.Fatal("lengths-longl.txt: no winning line")
+	}
+	for _, all := range []bool{false, true} {
+		a := analyze("L:c4,d4,e4,f4,c5", all)
+		if a.Outcome != "win" || *a.Plies != 1+fastest || !a.PerfectFirst || longl[a.BestMoves[0]] != fastest {
+			t.Fatalf("long L (all_moves %v): %s in %d plies, perfect first %v %v; want %d", all, a.Outcome, *a.Plies, a.PerfectFirst, a.BestMoves, 1+fastest)
+		}
+		if all && len(a.Moves) != len(longl) {
+			t.Fatalf("long L: %d moves, want %d", len(a.Moves), len(longl))
+		}
+		for i, m := range a.Moves {
+			if m.Plies == nil || *m.Plies != longl[m.Move] || (i > 0 && m.Outcome != a.Moves[i-1].Outcome && m.Outcome == "win") {
+				t.Fatalf("long L: moves[%d] %+v, want %d plies, the winning moves first", i, m, longl[m.Move])
+			}
+		}
+	}
 	// With all_moves and a budget a length search could use, two plies
 	// in: the book's length, and no search for the moves' own plies.
 	long := service.NewPolyomino(searcherWithBudget(time.Minute))

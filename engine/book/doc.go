@@ -52,10 +52,10 @@
 // section whose lines all have plies and cover every class gives its
 // position's length so (the fastest win plus one when some line wins);
 // files that disagree on a length do not load. lengths-longl.txt does the
-// same for all 1179 losing replies to the long-L opening: the book knows
-// their lengths, not the opening's (its two winning replies, which lead to
-// lost positions, are not measured, and without them the section is not
-// complete).
+// same for the long-L opening: each of its 1181 replies with its plies,
+// the two winning ones among them (their lost positions' slowest loss), so
+// that the book knows the opening's length too (the fastest win's plus
+// one).
 //
 // # Building
 //

@@ -152,21 +152,20 @@ func TestLengthsDisagree(t *testing.T) {
 }
 
 // TestEmbeddedLengths: each lengths file (lengths-<name>.txt) is the
-// section of a position of another book file again, its losing lines each
-// with plies and a reply: lengths-certificate.txt every class of replies
-// of the certificate, so that one ply in the book's length is the slowest
-// reply's plus one, the slowest replies its perfect moves;
-// lengths-longl.txt the long-L opening's losing replies only, so that the
-// book knows each reply's length but not the opening's. Each file's
-// cheapest line's plies, and its reply's, are found again by the length
-// search.
+// section of a position of another book file again, every class with its
+// plies (a losing one with its reply), so that one ply in the book knows
+// the position's length: the fastest winning line's plus one when a line
+// wins (lengths-longl.txt: two winning replies to the long-L opening),
+// else the slowest reply's plus one (lengths-certificate.txt), those lines
+// its perfect moves. Each file's cheapest losing line's plies, and its
+// reply's, are found again by the length search.
 func TestEmbeddedLengths(t *testing.T) {
 	sources := map[string]struct {
 		file     string // the book file whose section it repeats
 		complete bool   // every class: the position's length is known
 	}{
 		"lengths-certificate.txt": {"certificate.txt", true},
-		"lengths-longl.txt":       {"longl.txt", false},
+		"lengths-longl.txt":       {"longl.txt", true},
 	}
 	b := embeddedBook(t)
 	tt := polyomino.NewTable(64)
@@ -202,13 +201,21 @@ func TestEmbeddedLengths(t *testing.T) {
 		for _, l := range want.Lines {
 			of2[l.Move] = l
 		}
-		most, cheapest := 0, 0
+		// The position's length after its best line: the fastest win,
+		// else the slowest loss.
+		best, wins, cheapest := 0, false, -1
 		for i, l := range lines {
-			if w, ok := of2[l.Move]; !ok || l.Class != w.Class || l.Wins || w.Wins || l.Reply == "" || l.Plies == nil {
+			w, ok := of2[l.Move]
+			if !ok || l.Class != w.Class || l.Wins != w.Wins || l.Plies == nil || (l.Reply == "") != l.Wins || *l.Plies%2 == 1 == l.Wins {
 				t.Fatalf("%s: line %d: %+v; %s has %+v", name, i, l, src.file, w)
 			}
-			most = max(most, *l.Plies)
-			if l.Elapsed < lines[cheapest].Elapsed {
+			switch {
+			case l.Wins && (!wins || *l.Plies < best):
+				best, wins = *l.Plies, true
+			case !wins:
+				best = max(best, *l.Plies)
+			}
+			if !l.Wins && (cheapest < 0 || l.Elapsed < lines[cheapest].Elapsed) {
 				cheapest = i
 			}
 		}
@@ -217,14 +224,15 @@ func TestEmbeddedLengths(t *testing.T) {
 		if src.complete != (len(lines) == len(want.Lines)) || ok != src.complete {
 			t.Fatalf("%s: %d of %d lines, the position's length known: %v", name, len(lines), len(want.Lines), ok)
 		}
-		if ok && (l.Plies != most+1 || len(l.After) != pos.LegalMoveCount() || len(l.Perfect) == 0) {
-			t.Fatalf("%s: one ply in: %d plies, %d perfect moves, %d moves with plies; want %d", name, l.Plies, len(l.Perfect), len(l.After), most+1)
+		if ok && (l.Plies != best+1 || len(l.After) != pos.LegalMoveCount() || len(l.Perfect) == 0) {
+			t.Fatalf("%s: one ply in: %d plies, %d perfect moves, %d moves with plies; want %d", name, l.Plies, len(l.Perfect), len(l.After), best+1)
 		}
 		for _, m := range l.Perfect {
-			if l.After[m.String()] != most {
-				t.Fatalf("%s: perfect move %s: %d plies after it, want %d", name, m, l.After[m.String()], most)
+			if l.After[m.String()] != best {
+				t.Fatalf("%s: perfect move %s: %d plies after it, want %d", name, m, l.After[m.String()], best)
 			}
 		}
+		t.Logf("%s: %d lines, the position lasts %d plies (%d perfect moves)", name, len(lines), l.Plies, len(l.Perfect))
 		c := lines[cheapest]
 		moves := append(slices.Clone(sec.Moves), c.Move)
 		if bl, ok := b.LengthOf(mustPosition(t, moves)); !ok || bl.Plies != *c.Plies {
