@@ -121,7 +121,7 @@ func TestProblems(t *testing.T) {
 		{"nested key twice", "POST", "/test/echo", js, `{"tags":["x"],"inner":{"depth":1,"depth":2}}`, 400, "/problems/validation", "inner.depth", "given twice"},
 		{"trailing data", "POST", "/test/echo", js, `{"name":"a"} {"name":"b"}`, 400, "/problems/malformed-json", "", "after the JSON object"},
 		{"trailing garbage", "POST", "/test/echo", js, `{"name":"a"}x`, 400, "/problems/malformed-json", "", "after the JSON object"},
-		{"invalid UTF-8", "POST", "/test/echo", js, "{\"name\":\"a\xffb\"}", 400, "/problems/malformed-json", "", "not valid UTF-8: byte 0xFF at offset 10"},
+		{"invalid UTF-8", "POST", "/test/echo", js, "{\"name\":\"a\xffb\"}", 400, "/problems/malformed-json", "", "not valid UTF-8 at byte 11 (0xFF)"},
 		{"lone high surrogate", "POST", "/test/echo", js, `{"name":"\ud800x"}`, 400, "/problems/malformed-json", "", `\ud800 is half of a surrogate pair`},
 		{"lone low surrogate", "POST", "/test/echo", js, `{"name":"\udc00"}`, 400, "/problems/malformed-json", "", `\udc00 is the second half`},
 		{"oversized body", "POST", "/test/echo", js, `{"name":"` + strings.Repeat("a", 4096) + `"}`, 413, "/problems/body-too-large", "", "limit is 2048"},
@@ -522,21 +522,25 @@ func TestStalledBody(t *testing.T) {
 	srv.Config.ReadTimeout = 300 * time.Millisecond
 	srv.Start()
 	defer srv.Close()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /test/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":")
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "/problems/request-timeout") ||
-		strings.Contains(string(body), "127.0.0.1") || !resp.Close {
-		t.Errorf("status %d, close %t, body %s", resp.StatusCode, resp.Close, body)
+	// Part of an object, or a whole one before the rest of the announced
+	// length (a review found that one answered 400).
+	for _, part := range []string{`{"name":`, `{"name":"a"}`} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /test/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n%s", part)
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "/problems/request-timeout") ||
+			strings.Contains(string(body), "127.0.0.1") || !resp.Close {
+			t.Errorf("%s: status %d, close %t, body %s", part, resp.StatusCode, resp.Close, body)
+		}
 	}
 }

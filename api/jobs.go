@@ -125,6 +125,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Failure		503		{object}	Problem	"jobs store unavailable, or --max-active-jobs unfinished jobs already: /problems/busy (Retry-After given)"
 //	@Security		APIKey
 //	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-jobs unfinished jobs of this client already (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"

@@ -95,6 +95,7 @@ type TeekoAnalysis struct {
 //	@Success		200		{object}	TeekoAnalysis
 //	@Failure		400		{object}	Problem	"malformed or impossible position"
 //	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		503		{object}	Problem	"tablebase still building (progress given)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
@@ -218,6 +219,7 @@ type TeekoAnnotation struct {
 //	@Failure		400		{object}	Problem	"illegal move (the problem names it)"
 //	@Failure		503		{object}	Problem	"tablebase still building"
 //	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"

@@ -76,6 +76,7 @@ type TilingsResponse struct {
 //	@Failure		400		{object}	Problem	"bad region, unknown piece, area mismatch"
 //	@Failure		503		{object}	Problem	"every solver slot busy"
 //	@Failure		413		{object}	Problem	"body over the size limit"
+//	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"

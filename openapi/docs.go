@@ -399,6 +399,30 @@ const docTemplate = `{
                             }
                         }
                     },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
@@ -1131,6 +1155,30 @@ const docTemplate = `{
                             }
                         }
                     },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
@@ -1312,6 +1360,30 @@ const docTemplate = `{
                             }
                         }
                     },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
@@ -1443,6 +1515,30 @@ const docTemplate = `{
                     },
                     "400": {
                         "description": "bad region, unknown piece, area mismatch",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -1646,6 +1742,30 @@ const docTemplate = `{
                             }
                         }
                     },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
                     "413": {
                         "description": "body over the size limit",
                         "schema": {
@@ -1805,6 +1925,30 @@ const docTemplate = `{
                     },
                     "400": {
                         "description": "illegal move (the problem names it)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },

@@ -220,7 +220,8 @@ func markRequired(t *testing.T, doc *spec.Swagger, typ reflect.Type, requests ma
 		}
 		markRequired(t, doc, f.Type, requests, seen)
 		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == "-" || tag == "" || slices.Contains(strings.Split(opts, ","), "omitempty") {
+		if tag == "-" || tag == "" || slices.Contains(strings.Split(opts, ","), "omitempty") ||
+			slices.Contains(strings.Split(opts, ","), "omitzero") || viaPointer(typ, f.Index) {
 			continue
 		}
 		switch f.Type.Kind() {
@@ -244,6 +245,17 @@ func markRequired(t *testing.T, doc *spec.Swagger, typ reflect.Type, requests ma
 	slices.Sort(required)
 	def.Required = required
 	doc.Definitions[name] = def
+}
+
+// viaPointer tells whether the field at index is promoted from a struct
+// embedded by pointer, absent when the pointer is nil.
+func viaPointer(typ reflect.Type, index []int) bool {
+	for k := 1; k < len(index); k++ {
+		if typ.FieldByIndex(index[:k]).Type.Kind() == reflect.Pointer {
+			return true
+		}
+	}
+	return false
 }
 
 // goDefName is the name swag gives a Go type's schema: its package's name

@@ -40,29 +40,36 @@ func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
 // clients that write null for "not set" are served). A field's fault is a *DecodeFieldError; a body over its limit
 // is the reader's *http.MaxBytesError; a body that stalled past the read
 // timeout is ErrBodyTimeout; anything else is an error whose message says
-// what is wrong with the JSON. The body must be UTF-8 (encoding/json alone
-// would turn invalid bytes and lone surrogate escapes into U+FFFD and
-// accept them); a leading byte-order mark is skipped.
+// what is wrong with the JSON, positions counted in bytes from 1. The body
+// must be UTF-8 (encoding/json alone would turn invalid bytes and lone
+// surrogate escapes into U+FFFD and accept them); a leading byte-order
+// mark is skipped. r must be bounded (the server's body limit): it is read
+// whole first, so that a body that stalls anywhere is a timeout.
 func DecodeStrict(r io.Reader, dst any) error {
-	dec := json.NewDecoder(&bomSkipper{r: r})
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return explainDecodeError(err, dst)
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return readError(err)
 	}
-	if err := checkUTF8(raw, dec.InputOffset()-int64(len(raw))); err != nil {
+	skip := 0
+	if bytes.HasPrefix(body, utf8BOM) {
+		skip = len(utf8BOM)
+	}
+	text := body[skip:]
+	if err := checkUTF8(text, skip); err != nil {
 		return err
 	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return explainDecodeError(err, dst, text, skip)
+	}
 	var extra json.RawMessage
-	switch err := dec.Decode(&extra); {
-	case errors.Is(err, io.EOF):
-	case err == nil:
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("unexpected data after the JSON object: send exactly one object")
-	default:
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return err
-		}
-		return errors.New("unexpected data after the JSON object: send exactly one object")
+	}
+	// raw starts after the text's leading white space.
+	if err := checkSurrogates(raw, skip+len(text)-len(bytes.TrimLeft(text, " \t\r\n"))); err != nil {
+		return err
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return fmt.Errorf("the request body must be a JSON object, not %s", jsonValueKind(t))
@@ -77,7 +84,7 @@ func DecodeStrict(r io.Reader, dst any) error {
 				return perr
 			}
 		}
-		return explainDecodeError(err, dst)
+		return explainDecodeError(err, dst, nil, 0)
 	}
 	if err := duplicateKeys(raw); err != nil {
 		return err
@@ -304,35 +311,50 @@ func jsonValueKind(v []byte) string {
 	return "a number"
 }
 
-func explainDecodeError(err error, dst any) error {
+// readError is DecodeStrict's error for a body that could not be read:
+// the reader's *http.MaxBytesError, ErrBodyTimeout, or a message that
+// does not show the connection's addresses.
+func readError(err error) error {
 	var (
-		syntax    *json.SyntaxError
-		typeErr   *json.UnmarshalTypeError
-		tooLarge  *http.MaxBytesError
-		invalidUE *json.InvalidUnmarshalError
+		tooLarge *http.MaxBytesError
+		netErr   net.Error
 	)
-	var netErr net.Error
 	switch {
 	case errors.As(err, &tooLarge):
 		return err
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return ErrBodyTimeout
-	case errors.As(err, &netErr), errors.Is(err, io.ErrClosedPipe), errors.Is(err, net.ErrClosed):
-		return errBodyRead
+	}
+	return errBodyRead
+}
+
+// explainDecodeError turns a decoding error into words; text is the JSON
+// text decoded (nil when unknown), which starts skip bytes into the body.
+func explainDecodeError(err error, dst any, text []byte, skip int) error {
+	var (
+		syntax    *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+		invalidUE *json.InvalidUnmarshalError
+	)
+	switch {
 	case errors.Is(err, io.EOF):
 		return errors.New("the request body is empty: expected a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("the JSON ends too early: an object, array or string is not closed")
 	case errors.As(err, &syntax):
 		msg := strings.TrimPrefix(syntax.Error(), "json: ")
-		// encoding/json shows a byte as the character of its value:
-		// 0xEF, the first of a byte-order mark, as 'ï'.
-		if q, ok := strings.CutPrefix(msg, "invalid character '"); ok {
-			if r, n := utf8.DecodeRuneInString(q); r >= 0x80 && r <= 0xFF && strings.HasPrefix(q[n:], "'") {
-				msg += fmt.Sprintf(" (byte 0x%02X: the body must be JSON text in UTF-8)", r)
+		// encoding/json shows the byte at fault as the character of its
+		// value ('Â' for the first byte of a no-break space): name the
+		// character the text has there.
+		if i := int(syntax.Offset) - 1; i >= 0 && i < len(text) && text[i] >= utf8.RuneSelf {
+			if q, ok := strings.CutPrefix(msg, "invalid character '"); ok {
+				if _, rest, ok := strings.Cut(q, "'"); ok {
+					r, _ := utf8.DecodeRune(text[i:])
+					msg = fmt.Sprintf("invalid character %q (U+%04X)%s", r, r, rest)
+				}
 			}
 		}
-		return fmt.Errorf("malformed JSON at byte %d: %s", syntax.Offset, msg)
+		return fmt.Errorf("malformed JSON at byte %d: %s", syntax.Offset+int64(skip), msg)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return fmt.Errorf("the request body must be a JSON object, not %s", article(typeErr.Value))
@@ -354,52 +376,27 @@ func explainDecodeError(err error, dst any) error {
 	return fmt.Errorf("malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
-// bomSkipper reads r without a leading UTF-8 byte-order mark.
-type bomSkipper struct {
-	r    io.Reader
-	head []byte // the first bytes read, while fewer than three
-	done bool   // the mark is skipped, or known absent
+// checkUTF8 refuses a body text that is not UTF-8; it starts skip bytes
+// into the body.
+func checkUTF8(text []byte, skip int) error {
+	if utf8.Valid(text) {
+		return nil
+	}
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("the body is not valid UTF-8 at byte %d (0x%02X): JSON bodies are UTF-8", skip+i+1, text[i])
 }
 
-func (b *bomSkipper) Read(p []byte) (int, error) {
-	for !b.done {
-		var buf [3]byte
-		n, err := b.r.Read(buf[:3-len(b.head)])
-		b.head = append(b.head, buf[:n]...)
-		switch {
-		case len(b.head) == 3 || !bytes.HasPrefix(utf8BOM, b.head) || err != nil:
-			b.done = true
-			if bytes.Equal(b.head, utf8BOM) {
-				b.head = nil
-			}
-			if len(b.head) == 0 && err != nil {
-				return 0, err
-			}
-		}
-	}
-	if len(b.head) > 0 {
-		n := copy(p, b.head)
-		b.head = b.head[n:]
-		return n, nil
-	}
-	return b.r.Read(p)
-}
-
-// checkUTF8 refuses a JSON text that is not UTF-8, or whose strings
-// escape half of a surrogate pair (\ud800 alone names no character);
-// offset is raw's position in the body, for the message.
-func checkUTF8(raw []byte, offset int64) error {
-	if !utf8.Valid(raw) {
-		i := 0
-		for i < len(raw) {
-			r, n := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			i += n
-		}
-		return fmt.Errorf("the body is not valid UTF-8: byte 0x%02X at offset %d (JSON bodies are UTF-8)", raw[i], offset+int64(i))
-	}
+// checkSurrogates refuses a well-formed JSON value whose strings escape
+// half of a surrogate pair (\ud800 alone names no character); it starts
+// at byte base+1 of the body.
+func checkSurrogates(raw []byte, base int) error {
 	inString := false
 	for i := 0; i < len(raw); i++ {
 		switch c := raw[i]; {
@@ -410,10 +407,7 @@ func checkUTF8(raw []byte, offset int64) error {
 				i++ // an escaped character, perhaps a quote
 				continue
 			}
-			u, ok := hex4(raw[i+2:])
-			if !ok {
-				continue // a syntax error, already refused
-			}
+			u, _ := hex4(raw[i+2:]) // well-formed: four digits follow
 			switch {
 			case u >= 0xD800 && u < 0xDC00:
 				next, ok := uint32(0), len(raw) > i+7 && raw[i+6] == '\\' && raw[i+7] == 'u'
@@ -421,11 +415,11 @@ func checkUTF8(raw []byte, offset int64) error {
 					next, ok = hex4(raw[i+8:])
 				}
 				if !ok || next < 0xDC00 || next >= 0xE000 {
-					return fmt.Errorf("malformed JSON at byte %d: \\u%04x is half of a surrogate pair, without its second half (strings must be valid Unicode)", offset+int64(i), u)
+					return fmt.Errorf("malformed JSON at byte %d: \\u%04x is half of a surrogate pair, without its second half (strings must be valid Unicode)", base+i+1, u)
 				}
 				i += 11
 			case u >= 0xDC00 && u < 0xE000:
-				return fmt.Errorf("malformed JSON at byte %d: \\u%04x is the second half of a surrogate pair, without its first (strings must be valid Unicode)", offset+int64(i), u)
+				return fmt.Errorf("malformed JSON at byte %d: \\u%04x is the second half of a surrogate pair, without its first (strings must be valid Unicode)", base+i+1, u)
 			default:
 				i += 5
 			}

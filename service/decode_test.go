@@ -29,17 +29,22 @@ func TestDecodeStrictText(t *testing.T) {
 	}{
 		{"byte-order mark", bom + `{"name":"a"}`, "a", ""},
 		{"mark then space", bom + ` {"name":"b"}`, "b", ""},
-		{"half a mark", "\xEF\xBB" + `{"name":"a"}`, "", "malformed JSON at byte 1: invalid character 'ï' looking for beginning of value (byte 0xEF: the body must be JSON text in UTF-8)"},
-		{"mark twice", bom + bom + `{}`, "", "malformed JSON at byte 1"},
+		{"half a mark", "\xEF\xBB" + `{"name":"a"}`, "", "not valid UTF-8 at byte 1 (0xEF)"},
+		{"mark twice", bom + bom + `{}`, "", `malformed JSON at byte 4: invalid character '\ufeff' (U+FEFF) looking for beginning of value`},
 		{"mark alone", bom, "", "body is empty"},
 		{"surrogate pair", `{"name":"\ud83d\ude00"}`, "\U0001F600", ""},
 		{"escaped backslash before u", `{"name":"\\ud800"}`, `\ud800`, ""},
 		{"escaped quote then escape", `{"name":"\"\u00e9"}`, `"é`, ""},
-		{"high surrogate alone", `{"name":"a\ud800"}`, "", `byte 10: \ud800 is half of a surrogate pair`},
+		{"high surrogate alone", `{"name":"a\ud800"}`, "", `byte 11: \ud800 is half of a surrogate pair`},
+		{"high surrogate alone after a mark and space", bom + ` {"name":"a\ud800"}`, "", `byte 15: \ud800 is half`},
 		{"high then high", `{"name":"\ud800\ud800"}`, "", `\ud800 is half`},
-		{"low surrogate alone", `{"tags":["x","\uDC01"]}`, "", `byte 14: \udc01 is the second half`},
-		{"invalid byte in a key", "{\"na\xc3\":1}", "", "byte 0xC3 at offset 4"},
-		{"offset after space", "  {\"name\":\"\xff\"}", "", "offset 11"},
+		{"low surrogate alone", `{"tags":["x","\uDC01"]}`, "", `byte 15: \udc01 is the second half`},
+		{"invalid byte in a key", "{\"na\xc3\":1}", "", "not valid UTF-8 at byte 5 (0xC3)"},
+		{"invalid byte after a mark and space", bom + "  {\"name\":\"\xff\"}", "", "not valid UTF-8 at byte 15 (0xFF)"},
+		{"Windows-1252 quote", "{\"name\":\x93a\x94}", "", "not valid UTF-8 at byte 9 (0x93)"},
+		{"no-break space", "{\"name\":\u00a0\"a\"}", "", `malformed JSON at byte 9: invalid character '\u00a0' (U+00A0) looking for beginning of value`},
+		{"curly quote", "{\"name\":\u201ca\u201d}", "", `malformed JSON at byte 9: invalid character '“' (U+201C)`},
+		{"syntax error after a mark", bom + `{"name":}`, "", "malformed JSON at byte 12: invalid character '}'"},
 	}
 	for _, tt := range tests {
 		for _, split := range []bool{false, true} {
@@ -75,9 +80,15 @@ var _ net.Error = timeoutErr{}
 // the server's addresses.
 func TestDecodeStrictReadErrors(t *testing.T) {
 	var target decodeTarget
-	stalled := io.MultiReader(strings.NewReader(`{"name":`), iotest.ErrReader(timeoutErr{}))
-	if err := DecodeStrict(stalled, &target); !errors.Is(err, ErrBodyTimeout) {
-		t.Errorf("stalled body: %v, want ErrBodyTimeout", err)
+	for _, part := range []string{`{"name":`, `{"name":"a"}`, ``} {
+		stalled := io.MultiReader(strings.NewReader(part), iotest.ErrReader(timeoutErr{}))
+		if err := DecodeStrict(stalled, &target); !errors.Is(err, ErrBodyTimeout) {
+			t.Errorf("body %q then a stall: %v, want ErrBodyTimeout", part, err)
+		}
+	}
+	// Data and the timeout from one read.
+	if err := DecodeStrict(iotest.DataErrReader(io.MultiReader(strings.NewReader(`{"name":"a"}`), iotest.ErrReader(timeoutErr{}))), &target); !errors.Is(err, ErrBodyTimeout) {
+		t.Errorf("data with the timeout: %v, want ErrBodyTimeout", err)
 	}
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer"),
 		Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}}
