@@ -53,7 +53,7 @@ var problemKinds = map[string]problemKind{
 	"malformed-json":     {"malformed-json", "Malformed JSON", 400, "The body is not one well-formed JSON object."},
 	"not-found":          {"not-found", "Not found", 404, "No resource at this path, or no job with this id."},
 	"method-not-allowed": {"method-not-allowed", "Method not allowed", 405, "The path exists but not with this method; the Allow header lists the methods."},
-	"request-timeout":    {"request-timeout", "Request timeout", 408, "The body did not arrive within the server's read timeout (30 s by default); send it whole, at once."},
+	"request-timeout":    {"request-timeout", "Request timeout", 408, "The body did not arrive within the server's read timeout (30 s for the whole request); send it whole, at once."},
 	"conflict":           {"conflict", "Conflict", 409, "The resource is in a state that does not allow this operation."},
 	"unauthorized":       {"unauthorized", "Unauthorized", 401, "This endpoint needs an API key in the X-API-Key header."},
 	"body-too-large":     {"body-too-large", "Request body too large", 413, "The body exceeds the server's limit; the detail gives the limit."},

@@ -1,6 +1,7 @@
 package book
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -172,14 +173,18 @@ func TestEmbeddedLengths(t *testing.T) {
 	defer tt.Release()
 	found := 0
 	for name, data := range Files() {
-		if !strings.HasPrefix(name, "lengths-") {
-			continue
-		}
-		found++
 		src, ok := sources[name]
-		if !ok {
+		switch {
+		case strings.HasPrefix(name, "replies/") && bytes.Contains(data, []byte(" plies=")):
+			// A reply file built with lengths: its own source, indexed
+			// lazily with its plies.
+			src.file, src.complete = name, true
+		case !strings.HasPrefix(name, "lengths-"):
+			continue
+		case !ok:
 			t.Fatalf("%s: a lengths file the test does not know", name)
 		}
+		found++
 		f, err := Parse(data)
 		if err != nil {
 			t.Fatal(err)
@@ -220,6 +225,9 @@ func TestEmbeddedLengths(t *testing.T) {
 			}
 		}
 		pos := mustPosition(t, sec.Moves)
+		if _, ok := b.Lookup(pos); !ok { // indexes a lazy file
+			t.Fatalf("%s: %v is not in the book", name, sec.Moves)
+		}
 		l, ok := b.LengthOf(pos)
 		if src.complete != (len(lines) == len(want.Lines)) || ok != src.complete {
 			t.Fatalf("%s: %d of %d lines, the position's length known: %v", name, len(lines), len(want.Lines), ok)
