@@ -171,8 +171,9 @@ type PolyominoAnalysis struct {
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
 	// An answer from the book has them at once one and two plies into
-	// the certificate's opening L:c5,d5,e5,f5,c6 and into the long-L
-	// opening L:c4,d4,e4,f4,c5, and after their losing replies' fastest
+	// the certificate's opening L:c5,d5,e5,f5,c6, the long-L opening
+	// L:c4,d4,e4,f4,c5 and V:d4,e4,f4,d5,d6 (with a budget_ms of 500 or
+	// more on the V's first request), and after their losing replies' fastest
 	// third moves (the book's lengths files, computed by the length
 	// search; one ply in, with a perfect move first, every reply's
 	// plies with all_moves). Elsewhere the book knows values, not
