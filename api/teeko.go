@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -346,36 +345,4 @@ func toTeekoTablebase(t service.TeekoTableStats) TeekoTablebase {
 
 func toTeekoCounts(c teeko.Counts) TeekoOutcomeCounts {
 	return TeekoOutcomeCounts{BlackWins: c.BlackWins, RedWins: c.RedWins, Draws: c.Draws, Total: c.Total()}
-}
-
-// noQuery is the middleware of the GET routes that take no query
-// parameter: one would be silently ignored.
-func noQuery(c *gin.Context) {
-	if knownQuery(c) {
-		c.Next()
-	}
-}
-
-// knownQuery answers 400 when the query string has a parameter the route
-// does not know, as unknown JSON fields are refused, or one given twice.
-func knownQuery(c *gin.Context, known ...string) bool {
-	for name, values := range c.Request.URL.Query() {
-		if len(values) > 1 {
-			fail(c, service.Invalid(name, nil, "query parameter %q is given %d times", name, len(values)))
-			return false
-		}
-		ok := false
-		for _, k := range known {
-			ok = ok || name == k
-		}
-		switch {
-		case !ok && len(known) == 0:
-			fail(c, service.Invalid(name, nil, "unknown query parameter %q: this endpoint takes none", name))
-			return false
-		case !ok:
-			fail(c, service.Invalid(name, nil, "unknown query parameter %q; known: %s", name, strings.Join(known, ", ")))
-			return false
-		}
-	}
-	return true
 }
