@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -270,10 +271,7 @@ func knownQuery(c *gin.Context, known ...string) bool {
 			fail(c, service.Invalid(name, nil, "query parameter %q is given %d times", name, len(values)))
 			return false
 		}
-		ok := false
-		for _, k := range known {
-			ok = ok || name == k
-		}
+		ok := slices.Contains(known, name)
 		switch {
 		case !ok && len(known) == 0:
 			fail(c, service.Invalid(name, nil, "unknown query parameter %q: this endpoint takes none", name))

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -428,27 +429,13 @@ func checkSurrogates(raw []byte, base int) error {
 	return nil
 }
 
-// hex4 reads four hexadecimal digits.
+// hex4 reads the four hexadecimal digits that start b.
 func hex4(b []byte) (uint32, bool) {
 	if len(b) < 4 {
 		return 0, false
 	}
-	var u uint32
-	for _, c := range b[:4] {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		u = u<<4 | uint32(d)
-	}
-	return u, true
+	u, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	return uint32(u), err == nil
 }
 
 // jsonKind names the JSON type a Go type is decoded from.

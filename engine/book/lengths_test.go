@@ -153,7 +153,8 @@ func TestLengthsDisagree(t *testing.T) {
 }
 
 // TestEmbeddedLengths: each lengths file (lengths-<name>.txt) is the
-// section of a position of another book file again, every class with its
+// section of a position of another book file again, and a reply file
+// built with lengths (replies/replies-210.txt) its own source, every class with its
 // plies (a losing one with its reply), so that one ply in the book knows
 // the position's length: the fastest winning line's plus one when a line
 // wins (lengths-longl.txt: two winning replies to the long-L opening),
