@@ -45,6 +45,7 @@ type config struct {
 	MaxClientJobs  int
 	JobWindow      int
 	WorkerSlots    int
+	ExpressLimit   time.Duration
 	WorkerName     string
 	BookTableMB    int
 
@@ -92,6 +93,7 @@ func (c *config) settings() []setting {
 		{flag: "max-client-jobs", env: "GAMESOLVER_MAX_CLIENT_JOBS", usage: "unfinished jobs of one client (API key, else address) beyond which its POST /v1/jobs answers 429 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxClientJobs)},
 		{flag: "job-window", env: "GAMESOLVER_JOB_WINDOW", usage: "with Redis: units of one job queued at once (jobs take turns: a later job waits behind at most this many units of each earlier one; more lets one job use more worker slots)", value: (*intValue)(&c.JobWindow)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
+		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs units of jobs none of whose units took longer than this, each for at most this long (a longer one is handed back to the other slots): a small job never waits behind a long job's running unit (0: no express slot)", value: (*durationValue)(&c.ExpressLimit)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
 	}
@@ -121,6 +123,7 @@ func defaultConfig() config {
 		MaxClientJobs:  10,
 		JobWindow:      8,
 		WorkerSlots:    1,
+		ExpressLimit:   10 * time.Second,
 		BookTableMB:    256,
 		RateLimit:      "100-S",
 		TrustedProxies: "private",
@@ -177,6 +180,9 @@ func (c *config) validate() error {
 	}
 	if c.WorkerSlots < 1 {
 		errs = append(errs, "worker-slots must be at least 1")
+	}
+	if c.ExpressLimit < 0 {
+		errs = append(errs, "express-limit must not be negative")
 	}
 	if c.SolverQueue < 0 {
 		errs = append(errs, "solver-queue must not be negative")

@@ -66,6 +66,7 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		Metrics:      jobs.NewMetrics(reg, m.Jobs),
 		MaxActive:    cfg.MaxActiveJobs,
 		MaxPerClient: cfg.MaxClientJobs,
+		Express:      cfg.ExpressLimit,
 	})
 	if err != nil {
 		closeStore()

@@ -77,6 +77,19 @@
 // unit to be reclaimed, and its successor finds the result written and only
 // combines.
 //
+// # The express slot
+//
+// With Options.Express each RunWorker adds a slot that runs only units of
+// jobs not marked slow, each for at most Options.Express: a unit that
+// outlasts it is handed back uncounted (as on shutdown) and its job is
+// marked slow (the job hash's "slow" field; a "slow" line in the memory
+// store's file). The slot reads only new units (XREADGROUP, never
+// XAUTOCLAIM: handed-back units are for the other slots), and hands a
+// slow job's unit back unrun (the stream cannot skip it; the memory store
+// skips it). A small job so starts at once even when a long job's units
+// hold every other slot, at the cost of at most Options.Express of work
+// once per slow job.
+//
 // # Shutdown and failures
 //
 // When a worker's context ends, each running unit sees its context

@@ -147,6 +147,7 @@ type unitStart struct {
 	Request   json.RawMessage
 	Total     int
 	HasResult bool // the unit was finished before (its worker died before acking)
+	Slow      bool // a unit of the job outlasted an express slot's limit
 }
 
 // ending is how a job ends.

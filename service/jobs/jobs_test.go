@@ -729,7 +729,7 @@ func TestMemoryCrashAfterLastResult(t *testing.T) {
 	ctx := context.Background()
 	j := submit(t, m, `{"n":5,"units":1}`)
 	ms := e.store.(*MemoryStore)
-	d, err := ms.claim(ctx, "dead", time.Minute, time.Second)
+	d, err := ms.claim(ctx, "dead", time.Minute, time.Second, false)
 	if err != nil || d == nil {
 		t.Fatalf("claim: %v %v", d, err)
 	}
@@ -845,4 +845,88 @@ func TestRedisLostData(t *testing.T) {
 	close(gate)
 	j := submit(t, m, `{"n":5,"units":1}`)
 	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 5)
+}
+
+// TestExpressSlot: with Options.Express, a small job submitted while a
+// slow job's unit holds the worker's only slot finishes at once, on the
+// express slot; the slow job's unit the express slot took is handed back
+// after the limit, uncounted (one delivery allowed), the job marked slow
+// so that the express slot runs none of its units again, and the job
+// still finishes with every unit. Without it the small job waited for the
+// slow unit, up to --max-job-duration (an hour by default).
+func TestExpressSlot(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		big, small := newSquares(), newSquares()
+		small.name = "toy.small"
+		gate := big.gated(make(chan struct{}))
+		opts := fastOptions(t)
+		opts.Express = 300 * time.Millisecond
+		opts.MaxDeliveries = 1 // a hand-back that counted would fail the job
+		met := NewMetrics(prometheus.NewRegistry(), nil)
+		opts.Metrics = met
+		m, err := NewManager(e.store, []Kind{big, small}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		a, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":30,"units":3}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		startWorker(t, m, "w", 1)
+		waitFor(t, "the big job's unit handed back by the express slot", func() bool {
+			return total(big.get(big.canceled)) == 1 && value(met.Units.WithLabelValues("toy.squares", "deferred")) >= 1
+		})
+		start := time.Now()
+		b, err := m.Submit(ctx, "toy.small", json.RawMessage(`{"n":4,"units":2}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSum(t, waitStatus(t, m, b.ID, StatusDone), 4)
+		t.Logf("the small job finished %v after its submission", time.Since(start))
+		if j, err := m.Get(ctx, a.ID); err != nil || j.Status.Final() {
+			t.Fatalf("the big job = %+v, %v; want it still running, its units gated", j, err)
+		}
+		close(gate)
+		wantSum(t, waitStatus(t, m, a.ID, StatusDone), 30)
+		if c := big.get(big.canceled); total(c) != 1 {
+			t.Errorf("the express slot ran the slow job's units %v times, want once", c)
+		}
+		if s := big.get(big.started); len(s) != 3 || total(s) != 4 {
+			t.Errorf("the big job's runs = %v, want each unit once and the handed-back one twice", s)
+		}
+		assertQueueEmpty(t, e)
+	})
+}
+
+// TestSlowSurvivesRestart: a job marked slow stays slow when the store
+// restarts (the memory store's file, Redis's hash), and its handed-back
+// unit is claimable at once, its delivery uncounted.
+func TestSlowSurvivesRestart(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		m, _ := newManager(t, e.store, newSquares(), fastOptions(t))
+		j := submit(t, m, `{"n":5,"units":1}`)
+		ctx := context.Background()
+		d, err := e.store.claim(ctx, "c", time.Minute, time.Second, true)
+		if err != nil || d == nil {
+			t.Fatalf("express claim: %v %v", d, err)
+		}
+		if st, err := e.store.begin(ctx, d, time.Now()); err != nil || st.Slow {
+			t.Fatalf("begin = %+v, %v; want a job not slow", st, err)
+		}
+		if err := e.store.slow(ctx, d, "c"); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := e.store.claim(ctx, "c", time.Minute, 10*time.Millisecond, true); err != nil || d != nil {
+			t.Fatalf("an express slot took the slow job's handed-back unit: %+v, %v", d, err)
+		}
+		store := e.restart()
+		d, err = store.claim(ctx, "d", time.Minute, time.Second, false)
+		if err != nil || d == nil || d.JobID != j.ID || d.Deliveries != 1 {
+			t.Fatalf("claim after the restart = %+v, %v; want the unit, first delivery", d, err)
+		}
+		if st, err := store.begin(ctx, d, time.Now()); err != nil || !st.Slow {
+			t.Fatalf("begin after the restart = %+v, %v; want the job slow", st, err)
+		}
+	})
 }

@@ -50,6 +50,11 @@ type Options struct {
 	// a job beyond it with KindRateLimited (429 and Retry-After), so that
 	// one client cannot take every place under MaxActive [0: no cap].
 	MaxPerClient int
+	// Express, when positive, gives each RunWorker an express slot
+	// besides its others: it runs only units of jobs none of whose units
+	// outlasted it, each for at most Express, so that a small job never
+	// waits behind a slow job's running unit (see RunWorker) [0: none].
+	Express time.Duration
 
 	// forgetAfter is how long a consumer without pending units must have
 	// been idle before a starting worker deletes it [24h].

@@ -20,11 +20,11 @@ import (
 // (owner, delivery count, time of the last delivery or heartbeat).
 //
 // With a directory it also appends every job's history to <dir>/<id>.jsonl
-// (creation with the units, start, each unit result, the end), synced
-// before the change is made visible, and replays the files when opened: a
-// restarted process loses no job and no finished unit, and queues again
-// the units of unfinished jobs that have no result. Heartbeat node counts
-// of running units are not written.
+// (creation with the units, start, each unit result, the job marked slow,
+// the end), synced before the change is made visible, and replays the
+// files when opened: a restarted process loses no job and no finished
+// unit, and queues again the units of unfinished jobs that have no
+// result. Heartbeat node counts of running units are not written.
 type MemoryStore struct {
 	dir string
 
@@ -45,6 +45,7 @@ type memJob struct {
 	results map[int]json.RawMessage
 	nodes   map[int]int64
 	expires time.Time // zero while unfinished
+	slow    bool      // a unit outlasted an express slot's limit
 }
 
 type memEntry struct {
@@ -152,14 +153,14 @@ func (s *MemoryStore) job(id string, now time.Time) *memJob {
 	return j
 }
 
-func (s *MemoryStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration) (*delivery, error) {
+func (s *MemoryStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration, express bool) (*delivery, error) {
 	timer := time.NewTimer(block)
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
 		now := time.Now()
 		s.sweep(now)
-		d := s.take(consumer, minIdle, now)
+		d := s.take(consumer, minIdle, now, express)
 		wake := s.wake
 		s.mu.Unlock()
 		if d != nil {
@@ -179,13 +180,13 @@ func (s *MemoryStore) claim(ctx context.Context, consumer string, minIdle, block
 // the next unit of the job with the fewest units out (delivered, not
 // acknowledged), among those the one served least recently. Jobs take
 // turns so: one job of ten thousand units does not hold back the jobs
-// after it.
-func (s *MemoryStore) take(consumer string, minIdle time.Duration, now time.Time) *delivery {
+// after it. An express slot takes only new units, of jobs not slow.
+func (s *MemoryStore) take(consumer string, minIdle time.Duration, now time.Time, express bool) *delivery {
 	var e *memEntry
 	out := map[string]int{}
 	for _, p := range s.pending {
 		out[p.job]++
-		if (p.delivered.IsZero() || now.Sub(p.delivered) >= minIdle) && (e == nil || p.seq < e.seq) {
+		if !express && (p.delivered.IsZero() || now.Sub(p.delivered) >= minIdle) && (e == nil || p.seq < e.seq) {
 			e = p
 		}
 	}
@@ -193,6 +194,11 @@ func (s *MemoryStore) take(consumer string, minIdle time.Duration, now time.Time
 	if e == nil {
 		k := -1
 		for i, id := range s.order {
+			if express {
+				if j := s.jobs[id]; j != nil && j.slow {
+					continue
+				}
+			}
 			if k < 0 {
 				k = i
 				continue
@@ -262,7 +268,7 @@ func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unit
 		j.s.Status, j.s.Started = StatusRunning, now
 	}
 	_, has := j.results[d.Unit]
-	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has}, nil
+	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has, Slow: j.slow}, nil
 }
 
 func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {
@@ -342,6 +348,24 @@ func (s *MemoryStore) ack(_ context.Context, d *delivery) error {
 func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, count bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.handBack(d, consumer, count)
+}
+
+func (s *MemoryStore) slow(_ context.Context, d *delivery, consumer string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j := s.job(d.JobID, time.Now()); j != nil && !j.slow {
+		if err := s.append(j.s.ID, logRecord{Op: "slow"}); err != nil {
+			return err
+		}
+		j.slow = true
+	}
+	return s.handBack(d, consumer, false)
+}
+
+// handBack makes the unit, if consumer owns it, claimable at once (s.mu
+// held).
+func (s *MemoryStore) handBack(d *delivery, consumer string, count bool) error {
 	e := s.entry(d)
 	if e == nil || e.owner != consumer {
 		return nil
@@ -373,7 +397,7 @@ func (s *MemoryStore) shared() bool { return false }
 
 // logRecord is one line of a job's file.
 type logRecord struct {
-	Op      string            `json:"op"` // create, start, unit, end
+	Op      string            `json:"op"` // create, start, unit, slow, end
 	Job     *logJob           `json:"job,omitempty"`
 	Units   []json.RawMessage `json:"units,omitempty"`
 	At      int64             `json:"at,omitempty"` // unix ms
@@ -440,6 +464,7 @@ func (s *MemoryStore) replay() error {
 		results map[int]json.RawMessage
 		nodes   map[int]int64
 		expires time.Time
+		slow    bool
 	}
 	var all []*replayed
 	now := time.Now()
@@ -471,6 +496,8 @@ func (s *MemoryStore) replay() error {
 				if _, has := r.results[rec.Unit]; !has {
 					r.results[rec.Unit], r.nodes[rec.Unit] = rec.Result, rec.Nodes
 				}
+			case "slow":
+				r.slow = true
 			case "end":
 				r.st.Status, r.st.Finished = rec.Status, time.UnixMilli(rec.At).UTC()
 				r.st.Result, r.st.Error = rec.Result, rec.Error
@@ -491,7 +518,7 @@ func (s *MemoryStore) replay() error {
 		}
 		s.add(r.st, units, r.results)
 		j := s.jobs[r.st.ID]
-		j.results, j.nodes, j.expires = r.results, r.nodes, r.expires
+		j.results, j.nodes, j.expires, j.slow = r.results, r.nodes, r.expires, r.slow
 	}
 	return nil
 }

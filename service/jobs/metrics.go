@@ -9,7 +9,9 @@ type Metrics struct {
 	Jobs *prometheus.CounterVec
 	// Units counts processed units by type and outcome: done, failed,
 	// panicked, skipped (job already over), returned (handed back on
-	// shutdown), lost (another worker took the unit over).
+	// shutdown), lost (another worker took the unit over), deferred (an
+	// express slot handed it back: it outlasted the slot's limit, or its
+	// job had one that did).
 	Units *prometheus.CounterVec
 	// Reclaimed counts units taken over from another worker, which died or
 	// handed them back, by type.
@@ -26,7 +28,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		Jobs: jobs,
 		Units: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_total",
-			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost).",
+			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost, deferred).",
 		}, []string{"type", "outcome"}),
 		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_reclaimed_total",

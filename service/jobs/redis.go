@@ -272,7 +272,7 @@ end
 return false
 `)
 
-func (r *RedisStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration) (*delivery, error) {
+func (r *RedisStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration, express bool) (*delivery, error) {
 	// A blocking read cut short by ctx could leave an entry delivered to us
 	// but unseen, pending until ReclaimAfter; so the calls outlive ctx and
 	// the worker hands back what arrives after it ended.
@@ -280,12 +280,16 @@ func (r *RedisStore) claim(ctx context.Context, consumer string, minIdle, block 
 	if err := r.ensureGroup(ctx); err != nil {
 		return nil, err
 	}
-	d, err := r.reclaim(ctx, consumer, minIdle)
-	if isNoGroup(err) {
-		r.hasGroup.Store(false)
-	}
-	if err != nil || d != nil {
-		return d, err
+	if !express {
+		// An express slot reads only new entries: those handed back (by
+		// an express slot, too slow) are for the other slots.
+		d, err := r.reclaim(ctx, consumer, minIdle)
+		if isNoGroup(err) {
+			r.hasGroup.Store(false)
+		}
+		if err != nil || d != nil {
+			return d, err
+		}
 	}
 	res, err := r.client.XReadGroup(ctx, &redis.XReadGroupArgs{
 		Group: groupName, Consumer: consumer, Streams: []string{streamKey, ">"}, Count: 1, Block: block,
@@ -351,16 +355,17 @@ func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bo
 }
 
 // beginScript marks a queued job running and returns status, type,
-// request, total and whether the unit has a result; nil for no job.
+// request, total, whether the unit has a result and whether the job is
+// slow; nil for no job.
 var beginScript = redis.NewScript(`
-local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total')
+local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow')
 if not h[1] then return false end
 local st = h[1]
 if st == 'queued' then
   redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[2])
   st = 'running'
 end
-return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1])}
+return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or ''}
 `)
 
 func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error) {
@@ -374,7 +379,7 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	if err != nil {
 		return unitStart{}, err
 	}
-	if len(v) != 5 {
+	if len(v) != 6 {
 		return unitStart{}, fmt.Errorf("jobs: begin script returned %d values", len(v))
 	}
 	st, _ := v[0].(string)
@@ -382,7 +387,8 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	req, _ := v[2].(string)
 	total, _ := v[3].(string)
 	has, _ := v[4].(int64)
-	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1}, nil
+	slow, _ := v[5].(string)
+	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1, Slow: slow == "1"}, nil
 }
 
 // heartbeatScript: if ARGV[2] still owns entry ARGV[3], reset its idle time
@@ -541,8 +547,12 @@ func (r *RedisStore) ack(ctx context.Context, d *delivery) error {
 // releaseScript hands entry ARGV[3] back if ARGV[2] owns it: a huge idle
 // time makes it claimable at once, and the delivery count is set to
 // ARGV[5] so that the next XAUTOCLAIM (which adds one) counts or does not
-// count this delivery.
+// count this delivery. With a second key (a job's hash that exists) it
+// first marks the job slow.
 var releaseScript = redis.NewScript(`
+if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('HSET', KEYS[2], 'slow', '1')
+end
 local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
 if #p == 1 and p[1][2] == ARGV[2] then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[4], 'RETRYCOUNT', ARGV[5], 'JUSTID')
@@ -552,11 +562,19 @@ return 0
 `)
 
 func (r *RedisStore) release(ctx context.Context, d *delivery, consumer string, count bool) error {
+	return r.handBack(ctx, d, consumer, count, []string{streamKey})
+}
+
+func (r *RedisStore) slow(ctx context.Context, d *delivery, consumer string) error {
+	return r.handBack(ctx, d, consumer, false, []string{streamKey, jobKey(d.JobID)})
+}
+
+func (r *RedisStore) handBack(ctx context.Context, d *delivery, consumer string, count bool, keys []string) error {
 	retries := d.Deliveries
 	if !count {
 		retries--
 	}
-	return releaseScript.Run(ctx, r.client, []string{streamKey},
+	return releaseScript.Run(ctx, r.client, keys,
 		groupName, consumer, d.EntryID, handBackIdle.Milliseconds(), max(retries, 0)).Err()
 }
 

@@ -20,8 +20,11 @@ type Store interface {
 	load(ctx context.Context, id string) (s state, found bool, err error)
 	// claim hands consumer one unit: first a pending unit idle for at least
 	// minIdle (its worker died or handed it back), else a new one, waiting
-	// up to block for it. It returns nil when there is none.
-	claim(ctx context.Context, consumer string, minIdle, block time.Duration) (*delivery, error)
+	// up to block for it. It returns nil when there is none. For an
+	// express slot (see Options.Express) it hands out only new units, and
+	// may skip those of jobs marked slow (the memory store does; the Redis
+	// stream cannot, and the worker hands them back).
+	claim(ctx context.Context, consumer string, minIdle, block time.Duration, express bool) (*delivery, error)
 	// begin reads the unit's job and marks a queued job running.
 	begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error)
 	// heartbeat tells whether consumer still owns the unit and, if so,
@@ -41,6 +44,9 @@ type Store interface {
 	// release hands a unit owned by consumer back, claimable at once. With
 	// count false the delivery does not count towards MaxDeliveries.
 	release(ctx context.Context, d *delivery, consumer string, count bool) error
+	// slow marks the unit's job slow (its units are not for express slots
+	// any more) and hands the unit, owned by consumer, back uncounted.
+	slow(ctx context.Context, d *delivery, consumer string) error
 	// forget deletes the consumers that own no unit and have been idle for
 	// idle, and returns how many.
 	forget(ctx context.Context, idle time.Duration) (int, error)

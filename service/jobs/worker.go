@@ -18,6 +18,7 @@ var (
 	errJobOver   = errors.New("the job was canceled or finished")
 	errLeaseLost = errors.New("another worker took the unit over")
 	errShutdown  = errors.New("the worker is shutting down")
+	errSlow      = errors.New("the unit outlasted the express slot's limit")
 )
 
 // panicError is a recovered panic of a kind's method.
@@ -34,13 +35,20 @@ func (p *panicError) Error() string { return fmt.Sprintf("panicked: %v", p.value
 // consumers name/0, name/1, ...): give each worker process its own, e.g.
 // host and pid; a restarted worker may take its old name again. At start
 // it forgets the consumers of workers gone for a day (with no units).
+//
+// With Options.Express it also runs an express slot (consumer
+// name/express): it takes only new units of jobs not marked slow, and
+// runs each for at most Options.Express; a unit that outlasts it is
+// handed back, uncounted, to the other slots, and its job is marked slow.
+// A small job so never waits for a slow job's running unit, whatever the
+// slow job's units take (up to Options.Express once per slow job).
 func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) error {
 	if name == "" {
 		return errors.New("jobs: a worker needs a name")
 	}
 	concurrency = max(concurrency, 1)
 	log := m.log.With(zap.String("worker", name))
-	log.Info("worker started", zap.Int("concurrency", concurrency))
+	log.Info("worker started", zap.Int("concurrency", concurrency), zap.Duration("express", m.opts.Express))
 	if n, err := m.store.forget(ctx, m.opts.forgetAfter); err != nil {
 		log.Warn("could not forget dead workers", zap.Error(err))
 	} else if n > 0 {
@@ -52,18 +60,23 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 		// another slot of the same worker (whose heartbeats stalled) stops
 		// the stalled run at its next heartbeat.
 		consumer := fmt.Sprintf("%s/%d", name, i)
-		wg.Go(func() { m.slot(ctx, consumer, log.With(zap.String("consumer", consumer))) })
+		wg.Go(func() { m.slot(ctx, consumer, log.With(zap.String("consumer", consumer)), 0) })
+	}
+	if m.opts.Express > 0 {
+		consumer := name + "/express"
+		wg.Go(func() { m.slot(ctx, consumer, log.With(zap.String("consumer", consumer)), m.opts.Express) })
 	}
 	wg.Wait()
 	log.Info("worker stopped")
 	return nil
 }
 
-// slot runs one unit at a time until ctx ends.
-func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger) {
+// slot runs one unit at a time until ctx ends; an express slot (limit >
+// 0) each for at most limit.
+func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, limit time.Duration) {
 	var backoff time.Duration
 	for ctx.Err() == nil {
-		d, err := m.store.claim(ctx, consumer, m.opts.ReclaimAfter, m.opts.Poll)
+		d, err := m.store.claim(ctx, consumer, m.opts.ReclaimAfter, m.opts.Poll, limit > 0)
 		if err != nil {
 			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
 			log.Warn("could not claim a unit", zap.Error(err), zap.Duration("retry_in", backoff))
@@ -79,7 +92,7 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger) {
 			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit)))
 			return
 		}
-		if foreign := m.process(ctx, d, consumer, log); foreign {
+		if foreign := m.process(ctx, d, consumer, log, limit); foreign {
 			// Leave the unit to the workers that know its type for a while.
 			sleep(ctx, m.opts.Poll)
 		}
@@ -88,10 +101,11 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger) {
 
 // process takes one delivered unit to its end: skipped, run and combined,
 // failed, or handed back. Whatever the store does not confirm is left
-// pending, for a reclaim after ReclaimAfter.
+// pending, for a reclaim after ReclaimAfter. A unit of an express slot
+// (limit > 0) runs for at most limit.
 // It reports whether it handed the unit back because its job type is not
 // one of this manager's (on a shared store, another worker's).
-func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger) (foreign bool) {
+func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger, limit time.Duration) (foreign bool) {
 	bg := context.WithoutCancel(ctx) // store calls still run while shutting down
 	log = log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit), zap.Int64("delivery", d.Deliveries))
 	var start unitStart
@@ -122,6 +136,13 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		m.fail(bg, start, d, log, fmt.Sprintf("no worker runs job type %q", typ))
 		return
 	}
+	if limit > 0 && start.Slow && !start.HasResult {
+		// The Redis stream cannot skip a slow job's units: leave them to
+		// the other slots.
+		m.opts.Metrics.unit(typ, "deferred")
+		m.release(bg, d, consumer, false, log)
+		return
+	}
 	if d.Deliveries > int64(m.opts.MaxDeliveries) {
 		m.opts.Metrics.unit(typ, "failed")
 		m.fail(bg, start, d, log, fmt.Sprintf("unit %d was delivered %d times without finishing: the workers running it died", d.Unit, d.Deliveries-1))
@@ -132,7 +153,7 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	var nodes int64
 	if !start.HasResult {
 		var err error
-		result, nodes, err = m.run(ctx, d, kind, consumer, log)
+		result, nodes, err = m.run(ctx, d, kind, consumer, log, limit)
 		var p *panicError
 		switch {
 		case errors.As(err, &p):
@@ -147,6 +168,12 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		case errors.Is(err, errShutdown):
 			m.opts.Metrics.unit(typ, "returned")
 			m.release(bg, d, consumer, false, log)
+			return
+		case errors.Is(err, errSlow):
+			m.opts.Metrics.unit(typ, "deferred")
+			if m.retry(bg, log, "hand the slow unit back", func(ctx context.Context) error { return m.store.slow(ctx, d, consumer) }) == nil {
+				log.Info("unit outlasted the express slot's limit: handed back, its job marked slow", zap.Duration("limit", limit))
+			}
 			return
 		case errors.Is(err, errJobOver):
 			m.opts.Metrics.unit(typ, "skipped")
@@ -197,12 +224,17 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	return false
 }
 
-// run runs one unit with a heartbeat beside it. The error says why a run
-// that did not finish stopped: errShutdown, errJobOver, errLeaseLost, a
-// *panicError, or the kind's own error.
-func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer string, log *zap.Logger) (json.RawMessage, int64, error) {
+// run runs one unit with a heartbeat beside it, for at most limit when
+// limit > 0. The error says why a run that did not finish stopped:
+// errShutdown, errJobOver, errLeaseLost, errSlow, a *panicError, or the
+// kind's own error.
+func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer string, log *zap.Logger, limit time.Duration) (json.RawMessage, int64, error) {
 	unitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if limit > 0 {
+		t := time.AfterFunc(limit, func() { cancel(errSlow) })
+		defer t.Stop()
+	}
 	var nodes atomic.Int64
 	stop := make(chan struct{})
 	var hb sync.WaitGroup
@@ -217,7 +249,13 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 
 	var p *panicError
 	switch {
-	case err == nil || errors.As(err, &p):
+	case errors.As(err, &p):
+	case cause == errSlow && ctx.Err() == nil:
+		// Whatever the kind returned (a search stopped by its context may
+		// answer "unknown"), the unit did not finish: it runs again
+		// elsewhere, without the limit.
+		result, err = nil, errSlow
+	case err == nil:
 	case ctx.Err() != nil:
 		err = errShutdown
 	case cause == errJobOver || cause == errLeaseLost:
