@@ -4,11 +4,20 @@
 // for the server can be read as a ratio measured in the same run.
 //
 //	gsload --url http://127.0.0.1:8080 --scenario teeko --duration 10s --concurrency 16 --baseline
+//
+// With --job-wait it measures instead how long a small job takes while a
+// long job runs: it submits --long-job, waits --job-wait, submits
+// --small-job and reports the time from that submission until the small
+// job is done (the express slot's figure in BENCHMARKS.md), then cancels
+// the long job.
+//
+//	gsload --url http://127.0.0.1:8080 --job-wait 15s
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -42,7 +51,19 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed for the positions")
 	flood := flag.Int("flood", 0, "also measure the scenario while this many clients flood the server with expensive hexomino analyses (2 s budget each)")
 	floodKind := flag.String("flood-kind", "search", "what the flood asks: search (a hexomino analysis each client of its own, 2 s budget: solver-bound) or huge (the hexominoes opening with all_moves, the same for every client: a 1 MB answer of 14,589 moves each, assembly-bound)")
+	jobWait := flag.Duration("job-wait", 0, "measure a small job's wait behind a long job instead: submit --long-job, wait this long, submit --small-job, time it until done")
+	longJob := flag.String("long-job", `{"type":"polyomino.analyze","request":{"game":"pentominoes","board":["#.......","........","........","........","........","........","........","........"],"all_moves":true}}`,
+		"--job-wait: the long job's POST /v1/jobs body (the default: 1150 units of minutes each)")
+	smallJob := flag.String("small-job", `{"type":"polyomino.tilings","request":{"width":12,"height":5}}`, "--job-wait: the small job's POST /v1/jobs body")
 	flag.Parse()
+
+	if *jobWait > 0 {
+		if err := measureJobWait(*url, *longJob, *smallJob, *jobWait); err != nil {
+			fmt.Fprintln(os.Stderr, "gsload:", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	reqs, err := prepare(*scenario, *seed)
 	if err != nil {
@@ -294,4 +315,79 @@ func bareGin() (string, func()) {
 	srv := &http.Server{Handler: r}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }
+}
+
+// measureJobWait submits long, waits wait, submits small and prints how
+// long small took to be done; then it cancels long.
+func measureJobWait(base, long, small string, wait time.Duration) error {
+	longID, err := submitJob(base, long)
+	if err != nil {
+		return fmt.Errorf("long job: %w", err)
+	}
+	defer func() {
+		req, _ := http.NewRequest("DELETE", base+"/v1/jobs/"+longID, nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(wait)
+	start := time.Now()
+	smallID, err := submitJob(base, small)
+	if err != nil {
+		return fmt.Errorf("small job: %w", err)
+	}
+	for {
+		var j jobView
+		if err := getJSON(base+"/v1/jobs/"+smallID, &j); err != nil {
+			return err
+		}
+		switch j.Status {
+		case "done":
+			fmt.Printf("small job done %.2f s after its submission, %v after the long job's\n", time.Since(start).Seconds(), wait)
+			var l jobView
+			if err := getJSON(base+"/v1/jobs/"+longID, &l); err == nil {
+				fmt.Printf("long job: %s, %d of %d units done\n", l.Status, l.Progress.Done, l.Progress.Total)
+			}
+			return nil
+		case "failed", "canceled":
+			return fmt.Errorf("small job %s", j.Status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// jobView is what gsload reads of a job.
+type jobView struct {
+	Status   string `json:"status"`
+	Progress struct {
+		Done  int `json:"done"`
+		Total int `json:"total"`
+	} `json:"progress"`
+}
+
+func submitJob(base, body string) (string, error) {
+	resp, err := http.Post(base+"/v1/jobs", "application/json", strings.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var j struct {
+		ID string `json:"id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil || resp.StatusCode != http.StatusAccepted {
+		return "", fmt.Errorf("POST /v1/jobs: %s (%v)", resp.Status, err)
+	}
+	return j.ID, nil
+}
+
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }
