@@ -55,6 +55,13 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--log-format", "xml"}, nil, `log-format "xml"`},
 		{nil, map[string]string{"GAMESOLVER_QUEUE_WAIT": "soon"}, "GAMESOLVER_QUEUE_WAIT"},
 		{[]string{"extra"}, nil, `unexpected argument "extra"`},
+		{[]string{"--max-job-duration", "5s"}, nil, "express-limit 10s must be 0 (no express slot) or positive and shorter than max-job-duration 5s"},
+		{[]string{"--express-limit", "-1s"}, nil, "express-limit -1s must be 0"},
+	}
+	for _, ok := range [][]string{{"--max-job-duration", "5s", "--express-limit", "0"}, {"--max-job-duration", "5s", "--express-limit", "2s"}} {
+		if _, err := parseConfig("serve", ok, func(string) string { return "" }); err != nil {
+			t.Errorf("parseConfig(%v) = %v", ok, err)
+		}
 	}
 	for _, tt := range tests {
 		_, err := parseConfig("serve", tt.args, func(k string) string { return tt.env[k] })

@@ -117,6 +117,13 @@ func (l *Loader) LoadChecked(ctx context.Context, key, flight string, valid Vali
 		c.waiters--
 		if c.waiters == 0 {
 			c.cancel()
+			// A caller arriving while the canceled computation unwinds
+			// starts a new one rather than getting its cancellation (a
+			// job unit handed back and run again at once, a client
+			// that retries).
+			if l.calls[flight] == c {
+				delete(l.calls, flight)
+			}
 		}
 		l.mu.Unlock()
 		return nil, Computed, ctx.Err()
@@ -142,7 +149,9 @@ func (l *Loader) run(ctx context.Context, key, flight string, c *call, compute C
 		value, err = c.settled, nil
 	}
 	c.value, c.err = value, err
-	delete(l.calls, flight)
+	if l.calls[flight] == c {
+		delete(l.calls, flight)
+	}
 	if final {
 		// Other flights of the key (other budgets) need not search on:
 		// they stop and answer the final value.

@@ -203,3 +203,42 @@ func TestLoaderFinalValueSettlesOtherFlights(t *testing.T) {
 		t.Errorf("the other flight answered %q, want the final value", v)
 	}
 }
+
+// TestLoaderFreshCallAfterEveryWaiterLeft: a caller arriving while an
+// abandoned computation is still stopping starts a computation of its
+// own instead of getting the other's cancellation (a review found a job
+// unit handed back by the express slot and run again at once fail so
+// with "context canceled").
+func TestLoaderFreshCallAfterEveryWaiterLeft(t *testing.T) {
+	l := NewLoader(NewMemory(1<<20, 0), 0)
+	var runs atomic.Int32
+	unwinding := make(chan struct{})
+	compute := func(ctx context.Context) ([]byte, bool, error) {
+		if runs.Add(1) == 1 {
+			<-ctx.Done()
+			<-unwinding // the first computation takes its time to stop
+			return nil, false, ctx.Err()
+		}
+		return []byte("v"), true, nil
+	}
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	errs := make(chan error, 1)
+	go func() { _, _, err := l.Load(ctx1, "k", compute); errs <- err }()
+	waitFor(t, func() bool { return runs.Load() == 1 })
+	cancel1()
+	if err := <-errs; !errors.Is(err, context.Canceled) {
+		t.Fatalf("first caller error = %v", err)
+	}
+	// Joined to the first computation, this Load would wait for it to
+	// stop, which it does only after Load returns: hence the timeout.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel2()
+	v, o, err := l.Load(ctx2, "k", compute)
+	close(unwinding)
+	if err != nil || string(v) != "v" || o != Computed {
+		t.Fatalf("second Load = %q, %v, %v; want v computed afresh", v, o, err)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Errorf("computations = %d, want 2", n)
+	}
+}

@@ -26,7 +26,8 @@
 //	                        consumer group "workers", one consumer per worker
 //	                        slot ("<worker name>/<slot>")
 //	gs:jobs:<id>            hash: id type status created started finished
-//	                        (unix ms) request total result error
+//	                        (unix ms) request total result error, and
+//	                        slow ("1": a unit outlasted an express slot)
 //	gs:jobs:<id>:results    hash: unit index -> unit result (written once, HSETNX)
 //	gs:jobs:<id>:nodes      hash: unit index -> nodes (final for finished
 //	                        units, the latest report for running ones)
@@ -86,9 +87,13 @@
 // store's file). The slot reads only new units (XREADGROUP, never
 // XAUTOCLAIM: handed-back units are for the other slots), and hands a
 // slow job's unit back unrun (the stream cannot skip it; the memory store
-// skips it). A small job so starts at once even when a long job's units
-// hold every other slot, at the cost of at most Options.Express of work
-// once per slow job.
+// skips it). A small job so waits at most Options.Express (an express slot
+// trying a new job's unit) even when a long job's units hold every other
+// slot for an hour, at the cost of at most Options.Express of work once
+// per slow job and express slot (each worker has one). Only an express
+// slot marks a job slow: units that ran long on the other slots do not. A
+// unit handed back waits for a slot that reclaims (with
+// Redis, an idle slot looks every Options.Poll).
 //
 // # Shutdown and failures
 //

@@ -354,13 +354,15 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 func (s *MemoryStore) slow(_ context.Context, d *delivery, consumer string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var err error
 	if j := s.job(d.JobID, time.Now()); j != nil && !j.slow {
-		if err := s.append(j.s.ID, logRecord{Op: "slow"}); err != nil {
-			return err
-		}
+		// The mark only spares express slots a try: the unit goes back
+		// even when it cannot be written (and is then lost on a restart).
+		err = s.append(j.s.ID, logRecord{Op: "slow"})
 		j.slow = true
 	}
-	return s.handBack(d, consumer, false)
+	_ = s.handBack(d, consumer, false)
+	return err
 }
 
 // handBack makes the unit, if consumer owns it, claimable at once (s.mu

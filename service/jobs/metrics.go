@@ -9,9 +9,10 @@ type Metrics struct {
 	Jobs *prometheus.CounterVec
 	// Units counts processed units by type and outcome: done, failed,
 	// panicked, skipped (job already over), returned (handed back on
-	// shutdown), lost (another worker took the unit over), deferred (an
-	// express slot handed it back: it outlasted the slot's limit, or its
-	// job had one that did).
+	// shutdown), lost (another worker took the unit over), deferred (it
+	// outlasted an express slot's limit: handed back, its job marked
+	// slow), passed (a slow job's unit an express slot read from the Redis
+	// stream and left to the other slots).
 	Units *prometheus.CounterVec
 	// Reclaimed counts units taken over from another worker, which died or
 	// handed them back, by type.
@@ -28,7 +29,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		Jobs: jobs,
 		Units: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_total",
-			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost, deferred).",
+			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost, deferred, passed).",
 		}, []string{"type", "outcome"}),
 		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_reclaimed_total",

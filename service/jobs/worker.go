@@ -40,8 +40,10 @@ func (p *panicError) Error() string { return fmt.Sprintf("panicked: %v", p.value
 // name/express): it takes only new units of jobs not marked slow, and
 // runs each for at most Options.Express; a unit that outlasts it is
 // handed back, uncounted, to the other slots, and its job is marked slow.
-// A small job so never waits for a slow job's running unit, whatever the
-// slow job's units take (up to Options.Express once per slow job).
+// A small job so waits for a slow job's running unit at most
+// Options.Express (the time the express slot gives a new job's unit), not
+// up to the unit's whole time; each express slot spends at most that much
+// once per slow job.
 func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) error {
 	if name == "" {
 		return errors.New("jobs: a worker needs a name")
@@ -138,9 +140,11 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	}
 	if limit > 0 && start.Slow && !start.HasResult {
 		// The Redis stream cannot skip a slow job's units: leave them to
-		// the other slots.
-		m.opts.Metrics.unit(typ, "deferred")
-		m.release(bg, d, consumer, false, log)
+		// the other slots (routine: no Info line, not "deferred").
+		m.opts.Metrics.unit(typ, "passed")
+		if m.retry(bg, log, "hand the slow job's unit back", func(ctx context.Context) error { return m.store.release(ctx, d, consumer, false) }) == nil {
+			log.Debug("unit of a slow job left to the other slots")
+		}
 		return
 	}
 	if d.Deliveries > int64(m.opts.MaxDeliveries) {
@@ -250,10 +254,11 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 	var p *panicError
 	switch {
 	case errors.As(err, &p):
-	case cause == errSlow && ctx.Err() == nil:
+	case cause == errSlow:
 		// Whatever the kind returned (a search stopped by its context may
 		// answer "unknown"), the unit did not finish: it runs again
-		// elsewhere, without the limit.
+		// elsewhere, without the limit (also when the worker stopped
+		// after the limit, so that its job is marked slow).
 		result, err = nil, errSlow
 	case err == nil:
 	case ctx.Err() != nil:
