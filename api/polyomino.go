@@ -227,7 +227,10 @@ type PolyominoAnalysis struct {
 	// player's move (best_moves[0]) first; then proven wins (best value
 	// first; under normal play, where plies are known, the fastest
 	// first), proven draws, the moves not proven, proven losses (the
-	// slowest first). best_moves follow the same order.
+	// slowest first). A move without plies (its length search ran out of
+	// time) is taken for a long game, as it most often is: after the
+	// wins with plies, before the losses with plies. best_moves follow
+	// the same order.
 	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
 	// True when the game has ended (the player to move cannot move, or
 	// under the score rule neither can).

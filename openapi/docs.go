@@ -2494,7 +2494,7 @@ const docTemplate = `{
                     }
                 },
                 "moves": {
-                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst; under normal play, where plies are known, the fastest\nfirst), proven draws, the moves not proven, proven losses (the\nslowest first). best_moves follow the same order.",
+                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst; under normal play, where plies are known, the fastest\nfirst), proven draws, the moves not proven, proven losses (the\nslowest first). A move without plies (its length search ran out of\ntime) is taken for a long game, as it most often is: after the\nwins with plies, before the losses with plies. best_moves follow\nthe same order.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.PolyominoMoveValue"

@@ -677,19 +677,20 @@ func bestFirst(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Res
 
 // fastestFirst orders the moves of an answer as perfect play prefers them
 // (the Teeko convention): among proven wins the fastest first, among
-// proven losses the slowest first, moves without plies last in their run;
-// the best moves (the wins, or for a lost position every move) follow the
-// same order.
+// proven losses the slowest first; the best moves (the wins, or for a lost
+// position every move) follow the same order. A move without plies (its
+// length search ran out of time) counts as a long game, as it most often
+// is (a short one is found fast): after the wins of known length, before
+// the losses of known length (a review found such losses lasting 7 plies
+// listed after losses in 5), but after the slowest losses of a lost
+// position whose plies are known (no loss lasts longer).
 func fastestFirst(a *PolyominoAnswer) {
+	var bound *int // a lost position's plies
+	if a.Outcome == string(polyomino.Loss) {
+		bound = a.Plies
+	}
 	key := func(m PolyominoMove) int {
-		switch {
-		case m.Plies == nil:
-			return math.MaxInt
-		case m.Outcome == string(polyomino.Win):
-			return *m.Plies
-		default:
-			return -*m.Plies
-		}
+		return lengthKey(m.Outcome == string(polyomino.Win), m.Plies, bound)
 	}
 	for i := 0; i < len(a.Moves); {
 		j := i + 1
@@ -707,6 +708,26 @@ func fastestFirst(a *PolyominoAnswer) {
 		rank[m.Move] = i
 	}
 	sort.SliceStable(a.BestMoves, func(x, y int) bool { return rank[a.BestMoves[x]] < rank[a.BestMoves[y]] })
+}
+
+// lengthKey orders moves of one proven outcome by their plies as perfect
+// play prefers them: wins (win) the fastest first, losses the slowest
+// first, a move without plies as the longest game; when a lost position
+// lasts bound plies (nil: unknown), no loss lasts longer than bound - 1,
+// so one without plies comes right after those that last that long.
+func lengthKey(win bool, plies, bound *int) int {
+	switch {
+	case plies == nil && win:
+		return math.MaxInt
+	case plies == nil && bound != nil:
+		return -2*(*bound-1) + 1
+	case plies == nil:
+		return math.MinInt
+	case win:
+		return 2 * *plies
+	default:
+		return -2 * *plies
+	}
 }
 
 // completePlies gives a cached proven answer the plies it lacks (its
@@ -1450,15 +1471,13 @@ func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino
 	}
 	if a.Moves == nil && res.Proven && (res.Outcome == polyomino.Win || res.Outcome == polyomino.Loss) {
 		// Without all_moves: the winning moves the fastest first, or
-		// (lost: every move) the slowest first.
+		// (lost: every move) the slowest first (see fastestFirst).
 		key := func(m string) int {
-			if c, ok := childOf[m]; ok && plies[c] != nil {
-				if res.Outcome == polyomino.Loss {
-					return -*plies[c]
-				}
-				return *plies[c]
+			var p *int
+			if c, ok := childOf[m]; ok {
+				p = plies[c]
 			}
-			return math.MaxInt
+			return lengthKey(res.Outcome == polyomino.Win, p, nil)
 		}
 		sort.SliceStable(a.BestMoves, func(x, y int) bool { return key(a.BestMoves[x]) < key(a.BestMoves[y]) })
 	}
@@ -1549,7 +1568,7 @@ func PolyominoInfo() GameInfo {
 		ID:          "polyomino",
 		Name:        "Polyomino placement games",
 		Description: "Golomb's Pentominoes and relatives: players take turns placing free polyominoes (any rotation or reflection) on empty cells of a board; each piece exists once. Exact values where the search proves them within the budget, else the move of a heuristic player.",
-		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/jobs (type polyomino.analyze)"},
+		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/jobs (type polyomino.analyze)", "POST /v1/jobs (type polyomino.book: Pentominoes 8 x 8 positions, every move class proved won or lost)"},
 		Variants: []Variant{
 			{Name: "standard", Description: "Golomb's game: pieces placed in turn, each once; the player who cannot place loses (end_rule normal), or under the score rule each scores the pieces he placed", Request: map[string]string{"game": "pentominoes"}},
 			{Name: "score rule", Description: "a player who cannot place passes; when neither can, the higher count of pieces placed wins (draws possible)", Request: map[string]string{"end_rule": "score"}},

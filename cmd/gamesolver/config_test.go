@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gamesolver/gamesolver/service"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -106,5 +108,21 @@ func TestRunCommands(t *testing.T) {
 	}
 	if code := run([]string{"frobnicate"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "unknown command") {
 		t.Errorf("unknown command: %d %q", code, errb.String())
+	}
+}
+
+// TestCatalogueNamesEveryJobType: /v1/games names every job type a
+// server runs in some game's endpoints (a review found polyomino.book
+// missing).
+func TestCatalogueNamesEveryJobType(t *testing.T) {
+	var endpoints []string
+	for _, g := range []service.GameInfo{service.PolyominoInfo(), service.TilingInfo(), service.TeekoInfo()} {
+		endpoints = append(endpoints, g.Endpoints...)
+	}
+	all := strings.Join(endpoints, "\n")
+	for _, k := range jobKinds(defaultConfig(), nil, 1) {
+		if !strings.Contains(all, "POST /v1/jobs (type "+k.Name()) {
+			t.Errorf("no game of /v1/games names job type %s; endpoints:\n%s", k.Name(), all)
+		}
 	}
 }
