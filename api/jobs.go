@@ -60,8 +60,17 @@ type Job struct {
 	Started  *time.Time  `json:"started,omitempty" example:"2026-11-24T14:05:01Z"`
 	Finished *time.Time  `json:"finished,omitempty" example:"2026-11-24T14:07:12Z"`
 	Progress JobProgress `json:"progress"`
-	// The answer, when done, in the shape of the synchronous endpoint's
-	// answer.
+	// The answer, when done: for polyomino.analyze the shape of
+	// /v1/polyomino/analyze's answer (PolyominoAnalyzeResponse), for
+	// polyomino.tilings /v1/polyomino/tilings's (TilingsResponse); for
+	// polyomino.book, which has no synchronous endpoint, {moves, lines,
+	// wins, complete, ended_on_win, nodes}: moves the position's, lines
+	// one per classified move class {index (the class's), move (its
+	// canonical representative), images (moves in the class), wins (the
+	// move wins for its maker), reply (a losing move's winning reply),
+	// plies (when known), nodes, elapsed_ns}, wins how many classes win,
+	// complete whether every requested class is classified, ended_on_win
+	// whether until_win stopped it at a winning class.
 	Result any `json:"result,omitempty" swaggertype:"object"`
 	// Why the job failed, when it did.
 	Error string `json:"error,omitempty" example:""`
@@ -70,6 +79,10 @@ type Job struct {
 func jobHref(id string) string { return "/v1/jobs/" + id }
 
 func toJob(j jobs.Job, convert func(json.RawMessage) (any, error)) (Job, error) {
+	// Times to the millisecond, what the stores keep: the same before and
+	// after a restart, in memory and in Redis.
+	ms := func(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+	j.Created, j.Started, j.Finished = ms(j.Created), ms(j.Started), ms(j.Finished)
 	out := Job{
 		ID: j.ID, Type: j.Type, Status: string(j.Status), Href: jobHref(j.ID), Created: j.Created,
 		Progress: JobProgress{Done: j.Progress.Done, Total: j.Progress.Total, Nodes: j.Progress.Nodes,
@@ -175,7 +188,7 @@ func (h *handlers) createJob(c *gin.Context) {
 // getJob godoc
 //
 //	@Summary		A job's state
-//	@Description	Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result in the same shape as the synchronous answer.
+//	@Description	Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result: for polyomino.analyze and polyomino.tilings in the shape of the synchronous answer, for polyomino.book as the result field describes. Times are UTC to the millisecond. Not to be cached (Cache-Control: no-store).
 //	@Tags			jobs
 //	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
@@ -203,6 +216,8 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 	if err == nil {
 		var view Job
 		if view, err = h.jobView(j); err == nil {
+			// A job's state changes: no cache (nor a proxy) may keep it.
+			c.Header("Cache-Control", "no-store")
 			c.JSON(http.StatusOK, view)
 			return
 		}

@@ -116,13 +116,25 @@ func TestJobLifecycleOverHTTP(t *testing.T) {
 	// The result has the shape of the synchronous answer.
 	get, _ := http.Get(srv.URL + created.Href)
 	var j struct {
-		Status string          `json:"status"`
-		Result TilingsResponse `json:"result"`
+		Status   string          `json:"status"`
+		Created  time.Time       `json:"created"`
+		Finished time.Time       `json:"finished"`
+		Result   TilingsResponse `json:"result"`
 	}
 	_ = json.NewDecoder(get.Body).Decode(&j)
 	get.Body.Close()
 	if j.Status != "done" || j.Result.Count != 2339 || j.Result.CountAll != 9356 || len(j.Result.Solutions) != 1 {
 		t.Errorf("job result %+v", j)
+	}
+	// Its state is not to be cached; its times are to the millisecond
+	// (as the stores keep them, so they do not change on a restart).
+	if cc := get.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("GET job Cache-Control = %q, want no-store", cc)
+	}
+	for _, tm := range []time.Time{j.Created, j.Finished} {
+		if tm.IsZero() || tm.Nanosecond()%int(time.Millisecond) != 0 || tm.Location() != time.UTC {
+			t.Errorf("job time %v: want UTC milliseconds", tm)
+		}
 	}
 	// A finished job cannot be canceled.
 	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)

@@ -537,7 +537,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result in the same shape as the synchronous answer.",
+                "description": "Status, exact progress (units done of the total, nodes, elapsed, estimate from the measured rate) and, when done, the result: for polyomino.analyze and polyomino.tilings in the shape of the synchronous answer, for polyomino.book as the result field describes. Times are UTC to the millisecond. Not to be cached (Cache-Control: no-store).",
                 "produces": [
                     "application/json",
                     "application/problem+json"
@@ -2286,7 +2286,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.JobProgress"
                 },
                 "result": {
-                    "description": "The answer, when done, in the shape of the synchronous endpoint's\nanswer.",
+                    "description": "The answer, when done: for polyomino.analyze the shape of\n/v1/polyomino/analyze's answer (PolyominoAnalyzeResponse), for\npolyomino.tilings /v1/polyomino/tilings's (TilingsResponse); for\npolyomino.book, which has no synchronous endpoint, {moves, lines,\nwins, complete, ended_on_win, nodes}: moves the position's, lines\none per classified move class {index (the class's), move (its\ncanonical representative), images (moves in the class), wins (the\nmove wins for its maker), reply (a losing move's winning reply),\nplies (when known), nodes, elapsed_ns}, wins how many classes win,\ncomplete whether every requested class is classified, ended_on_win\nwhether until_win stopped it at a winning class.",
                     "type": "object"
                 },
                 "started": {
