@@ -76,6 +76,8 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		{"removal of the opponent's piece", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","~I Z:g1,e2,f2,g2,e3"]}`, "moves", "carries second's marker"},
 		{"piece already placed", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","I:a3,b3,c3,d3,e3"]}`, "moves", "turn 2"},
 		{"hands do not apply", `{"game":"capture","hands":{"first":["F"],"second":["I"]}}`, "hands", "common pool"},
+		{"no deal", `{"game":"capture","seed":1}`, "seed", "deals no hands"},
+		{"no neutral piece", `{"game":"capture","neutral":["X:b2,a3,b3,c3,b4"]}`, "neutral", "no neutral piece"},
 		{"markers outside capture", `{"game":"pentominoes","markers":{"I":"first"}}`, "markers", "capture"},
 		{"to_move against the turns from the start", `{"game":"capture","width":3,"height":5,"pieces":"TSL","moves":["S:b1,b2,c2,c3","T:b3,b4,c4,b5"],"to_move":"second"}`, "to_move", "first player moves first"},
 		{"board wider than any", `{"game":"capture","board":["` + strings.Repeat(".", 17) + `"]}`, "board", "1 to 16"},

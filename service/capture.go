@@ -22,8 +22,10 @@ func (q PolyominoQuery) captureConfig() (capture.Config, error) {
 		return cfg, Invalid("hands", nil, "the capture variant plays from a common pool: hands do not apply")
 	case q.EndRule != "":
 		return cfg, Invalid("end_rule", nil, "the capture variant has its own end: the player who cannot place loses")
-	case q.Neutral != nil, q.Seed != nil:
-		return cfg, Invalid("neutral", nil, "the capture variant has no neutral piece or deal")
+	case q.Neutral != nil:
+		return cfg, Invalid("neutral", nil, "the capture variant has no neutral piece")
+	case q.Seed != nil:
+		return cfg, Invalid("seed", nil, "the capture variant deals no hands: seed does not apply")
 	case q.Pool != nil && !*q.Pool:
 		return cfg, Invalid("pool", nil, "the capture variant plays from a common pool: pool=false does not apply (give the pool as a list of pieces)")
 	}
