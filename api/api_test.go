@@ -544,3 +544,35 @@ func TestStalledBody(t *testing.T) {
 		}
 	}
 }
+
+// TestRevalidation: the OpenAPI document and the games carry an ETag and
+// Cache-Control: no-cache; a request with that ETag in If-None-Match is
+// answered 304 without a body, one with another ETag gets the document.
+func TestRevalidation(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	for _, path := range []string{"/openapi.json", "/v1/games"} {
+		w := do(r, "GET", path, "", "")
+		etag := w.Header().Get("ETag")
+		if w.Code != 200 || len(etag) < 10 || w.Header().Get("Cache-Control") != "no-cache" || w.Body.Len() == 0 {
+			t.Fatalf("GET %s = %d, ETag %q, Cache-Control %q, %d bytes", path, w.Code, etag, w.Header().Get("Cache-Control"), w.Body.Len())
+		}
+		if !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+			t.Errorf("GET %s Content-Type %q", path, w.Header().Get("Content-Type"))
+		}
+		if again := do(r, "GET", path, "", ""); again.Header().Get("ETag") != etag {
+			t.Errorf("GET %s: ETag changed from %s to %s", path, etag, again.Header().Get("ETag"))
+		}
+		if w := do(r, "GET", path, "", "", "If-None-Match", etag); w.Code != 304 || w.Body.Len() != 0 || w.Header().Get("ETag") != etag {
+			t.Errorf("GET %s If-None-Match current = %d, %d bytes, ETag %q; want 304, empty", path, w.Code, w.Body.Len(), w.Header().Get("ETag"))
+		}
+		if w := do(r, "GET", path, "", "", "If-None-Match", `"stale", `+etag); w.Code != 304 {
+			t.Errorf("GET %s If-None-Match list = %d, want 304", path, w.Code)
+		}
+		if w := do(r, "GET", path, "", "", "If-None-Match", `"stale"`); w.Code != 200 || w.Body.Len() == 0 {
+			t.Errorf("GET %s If-None-Match stale = %d, %d bytes; want 200 with the body", path, w.Code, w.Body.Len())
+		}
+		if w := do(r, "HEAD", path, "", ""); w.Code != 200 || w.Header().Get("ETag") != etag {
+			t.Errorf("HEAD %s = %d, ETag %q", path, w.Code, w.Header().Get("ETag"))
+		}
+	}
+}

@@ -1,7 +1,11 @@
 package api
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,11 +55,30 @@ func registerDocs(r *gin.Engine) {
 //	@Description	The generated OpenAPI (Swagger 2.0) document describing every endpoint; browse it at /swagger/index.html.
 //	@Tags			service
 //	@Produce		json
+//	@Param			If-None-Match	header	string	false	"the ETag of a copy the client has: 304 while it is current"
 //	@Success		200	{object}	object
+//	@Success		304	"the client's copy (If-None-Match) is current"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@Header			200,304	{string}	ETag	"the document's version (a hash of it): send it back in If-None-Match"
+//	@Header			200,304	{string}	Cache-Control	"no-cache: keep it, but revalidate it (If-None-Match) before use"
 //	@Router			/openapi.json [get]
 func openapiJSON(c *gin.Context) {
-	c.Data(http.StatusOK, "application/json", openapi.JSON)
+	revalidated(c, "application/json", openapi.JSON)
+}
+
+// revalidated sends body, a document that changes only with the server's
+// version (the OpenAPI document, the games), with a strong ETag (a hash of
+// body) and Cache-Control: no-cache, so that a client or proxy keeps it and
+// asks again with If-None-Match, answered 304 without a body while it is
+// the same (net/http's ServeContent does the conditional request and
+// HEAD).
+func revalidated(c *gin.Context, contentType string, body []byte) {
+	sum := sha256.Sum256(body)
+	h := c.Writer.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
+	h.Set("Cache-Control", "no-cache")
+	http.ServeContent(c.Writer, c.Request, "", time.Time{}, bytes.NewReader(body))
 }
 
 // swaggerUI godoc

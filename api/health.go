@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -62,7 +63,11 @@ type GamesResponse struct {
 //	@Description	The games, presets, variants and piece sets served, with their parameters, house rules and piece pictures.
 //	@Tags			service
 //	@Produce		json,application/problem+json
+//	@Param			If-None-Match	header	string	false	"the ETag of a copy the client has: 304 while it is current"
 //	@Success		200	{object}	GamesResponse
+//	@Success		304	"the client's copy (If-None-Match) is current"
+//	@Header			200,304	{string}	ETag	"the answer's version (a hash of it): send it back in If-None-Match"
+//	@Header			200,304	{string}	Cache-Control	"no-cache: keep it, but revalidate it (If-None-Match) before use"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
@@ -72,5 +77,10 @@ type GamesResponse struct {
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Router			/v1/games [get]
 func (h *handlers) games(c *gin.Context) {
-	c.JSON(http.StatusOK, GamesResponse{Games: h.deps.Catalogue.Games()})
+	body, err := json.Marshal(GamesResponse{Games: h.deps.Catalogue.Games()})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	revalidated(c, "application/json; charset=utf-8", body)
 }

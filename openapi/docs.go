@@ -83,6 +83,14 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "The OpenAPI document",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "the ETag of a copy the client has: 304 while it is current",
+                        "name": "If-None-Match",
+                        "in": "header"
+                    }
+                ],
                 "responses": {
                     "200": {
                         "description": "OK",
@@ -90,6 +98,31 @@ const docTemplate = `{
                             "type": "object"
                         },
                         "headers": {
+                            "Cache-Control": {
+                                "type": "string",
+                                "description": "no-cache: keep it, but revalidate it (If-None-Match) before use"
+                            },
+                            "ETag": {
+                                "type": "string",
+                                "description": "the document's version (a hash of it): send it back in If-None-Match"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "304": {
+                        "description": "the client's copy (If-None-Match) is current",
+                        "headers": {
+                            "Cache-Control": {
+                                "type": "string",
+                                "description": "no-cache: keep it, but revalidate it (If-None-Match) before use"
+                            },
+                            "ETag": {
+                                "type": "string",
+                                "description": "the document's version (a hash of it): send it back in If-None-Match"
+                            },
                             "X-Request-ID": {
                                 "type": "string",
                                 "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
@@ -226,6 +259,14 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Games served",
+                "parameters": [
+                    {
+                        "type": "string",
+                        "description": "the ETag of a copy the client has: 304 while it is current",
+                        "name": "If-None-Match",
+                        "in": "header"
+                    }
+                ],
                 "responses": {
                     "200": {
                         "description": "OK",
@@ -233,6 +274,43 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.GamesResponse"
                         },
                         "headers": {
+                            "Cache-Control": {
+                                "type": "string",
+                                "description": "no-cache: keep it, but revalidate it (If-None-Match) before use"
+                            },
+                            "ETag": {
+                                "type": "string",
+                                "description": "the answer's version (a hash of it): send it back in If-None-Match"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "304": {
+                        "description": "the client's copy (If-None-Match) is current",
+                        "headers": {
+                            "Cache-Control": {
+                                "type": "string",
+                                "description": "no-cache: keep it, but revalidate it (If-None-Match) before use"
+                            },
+                            "ETag": {
+                                "type": "string",
+                                "description": "the answer's version (a hash of it): send it back in If-None-Match"
+                            },
                             "X-RateLimit-Limit": {
                                 "type": "integer",
                                 "description": "requests allowed to this client per period (when the server limits rates)"
