@@ -1,8 +1,10 @@
 package service_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -388,35 +390,47 @@ func TestBookLengths(t *testing.T) {
 			}
 		}
 	}
-	// A reply file with lengths, indexed lazily: one ply into the V
+	// The reply files with lengths, indexed lazily: one ply into their
 	// opening, a lost position, lasts one ply more than its slowest reply.
-	vf, err := book.Parse(book.Files()["replies/replies-210.txt"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	slowest := 0
-	for _, l := range vf.Sections[0].Lines {
-		if l.Plies == nil {
-			t.Fatalf("replies-210.txt: %s without plies", l.Move)
-		}
-		slowest = max(slowest, *l.Plies)
-	}
-	// With all_moves and a budget a length search could use, two plies
-	// in: the book's length, and no search for the moves' own plies.
+	// With all_moves and a budget a length search could use: the book's
+	// length, and no search for the moves' own plies.
 	long := service.NewPolyomino(searcherWithBudget(time.Minute))
-	// (A budget of 0.5 s or more waits for the reply file's indexing; a
-	// tighter one answers from what is indexed, and starts it.)
-	a, err = long.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: vf.Sections[0].Moves, AllMoves: true, BudgetMs: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Source != service.SourceBook || a.Plies == nil || a.Outcome != "loss" || *a.Plies != 1+slowest || !a.PerfectFirst || len(a.Moves) != a.LegalMoves || a.SpentNs != 0 {
-		t.Fatalf("V opening: %s %s in %v plies, perfect first %v, %d of %d moves, %v of length search; want %d", a.Source, a.Outcome, a.Plies, a.PerfectFirst, len(a.Moves), a.LegalMoves, time.Duration(a.SpentNs), 1+slowest)
-	}
-	for _, m := range a.Moves {
-		if m.Plies == nil {
-			t.Fatalf("V opening: move %s without plies", m.Move)
+	withPlies := 0
+	for _, name := range slices.Sorted(maps.Keys(book.Files())) {
+		data := book.Files()[name]
+		if !strings.HasPrefix(name, "replies/") || !bytes.Contains(data, []byte(" plies=")) {
+			continue
 		}
+		withPlies++
+		vf, err := book.Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slowest := 0
+		for _, l := range vf.Sections[0].Lines {
+			if l.Plies == nil {
+				t.Fatalf("%s: %s without plies", name, l.Move)
+			}
+			slowest = max(slowest, *l.Plies)
+		}
+		// (A budget of 0.5 s or more waits for the reply file's indexing;
+		// a tighter one answers from what is indexed, and starts it.)
+		a, err = long.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: vf.Sections[0].Moves, AllMoves: true, BudgetMs: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Source != service.SourceBook || a.Plies == nil || a.Outcome != "loss" || *a.Plies != 1+slowest || !a.PerfectFirst || len(a.Moves) != a.LegalMoves || a.SpentNs != 0 {
+			t.Fatalf("%s: %s %s in %v plies, perfect first %v, %d of %d moves, %v of length search; want %d", name, a.Source, a.Outcome, a.Plies, a.PerfectFirst, len(a.Moves), a.LegalMoves, time.Duration(a.SpentNs), 1+slowest)
+		}
+		for _, m := range a.Moves {
+			if m.Plies == nil {
+				t.Fatalf("%s: move %s without plies", name, m.Move)
+			}
+		}
+		t.Logf("%s: the position after %s lasts %d plies", name, strings.Join(vf.Sections[0].Moves, " "), *a.Plies)
+	}
+	if withPlies < 2 {
+		t.Fatalf("%d reply files with plies, want at least 2 (replies-206.txt, replies-210.txt)", withPlies)
 	}
 	moves := strings.Fields("L:c5,d5,e5,f5,c6 " + lines[1].Move)
 	a, err = long.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", Moves: moves, AllMoves: true, BudgetMs: 20_000})
