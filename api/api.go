@@ -193,8 +193,8 @@ type handlers struct {
 func corsFor(origins []string) gin.HandlerFunc {
 	cc := cors.Config{
 		AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
-		AllowHeaders:  []string{"Content-Type", "X-Request-ID", "X-API-Key", "Last-Event-ID"},
-		ExposeHeaders: []string{"X-Request-ID", "Location", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"},
+		AllowHeaders:  []string{"Content-Type", "X-Request-ID", "X-API-Key", "Last-Event-ID", "If-None-Match"},
+		ExposeHeaders: []string{"X-Request-ID", "Location", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "ETag"},
 		MaxAge:        time.Hour,
 	}
 	for _, o := range origins {

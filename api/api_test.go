@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,6 +282,15 @@ func TestCORS(t *testing.T) {
 	r.ServeHTTP(w, req)
 	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" {
 		t.Errorf("preflight: %d %v", w.Code, w.Header())
+	}
+	// A revalidation (If-None-Match) passes the preflight, and the ETag
+	// can be read.
+	w = do(r, "OPTIONS", "/v1/games", "", "", "Origin", "https://app.example", "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "if-none-match")
+	if w.Code != http.StatusNoContent || !strings.Contains(strings.ToLower(w.Header().Get("Access-Control-Allow-Headers")), "if-none-match") {
+		t.Errorf("preflight with If-None-Match: %d %v", w.Code, w.Header())
+	}
+	if w := do(r, "GET", "/v1/games", "", "", "Origin", "https://app.example"); !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "Etag") {
+		t.Errorf("ETag not exposed: %v", w.Header())
 	}
 	w = do(r, "GET", "/healthz", "", "", "Origin", "https://evil.example")
 	if w.Header().Get("Access-Control-Allow-Origin") != "" {
@@ -573,6 +583,16 @@ func TestRevalidation(t *testing.T) {
 		}
 		if w := do(r, "HEAD", path, "", ""); w.Code != 200 || w.Header().Get("ETag") != etag {
 			t.Errorf("HEAD %s = %d, ETag %q", path, w.Code, w.Header().Get("ETag"))
+		}
+		if w := do(r, "GET", path, "", "", "If-None-Match", "W/"+etag); w.Code != 304 {
+			t.Errorf("GET %s If-None-Match weak = %d, want 304", path, w.Code)
+		}
+		// Ranges and other preconditions are not served: the whole
+		// document (never a 206, 412 or 416 outside the API's problems).
+		for _, h := range [][2]string{{"Range", "bytes=0-9"}, {"Range", "bytes=999999999-"}, {"If-Match", `"zzz"`}} {
+			if w := do(r, "GET", path, "", "", h[0], h[1]); w.Code != 200 || w.Body.Len() == 0 || w.Header().Get("Content-Length") != strconv.Itoa(w.Body.Len()) {
+				t.Errorf("GET %s %s: %s = %d, %d bytes (Content-Length %q); want 200 with the whole document", path, h[0], h[1], w.Code, w.Body.Len(), w.Header().Get("Content-Length"))
+			}
 		}
 	}
 }

@@ -82,5 +82,5 @@ func (h *handlers) games(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	revalidated(c, "application/json; charset=utf-8", body)
+	revalidated(c, "application/json; charset=utf-8", body, "")
 }

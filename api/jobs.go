@@ -193,6 +193,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
+//	@Header			200	{string}	Cache-Control	"no-store: a job's state changes"
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
@@ -233,6 +234,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
+//	@Header			200	{string}	Cache-Control	"no-store: a job's state changes"
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Failure		409	{object}	Problem	"job already finished"
 //	@Security		APIKey

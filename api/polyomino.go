@@ -230,8 +230,9 @@ type PolyominoAnalysis struct {
 	// first), proven draws, the moves not proven, proven losses (the
 	// slowest first). A move without plies (its length search ran out of
 	// time) is taken for a long game, as it most often is: after the
-	// wins with plies, before the losses with plies. best_moves follow
-	// the same order.
+	// wins with plies, before the losses with plies (in a lost position
+	// whose plies are known, right after its slowest losses, since no
+	// loss lasts longer). best_moves follow the same order.
 	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
 	// True when the game has ended (the player to move cannot move, or
 	// under the score rule neither can).

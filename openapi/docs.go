@@ -640,6 +640,10 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Job"
                         },
                         "headers": {
+                            "Cache-Control": {
+                                "type": "string",
+                                "description": "no-store: a job's state changes"
+                            },
                             "X-RateLimit-Limit": {
                                 "type": "integer",
                                 "description": "requests allowed to this client per period (when the server limits rates)"
@@ -805,6 +809,10 @@ const docTemplate = `{
                             "$ref": "#/definitions/api.Job"
                         },
                         "headers": {
+                            "Cache-Control": {
+                                "type": "string",
+                                "description": "no-store: a job's state changes"
+                            },
                             "X-RateLimit-Limit": {
                                 "type": "integer",
                                 "description": "requests allowed to this client per period (when the server limits rates)"
@@ -2572,7 +2580,7 @@ const docTemplate = `{
                     }
                 },
                 "moves": {
-                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst; under normal play, where plies are known, the fastest\nfirst), proven draws, the moves not proven, proven losses (the\nslowest first). A move without plies (its length search ran out of\ntime) is taken for a long game, as it most often is: after the\nwins with plies, before the losses with plies. best_moves follow\nthe same order.",
+                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst; under normal play, where plies are known, the fastest\nfirst), proven draws, the moves not proven, proven losses (the\nslowest first). A move without plies (its length search ran out of\ntime) is taken for a long game, as it most often is: after the\nwins with plies, before the losses with plies (in a lost position\nwhose plies are known, right after its slowest losses, since no\nloss lasts longer). best_moves follow the same order.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.PolyominoMoveValue"

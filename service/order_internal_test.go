@@ -19,11 +19,14 @@ func TestFastestFirst(t *testing.T) {
 		moves   string // comma separated, grouped as analyze lists them
 		best    string
 		want    string // the moves' names in order
+		perfect string // with the position's plies: a perfect move, which must lead best_moves
 	}{
-		{"won", "win", 4, "a win 5,b win -,c win 3,d loss 4,e loss -,f loss 6", "a,b,c", "c,a,b,e,f,d"},
-		{"lost, plies known", "loss", 8, "a loss 5,b loss -,c loss 7,d loss -", "a,b,c,d", "c,b,d,a"},
-		{"lost, plies unknown", "loss", 0, "a loss 5,b loss -,c loss 7", "a,b,c", "b,c,a"},
-		{"unproven moves keep their place", "unknown", 0, "a win 3,b unknown -,c loss 2,d loss 6", "b", "a,b,d,c"},
+		{"won", "win", 4, "a win 5,b win -,c win 3,d loss 4,e loss -,f loss 6", "a,b,c", "c,a,b,e,f,d", "c"},
+		{"won, the perfect move listed last", "win", 4, "a win -,b win 5,c win 3", "a,b,c", "c,b,a", "c"},
+		{"lost, plies known", "loss", 8, "a loss 5,b loss -,c loss 7,d loss -", "a,b,c,d", "c,b,d,a", "c"},
+		{"lost, plies known, the perfect move listed last", "loss", 8, "a loss -,b loss 5,c loss 7", "a,b,c", "c,a,b", "c"},
+		{"lost, plies unknown", "loss", 0, "a loss 5,b loss -,c loss 7", "a,b,c", "b,c,a", ""},
+		{"unproven moves keep their place", "unknown", 0, "a win 3,b unknown -,c loss 2,d loss 6", "b", "a,b,d,c", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +59,9 @@ func TestFastestFirst(t *testing.T) {
 			}
 			if g, w := strings.Join(a.BestMoves, ","), strings.Join(wantBest, ","); g != w {
 				t.Errorf("best_moves = %s, want %s", g, w)
+			}
+			if tt.perfect != "" && a.BestMoves[0] != tt.perfect {
+				t.Errorf("best_moves[0] = %s, want the perfect move %s", a.BestMoves[0], tt.perfect)
 			}
 		})
 	}

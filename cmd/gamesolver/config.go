@@ -93,7 +93,7 @@ func (c *config) settings() []setting {
 		{flag: "max-client-jobs", env: "GAMESOLVER_MAX_CLIENT_JOBS", usage: "unfinished jobs of one client (API key, else address) beyond which its POST /v1/jobs answers 429 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxClientJobs)},
 		{flag: "job-window", env: "GAMESOLVER_JOB_WINDOW", usage: "with Redis: units of one job queued at once (jobs take turns: a later job waits behind at most this many units of each earlier one; more lets one job use more worker slots)", value: (*intValue)(&c.JobWindow)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
-		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs each unit for at most this long; one that outlasts it goes back to the other slots and its job is marked slow (the slot takes none of its units again): a small job waits at most this long behind a long job's units, not their whole time (0: no express slot; shorter than max-job-duration)", value: (*durationValue)(&c.ExpressLimit)},
+		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs each unit for at most this long; one that outlasts it goes back to the other slots and its job is marked slow (the slot takes none of its units again): a small job waits at most this long behind a long job's units, not their whole time (0: no express slot; at most half of max-job-duration)", value: (*durationValue)(&c.ExpressLimit)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
 	}
@@ -181,8 +181,11 @@ func (c *config) validate() error {
 	if c.WorkerSlots < 1 {
 		errs = append(errs, "worker-slots must be at least 1")
 	}
-	if c.ExpressLimit < 0 || c.ExpressLimit > 0 && c.ExpressLimit >= c.MaxJobDuration {
-		errs = append(errs, fmt.Sprintf("express-limit %v must be 0 (no express slot) or positive and shorter than max-job-duration %v", c.ExpressLimit, c.MaxJobDuration))
+	if c.ExpressLimit < 0 {
+		errs = append(errs, "express-limit must not be negative")
+	}
+	if c.MaxJobDuration <= 0 {
+		errs = append(errs, "max-job-duration must be positive")
 	}
 	if c.SolverQueue < 0 {
 		errs = append(errs, "solver-queue must not be negative")

@@ -57,12 +57,21 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--log-format", "xml"}, nil, `log-format "xml"`},
 		{nil, map[string]string{"GAMESOLVER_QUEUE_WAIT": "soon"}, "GAMESOLVER_QUEUE_WAIT"},
 		{[]string{"extra"}, nil, `unexpected argument "extra"`},
-		{[]string{"--max-job-duration", "5s"}, nil, "express-limit 10s must be 0 (no express slot) or positive and shorter than max-job-duration 5s"},
-		{[]string{"--express-limit", "-1s"}, nil, "express-limit -1s must be 0"},
+		{[]string{"--express-limit", "-1s"}, nil, "express-limit must not be negative"},
+		{[]string{"--max-job-duration", "0s"}, nil, "max-job-duration must be positive"},
 	}
-	for _, ok := range [][]string{{"--max-job-duration", "5s", "--express-limit", "0"}, {"--max-job-duration", "5s", "--express-limit", "2s"}} {
-		if _, err := parseConfig("serve", ok, func(string) string { return "" }); err != nil {
-			t.Errorf("parseConfig(%v) = %v", ok, err)
+	for _, ok := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 10 * time.Second},
+		{[]string{"--max-job-duration", "5s"}, 2500 * time.Millisecond},
+		{[]string{"--max-job-duration", "5s", "--express-limit", "0"}, 0},
+		{[]string{"--express-limit", "2s"}, 2 * time.Second},
+	} {
+		cfg, err := parseConfig("serve", ok.args, func(string) string { return "" })
+		if err != nil || cfg.expressLimit() != ok.want {
+			t.Errorf("parseConfig(%v): express limit %v, %v; want %v", ok.args, cfg.expressLimit(), err, ok.want)
 		}
 	}
 	for _, tt := range tests {

@@ -66,13 +66,20 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		Metrics:      jobs.NewMetrics(reg, m.Jobs),
 		MaxActive:    cfg.MaxActiveJobs,
 		MaxPerClient: cfg.MaxClientJobs,
-		Express:      cfg.ExpressLimit,
+		Express:      cfg.expressLimit(),
 	})
 	if err != nil {
 		closeStore()
 		return nil, nil, err
 	}
 	return jm, closeStore, nil
+}
+
+// expressLimit is the express slot's limit: --express-limit, at most half
+// of --max-job-duration (a shorter --max-job-duration keeps an express slot
+// that still hands a unit back before it would end).
+func (c config) expressLimit() time.Duration {
+	return min(c.ExpressLimit, c.MaxJobDuration/2)
 }
 
 func workerName(cfg config) string {

@@ -47,6 +47,8 @@ type call struct {
 	// settled is a final value another flight of the key found while
 	// this one ran: this one is canceled and answers it.
 	settled []byte
+	// abandoned: every caller left; the call is canceled and forgotten.
+	abandoned bool
 }
 
 // NewLoader returns a loader over c storing values for ttl (0: the
@@ -121,6 +123,7 @@ func (l *Loader) LoadChecked(ctx context.Context, key, flight string, valid Vali
 			// starts a new one rather than getting its cancellation (a
 			// job unit handed back and run again at once, a client
 			// that retries).
+			c.abandoned = true
 			if l.calls[flight] == c {
 				delete(l.calls, flight)
 			}
@@ -139,6 +142,12 @@ func (l *Loader) run(ctx context.Context, key, flight string, c *call, compute C
 	defer c.cancel()
 	value, cacheable, err := safeCompute(ctx, compute)
 	final := err == nil && cacheable
+	l.mu.Lock()
+	// Abandoned by its callers (and forgotten, so that a newer call of
+	// the flight may have stored, and a caller completed, the value since),
+	// a computation stores nothing and settles nothing.
+	final = final && !c.abandoned
+	l.mu.Unlock()
 	if final {
 		// Stored before the call is forgotten, so that a caller arriving
 		// in between finds it in the cache.

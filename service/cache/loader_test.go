@@ -213,6 +213,9 @@ func TestLoaderFreshCallAfterEveryWaiterLeft(t *testing.T) {
 	l := NewLoader(NewMemory(1<<20, 0), 0)
 	var runs atomic.Int32
 	unwinding := make(chan struct{})
+	var once sync.Once
+	stopUnwinding := func() { once.Do(func() { close(unwinding) }) }
+	defer stopUnwinding()
 	compute := func(ctx context.Context) ([]byte, bool, error) {
 		if runs.Add(1) == 1 {
 			<-ctx.Done()
@@ -234,11 +237,44 @@ func TestLoaderFreshCallAfterEveryWaiterLeft(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel2()
 	v, o, err := l.Load(ctx2, "k", compute)
-	close(unwinding)
+	stopUnwinding()
 	if err != nil || string(v) != "v" || o != Computed {
 		t.Fatalf("second Load = %q, %v, %v; want v computed afresh", v, o, err)
 	}
 	if n := runs.Load(); n != 2 {
 		t.Errorf("computations = %d, want 2", n)
+	}
+}
+
+// TestLoaderSupersededDoesNotStore: an abandoned computation that ends
+// with a final value after a newer one of its flight stored (and a caller
+// then replaced) the value does not overwrite it: an abandoned
+// computation stores nothing.
+func TestLoaderSupersededDoesNotStore(t *testing.T) {
+	c := NewMemory(1<<20, 0)
+	l := NewLoader(c, 0)
+	finish := make(chan struct{})
+	first := func(ctx context.Context) ([]byte, bool, error) {
+		<-ctx.Done()
+		<-finish
+		return []byte("old"), true, nil // proved just as it was canceled
+	}
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	errs := make(chan error, 1)
+	go func() { _, _, err := l.Load(ctx1, "k", first); errs <- err }()
+	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.calls["k"] != nil })
+	cancel1()
+	<-errs
+	v, _, err := l.Load(context.Background(), "k", func(context.Context) ([]byte, bool, error) { return []byte("new"), true, nil })
+	if err != nil || string(v) != "new" {
+		t.Fatalf("second Load = %q, %v", v, err)
+	}
+	if err := l.Replace(context.Background(), "k", []byte("new, completed")); err != nil {
+		t.Fatal(err)
+	}
+	close(finish)
+	time.Sleep(50 * time.Millisecond) // the first computation's time to store, if it would
+	if got, ok, _ := c.Get(context.Background(), "k"); !ok || string(got) != "new, completed" {
+		t.Fatalf("cache holds %q (%v), want the completed value", got, ok)
 	}
 }
