@@ -59,7 +59,7 @@ var problemKinds = map[string]problemKind{
 	"body-too-large":     {"body-too-large", "Request body too large", 413, "The body exceeds the server's limit; the detail gives the limit."},
 	"unsupported-media":  {"unsupported-media", "Unsupported media type", 415, "Send the body as application/json, in UTF-8 (no other charset), uncompressed (no Content-Encoding)."},
 	"rate-limited":       {"rate-limited", "Too many requests", 429, "This client sent more requests than its rate allows, or has as many unfinished jobs as the server allows one client; retry after Retry-After seconds."},
-	"busy":               {"busy", "Solver busy", 503, "Every solver slot and the queue are taken; retry after Retry-After seconds."},
+	"busy":               {"busy", "Solver busy", 503, "Every solver slot and the queue are taken (or, for jobs, the server has as many unfinished jobs as it allows); retry after Retry-After seconds: when the first running search's budget ends (1 to 30 s), or 30 s for jobs."},
 	"unavailable":        {"unavailable", "Store unavailable", 503, "A store the request needs (the jobs store: Redis or the data directory) cannot be reached; retry after Retry-After seconds. Synchronous analysis does not need it (with background, its answer comes without a job, and job_error says why)."},
 	"not-ready":          {"not-ready", "Engine not ready", 503, "The engine is still loading or building its tables; progress tells how far it is."},
 	"internal":           {"internal", "Internal error", 500, "A bug on our side; the request id finds it in the logs."},

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,10 @@ type Slots struct {
 	inUse   prometheus.Gauge
 	waiting prometheus.Gauge
 	refused prometheus.Counter
+
+	mu   sync.Mutex
+	ends map[uint64]time.Time // when each holder with a known time expects to release
+	seq  uint64
 }
 
 // NewSlots returns n slots with a queue of the given length. The gauges
@@ -29,7 +34,7 @@ func NewSlots(n, queue int, maxWait time.Duration, m *Metrics) *Slots {
 	if queue < 0 {
 		queue = 0
 	}
-	s := &Slots{run: make(chan struct{}, n), wait: make(chan struct{}, queue), maxWait: maxWait}
+	s := &Slots{run: make(chan struct{}, n), wait: make(chan struct{}, queue), maxWait: maxWait, ends: map[uint64]time.Time{}}
 	if m != nil {
 		s.inUse, s.waiting, s.refused = m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused
 	}
@@ -42,9 +47,17 @@ func (s *Slots) Size() int { return cap(s.run) }
 // Acquire takes a slot, waiting in the bounded queue when all are busy. The
 // returned release must be called exactly once.
 func (s *Slots) Acquire(ctx context.Context) (release func(), err error) {
+	return s.AcquireFor(ctx, 0)
+}
+
+// AcquireFor is Acquire for work expected to hold the slot for about
+// expect (its budget; 0: unknown): a request refused meanwhile is told to
+// retry when the first such holder should be done (Retry-After), not
+// after a second whatever the budgets.
+func (s *Slots) AcquireFor(ctx context.Context, expect time.Duration) (release func(), err error) {
 	select {
 	case s.run <- struct{}{}:
-		return s.taken(), nil
+		return s.taken(expect), nil
 	default:
 	}
 	select {
@@ -58,7 +71,7 @@ func (s *Slots) Acquire(ctx context.Context) (release func(), err error) {
 	defer timer.Stop()
 	select {
 	case s.run <- struct{}{}:
-		return s.taken(), nil
+		return s.taken(expect), nil
 	case <-timer.C:
 		return nil, s.busy("no solver slot became free within %v", s.maxWait)
 	case <-ctx.Done():
@@ -71,22 +84,60 @@ func (s *Slots) Acquire(ctx context.Context) (release func(), err error) {
 func (s *Slots) TryAcquire() (release func(), ok bool) {
 	select {
 	case s.run <- struct{}{}:
-		return s.taken(), true
+		return s.taken(0), true
 	default:
 		return nil, false
 	}
 }
 
-func (s *Slots) taken() func() {
+// taken counts a slot taken for about expect (0: unknown) and returns its
+// release.
+func (s *Slots) taken(expect time.Duration) func() {
 	gaugeAdd(s.inUse, 1)
-	return func() { <-s.run; gaugeAdd(s.inUse, -1) }
+	var id uint64
+	if expect > 0 {
+		s.mu.Lock()
+		s.seq++
+		id = s.seq
+		s.ends[id] = time.Now().Add(expect)
+		s.mu.Unlock()
+	}
+	return func() {
+		if id != 0 {
+			s.mu.Lock()
+			delete(s.ends, id)
+			s.mu.Unlock()
+		}
+		<-s.run
+		gaugeAdd(s.inUse, -1)
+	}
 }
+
+// Retry-After of a refusal: when the first holder with a known time
+// should release its slot, within these bounds.
+const (
+	minRetry = time.Second
+	maxRetry = 30 * time.Second
+)
 
 func (s *Slots) busy(format string, args ...any) *Error {
 	if s.refused != nil {
 		s.refused.Inc()
 	}
-	e := &Error{Kind: KindBusy, RetryAfter: time.Second}
+	retry := minRetry
+	s.mu.Lock()
+	if len(s.ends) == s.Size() {
+		// Every slot's end is known: the first of them.
+		first := time.Time{}
+		for _, end := range s.ends {
+			if first.IsZero() || end.Before(first) {
+				first = end
+			}
+		}
+		retry = min(max(time.Until(first), minRetry), maxRetry)
+	}
+	s.mu.Unlock()
+	e := &Error{Kind: KindBusy, RetryAfter: retry}
 	e.Message = sprintf(format, args...)
 	return e
 }

@@ -183,7 +183,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		// The flight's search is not the first request's: it holds no
 		// place in the assembly gate.
 		ctx = withoutHold(ctx)
-		release, err := s.Slots.Acquire(ctx)
+		release, err := s.Slots.AcquireFor(ctx, budget)
 		if err != nil {
 			return nil, false, err
 		}

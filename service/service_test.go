@@ -184,3 +184,45 @@ func TestRunCachedRefusesInvalidEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotsRetryAfter: a refusal's Retry-After is when the first holder
+// should be done by its budget (within 1 s and 30 s), and 1 s when a
+// holder's time is unknown.
+func TestSlotsRetryAfter(t *testing.T) {
+	tests := []struct {
+		name    string
+		holders []time.Duration // 0: unknown (TryAcquire, Acquire)
+		lo, hi  time.Duration
+	}{
+		{"budgets of 3 s and 8 s", []time.Duration{8 * time.Second, 3 * time.Second}, 2 * time.Second, 3 * time.Second},
+		{"a short budget", []time.Duration{100 * time.Millisecond, 5 * time.Second}, time.Second, time.Second},
+		{"a long budget", []time.Duration{time.Hour, time.Hour}, 30 * time.Second, 30 * time.Second},
+		{"one holder's time unknown", []time.Duration{0, 5 * time.Second}, time.Second, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSlots(len(tt.holders), 0, time.Second, nil)
+			for _, d := range tt.holders {
+				r, err := s.AcquireFor(context.Background(), d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r()
+			}
+			_, err := s.Acquire(context.Background())
+			var se *Error
+			if !errors.As(err, &se) || se.Kind != KindBusy || se.RetryAfter < tt.lo || se.RetryAfter > tt.hi {
+				t.Fatalf("refusal %v (Retry-After %v), want between %v and %v", err, se.RetryAfter, tt.lo, tt.hi)
+			}
+		})
+	}
+	// A released holder's time no longer counts.
+	s := NewSlots(1, 0, time.Second, nil)
+	r, _ := s.AcquireFor(context.Background(), 20*time.Second)
+	r()
+	r, _ = s.Acquire(context.Background())
+	defer r()
+	if _, err := s.Acquire(context.Background()); err.(*Error).RetryAfter != time.Second {
+		t.Fatalf("after a release: Retry-After %v, want 1s", err.(*Error).RetryAfter)
+	}
+}
