@@ -92,8 +92,8 @@
 // slot for an hour, at the cost of at most Options.Express of work once
 // per slow job and express slot (each worker has one). Only an express
 // slot marks a job slow: units that ran long on the other slots do not. A
-// unit handed back waits for a slot that reclaims (with
-// Redis, an idle slot looks every Options.Poll).
+// unit handed back waits for a slot that reclaims (with Redis, an idle
+// slot looks every Options.Poll).
 //
 // # Shutdown and failures
 //
