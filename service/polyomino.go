@@ -1051,7 +1051,7 @@ func storeBetter(ctx context.Context, s *Searcher, key string, a PolyominoAnswer
 }
 
 // errBeyondJobs says why a position gets no job.
-const errBeyondJobs = "no job: this position and every position after a move are beyond the search (too many placements; the heuristic player answers them at once), so a job would prove nothing"
+const errBeyondJobs = "no job: this position and every position after a move are beyond the search (too many placements; the heuristic player answers them within the budget), so a job would prove nothing"
 
 // beyondJobs reports whether a polyomino.analyze job on pos would prove
 // nothing: neither it nor any position after a move is searched.
