@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,44 @@ func TestCatalogueNamesEveryJobType(t *testing.T) {
 		if !strings.Contains(all, "POST /v1/jobs (type "+k.Name()) {
 			t.Errorf("no game of /v1/games names job type %s; endpoints:\n%s", k.Name(), all)
 		}
+	}
+}
+
+// TestDeployConfigMap: every setting the Kubernetes ConfigMap and the
+// compose file give is one of the server's, with a value it accepts, and
+// the whole parses (a typo would be ignored by the pods, or stop them).
+func TestDeployConfigMap(t *testing.T) {
+	for _, file := range []string{"../../deploy/k8s/configmap.yaml", "../../deploy/compose.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := defaultConfig()
+		known := map[string]setting{}
+		for _, s := range c.settings() {
+			known[s.env] = s
+		}
+		env := map[string]string{}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+			name, value, ok := strings.Cut(line, ":")
+			if !ok || !strings.HasPrefix(name, "GAMESOLVER_") {
+				if n, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(n, "GAMESOLVER_") {
+					name, value = n, v
+				} else {
+					continue
+				}
+			}
+			value = strings.Trim(strings.TrimSpace(value), `"'`)
+			if _, ok := known[name]; !ok {
+				t.Errorf("%s: %s is not a setting of the server", file, name)
+				continue
+			}
+			env[name] = value
+		}
+		if _, err := parseConfig("serve", nil, func(k string) string { return env[k] }); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+		t.Logf("%s: %d settings", file, len(env))
 	}
 }
