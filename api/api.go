@@ -203,10 +203,25 @@ func corsFor(origins []string) gin.HandlerFunc {
 			break
 		}
 	}
-	if !cc.AllowAllOrigins {
-		cc.AllowOrigins = origins
+	if cc.AllowAllOrigins {
+		return cors.New(cc)
 	}
-	return cors.New(cc)
+	cc.AllowOrigins = origins
+	allowed := map[string]bool{}
+	for _, o := range origins {
+		allowed[strings.ToLower(strings.TrimSpace(o))] = true // as cors compares
+	}
+	withCORS := cors.New(cc)
+	// cors refuses any other origin with a bare 403, outside the problem
+	// contract. Such a request is served as any request without CORS
+	// headers instead, so a browser keeps the answer from the page (and a
+	// preflight, OPTIONS, is a 405 problem): the way CORS is meant to work.
+	return func(c *gin.Context) {
+		if o := c.GetHeader("Origin"); o != "" && !allowed[o] {
+			return
+		}
+		withCORS(c)
+	}
 }
 
 // routeMatches reports whether path fits gin's route pattern (":name" a

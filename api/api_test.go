@@ -76,8 +76,11 @@ func do(r http.Handler, method, path, contentType, body string, headers ...strin
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	sent := req.Clone(req.Context())
+	sent.Body = http.NoBody
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, req)
+	conform(sent, w.Code, w.Header(), w.Body.Bytes())
 	return w
 }
 
@@ -292,9 +295,18 @@ func TestCORS(t *testing.T) {
 	if w := do(r, "GET", "/v1/games", "", "", "Origin", "https://app.example"); !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "Etag") {
 		t.Errorf("ETag not exposed: %v", w.Header())
 	}
+	// Another origin is answered without CORS headers (a browser withholds
+	// the answer), not with a bare 403 outside the problem contract; its
+	// preflight is refused.
 	w = do(r, "GET", "/healthz", "", "", "Origin", "https://evil.example")
-	if w.Header().Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("foreign origin allowed: %v", w.Header())
+	if w.Code != http.StatusOK || w.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign origin: %d %v", w.Code, w.Header())
+	}
+	w = do(r, "OPTIONS", "/v1/games", "", "", "Origin", "https://evil.example", "Access-Control-Request-Method", "GET")
+	if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign preflight: %d %v", w.Code, w.Header())
+	} else {
+		decodeProblem(t, w)
 	}
 	w = do(r, "GET", "/healthz", "", "", "Origin", "https://app.example")
 	if w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "X-Request-Id") {

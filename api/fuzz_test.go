@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -60,6 +61,11 @@ func fuzzHandler(f *testing.F, path string, seeds ...string) {
 		checkAnswer(t, path, body, w.Code, w.Header().Get("Content-Type"))
 		if w.Code == 200 && !json.Valid(w.Body.Bytes()) {
 			t.Fatalf("POST %s %q: invalid JSON answer", path, body)
+		}
+		req := httptest.NewRequest("POST", path, nil)
+		req.Header.Set("Content-Type", "application/json")
+		if err := conformance.v.Check(req, w.Code, w.Header(), w.Body.Bytes()); err != nil {
+			t.Fatalf("body %q: %v", body, err)
 		}
 	})
 }

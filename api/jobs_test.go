@@ -58,11 +58,11 @@ func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = jm.RunWorker(ctx, "test", 1) }()
-	srv := httptest.NewServer(New(Config{MaxBodyBytes: 64 << 10}, Deps{
+	srv := httptest.NewServer(conforming(New(Config{MaxBodyBytes: 64 << 10}, Deps{
 		Log: log, Registry: reg,
 		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
 		Tilings: service.NewTilings(s), Jobs: jm, Draining: draining,
-	}))
+	})))
 	t.Cleanup(func() { srv.Close(); cancel(); <-done })
 	return srv
 }

@@ -39,6 +39,7 @@ func startApp(t *testing.T, env map[string]string, args ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.handler = conforming(t, a.handler)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,239 @@
+// Package openapitest checks real answers against the committed OpenAPI
+// document, so that a client generated from the document can read what
+// the server sends: the status must be one the operation lists, and the
+// body must match the schema given for that status.
+//
+// It is for tests only: nothing outside _test files imports it, so the
+// validator (kin-openapi) is not linked into the server.
+package openapitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// Validator checks answers against the document.
+type Validator struct {
+	router routers.Router
+}
+
+var (
+	once    sync.Once
+	shared  *Validator
+	loadErr error
+)
+
+// Load reads openapi/swagger.json once per test binary.
+func Load() (*Validator, error) {
+	once.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "swagger.json"))
+		if err != nil {
+			loadErr = err
+			return
+		}
+		shared, loadErr = parse(raw)
+	})
+	return shared, loadErr
+}
+
+func parse(raw []byte) (*Validator, error) {
+	var v2 openapi2.T
+	if err := json.Unmarshal(raw, &v2); err != nil {
+		return nil, fmt.Errorf("swagger.json: %w", err)
+	}
+	v3, err := openapi2conv.ToV3(&v2)
+	if err != nil {
+		return nil, fmt.Errorf("swagger.json to OpenAPI 3: %w", err)
+	}
+	// Match any host: tests serve on loopback ports.
+	v3.Servers = nil
+	// A field the document does not name is a violation too: a client
+	// generated from the document would drop it.
+	closed := false
+	for _, ref := range v3.Components.Schemas {
+		if s := ref.Value; s != nil && len(s.Properties) > 0 &&
+			s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+			s.AdditionalProperties.Has = &closed
+		}
+	}
+	if err := v3.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("the document is not valid OpenAPI: %w", err)
+	}
+	r, err := gorillamux.NewRouter(v3)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{router: r}, nil
+}
+
+func init() {
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/event-stream", eventDecoder)
+}
+
+// eventDecoder reads one server-sent event and decodes the JSON of its
+// data lines.
+func eventDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	var data []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			data = append(data, strings.TrimPrefix(d, " "))
+		}
+	}
+	var v any
+	if err := json.Unmarshal([]byte(strings.Join(data, "\n")), &v); err != nil {
+		return nil, fmt.Errorf("event data: %w", err)
+	}
+	return v, nil
+}
+
+// events splits a stream into its events that carry data.
+func events(stream []byte) [][]byte {
+	var out [][]byte
+	for _, ev := range bytes.Split(stream, []byte("\n\n")) {
+		for _, line := range bytes.Split(ev, []byte("\n")) {
+			if bytes.HasPrefix(line, []byte("data:")) {
+				out = append(out, ev)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Check validates one answer to req. It returns nil for requests the
+// document does not describe (paths outside it, such as Swagger UI, or a
+// method the path does not take: those are answered 404 and 405 problems
+// that the document's description promises, outside any operation).
+func (v *Validator) Check(req *http.Request, status int, header http.Header, body []byte) error {
+	if strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") {
+		evs := events(body)
+		if len(evs) == 0 {
+			return v.check(req, status, header, nil, false)
+		}
+		for _, ev := range evs {
+			if err := v.check(req, status, header, ev, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return v.check(req, status, header, body, true)
+}
+
+func (v *Validator) check(req *http.Request, status int, header http.Header, body []byte, withBody bool) error {
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		return nil
+	}
+	if !strings.HasPrefix(req.URL.Path, "/") {
+		return nil
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request:    req,
+		PathParams: params,
+		Route:      route,
+		Options:    &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 status,
+		Header:                 header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: !withBody},
+	}
+	out.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		return fmt.Errorf("%s %s answered %d %s: %w", req.Method, req.URL.Path, status, clip(body), err)
+	}
+	return nil
+}
+
+func clip(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > 300 {
+		return string(b[:300]) + "..."
+	}
+	return string(b)
+}
+
+// Operation names the operation a request reaches ("" when the document
+// has none for it).
+func (v *Validator) Operation(req *http.Request) string {
+	route, _, err := v.router.FindRoute(req)
+	if err != nil {
+		return ""
+	}
+	return route.Method + " " + route.Path
+}
+
+// Handler serves h and checks every answer it gives (event streams only by
+// status and headers), handing each violation to report.
+func (v *Validator) Handler(h http.Handler, report func(error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The request as the client sent it: the handler may read the body.
+		req := r.Clone(r.Context())
+		req.Body = http.NoBody
+		tw := &teeWriter{ResponseWriter: w}
+		h.ServeHTTP(tw, r)
+		if tw.status == 0 {
+			tw.status = http.StatusOK
+		}
+		if err := v.Check(req, tw.status, w.Header(), tw.body.Bytes()); err != nil {
+			report(err)
+		}
+	})
+}
+
+// teeWriter keeps a copy of the answer while passing it on.
+type teeWriter struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (t *teeWriter) WriteHeader(code int) {
+	if t.status == 0 {
+		t.status = code
+	}
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *teeWriter) Write(b []byte) (int, error) {
+	if t.status == 0 {
+		t.status = http.StatusOK
+	}
+	if t.body.Len() < 1<<20 {
+		t.body.Write(b)
+	}
+	return t.ResponseWriter.Write(b)
+}
+
+func (t *teeWriter) Flush() {
+	if f, ok := t.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

@@ -1,0 +1,66 @@
+package openapitest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	v, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonType := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	problemType := http.Header{"Content-Type": {"application/problem+json"}}
+	streamType := http.Header{"Content-Type": {"text/event-stream"}}
+	const problem = `{"type":"/problems/not-found","title":"Not Found","status":404,"detail":"no job","request_id":"x"}`
+	const job = `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"running","created":"2026-11-26T00:00:00Z","progress":{"done":0,"total":1,"nodes":0,"elapsed_ms":5}}`
+	for _, c := range []struct {
+		name, method, path string
+		status             int
+		header             http.Header
+		body               string
+		ok                 bool
+	}{
+		{"health", "GET", "/healthz", 200, jsonType, `{"status":"ok","uptime_seconds":1.5,"version":"v"}`, true},
+		{"health: wrong type", "GET", "/healthz", 200, jsonType, `{"status":1,"uptime_seconds":1.5,"version":"v"}`, false},
+		{"health: field missing", "GET", "/healthz", 200, jsonType, `{"status":"ok","version":"v"}`, false},
+		{"health: field not in the document", "GET", "/healthz", 200, jsonType, `{"status":"ok","uptime_seconds":1.5,"version":"v","extra":1}`, false},
+		{"health: status not listed", "GET", "/healthz", 418, jsonType, `{}`, false},
+		{"job not found", "GET", "/v1/jobs/abc", 404, problemType, problem, true},
+		{"problem: no status", "GET", "/v1/jobs/abc", 404, problemType, `{"type":"/problems/not-found","title":"Not Found"}`, false},
+		{"stream", "GET", "/v1/jobs/abc/events", 200, streamType, ": hi\n\nevent: progress\ndata: " + job + "\n\n", true},
+		{"stream: bad event", "GET", "/v1/jobs/abc/events", 200, streamType, "event: progress\ndata: " + job + "\n\nevent: done\ndata: {\"id\":3}\n\n", false},
+		{"stream: no events", "GET", "/v1/jobs/abc/events", 200, streamType, "retry: 2000\n\n", true},
+		{"outside the document", "GET", "/swagger/swagger-ui.css", 200, http.Header{"Content-Type": {"text/css"}}, `body{}`, true},
+	} {
+		req := httptest.NewRequest(c.method, c.path, nil)
+		err := v.Check(req, c.status, c.header, []byte(c.body))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: ok %v, error %v", c.name, c.ok, err)
+		}
+	}
+}
+
+func TestHandler(t *testing.T) {
+	v, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []error
+	h := v.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"status":"ok","uptime_seconds":"long","version":"v"}`))
+	}), func(err error) { got = append(got, err) })
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil))
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "long") {
+		t.Errorf("answer not passed on: %d %s", w.Code, w.Body)
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Error(), "uptime_seconds") {
+		t.Errorf("reports %v", got)
+	}
+}
