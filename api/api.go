@@ -8,7 +8,7 @@
 //	@description				Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.
 //	@description				Values are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).
 //	@description				Every response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).
-//	@description				Under /v1, when the server limits request rates (per API key, else per client address), every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found.
+//	@description				Under /v1, when the server limits request rates (per API key, else per client address), every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found. In a request body, a field sent as null is the same as the field left out (a required one is then missing).
 //	@BasePath					/
 //	@accept						json
 //	@produce					json

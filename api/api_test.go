@@ -80,7 +80,7 @@ func do(r http.Handler, method, path, contentType, body string, headers ...strin
 	sent.Body = http.NoBody
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, req)
-	conform(sent, w.Code, w.Header(), w.Body.Bytes())
+	conform(sent, []byte(body), w.Code, w.Header(), w.Body.Bytes())
 	return w
 }
 

@@ -42,11 +42,11 @@ func TestMain(m *testing.M) {
 }
 
 // conform records whether one answer matches the document.
-func conform(req *http.Request, status int, header http.Header, body []byte) {
+func conform(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
 	if req.URL.Path == "/test" || strings.HasPrefix(req.URL.Path, "/test/") {
 		return
 	}
-	err := conformance.v.Check(req, status, header, body)
+	err := conformance.v.Check(req, reqBody, status, header, body)
 	conformance.Lock()
 	defer conformance.Unlock()
 	conformance.checks++

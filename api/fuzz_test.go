@@ -64,7 +64,7 @@ func fuzzHandler(f *testing.F, path string, seeds ...string) {
 		}
 		req := httptest.NewRequest("POST", path, nil)
 		req.Header.Set("Content-Type", "application/json")
-		if err := conformance.v.Check(req, w.Code, w.Header(), w.Body.Bytes()); err != nil {
+		if err := conformance.v.Check(req, []byte(body), w.Code, w.Header(), w.Body.Bytes()); err != nil {
 			t.Fatalf("body %q: %v", body, err)
 		}
 	})

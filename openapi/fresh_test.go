@@ -157,7 +157,7 @@ func TestDocumentIsFresh(t *testing.T) {
 // addRequired marks as required, in the schemas of api.ResponseTypes and
 // of the types they hold, every field encoding/json always writes. Schemas
 // that request bodies use are left alone: there a field is optional
-// whatever its Go type. Every response schema of the document must be
+// whatever its Go type, and each optional one is marked x-nullable. Every response schema of the document must be
 // among api.ResponseTypes.
 func addRequired(t *testing.T, doc *spec.Swagger) {
 	t.Helper()
@@ -184,6 +184,18 @@ func addRequired(t *testing.T, doc *spec.Swagger) {
 				}
 			}
 		}
+	}
+	// In a request, null is the same as a field left out (TestNullIsAbsent
+	// in package api): an optional field may be null.
+	for name := range requests {
+		def := doc.Definitions[name]
+		for prop, schema := range def.Properties {
+			if !slices.Contains(def.Required, prop) {
+				schema.AddExtension("x-nullable", true)
+				def.Properties[prop] = schema
+			}
+		}
+		doc.Definitions[name] = def
 	}
 	seen := map[reflect.Type]bool{}
 	for _, v := range api.ResponseTypes() {

@@ -122,11 +122,18 @@ func events(stream []byte) [][]byte {
 	return out
 }
 
-// Check validates one answer to req. It returns nil for requests the
+// Check validates one exchange: the answer to req, and, when the answer
+// is a success, the request itself (its body is reqBody): a request the
+// server accepts must be one the document describes. It returns nil for requests the
 // document does not describe (paths outside it, such as Swagger UI, or a
 // method the path does not take: those are answered 404 and 405 problems
 // that the document's description promises, outside any operation).
-func (v *Validator) Check(req *http.Request, status int, header http.Header, body []byte) error {
+func (v *Validator) Check(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) error {
+	if status >= 200 && status < 300 {
+		if err := v.checkRequest(req, reqBody); err != nil {
+			return err
+		}
+	}
 	if strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") {
 		evs := events(body)
 		if len(evs) == 0 {
@@ -140,6 +147,28 @@ func (v *Validator) Check(req *http.Request, status int, header http.Header, bod
 		return nil
 	}
 	return v.check(req, status, header, body, true)
+}
+
+func (v *Validator) checkRequest(req *http.Request, reqBody []byte) error {
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		return nil
+	}
+	r := req.Clone(context.Background())
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	in := &openapi3filter.RequestValidationInput{
+		Request:    r,
+		PathParams: params,
+		Route:      route,
+		Options: &openapi3filter.Options{
+			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			MultiError:         true,
+		},
+	}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		return fmt.Errorf("%s %s with %s was accepted, but the document refuses it: %w", req.Method, req.URL.RequestURI(), clip(reqBody), err)
+	}
+	return nil
 }
 
 func (v *Validator) check(req *http.Request, status int, header http.Header, body []byte, withBody bool) error {
@@ -194,15 +223,37 @@ func (v *Validator) Handler(h http.Handler, report func(error)) http.Handler {
 		// The request as the client sent it: the handler may read the body.
 		req := r.Clone(r.Context())
 		req.Body = http.NoBody
+		// What the handler reads of the body is kept (it reads all of it
+		// before it succeeds).
+		var sent bytes.Buffer
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(r.Body, &capped{&sent, 1 << 20}), r.Body}
+		}
 		tw := &teeWriter{ResponseWriter: w}
 		h.ServeHTTP(tw, r)
 		if tw.status == 0 {
 			tw.status = http.StatusOK
 		}
-		if err := v.Check(req, tw.status, w.Header(), tw.body.Bytes()); err != nil {
+		if err := v.Check(req, sent.Bytes(), tw.status, w.Header(), tw.body.Bytes()); err != nil {
 			report(err)
 		}
 	})
+}
+
+// capped writes to a buffer up to n bytes and drops the rest.
+type capped struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.n - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
 
 // teeWriter keeps a copy of the answer while passing it on.

@@ -37,7 +37,41 @@ func TestCheck(t *testing.T) {
 		{"outside the document", "GET", "/swagger/swagger-ui.css", 200, http.Header{"Content-Type": {"text/css"}}, `body{}`, true},
 	} {
 		req := httptest.NewRequest(c.method, c.path, nil)
-		err := v.Check(req, c.status, c.header, []byte(c.body))
+		err := v.Check(req, nil, c.status, c.header, []byte(c.body))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: ok %v, error %v", c.name, c.ok, err)
+		}
+	}
+}
+
+// TestCheckRequest: a request answered with success must be one the
+// document describes; a refused one is not checked.
+func TestCheckRequest(t *testing.T) {
+	v, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := []byte(`{"count":0,"distinct_up_to_symmetry":0,"moves":[],"to_move":"first","board":["..."]}`)
+	jsonType := http.Header{"Content-Type": {"application/json"}}
+	for _, c := range []struct {
+		name, body string
+		status     int
+		ok         bool
+	}{
+		{"described", `{"game":"pentominoes","width":8}`, 200, true},
+		{"null for an optional field", `{"game":null}`, 200, true},
+		{"a field of the wrong type", `{"width":"eight"}`, 200, false},
+		{"a field the document does not name", `{"colour":"red"}`, 200, false},
+		{"refused", `{"width":"eight"}`, 400, true},
+	} {
+		req := httptest.NewRequest("POST", "/v1/polyomino/moves", nil)
+		req.Header.Set("Content-Type", "application/json")
+		header, body := jsonType, answer
+		if c.status != 200 {
+			header = http.Header{"Content-Type": {"application/problem+json"}}
+			body = []byte(`{"type":"/problems/invalid-request","title":"Bad Request","status":400,"detail":"width","request_id":"x"}`)
+		}
+		err := v.Check(req, []byte(c.body), c.status, header, body)
 		if (err == nil) != c.ok {
 			t.Errorf("%s: ok %v, error %v", c.name, c.ok, err)
 		}

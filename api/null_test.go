@@ -1,0 +1,88 @@
+package api
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestNullIsAbsent: in a request, a field sent as null is the same as the
+// field left out (the document marks the optional ones x-nullable, and the
+// required ones are refused as missing). Each field of each request body's
+// schema is tried at null in a body that works, and the answer compared
+// with the answer to that body without the field.
+func TestNullIsAbsent(t *testing.T) {
+	raw, err := os.ReadFile("../openapi/swagger.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Definitions map[string]struct {
+			Required   []string                   `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	poly := newPolyominoServer(t, 10*time.Second)
+	servers := map[string]http.Handler{
+		"/v1/polyomino/analyze": poly, "/v1/polyomino/moves": poly,
+		"/v1/polyomino/tilings": newTilingServer(t),
+		"/v1/teeko/analyze":     newTeekoServer(t),
+		"/v1/jobs":              newJobServer(t).Config.Handler,
+	}
+	servers["/v1/teeko/annotate"] = servers["/v1/teeko/analyze"]
+	bodies := []struct{ def, path, body string }{
+		{"service.Hands", "/v1/polyomino/moves", `{"game": "pentominoes", "hands": {"first": "FILNPT", "second": "UVWXYZ"}}`},
+	}
+	for _, ex := range RequestExamples() {
+		for _, p := range ex.Paths {
+			bodies = append(bodies, struct{ def, path, body string }{ex.Definition, p, ex.Body})
+		}
+	}
+	for _, b := range bodies {
+		def, ok := doc.Definitions[b.def]
+		if !ok {
+			t.Fatalf("no definition %s", b.def)
+		}
+		for _, field := range slices.Sorted(maps.Keys(def.Properties)) {
+			without, withNull := edit(t, b.def, b.body, field)
+			a := do(servers[b.path], "POST", b.path, "application/json", without)
+			n := do(servers[b.path], "POST", b.path, "application/json", withNull)
+			if a.Code != n.Code {
+				t.Errorf("%s %s: without it %d, null %d %s", b.path, field, a.Code, n.Code, n.Body)
+				continue
+			}
+			if a.Code >= 400 && decodeProblem(t, a).Detail != decodeProblem(t, n).Detail {
+				t.Errorf("%s %s: without it %s, null %s", b.path, field, a.Body, n.Body)
+			}
+			if slices.Contains(def.Required, field) && n.Code < 400 {
+				t.Errorf("%s: required %s accepted as null", b.path, field)
+			}
+		}
+	}
+}
+
+// edit returns body without field and with field null; for service.Hands,
+// the field is the hands' (body.hands.first).
+func edit(t *testing.T, def, body, field string) (string, string) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatal(err)
+	}
+	target := m
+	if def == "service.Hands" {
+		target = m["hands"].(map[string]any)
+	}
+	delete(target, field)
+	without, _ := json.Marshal(m)
+	target[field] = nil
+	withNull, _ := json.Marshal(m)
+	return string(without), string(withNull)
+}
