@@ -14,9 +14,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -26,6 +23,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/gamesolver/gamesolver/openapi"
 )
 
 // Validator checks answers against the document.
@@ -39,17 +38,10 @@ var (
 	loadErr error
 )
 
-// Load reads openapi/swagger.json once per test binary.
+// Load reads the document the service serves (openapi.JSON) once per
+// test binary.
 func Load() (*Validator, error) {
-	once.Do(func() {
-		_, file, _, _ := runtime.Caller(0)
-		raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "swagger.json"))
-		if err != nil {
-			loadErr = err
-			return
-		}
-		shared, loadErr = parse(raw)
-	})
+	once.Do(func() { shared, loadErr = parse(openapi.JSON) })
 	return shared, loadErr
 }
 
@@ -124,10 +116,11 @@ func events(stream []byte) [][]byte {
 
 // Check validates one exchange: the answer to req, and, when the answer
 // is a success, the request itself (its body is reqBody): a request the
-// server accepts must be one the document describes. It returns nil for requests the
-// document does not describe (paths outside it, such as Swagger UI, or a
-// method the path does not take: those are answered 404 and 405 problems
-// that the document's description promises, outside any operation).
+// server accepts must be one the document describes. An event stream's
+// answer is checked event by event. Check returns nil for requests the
+// document does not describe: paths outside it (Swagger UI's assets) and
+// methods a path does not take (answered 404 and 405 problems that the
+// document's description promises, outside any operation).
 func (v *Validator) Check(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) error {
 	if status >= 200 && status < 300 {
 		if err := v.checkRequest(req, reqBody); err != nil {
@@ -176,9 +169,6 @@ func (v *Validator) check(req *http.Request, status int, header http.Header, bod
 	if err != nil {
 		return nil
 	}
-	if !strings.HasPrefix(req.URL.Path, "/") {
-		return nil
-	}
 	in := &openapi3filter.RequestValidationInput{
 		Request:    req,
 		PathParams: params,
@@ -204,16 +194,6 @@ func clip(b []byte) string {
 		return string(b[:300]) + "..."
 	}
 	return string(b)
-}
-
-// Operation names the operation a request reaches ("" when the document
-// has none for it).
-func (v *Validator) Operation(req *http.Request) string {
-	route, _, err := v.router.FindRoute(req)
-	if err != nil {
-		return ""
-	}
-	return route.Method + " " + route.Path
 }
 
 // Handler serves h and checks every answer it gives (event streams only by
