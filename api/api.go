@@ -26,8 +26,10 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -206,22 +208,55 @@ func corsFor(origins []string) gin.HandlerFunc {
 	if cc.AllowAllOrigins {
 		return cors.New(cc)
 	}
-	cc.AllowOrigins = origins
-	allowed := map[string]bool{}
-	for _, o := range origins {
-		allowed[strings.ToLower(strings.TrimSpace(o))] = true // as cors compares
-	}
+	allowed, _ := OriginMatcher(origins) // checked by the config
+	cc.AllowOriginFunc = allowed
 	withCORS := cors.New(cc)
 	// cors refuses any other origin with a bare 403, outside the problem
 	// contract. Such a request is served as any request without CORS
 	// headers instead, so a browser keeps the answer from the page (and a
 	// preflight, OPTIONS, is a 405 problem): the way CORS is meant to work.
+	// Every answer varies by Origin, so a cache shared by several origins
+	// keeps them apart.
 	return func(c *gin.Context) {
-		if o := c.GetHeader("Origin"); o != "" && !allowed[o] {
+		c.Header("Vary", "Origin")
+		if o := c.GetHeader("Origin"); o != "" && !allowed(o) {
 			return
 		}
 		withCORS(c)
 	}
+}
+
+// OriginMatcher tells whether an origin is one of origins, each an origin
+// compared without regard to case ("https://app.example") or, between
+// slashes, a regular expression the origin must match
+// ("/^https://[a-z]+\.app\.example$/"). It fails on an expression that
+// does not compile.
+func OriginMatcher(origins []string) (func(string) bool, error) {
+	exact := map[string]bool{}
+	var patterns []*regexp.Regexp
+	for _, o := range origins {
+		o = strings.TrimSpace(o)
+		if len(o) > 2 && strings.HasPrefix(o, "/") && strings.HasSuffix(o, "/") {
+			re, err := regexp.Compile(o[1 : len(o)-1])
+			if err != nil {
+				return nil, fmt.Errorf("origin pattern %s: %w", o, err)
+			}
+			patterns = append(patterns, re)
+			continue
+		}
+		exact[strings.ToLower(o)] = true
+	}
+	return func(origin string) bool {
+		if exact[strings.ToLower(origin)] {
+			return true
+		}
+		for _, re := range patterns {
+			if re.MatchString(origin) {
+				return true
+			}
+		}
+		return false
+	}, nil
 }
 
 // routeMatches reports whether path fits gin's route pattern (":name" a

@@ -302,11 +302,23 @@ func TestCORS(t *testing.T) {
 	if w.Code != http.StatusOK || w.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("foreign origin: %d %v", w.Code, w.Header())
 	}
+	if w.Header().Get("Vary") != "Origin" {
+		t.Errorf("foreign origin: Vary %q", w.Header().Get("Vary"))
+	}
 	w = do(r, "OPTIONS", "/v1/games", "", "", "Origin", "https://evil.example", "Access-Control-Request-Method", "GET")
 	if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("foreign preflight: %d %v", w.Code, w.Header())
 	} else {
 		decodeProblem(t, w)
+	}
+	// Origins compare without case; an entry between slashes is a regular
+	// expression.
+	rx, _, _ := newTestServer(t, Config{CORSOrigins: []string{"https://App.Example", `/^https://[a-z]+\.apps\.example$/`}})
+	for origin, want := range map[string]bool{"https://app.example": true, "https://x.apps.example": true, "https://x.apps.example.evil": false, "https://apps.example": false} {
+		w := do(rx, "GET", "/healthz", "", "", "Origin", origin)
+		if got := w.Header().Get("Access-Control-Allow-Origin") == origin; got != want || w.Code != http.StatusOK {
+			t.Errorf("origin %s: %d, allowed %v, want %v", origin, w.Code, got, want)
+		}
 	}
 	w = do(r, "GET", "/healthz", "", "", "Origin", "https://app.example")
 	if w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "X-Request-Id") {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gamesolver/gamesolver/api"
 )
 
 // config is the server configuration. Every setting is a flag and an
@@ -80,7 +82,7 @@ func (c *config) settings() []setting {
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
 		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
 		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, logs): private (the default) for any peer on a loopback, private or link-local address (an ingress; a client on the internet cannot forge the header), * for any peer (a client can then forge it), none for no proxy", value: (*stringValue)(&c.TrustedProxies)},
-		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS, * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
+		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS (or /regexp/), * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
 		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
@@ -195,6 +197,9 @@ func (c *config) validate() error {
 	}
 	if _, err := c.trustedProxies(); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if _, err := api.OriginMatcher(c.corsOrigins()); err != nil {
+		errs = append(errs, "cors-origins: "+err.Error())
 	}
 	switch c.LogFormat {
 	case "json", "console":

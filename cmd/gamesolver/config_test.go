@@ -60,6 +60,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"extra"}, nil, `unexpected argument "extra"`},
 		{[]string{"--express-limit", "-1s"}, nil, "express-limit must not be negative"},
 		{[]string{"--max-job-duration", "0s"}, nil, "max-job-duration must be positive"},
+		{[]string{"--cors-origins", "https://a.example,/^https://(x/"}, nil, "cors-origins: origin pattern /^https://(x/"},
 	}
 	for _, ok := range []struct {
 		args []string
