@@ -157,7 +157,8 @@ func TestDocumentIsFresh(t *testing.T) {
 // addRequired marks as required, in the schemas of api.ResponseTypes and
 // of the types they hold, every field encoding/json always writes. Schemas
 // that request bodies use are left alone: there a field is optional
-// whatever its Go type, and each optional one is marked x-nullable. Every response schema of the document must be
+// whatever its Go type, and each optional one is marked x-nullable (null
+// is the same as absent). Every response schema of the document must be
 // among api.ResponseTypes.
 func addRequired(t *testing.T, doc *spec.Swagger) {
 	t.Helper()

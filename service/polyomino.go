@@ -1590,6 +1590,7 @@ func PolyominoInfo() GameInfo {
 			"Hands: with one hand given (the other absent or empty), the pieces of the game not in it and not neutral make the other hand; with both given and not empty, the game's other pieces are out of the game; two empty hands are a deal.",
 			"A dealt neutral piece is placed before the first move where the centre of its bounding box lies nearest the centre of the board (ties: canonical orientation first, then reading order).",
 			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second. Moves are credited from the start (or the board) alternately; a to_move that disagrees then gives the turn to the other player after them.",
+			"Scores of a position given: with a common pool, the pieces of board rows count alternately for the first and second player in reading order of their first cells (so the first gets the odd one), and moves alternately after them; in hand mode each piece counts for its owner. Under the score rule in hand mode, a move with a piece of the player not to move is that player's move after a pass of the player to move, who must then be stuck (else it is refused). Pieces drawn '#' and neutral pieces count for nobody.",
 			"Capture variant: with board rows, to_move names the player to move after the turns, and the turns are credited counting back from it; from the empty board the first player moves first, and a to_move that disagrees with the number of turns is refused.",
 			"Under the score rule with a common pool both players can place the same pieces, so when one is stuck the game ends: the final score difference is the difference so far plus 1 for the player who places the last piece (from level scores: a win by one for the player to move when he places last, else a draw); who places last is decided as in normal play.",
 			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move; the position a request starts from counts once) is a draw.",
@@ -1600,7 +1601,7 @@ func PolyominoInfo() GameInfo {
 		Notes: []string{
 			"value: +1 win / -1 loss under normal play; under the score rule the final score difference for the player to move under perfect play.",
 			"plies (normal play): how many more plies the game lasts under perfect play, counting the last placement; perfect play prefers the fastest win and the slowest loss, as in Teeko. Odd when the player to move wins. Given when the length search finishes within its share of the budget.",
-			"Hexominoes are named H01..H35 by the width of their canonical orientation, widest first, then by their picture read row by row; see piece_sets for the pictures.",
+			"A piece's canonical orientation, the one piece_sets draws, is among its orientations at least as wide as high the one whose picture, read row by row, comes first with 'X' before '.'. Hexominoes are named H01..H35 by the width of their canonical orientation, widest first, then by that picture, read the same way; see piece_sets for the pictures.",
 		},
 	}
 	for _, pi := range polyomino.Presets() {

@@ -8,11 +8,13 @@
 package openapitest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -29,6 +31,7 @@ import (
 
 // Validator checks answers against the document.
 type Validator struct {
+	doc    *openapi3.T
 	router routers.Router
 }
 
@@ -72,7 +75,7 @@ func parse(raw []byte) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{router: r}, nil
+	return &Validator{doc: v3, router: r}, nil
 }
 
 func init() {
@@ -117,10 +120,12 @@ func events(stream []byte) [][]byte {
 // Check validates one exchange: the answer to req, and, when the answer
 // is a success, the request itself (its body is reqBody): a request the
 // server accepts must be one the document describes. An event stream's
-// answer is checked event by event. Check returns nil for requests the
-// document does not describe: paths outside it (Swagger UI's assets) and
-// methods a path does not take (answered 404 and 405 problems that the
-// document's description promises, outside any operation).
+// answer is checked event by event, and a job's result (whose type the
+// document leaves open) against the schema of its kind's synchronous
+// answer. Requests outside every operation, paths outside the document
+// (Swagger UI's assets) and methods a path does not take, are answered
+// 404 and 405 problems that the document's description promises: only
+// such a problem's body is checked, against the Problem schema.
 func (v *Validator) Check(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) error {
 	if status >= 200 && status < 300 {
 		if err := v.checkRequest(req, reqBody); err != nil {
@@ -167,6 +172,12 @@ func (v *Validator) checkRequest(req *http.Request, reqBody []byte) error {
 func (v *Validator) check(req *http.Request, status int, header http.Header, body []byte, withBody bool) error {
 	route, params, err := v.router.FindRoute(req)
 	if err != nil {
+		// Outside every operation (404, 405): a problem must still be one.
+		if withBody && strings.HasPrefix(header.Get("Content-Type"), "application/problem+json") {
+			if err := v.visit("api.Problem", body); err != nil {
+				return fmt.Errorf("%s %s answered %d %s: %w", req.Method, req.URL.Path, status, clip(body), err)
+			}
+		}
 		return nil
 	}
 	in := &openapi3filter.RequestValidationInput{
@@ -185,7 +196,62 @@ func (v *Validator) check(req *http.Request, status int, header http.Header, bod
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		return fmt.Errorf("%s %s answered %d %s: %w", req.Method, req.URL.Path, status, clip(body), err)
 	}
+	if withBody && status == http.StatusOK && strings.HasPrefix(route.Path, "/v1/jobs/{id}") {
+		if err := v.checkResult(header, body); err != nil {
+			return fmt.Errorf("%s %s answered %d %s: %w", req.Method, req.URL.Path, status, clip(body), err)
+		}
+	}
 	return nil
+}
+
+// resultSchemas are the schemas of the job kinds whose result is, as the
+// document says, in the shape of a synchronous answer.
+var resultSchemas = map[string]string{
+	"polyomino.analyze": "api.PolyominoAnalysis",
+	"polyomino.tilings": "api.TilingsResponse",
+}
+
+// checkResult checks a job's result (a JSON object, or an event whose data
+// is one) against the schema of its kind's synchronous answer: the
+// document leaves the result's type open.
+func (v *Validator) checkResult(header http.Header, body []byte) error {
+	if strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") {
+		data, err := eventDecoder(bytes.NewReader(body), nil, nil, nil)
+		if err != nil {
+			return err
+		}
+		if body, err = json.Marshal(data); err != nil {
+			return err
+		}
+	}
+	var job struct {
+		Type   string          `json:"type"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(body, &job); err != nil {
+		return err
+	}
+	name, ok := resultSchemas[job.Type]
+	if !ok || len(job.Result) == 0 || string(job.Result) == "null" {
+		return nil
+	}
+	if err := v.visit(name, job.Result); err != nil {
+		return fmt.Errorf("the %s job's result: %w", job.Type, err)
+	}
+	return nil
+}
+
+// visit checks a JSON value against a schema of the document.
+func (v *Validator) visit(schema string, raw []byte) error {
+	ref, ok := v.doc.Components.Schemas[schema]
+	if !ok || ref.Value == nil {
+		return fmt.Errorf("no schema %s in the document", schema)
+	}
+	var value any
+	if err := json.Unmarshal(raw, &value); err != nil {
+		return err
+	}
+	return ref.Value.VisitJSON(value, openapi3.MultiErrors())
 }
 
 func clip(b []byte) string {
@@ -196,8 +262,13 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// Handler serves h and checks every answer it gives (event streams only by
-// status and headers), handing each violation to report.
+// maxChecked bounds the copy of a request or answer body kept for the
+// check; a larger one is reported as unchecked. An event stream is checked
+// event by event as it is written, whatever its length.
+const maxChecked = 16 << 20
+
+// Handler serves h and checks every answer it gives, handing each
+// violation to report.
 func (v *Validator) Handler(h http.Handler, report func(error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The request as the client sent it: the handler may read the body.
@@ -205,65 +276,145 @@ func (v *Validator) Handler(h http.Handler, report func(error)) http.Handler {
 		req.Body = http.NoBody
 		// What the handler reads of the body is kept (it reads all of it
 		// before it succeeds).
-		var sent bytes.Buffer
+		sent := &capped{n: maxChecked}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = struct {
 				io.Reader
 				io.Closer
-			}{io.TeeReader(r.Body, &capped{&sent, 1 << 20}), r.Body}
+			}{io.TeeReader(r.Body, sent), r.Body}
 		}
-		tw := &teeWriter{ResponseWriter: w}
+		tw := &teeWriter{ResponseWriter: w, v: v, req: req, report: report, body: capped{n: maxChecked}}
 		h.ServeHTTP(tw, r)
-		if tw.status == 0 {
-			tw.status = http.StatusOK
-		}
-		if err := v.Check(req, sent.Bytes(), tw.status, w.Header(), tw.body.Bytes()); err != nil {
-			report(err)
-		}
+		tw.finish(sent)
 	})
 }
 
-// capped writes to a buffer up to n bytes and drops the rest.
+// capped keeps what is written to it up to n bytes, and whether more came.
 type capped struct {
-	b *bytes.Buffer
-	n int
+	bytes.Buffer
+	n    int
+	over bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := c.n - c.b.Len(); room > 0 {
-		c.b.Write(p[:min(room, len(p))])
+	room := c.n - c.Len()
+	if room < len(p) {
+		c.over = true
 	}
+	c.Buffer.Write(p[:max(0, min(room, len(p)))])
 	return len(p), nil
 }
 
-// teeWriter keeps a copy of the answer while passing it on.
+// teeWriter passes the answer on and checks it: the headers as they were
+// when the answer began, an event stream's events as they are written,
+// any other body when the handler is done.
 type teeWriter struct {
 	http.ResponseWriter
-	status int
-	body   bytes.Buffer
+	v      *Validator
+	req    *http.Request
+	report func(error)
+
+	status   int
+	header   http.Header
+	stream   bool
+	events   int
+	pending  []byte // an event stream's incomplete event
+	body     capped
+	hijacked bool
+}
+
+func (t *teeWriter) begin(code int) {
+	if t.status == 0 {
+		t.status = code
+		t.header = t.ResponseWriter.Header().Clone()
+		t.stream = strings.HasPrefix(t.header.Get("Content-Type"), "text/event-stream")
+	}
 }
 
 func (t *teeWriter) WriteHeader(code int) {
-	if t.status == 0 {
-		t.status = code
-	}
+	t.begin(code)
 	t.ResponseWriter.WriteHeader(code)
 }
 
 func (t *teeWriter) Write(b []byte) (int, error) {
-	if t.status == 0 {
-		t.status = http.StatusOK
+	t.begin(http.StatusOK)
+	if !t.stream {
+		_, _ = t.body.Write(b)
+		return t.ResponseWriter.Write(b)
 	}
-	if t.body.Len() < 1<<20 {
-		t.body.Write(b)
+	t.pending = append(t.pending, b...)
+	for {
+		i := bytes.Index(t.pending, []byte("\n\n"))
+		if i < 0 {
+			break
+		}
+		ev := t.pending[:i]
+		t.pending = t.pending[i+2:]
+		if len(events(ev)) > 0 {
+			t.events++
+			if err := t.v.check(t.req, t.status, t.header, ev, true); err != nil {
+				t.report(err)
+			}
+		}
 	}
 	return t.ResponseWriter.Write(b)
+}
+
+// finish checks what was not checked on the way.
+func (t *teeWriter) finish(sent *capped) {
+	if t.hijacked {
+		return
+	}
+	t.begin(http.StatusOK)
+	ok := t.status >= 200 && t.status < 300
+	switch {
+	case ok && sent.over:
+		t.report(fmt.Errorf("%s %s: a request body of more than %d bytes was accepted: not checked", t.req.Method, t.req.URL.Path, maxChecked))
+	case ok:
+		if err := t.v.checkRequest(t.req, sent.Bytes()); err != nil {
+			t.report(err)
+		}
+	}
+	switch {
+	case t.stream && len(bytes.TrimSpace(t.pending)) > 0:
+		t.report(fmt.Errorf("%s %s: the event stream ended inside an event: %s", t.req.Method, t.req.URL.Path, clip(t.pending)))
+	case t.stream && t.events == 0:
+		if err := t.v.check(t.req, t.status, t.header, nil, false); err != nil {
+			t.report(err)
+		}
+	case t.stream:
+	case t.body.over:
+		t.report(fmt.Errorf("%s %s: an answer of more than %d bytes: not checked", t.req.Method, t.req.URL.Path, maxChecked))
+	default:
+		if err := t.v.check(t.req, t.status, t.header, t.body.Bytes(), true); err != nil {
+			t.report(err)
+		}
+	}
 }
 
 func (t *teeWriter) Flush() {
 	if f, ok := t.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// FlushError lets http.ResponseController see the writer's error.
+func (t *teeWriter) FlushError() error {
+	return http.NewResponseController(t.ResponseWriter).Flush()
+}
+
+// Hijack hands the connection over; the answer is then not checked.
+func (t *teeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	t.hijacked = true
+	return http.NewResponseController(t.ResponseWriter).Hijack()
+}
+
+// CloseNotify is passed on: gin's writer calls it without asking.
+func (t *teeWriter) CloseNotify() <-chan bool {
+	if cn, ok := t.ResponseWriter.(http.CloseNotifier); ok { //nolint:staticcheck // gin needs it
+		return cn.CloseNotify()
+	}
+	return make(chan bool)
 }
 
 // Unwrap lets http.ResponseController reach the connection.

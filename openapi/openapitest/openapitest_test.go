@@ -35,6 +35,11 @@ func TestCheck(t *testing.T) {
 		{"stream: bad event", "GET", "/v1/jobs/abc/events", 200, streamType, "event: progress\ndata: " + job + "\n\nevent: done\ndata: {\"id\":3}\n\n", false},
 		{"stream: no events", "GET", "/v1/jobs/abc/events", 200, streamType, "retry: 2000\n\n", true},
 		{"outside the document", "GET", "/swagger/swagger-ui.css", 200, http.Header{"Content-Type": {"text/css"}}, `body{}`, true},
+		{"a problem outside every operation", "GET", "/nowhere", 404, problemType, problem, true},
+		{"a broken problem outside every operation", "GET", "/nowhere", 404, problemType, `{"type":"/problems/not-found"}`, false},
+		{"a job's result", "GET", "/v1/jobs/abc", 200, jsonType, doneJob(tilings), true},
+		{"a job's result of the wrong shape", "GET", "/v1/jobs/abc", 200, jsonType, doneJob(`{"count":"many"}`), false},
+		{"a job's result in an event", "GET", "/v1/jobs/abc/events", 200, streamType, "event: done\ndata: " + doneJob(`{"count":"many"}`) + "\n\n", false},
 	} {
 		req := httptest.NewRequest(c.method, c.path, nil)
 		err := v.Check(req, nil, c.status, c.header, []byte(c.body))
@@ -78,6 +83,15 @@ func TestCheckRequest(t *testing.T) {
 	}
 }
 
+// tilings is a real tilings answer.
+const tilings = `{"count":0,"count_all":0,"symmetries":4,"solutions":[],"placements":[],"complete":true,"region":[".....",".....","....."],"pieces":"LNP","source":"search","stats":{"elapsed_ms":0.515,"nodes":12}}`
+
+// doneJob is a done polyomino.tilings job with result.
+func doneJob(result string) string {
+	return `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"done","created":"2026-11-26T00:00:00Z",` +
+		`"progress":{"done":1,"total":1,"nodes":1,"elapsed_ms":5,"estimate_ms":0},"result":` + result + `}`
+}
+
 func TestHandler(t *testing.T) {
 	v, err := Load()
 	if err != nil {
@@ -96,5 +110,54 @@ func TestHandler(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0].Error(), "uptime_seconds") {
 		t.Errorf("reports %v", got)
+	}
+}
+
+// TestHandlerStream: an event stream is checked event by event however
+// long it is, with the headers as they were sent.
+func TestHandlerStream(t *testing.T) {
+	v, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress := "event: progress\ndata: " + `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"running","created":"2026-11-26T00:00:00Z","progress":{"done":0,"total":1,"nodes":0,"elapsed_ms":5}}` + "\n\n"
+	for _, c := range []struct {
+		name  string
+		last  string
+		count int
+		want  string
+	}{
+		{"long and good", "event: done\ndata: " + doneJob(tilings) + "\n\n", 6000, ""},
+		{"long, a bad last event", "event: done\ndata: " + doneJob(`{"count":"many"}`) + "\n\n", 6000, "count"},
+		{"cut inside an event", "event: done\ndata: {", 1, "inside an event"},
+	} {
+		var got []error
+		h := v.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			for range c.count {
+				_, _ = w.Write([]byte(progress))
+			}
+			_, _ = w.Write([]byte(c.last))
+		}), func(err error) { got = append(got, err) })
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/jobs/a/events", nil))
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s: %v", c.name, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0].Error(), c.want)):
+			t.Errorf("%s: reports %v, want one about %q", c.name, got, c.want)
+		}
+	}
+	// A Content-Type set after the header was sent is not what the client
+	// got.
+	var got []error
+	h := v.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok","uptime_seconds":1,"version":"v"}`))
+	}), func(err error) { got = append(got, err) })
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/healthz", nil))
+	if len(got) != 1 {
+		t.Errorf("header set late: reports %v", got)
 	}
 }
