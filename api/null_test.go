@@ -11,16 +11,19 @@ import (
 	"github.com/gamesolver/gamesolver/openapi"
 )
 
-// TestNullIsAbsent: in a request, a field sent as null is the same as the
-// field left out (the document marks the optional ones x-nullable, and the
-// required ones are refused as missing). Each field of each request body's
-// schema is tried at null in a body that works, and the answer compared
-// with the answer to that body without the field.
+// TestNullIsAbsent: in a request, a field sent as null, or as "" where
+// the field takes one of a list of words, is the same as the field left
+// out (the document marks the optional ones x-nullable and lists "" among
+// the words; the required ones are refused as missing). Each field of
+// each request body's schema is tried so in a body that works, and the
+// answer compared with the answer to that body without the field.
 func TestNullIsAbsent(t *testing.T) {
 	var doc struct {
 		Definitions map[string]struct {
-			Required   []string                   `json:"required"`
-			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string `json:"required"`
+			Properties map[string]struct {
+				Enum []any `json:"enum"`
+			} `json:"properties"`
 		} `json:"definitions"`
 	}
 	if err := json.Unmarshal(openapi.JSON, &doc); err != nil {
@@ -52,26 +55,41 @@ func TestNullIsAbsent(t *testing.T) {
 			t.Fatalf("no server for %s", b.path)
 		}
 		for _, field := range slices.Sorted(maps.Keys(def.Properties)) {
-			without, withNull := edit(t, b.def, b.body, field)
-			a := do(server, "POST", b.path, "application/json", without)
-			n := do(server, "POST", b.path, "application/json", withNull)
-			switch {
-			case a.Code != n.Code:
-				t.Errorf("%s %s: without it %d, null %d %s", b.path, field, a.Code, n.Code, n.Body)
-				continue
-			case a.Code >= 400:
-				if decodeProblem(t, a).Detail != decodeProblem(t, n).Detail {
-					t.Errorf("%s %s: without it %s, null %s", b.path, field, a.Body, n.Body)
-				}
-			case a.Code == http.StatusOK:
-				if x, y := steady(t, a.Body.Bytes()), steady(t, n.Body.Bytes()); x != y {
-					t.Errorf("%s %s: without it %s, null %s", b.path, field, x, y)
-				}
+			values := []any{nil}
+			if slices.Contains(def.Properties[field].Enum, "") {
+				values = append(values, "")
+			} else if len(def.Properties[field].Enum) > 0 && !slices.Contains(def.Required, field) {
+				t.Errorf("%s.%s: its words do not include \"\"", b.def, field)
 			}
-			if slices.Contains(def.Required, field) && n.Code < 400 {
-				t.Errorf("%s: required %s accepted as null", b.path, field)
+			for _, value := range values {
+				without, with := edit(t, b.def, b.body, field, value)
+				same(t, server, b.path, field, without, with, slices.Contains(def.Required, field))
 			}
 		}
+	}
+}
+
+// same checks that the answers to two bodies are the same, and, when
+// refuse, that they are refusals.
+func same(t *testing.T, server http.Handler, path, field, without, with string, refuse bool) {
+	t.Helper()
+	a := do(server, "POST", path, "application/json", without)
+	n := do(server, "POST", path, "application/json", with)
+	switch {
+	case a.Code != n.Code:
+		t.Errorf("%s: without it %d; %s: %d %s", path, a.Code, with, n.Code, n.Body)
+		return
+	case a.Code >= 400:
+		if decodeProblem(t, a).Detail != decodeProblem(t, n).Detail {
+			t.Errorf("%s: without it %s; %s: %s", path, a.Body, with, n.Body)
+		}
+	case a.Code == http.StatusOK:
+		if x, y := steady(t, a.Body.Bytes()), steady(t, n.Body.Bytes()); x != y {
+			t.Errorf("%s: without it %s; %s: %s", path, x, with, y)
+		}
+	}
+	if refuse && n.Code < 400 {
+		t.Errorf("%s: required %s accepted in %s", path, field, with)
 	}
 }
 
@@ -89,9 +107,9 @@ func steady(t *testing.T, body []byte) string {
 	return string(out)
 }
 
-// edit returns body without field and with field null; for service.Hands,
-// the field is the hands' (body.hands.first).
-func edit(t *testing.T, def, body, field string) (string, string) {
+// edit returns body without field and with field set to value; for
+// service.Hands, the field is the hands' (body.hands.first).
+func edit(t *testing.T, def, body, field string, value any) (string, string) {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
@@ -103,7 +121,7 @@ func edit(t *testing.T, def, body, field string) (string, string) {
 	}
 	delete(target, field)
 	without, _ := json.Marshal(m)
-	target[field] = nil
-	withNull, _ := json.Marshal(m)
-	return string(without), string(withNull)
+	target[field] = value
+	with, _ := json.Marshal(m)
+	return string(without), string(with)
 }

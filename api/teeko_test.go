@@ -140,6 +140,10 @@ func TestTeekoBadInput(t *testing.T) {
 	if p := decodeProblem(t, w); w.Code != 400 || p.Errors[0].Field != "rules" || !strings.Contains(p.Detail, "given 2 times") {
 		t.Errorf("query parameter twice: %d %+v", w.Code, p)
 	}
+	// An empty value is the parameter left out, as the document says.
+	if a, b := do(r, "GET", "/v1/teeko/tablebase", "", ""), do(r, "GET", "/v1/teeko/tablebase?rules=&drop_style=", "", ""); a.Code != 200 || b.Code != 200 || a.Body.String() != b.Body.String() {
+		t.Errorf("empty query parameters: %d %s against %d %s", b.Code, b.Body, a.Code, a.Body)
+	}
 }
 
 // TestTeekoMovesSortedBestFirst checks the order of moves for the decider

@@ -186,17 +186,33 @@ func addRequired(t *testing.T, doc *spec.Swagger) {
 			}
 		}
 	}
-	// In a request, null is the same as a field left out (TestNullIsAbsent
-	// in package api): an optional field may be null.
+	// In a request, null, or "" for a field that takes one of a list of
+	// words, is the same as a field left out (TestNullIsAbsent in package
+	// api): an optional field may be null, and "" is among its words.
 	for name := range requests {
 		def := doc.Definitions[name]
 		for prop, schema := range def.Properties {
-			if !slices.Contains(def.Required, prop) {
-				schema.AddExtension("x-nullable", true)
-				def.Properties[prop] = schema
+			if slices.Contains(def.Required, prop) {
+				continue
 			}
+			schema.AddExtension("x-nullable", true)
+			if len(schema.Enum) > 0 && !slices.Contains(schema.Enum, any("")) {
+				schema.Enum = append(schema.Enum, "")
+			}
+			def.Properties[prop] = schema
 		}
 		doc.Definitions[name] = def
+	}
+	// So is an empty query parameter.
+	for _, item := range doc.Paths.Paths {
+		if op := item.Get; op != nil {
+			for i, p := range op.Parameters {
+				if p.In == "query" && !p.Required && len(p.Enum) > 0 && !slices.Contains(p.Enum, any("")) {
+					op.Parameters[i].AllowEmptyValue = true
+					op.Parameters[i].Enum = append(p.Enum, "")
+				}
+			}
+		}
 	}
 	seen := map[reflect.Type]bool{}
 	for _, v := range api.ResponseTypes() {
