@@ -153,6 +153,7 @@ func (h *handlers) createJob(c *gin.Context) {
 	if !decodeJSON(c, &req) {
 		return
 	}
+	req.Type = strings.ToLower(req.Type) // words are matched without regard to case
 	if req.Type == "" {
 		fail(c, service.Invalid("type", nil, "type is required: one of %s", strings.Join(h.deps.Jobs.Types(), ", ")))
 		return

@@ -332,10 +332,10 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if q.Seed != nil {
 		cfg.Seed = *q.Seed
 	}
-	switch q.EndRule {
+	switch rule := strings.ToLower(q.EndRule); rule {
 	case "":
 	case string(polyomino.NormalPlay), string(polyomino.ScoreRule):
-		cfg.EndRule = polyomino.EndRule(q.EndRule)
+		cfg.EndRule = polyomino.EndRule(rule)
 	default:
 		return cfg, Invalid("end_rule", nil, "end_rule %q: expected normal or score", q.EndRule)
 	}

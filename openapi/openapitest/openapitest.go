@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -153,6 +154,7 @@ func (v *Validator) checkRequest(req *http.Request, reqBody []byte) error {
 		return nil
 	}
 	r := req.Clone(context.Background())
+	r.URL.RawQuery, reqBody = foldWords(route, r.URL.Query(), reqBody)
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
 	in := &openapi3filter.RequestValidationInput{
 		Request:    r,
@@ -167,6 +169,41 @@ func (v *Validator) checkRequest(req *http.Request, reqBody []byte) error {
 		return fmt.Errorf("%s %s with %s was accepted, but the document refuses it: %w", req.Method, req.URL.RequestURI(), clip(reqBody), err)
 	}
 	return nil
+}
+
+// foldWords lower-cases the words of a request (the string values of
+// query parameters and top-level body fields whose schema lists words),
+// which the service matches without regard to case, as the document says.
+func foldWords(route *routers.Route, query url.Values, body []byte) (string, []byte) {
+	for _, p := range route.Operation.Parameters {
+		if p.Value == nil || p.Value.In != "query" || p.Value.Schema == nil || len(p.Value.Schema.Value.Enum) == 0 {
+			continue
+		}
+		for i, s := range query[p.Value.Name] {
+			query[p.Value.Name][i] = strings.ToLower(s)
+		}
+	}
+	rb := route.Operation.RequestBody
+	if rb == nil || rb.Value == nil || rb.Value.Content.Get("application/json") == nil {
+		return query.Encode(), body
+	}
+	schema := rb.Value.Content.Get("application/json").Schema
+	var fields map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // large integers (seed) stay exact
+	if schema == nil || schema.Value == nil || dec.Decode(&fields) != nil {
+		return query.Encode(), body
+	}
+	for name, prop := range schema.Value.Properties {
+		if s, ok := fields[name].(string); ok && prop.Value != nil && len(prop.Value.Enum) > 0 {
+			fields[name] = strings.ToLower(s)
+		}
+	}
+	folded, err := json.Marshal(fields)
+	if err != nil {
+		return query.Encode(), body
+	}
+	return query.Encode(), folded
 }
 
 func (v *Validator) check(req *http.Request, status int, header http.Header, body []byte, withBody bool) error {

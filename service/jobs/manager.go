@@ -131,6 +131,7 @@ func (m *Manager) Types() []string {
 // Submit plans a job of type typ and queues its units. It fails with
 // KindInvalid for an unknown type or a request the kind rejects.
 func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessage) (Job, error) {
+	typ = strings.ToLower(typ) // words are matched without regard to case
 	kind, ok := m.kinds[typ]
 	if !ok {
 		return Job{}, service.Invalid("type", nil, "unknown job type %q; known types: %s", typ, strings.Join(m.Types(), ", "))
