@@ -248,6 +248,11 @@ func TestStuckPlayerLoses(t *testing.T) {
 	if next.LegalTurns() != nil || next.CountTurns() != 0 {
 		t.Error("a stuck player has turns")
 	}
+	// A finished game's (empty) list of best turns is complete, as in the
+	// other polyomino games.
+	if res, err := Solve(t.Context(), next, Options{}); err != nil || !res.Over || !res.Proven || res.Outcome != Loss || !res.BestComplete || len(res.BestTurns) != 0 {
+		t.Errorf("solve after the end: %v %+v", err, res)
+	}
 	res, _ = Solve(t.Context(), next, Options{})
 	if !res.Over || res.Outcome != Loss || !res.Proven {
 		t.Errorf("solve of a finished game: %+v", res)

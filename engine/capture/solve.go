@@ -115,7 +115,8 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 	began := clock()
 	var res Result
 	if pos.Over() {
-		res.Over, res.Proven, res.Outcome = true, true, Loss
+		// No turn: the empty list of best turns is complete.
+		res.Over, res.Proven, res.Outcome, res.BestComplete = true, true, Loss, true
 		if pos.Drawn() {
 			res.Outcome = Draw
 		}
