@@ -46,21 +46,20 @@ func conform(req *http.Request, reqBody []byte, status int, header http.Header, 
 	if req.URL.Path == "/test" || strings.HasPrefix(req.URL.Path, "/test/") {
 		return
 	}
-	err := conformance.v.Check(req, reqBody, status, header, body)
+	record(conformance.v.Check(req, reqBody, status, header, body))
+}
+
+// conforming wraps a test server's handler in the check.
+func conforming(h http.Handler) http.Handler {
+	return conformance.v.Handler(h, record)
+}
+
+// record counts a check and keeps its violation, if any.
+func record(err error) {
 	conformance.Lock()
 	defer conformance.Unlock()
 	conformance.checks++
 	if err != nil {
 		conformance.errs[err.Error()]++
 	}
-}
-
-// conforming wraps a test server's handler in the check.
-func conforming(h http.Handler) http.Handler {
-	return conformance.v.Handler(h, func(err error) {
-		conformance.Lock()
-		defer conformance.Unlock()
-		conformance.checks++
-		conformance.errs[err.Error()]++
-	})
 }

@@ -108,14 +108,21 @@ func eventDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openap
 func events(stream []byte) [][]byte {
 	var out [][]byte
 	for _, ev := range bytes.Split(stream, []byte("\n\n")) {
-		for _, line := range bytes.Split(ev, []byte("\n")) {
-			if bytes.HasPrefix(line, []byte("data:")) {
-				out = append(out, ev)
-				break
-			}
+		if hasData(ev) {
+			out = append(out, ev)
 		}
 	}
 	return out
+}
+
+// hasData tells whether an event has a data line.
+func hasData(ev []byte) bool {
+	for _, line := range bytes.Split(ev, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("data:")) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check validates one exchange: the answer to req, and, when the answer
@@ -387,7 +394,7 @@ func (t *teeWriter) Write(b []byte) (int, error) {
 		}
 		ev := t.pending[:i]
 		t.pending = t.pending[i+2:]
-		if len(events(ev)) > 0 {
+		if hasData(ev) {
 			t.events++
 			if err := t.v.check(t.req, t.status, t.header, ev, true); err != nil {
 				t.report(err)
