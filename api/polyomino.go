@@ -82,8 +82,12 @@ type PolyominoRequest struct {
 	// Capture variant: piece on the board -> first or second; pieces not
 	// listed are unmarked.
 	Markers map[string]string `json:"markers" example:"I:second"`
-	// Capture variant: pieces the player to move has removed on the turn
-	// in progress; he must now place another piece.
+	// Capture variant: pieces the player to move in the position given
+	// (board rows, or the start) has removed on the turn in progress; he
+	// must now place another piece. With moves, the first move completes
+	// that turn (any removals it writes are further ones). A position
+	// with a turn in progress is not counted as an occurrence for the
+	// repetition rule.
 	Banned []string `json:"banned" example:"Y"`
 }
 
@@ -235,7 +239,8 @@ type PolyominoAnalysis struct {
 	// loss lasts longer). best_moves follow the same order.
 	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
 	// True when the game has ended (the player to move cannot move, or
-	// under the score rule neither can).
+	// under the score rule neither can; in the capture variant also when
+	// the position occurred for the third time: result draw).
 	GameOver bool `json:"game_over" example:"false"`
 	// True when, under the score rule, the player to move cannot place
 	// and passes.
@@ -482,6 +487,17 @@ type PolyominoMovesResponse struct {
 	// The position's rows, each placed piece drawn with its symbol (as in
 	// analyze).
 	Board []string `json:"board"`
+	// True when the game has ended, as in analyze: the player to move
+	// cannot move (he has lost; under the score rule, neither can), or in
+	// the capture variant the position occurred for the third time (a
+	// draw: drawn).
+	GameOver bool `json:"game_over" example:"false"`
+	// True when, under the score rule, the player to move cannot place
+	// and passes (count 0, the game goes on).
+	Pass bool `json:"pass" example:"false"`
+	// Capture variant: true when the position has occurred for the third
+	// time, so the game is drawn (game_over, count 0).
+	Drawn bool `json:"drawn,omitempty" example:"false"`
 }
 
 // polyominoMoves godoc
@@ -516,7 +532,8 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	out := PolyominoMovesResponse{Count: m.Count, Truncated: m.Truncated, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board}
+	out := PolyominoMovesResponse{Count: m.Count, Truncated: m.Truncated, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board,
+		GameOver: m.Over, Pass: m.Pass, Drawn: m.Drawn}
 	if m.DistinctUpToSymmetry >= 0 {
 		d := m.DistinctUpToSymmetry
 		out.DistinctUpToSymmetry = &d

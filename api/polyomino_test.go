@@ -342,3 +342,50 @@ func TestPiecesAsList(t *testing.T) {
 		}
 	}
 }
+
+// TestMovesGameOver checks that /moves says when the game has ended or the
+// player to move must pass, as analyze does.
+func TestMovesGameOver(t *testing.T) {
+	r := newPolyominoServer(t, 5*time.Second)
+	cycle := []string{"~P Y:d2,c3,d3,d4,d5", "~I P:b4,c4,b5,c5,b6", "~F I:a2,a3,a4,a5,a6", "~Y F:a1,b1,b2,c2,b3"}
+	board := `["FF.....","IFF....","IF.....","IPP....","IPP....","IP.....","......."]`
+	turns := func(list []string) string {
+		b, _ := json.Marshal(list)
+		return string(b)
+	}
+	for _, c := range []struct {
+		name, body        string
+		count             int
+		over, pass, drawn bool
+	}{
+		{"start", `{"width":5,"height":5,"pieces":"ILT"}`, -1, false, false, false},
+		{"normal play, stuck", `{"width":5,"height":1,"pieces":"IL","board":["IIIII"]}`, 0, true, false, false},
+		{"score rule, first stuck, second not", `{"width":4,"height":2,"hands":{"first":["I"],"second":["P"]},"end_rule":"score"}`, 0, false, true, false},
+		{"score rule, neither can place", `{"width":4,"height":2,"hands":{"first":["I"],"second":["L"]},"end_rule":"score","board":["LLLL","L..."]}`, 0, true, false, false},
+		{"capture, second occurrence", `{"game":"capture","board":` + board + `,"markers":{"I":"second","P":"first"},"to_move":"first","moves":` + turns(cycle) + `}`, -1, false, false, false},
+		{"capture, third occurrence", `{"game":"capture","board":` + board + `,"markers":{"I":"second","P":"first"},"to_move":"first","moves":` + turns(append(cycle, cycle...)) + `}`, 0, true, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := do(r, "POST", "/v1/polyomino/moves", "application/json", c.body)
+			var m PolyominoMovesResponse
+			if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil || w.Code != 200 {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			if c.count >= 0 && m.Count != c.count || c.count < 0 && m.Count == 0 {
+				t.Errorf("count %d, want %d", m.Count, c.count)
+			}
+			if m.GameOver != c.over || m.Pass != c.pass || m.Drawn != c.drawn {
+				t.Errorf("game_over %v pass %v drawn %v, want %v %v %v", m.GameOver, m.Pass, m.Drawn, c.over, c.pass, c.drawn)
+			}
+			// analyze agrees.
+			w = do(r, "POST", "/v1/polyomino/analyze", "application/json", c.body)
+			var a PolyominoAnalysis
+			if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil || w.Code != 200 {
+				t.Fatalf("analyze: %d %s", w.Code, w.Body)
+			}
+			if a.GameOver != c.over || a.Pass != c.pass || c.drawn && a.Result != "draw" {
+				t.Errorf("analyze: game_over %v pass %v result %s", a.GameOver, a.Pass, a.Result)
+			}
+		})
+	}
+}

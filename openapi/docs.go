@@ -2551,7 +2551,7 @@ const docTemplate = `{
                     "example": "pentominoes"
                 },
                 "game_over": {
-                    "description": "True when the game has ended (the player to move cannot move, or\nunder the score rule neither can).",
+                    "description": "True when the game has ended (the player to move cannot move, or\nunder the score rule neither can; in the capture variant also when\nthe position occurred for the third time: result draw).",
                     "type": "boolean",
                     "example": false
                 },
@@ -2735,11 +2735,26 @@ const docTemplate = `{
                     "type": "integer",
                     "example": 296
                 },
+                "drawn": {
+                    "description": "Capture variant: true when the position has occurred for the third\ntime, so the game is drawn (game_over, count 0).",
+                    "type": "boolean",
+                    "example": false
+                },
+                "game_over": {
+                    "description": "True when the game has ended, as in analyze: the player to move\ncannot move (he has lost; under the score rule, neither can), or in\nthe capture variant the position occurred for the third time (a\ndraw: drawn).",
+                    "type": "boolean",
+                    "example": false
+                },
                 "moves": {
                     "type": "array",
                     "items": {
                         "type": "string"
                     }
+                },
+                "pass": {
+                    "description": "True when, under the score rule, the player to move cannot place\nand passes (count 0, the game goes on).",
+                    "type": "boolean",
+                    "example": false
                 },
                 "to_move": {
                     "type": "string",
@@ -2766,7 +2781,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "banned": {
-                    "description": "Capture variant: pieces the player to move has removed on the turn\nin progress; he must now place another piece.",
+                    "description": "Capture variant: pieces the player to move in the position given\n(board rows, or the start) has removed on the turn in progress; he\nmust now place another piece. With moves, the first move completes\nthat turn (any removals it writes are further ones). A position\nwith a turn in progress is not counted as an occurrence for the\nrepetition rule.",
                     "type": "array",
                     "items": {
                         "type": "string"

@@ -157,7 +157,8 @@ func (p *Polyomino) captureMoves(q PolyominoQuery) (PolyominoMoves, error) {
 	if err != nil {
 		return PolyominoMoves{}, err
 	}
-	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: pos.DistinctTurns(maxListedTurns), ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{}}
+	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: pos.DistinctTurns(maxListedTurns), ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{},
+		Over: pos.Over(), Drawn: pos.Drawn()}
 	if out.Count <= maxListedTurns {
 		for _, t := range pos.LegalTurns() {
 			out.Moves = append(out.Moves, t.String())

@@ -1232,6 +1232,10 @@ type PolyominoMoves struct {
 	Moves     []string
 	ToMove    string
 	Board     []string
+	// Over: the game has ended (as Analysis.Over); Pass: under the score
+	// rule the player to move cannot place and passes; Drawn: the capture
+	// variant's position occurred for the third time (Over too).
+	Over, Pass, Drawn bool
 }
 
 // Assemble returns when an answer of n moves may be encoded: at once when
@@ -1260,7 +1264,7 @@ func (p *Polyomino) Moves(ctx context.Context, q PolyominoQuery) (PolyominoMoves
 	}
 	defer release()
 	out := PolyominoMoves{Count: len(moves), DistinctUpToSymmetry: len(pos.SymmetryClasses()), Moves: make([]string, len(moves)),
-		ToMove: pos.ToMove().String(), Board: pos.Board()}
+		ToMove: pos.ToMove().String(), Board: pos.Board(), Over: pos.Over(), Pass: pos.MustPass()}
 	for i, m := range moves {
 		out.Moves[i] = m.String()
 	}
@@ -1591,9 +1595,11 @@ func PolyominoInfo() GameInfo {
 			"A dealt neutral piece is placed before the first move where the centre of its bounding box lies nearest the centre of the board (ties: canonical orientation first, then reading order).",
 			"The player to move defaults from the pieces placed: in a common pool first after an even number; in hand mode first unless he placed more than the second. Moves are credited from the start (or the board) alternately; a to_move that disagrees then gives the turn to the other player after them.",
 			"Scores of a position given: with a common pool, the pieces of board rows count alternately for the first and second player in reading order of their first cells (so the first gets the odd one), and moves alternately after them; in hand mode each piece counts for its owner. Under the score rule in hand mode, a move with a piece of the player not to move is that player's move after a pass of the player to move, who must then be stuck (else it is refused). Pieces drawn '#' and neutral pieces count for nobody.",
-			"Capture variant: with board rows, to_move names the player to move after the turns, and the turns are credited counting back from it; from the empty board the first player moves first, and a to_move that disagrees with the number of turns is refused.",
+			"Capture variant: with board rows, to_move names the player to move after the turns, and the turns are credited counting back from it; without to_move, the first player is to move at the board rows when an even number of pieces lies on them (a guess, since removals break the parity: a caller who knows says so), and the players alternate after that. From the empty board the first player moves first, and a to_move that disagrees with the number of turns is refused.",
+			"Capture variant: banned describes the turn in progress at the board rows (or the start): the first of the moves completes it. A position with a turn in progress does not count as an occurrence for the repetition rule.",
+			"Capture variant: a cell drawn '#' is blocked or covered for good: it is never freed and never captured.",
 			"Under the score rule with a common pool both players can place the same pieces, so when one is stuck the game ends: the final score difference is the difference so far plus 1 for the player who places the last piece (from level scores: a win by one for the player to move when he places last, else a draw); who places last is decided as in normal play.",
-			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move; the position a request starts from counts once) is a draw.",
+			"Capture variant: a position that repeats for the third time (same board, markers, pool and player to move, between turns; the position a request starts from counts once, unless it carries banned) is a draw: analyze answers result draw with game_over, and moves answers count 0 with game_over and drawn.",
 			"Capture variant: a placed piece carries no marker until a later placement captures it (3 or more shared unit edges); a capture gives every captured piece the capturer's marker; a removed piece returns to the pool unmarked.",
 			"Capture variant: every turn places a piece (no turn of removals alone); a piece removed on a turn cannot be placed on that same turn, the opponent may place it on his next turn, and the ban never outlives the turn.",
 			"Capture variant: the player to move loses when no pool piece (other than those he removed this turn) fits on the empty cells together with the cells of his own marked pieces.",

@@ -184,6 +184,14 @@ func TestSetup(t *testing.T) {
 	if err != nil || len(next.Banned()) != 0 || next.Occurrences() != 1 {
 		t.Errorf("completing the turn: %v", err)
 	}
+	// With turns, the first of them completes the turn in progress.
+	var te *TurnError
+	if _, err := g.NewPosition(Setup{Board: board, Markers: map[string]string{"L": "first"}, Banned: []string{"P"}, ToMove: "second", Turns: []string{"P:a4,b4,a5,b5,a6"}}); !errors.Is(err, ErrBannedPiece) || !errors.As(err, &te) || te.Index != 1 {
+		t.Errorf("banned piece placed by the first turn: %v", err)
+	}
+	if p2, err := g.NewPosition(Setup{Board: board, Markers: map[string]string{"L": "first"}, Banned: []string{"P"}, ToMove: "first", Turns: []string{"~L X:b4,a5,b5,c5,b6", "P:e5,f5,e6,f6,e7"}}); err != nil || len(p2.Banned()) != 0 {
+		t.Errorf("the ban ends with the first turn: %v", err)
+	}
 	// Hexomino boards label pieces 1..9, A..Z and read them by shape.
 	hg, _ := NewGame(Config{Width: 8, Height: 8, Order: 6})
 	hp, err := hg.NewPosition(Setup{Turns: []string{"H01:a1,b1,c1,d1,e1,f1"}})

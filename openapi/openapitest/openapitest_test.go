@@ -56,7 +56,7 @@ func TestCheckRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer := []byte(`{"count":0,"distinct_up_to_symmetry":0,"moves":[],"to_move":"first","board":["..."]}`)
+	answer := []byte(`{"count":0,"distinct_up_to_symmetry":0,"moves":[],"to_move":"first","board":["..."],"game_over":true,"pass":false}`)
 	jsonType := http.Header{"Content-Type": {"application/json"}}
 	for _, c := range []struct {
 		name, body string
