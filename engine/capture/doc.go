@@ -134,6 +134,14 @@
 // when Options.AllMoves, best first (wins, draws, unproven, losses);
 // LegalTurns, Over, Nodes, Elapsed.
 //
+// Length says how many plies the game lasts under perfect play, the
+// winner hurrying and the loser delaying, the repetition rule included: the
+// same search in an exact mode, where a table entry decides a node only if
+// its proof (whose depth every entry keeps) fits under the horizon, so
+// that the first horizon deciding a turn is its length. It gives the
+// perfect turns (the fastest wins, the slowest losses) and, with
+// Options.AllMoves, every turn's length.
+//
 // Exact analysis is practical on small boards and in the late middle game
 // of the preset (see BENCHMARKS.md, "Capture variant"): removals keep games alive,
 // and a mover with k marked pieces has 2^k times as many turns. Positions

@@ -294,3 +294,70 @@ func TestTableValuesHoldWithoutHistory(t *testing.T) {
 	}
 	t.Logf("%d table entries checked", checked)
 }
+
+// TestLengthAgainstMinimax checks Length (the game's length, the perfect
+// turns and every turn's length) against the plain minimax over lengths
+// of ref_test.go, on the positions of TestExactAgainstMinimax, the
+// repetition cycle and histories that change values included.
+func TestLengthAgainstMinimax(t *testing.T) {
+	total, wins, losses, long := 0, 0, 0, 0
+	for family, cases := range exactCases(t) {
+		for _, c := range cases {
+			pos := c.position(t)
+			rg := newRefGame(t, pos.game.cfg)
+			rp := c.reference(t, rg)
+			nodes := 0
+			v, n := rp.length(&nodes)
+			l := Length(t.Context(), pos, Options{AllMoves: true})
+			total++
+			switch v {
+			case 0:
+				if l.Known || !l.Drawn {
+					t.Fatalf("%s/%s: drawn, Length says %+v\n%s", family, c.name, l, pos)
+				}
+				continue
+			case 1:
+				wins++
+			case -1:
+				losses++
+			}
+			long = max(long, n)
+			if !l.Known || l.Outcome != outcomeOf(int8(v)) || l.Plies != n {
+				t.Fatalf("%s/%s: minimax %d in %d plies, Length %s in %d (known %v)\n%s\nturns %v", family, c.name, v, n, l.Outcome, l.Plies, l.Known, pos, c.turns)
+			}
+			if res, _ := Solve(t.Context(), pos, Options{}); res.Outcome != l.Outcome {
+				t.Fatalf("%s/%s: Solve says %s, Length %s", family, c.name, res.Outcome, l.Outcome)
+			}
+			// Every turn: its value and length from the reference after
+			// it; the perfect turns are those that last as long as the
+			// game.
+			byTurn := map[string]TurnLength{}
+			for _, tl := range l.Turns {
+				byTurn[tl.Turn.String()] = tl
+			}
+			perfect := turnStrings(l.Perfect)
+			for _, tr := range rp.turns() {
+				child := rp.play(tr)
+				cn := 0
+				cv, cp := child.length(&cn)
+				tl, ok := byTurn[tr.String()]
+				if cv == 0 {
+					if ok {
+						t.Fatalf("%s/%s: turn %s draws, Length gives %+v", family, c.name, tr, tl)
+					}
+					continue
+				}
+				if !ok || tl.Outcome != outcomeOf(int8(-cv)) || tl.Plies != cp {
+					t.Fatalf("%s/%s: turn %s: minimax %d then %d plies, Length %+v (found %v)", family, c.name, tr, -cv, cp, tl, ok)
+				}
+				if want := -cv == v && cp+1 == n; slices.Contains(perfect, tr.String()) != want {
+					t.Fatalf("%s/%s: turn %s (%d then %d plies) perfect %v, want %v", family, c.name, tr, -cv, cp, !want, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d positions: %d won, %d lost, the longest %d plies", total, wins, losses, long)
+	if wins == 0 || losses == 0 || long < 3 {
+		t.Errorf("%d won, %d lost, longest %d plies: the cases do not cover what they should", wins, losses, long)
+	}
+}

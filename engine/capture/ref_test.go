@@ -264,6 +264,35 @@ func (p *refPos) value(nodes *int) int {
 	return best
 }
 
+// length is plain minimax over values and lengths: the value as value
+// gives it, and the plies the game lasts with the winner hurrying (the
+// fewest plies among his winning turns) and the loser delaying (the most
+// among his turns, all lost); 0 for a draw. Each turn's value comes from
+// value; the lengths are followed only through the turns that keep the
+// position's value (a draw has no length), to the end of every line.
+func (p *refPos) length(nodes *int) (val, plies int) {
+	val = p.value(nodes)
+	if val == 0 {
+		return 0, 0
+	}
+	ts := p.turns()
+	if len(ts) == 0 {
+		return -1, 0
+	}
+	plies = -1
+	for _, t := range ts {
+		child := p.play(t)
+		if -child.value(nodes) != val {
+			continue
+		}
+		_, cp := child.length(nodes)
+		if plies < 0 || val == 1 && cp+1 < plies || val == -1 && cp+1 > plies {
+			plies = cp + 1
+		}
+	}
+	return val, plies
+}
+
 // refFrom reads a position between turns (no history before it) into the
 // reference implementation.
 func refFrom(t testing.TB, rg *refGame, pos *Position) *refPos {

@@ -50,9 +50,19 @@ const noDep = math.MaxInt32
 // each position), so entries used inside a proof extend it correctly.
 // A position seen before on the sequence (dep < d at once) neither reads
 // nor writes the table.
+//
+// A proof also has a depth (plies): a win or a loss it proves is reached
+// within that many plies, whatever the loser does (a win: one more than
+// its winning child's proof, a loss: one more than the deepest of its
+// children's, a stuck player's loss 0). The proof search uses it only
+// to pass it on; the length search (Length) uses an entry only when its
+// depth fits in what is left of the horizon, which makes its horizon
+// search exact: a value found under horizon h is a win or a loss within
+// h plies, and one not found is none within h.
 type proof struct {
 	val        int8
 	kmin, kmax int8
+	plies      int16
 	dep        int32
 	core       pieceSet
 }
@@ -87,7 +97,13 @@ type searcher struct {
 	stopped    bool
 	horizon    int
 	horizonHit bool
-	tt         *table
+	// exact: the length search's mode, where table entries are used only
+	// when their depth fits under the horizon (see proof). wideHit: a
+	// node was left unsearched for having too many turns, so a value not
+	// found under the horizon might exist (lengths are then not exact).
+	exact   bool
+	wideHit bool
+	tt      *table
 	// path is the game's history followed by the search path: the
 	// positions between turns, in order.
 	path []histEntry
@@ -182,8 +198,8 @@ func (s *searcher) search(st *state, ply int) proof {
 		return self
 	}
 	if seen == 0 {
-		if e, ok := s.tt.probe(st.key); ok && s.safe(&e, st) {
-			return proof{val: e.val, dep: noDep, kmin: int8(e.kmin), kmax: int8(e.kmax), core: e.core}
+		if e, ok := s.tt.probe(st.key); ok && (!s.exact || e.val == valDraw || int(e.plies) <= s.horizon-ply) && s.safe(&e, st) {
+			return proof{val: e.val, dep: noDep, kmin: int8(e.kmin), kmax: int8(e.kmax), plies: int16(e.plies), core: e.core}
 		}
 	}
 	if !st.canPlace(g) {
@@ -203,6 +219,7 @@ func (s *searcher) search(st *state, ply int) proof {
 	turns := st.appendTurns(g, buf, maxNodeTurns+1)
 	s.bufs[ply] = turns
 	if len(turns) > maxNodeTurns {
+		s.wideHit = true
 		return unknownProof // too wide to search
 	}
 	s.path = append(s.path, entryOf(st))
@@ -218,14 +235,14 @@ func (s *searcher) search(st *state, ply int) proof {
 		if !child.canPlace(g) {
 			s.history[t.place] += 8
 			res := self.join(leaf(child, 0))
-			res.val = valWin
+			res.val, res.plies = valWin, 1
 			s.store(st, res, idx, start)
 			return res
 		}
 	}
 	turns = s.order(turns, keys, ply)
 
-	acc := proof{dep: noDep, kmin: math.MaxInt8, kmax: math.MinInt8, core: ^pieceSet(0)}
+	acc := proof{dep: noDep, kmin: math.MaxInt8, kmax: math.MinInt8, plies: 1, core: ^pieceSet(0)}
 	best := valLoss
 	unknown := false
 	for _, t := range turns {
@@ -242,18 +259,19 @@ func (s *searcher) search(st *state, ply int) proof {
 		if -r.val == valWin {
 			s.history[t.place] += 2
 			res := self.join(r)
-			res.val = valWin
+			res.val, res.plies = valWin, r.plies+1
 			s.store(st, res, idx, start)
 			return res
 		}
 		acc = acc.join(r)
+		acc.plies = max(acc.plies, r.plies+1)
 		best = max(best, -r.val)
 	}
 	if unknown {
 		return unknownProof
 	}
 	res := self.join(acc)
-	res.val = best
+	res.val, res.plies = best, acc.plies
 	s.store(st, res, idx, start)
 	return res
 }
@@ -268,7 +286,7 @@ func (s *searcher) store(st *state, res proof, idx int32, start int64) {
 		s.stored(st, res.val)
 	}
 	work := uint8(bits.Len64(uint64(s.nodes-start+1))) + 1
-	s.tt.store(ttEntry{key: st.key, core: res.core, val: res.val, kmin: uint8(res.kmin), kmax: uint8(res.kmax), work: work})
+	s.tt.store(ttEntry{key: st.key, core: res.core, val: res.val, kmin: uint8(res.kmin), kmax: uint8(res.kmax), work: work, plies: uint16(max(res.plies, 0))})
 }
 
 // order sorts turns for the search: fewer removals first (a removal hands

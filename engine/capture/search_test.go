@@ -102,3 +102,40 @@ func TestUnprovenAllMovesHeuristicFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestExactModeHorizon checks the length search's use of the table: in
+// exact mode an entry decides a node only if its proof's depth fits in
+// what is left of the horizon, so that a shallower horizon does not
+// borrow a deeper proof; the proof search uses any entry.
+func TestExactModeHorizon(t *testing.T) {
+	pos, err := NewPosition(Config{Width: 6, Height: 4, Order: 4}, nil, nil, nil, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Length(t.Context(), pos, Options{})
+	if !want.Known || want.Outcome != Win || want.Plies < 3 {
+		t.Fatalf("length of the empty 6 x 4 board: %+v", want)
+	}
+	for _, exact := range []bool{true, false} {
+		// No history: the root itself reads and writes the table.
+		s := newSearcher(t.Context(), pos.game, nil, 0, 16)
+		s.exact = true
+		s.horizon = want.Plies + 4
+		if r := s.search(&pos.st, 0); r.val != valWin || int(r.plies) > s.horizon {
+			t.Fatalf("horizon %d: %+v", s.horizon, r)
+		}
+		s.exact = exact
+		for h := 1; h <= want.Plies; h++ {
+			s.horizon = h
+			r := s.search(&pos.st, 0)
+			switch {
+			case exact && h < want.Plies && r.val != valUnknown:
+				t.Errorf("exact, horizon %d: %+v, want unknown (a win in %d)", h, r, want.Plies)
+			case exact && h == want.Plies && (r.val != valWin || int(r.plies) != h):
+				t.Errorf("exact, horizon %d: %+v, want a win in %d", h, r, h)
+			case !exact && r.val != valWin:
+				t.Errorf("proof search, horizon %d: %+v, want the table's win", h, r)
+			}
+		}
+	}
+}

@@ -12,7 +12,9 @@ package capture
 //	byte  25      kmin     fewest pieces on the board in the proof
 //	byte  26      kmax     most pieces on the board in the proof
 //	byte  27      work     log2 of the nodes the proof took (replacement)
-//	bytes 28..31  padding
+//	bytes 28..29  plies    the depth of the proof: a win or a loss within
+//	                       that many plies (the length search's bound)
+//	bytes 30..31  padding
 //
 // Only values that do not depend on the history before the position are
 // stored, with what the repetition filter needs to tell whether a later
@@ -29,6 +31,8 @@ type ttEntry struct {
 	kmin uint8
 	kmax uint8
 	work uint8
+	// plies: the proof decides the value within this many plies.
+	plies uint16
 }
 
 type ttBucket [2]ttEntry
