@@ -100,3 +100,50 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestCapturePlies checks the capture variant's plies: odd for a win, even
+// for a loss, the perfect move first, every move's own plies in the
+// order perfect play prefers them, and each agreeing with the analysis of
+// the position after it.
+func TestCapturePlies(t *testing.T) {
+	r := newPolyominoServer(t, 5*time.Second)
+	const game = `"game":"capture","width":4,"height":4,"pieces":"IOTSL"`
+	a := analyze(t, r, `{`+game+`,"moves":["I:a1,b1,c1,d1"],"all_moves":true,"budget_ms":3000}`)
+	if !a.Proven || a.Result != "win" || a.Plies == nil || *a.Plies%2 != 1 || !a.PerfectFirst || a.Moves == nil {
+		t.Fatalf("won position: %+v", a)
+	}
+	moves := *a.Moves
+	if moves[0].Move != a.BestMoves[0] || moves[0].Plies == nil || *moves[0].Plies != *a.Plies-1 {
+		t.Fatalf("the perfect move %s first, lasting %d plies after it: %+v", a.BestMoves[0], *a.Plies-1, moves[0])
+	}
+	last := map[string]int{"win": -1, "loss": 1 << 30}
+	for _, m := range moves {
+		if m.Plies == nil {
+			t.Fatalf("%s (%s): no plies", m.Move, m.Result)
+		}
+		p := *m.Plies
+		switch {
+		case m.Result == "win" && (p%2 != 0 || p < last["win"] || p < *a.Plies-1):
+			t.Errorf("win %s then %d plies (after %d, the game %d)", m.Move, p, last["win"], *a.Plies)
+		case m.Result == "loss" && (p%2 != 1 || p > last["loss"]):
+			t.Errorf("loss %s then %d plies (after %d)", m.Move, p, last["loss"])
+		}
+		last[m.Result] = p
+	}
+	// The position after each of a few moves lasts as long as the move
+	// said; after the perfect move the opponent loses in plies - 1.
+	for i, m := range moves {
+		if i%7 != 0 {
+			continue
+		}
+		b := analyze(t, r, `{`+game+`,"moves":["I:a1,b1,c1,d1","`+m.Move+`"],"budget_ms":3000}`)
+		if want := map[string]string{"win": "loss", "loss": "win"}[m.Result]; b.Result != want || b.Plies == nil || *b.Plies != *m.Plies {
+			t.Errorf("after %s (%s, %d plies): %s in %v", m.Move, m.Result, *m.Plies, b.Result, b.Plies)
+		}
+	}
+	// A stuck player: the game is over, 0 plies.
+	o := analyze(t, r, `{`+game+`,"board":["IIII","OOLL","OO.L","...L"],"to_move":"first"}`)
+	if !o.GameOver || o.Result != "loss" || o.Plies == nil || *o.Plies != 0 {
+		t.Errorf("stuck: %+v", o)
+	}
+}

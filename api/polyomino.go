@@ -130,7 +130,8 @@ type PolyominoMoveValue struct {
 	// making the move (when proven).
 	Score *int `json:"score,omitempty" example:"2"`
 	// How many plies the game lasts after the move under perfect play
-	// (as plies of the analysis), where the length search reached it
+	// (as plies of the analysis; a move that draws has none), where the
+	// length search reached it
 	// within its share of the budget (with all_moves, half of what the
 	// proof left of budget_ms, or its usual share if longer: winning
 	// moves first; a bigger budget gives more moves their plies). A
@@ -166,11 +167,15 @@ type PolyominoAnalysis struct {
 	Score *int `json:"score,omitempty" example:"1"`
 	// How many more plies the game lasts under perfect play, the winner
 	// hurrying and the loser delaying (0: the game is over; odd when the
-	// player to move wins). Normal play only, on a position the search
-	// proved, when the length search (exact, on top of the proof, whose
-	// table it reuses) finishes within its share of the budget: up to
-	// three times the proof's time, at least 0.2 s, within budget_ms
-	// (with all_moves, at least half of what the proof left of it).
+	// player to move wins). Normal play and the capture variant (where a
+	// line that repeats a position for the third time is a draw, which
+	// the winner avoids; a drawn game has no plies), on a position the
+	// search proved, when the length search (exact, on top of the proof;
+	// under normal play it reuses the proof's table) finishes within its
+	// share of the budget: up to three times the proof's time, at least
+	// 0.2 s, within budget_ms (with all_moves, at least half of what the
+	// proof left of it). A cached capture answer keeps the plies its
+	// search found.
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them.
@@ -199,7 +204,7 @@ type PolyominoAnalysis struct {
 	PiecesLeft *PiecesLeft `json:"pieces_left,omitempty"`
 	// Every best move when proven (the heuristic player's choice
 	// otherwise), in canonical notation, e.g. ["I:a1,a2,a3,a4,a5"]. In
-	// a won position under normal play: every winning move, a fastest
+	// a won position (normal play, capture): every winning move, a fastest
 	// one first (it wins in plies) when perfect_first says the length
 	// search checked it; in a lost one every move, a slowest loss first
 	// (the opponent then wins in plies - 1) on the same terms; with
@@ -269,7 +274,7 @@ type PolyominoAnalysis struct {
 // polyominoAnalyze godoc
 //
 //	@Summary		Analyze a polyomino game position
-//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, `plies` (how many more plies the game lasts under perfect play, the winner hurrying and the loser delaying: normal play, when the length search finishes within its share of the budget), and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`); but a hand game under normal play where a player has at most two pieces left is first searched plainly up to 4 plies (one piece against many is lost in 2). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
+//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, `plies` (how many more plies the game lasts under perfect play, the winner hurrying and the loser delaying: normal play and the capture variant, when the length search finishes within its share of the budget), and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`); but a hand game under normal play where a player has at most two pieces left is first searched plainly up to 4 plies (one piece against many is lost in 2). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json,application/problem+json

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/gamesolver/gamesolver/engine/capture"
 )
@@ -89,7 +91,7 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	key := captureCacheKey(pos, q.AllMoves)
 	a, source, err := runCached(ctx, p.search, "capture", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
-			return solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves})
+			return solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves}, lengthShare, p.search.minLengthTime())
 		})
 	if err != nil {
 		return PolyominoAnswer{}, err
@@ -106,8 +108,12 @@ func captureCacheKey(pos *capture.Position, allMoves bool) string {
 }
 
 // solveCapture runs the capture search: the answer (without the
-// position's own fields), its nodes, and whether it may be cached.
-func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Options) (PolyominoAnswer, int64, bool, error) {
+// position's own fields), its nodes, and whether it may be cached. A
+// proven win or loss then gets its plies from the length search, within
+// share times the proof's time (at least least) of what is left of ctx's
+// time, as withLength gives the other games' (the answer's nodes and time
+// include it).
+func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Options, share float64, least time.Duration) (PolyominoAnswer, int64, bool, error) {
 	res, err := capture.Solve(ctx, pos, opts)
 	if err != nil {
 		return PolyominoAnswer{}, 0, false, err
@@ -126,7 +132,75 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 	if a.partial() {
 		a.BestTriedNs = int64(budgetOf(ctx, res.Elapsed))
 	}
-	return a, res.Nodes, res.Proven && res.BestComplete, nil
+	withCaptureLength(ctx, &a, pos, res, opts, share, least)
+	return a, a.Nodes, res.Proven && res.BestComplete, nil
+}
+
+// withCaptureLength adds to a proven win or loss how many plies the game
+// lasts under perfect play (capture.Length), puts the turns perfect play
+// chooses first among the best moves, and with all moves gives each
+// move's plies and orders the moves as withLength does (fastestFirst).
+// Its time is lengthTime(share, the proof's time, least), within what is
+// left of ctx's time (with all moves at least half of it).
+func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least time.Duration) {
+	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss {
+		return
+	}
+	if res.Over {
+		n := 0 // the player to move is stuck: the game is over
+		a.Plies = &n
+		return
+	}
+	d := lengthTime(share, res.Elapsed, least)
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl) - lengthMargin
+		if opts.AllMoves {
+			d = max(d, left/allMovesLengthDiv)
+		}
+		d = min(d, left)
+	}
+	if d <= 0 {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var progress func(int64)
+	if opts.Progress != nil {
+		progress = func(n int64) { opts.Progress(res.Nodes + n) }
+	}
+	l := capture.Length(lctx, pos, capture.Options{AllMoves: opts.AllMoves, MaxNodes: lengthMaxNodes, TableMB: opts.TableMB, Progress: progress})
+	a.Nodes += l.Nodes
+	a.ElapsedNs += int64(l.Elapsed)
+	if !l.Known || l.Outcome != res.Outcome {
+		return
+	}
+	n := l.Plies
+	a.Plies = &n
+	byTurn := map[string]capture.TurnLength{}
+	for _, tl := range l.Turns {
+		byTurn[tl.Turn.String()] = tl
+	}
+	for i, m := range a.Moves {
+		if tl, ok := byTurn[m.Move]; ok && m.Proven && string(tl.Outcome) == m.Outcome {
+			p := tl.Plies
+			a.Moves[i].Plies = &p
+		}
+	}
+	// The perfect turns first, in the length search's order.
+	var first []string
+	for _, t := range l.Perfect {
+		if s := t.String(); slices.Contains(a.BestMoves, s) {
+			first = append(first, s)
+		}
+	}
+	if len(first) > 0 {
+		rest := slices.DeleteFunc(slices.Clone(a.BestMoves), func(m string) bool { return slices.Contains(first, m) })
+		a.BestMoves = append(first, rest...)
+		a.PerfectFirst = true
+	}
+	if len(a.Moves) > 0 {
+		fastestFirst(a)
+	}
 }
 
 // withCapturePosition fills in what an answer says of the position itself.
@@ -203,7 +277,11 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validFor(j.MaxDuration), func(unitCtx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(unitCtx, j.MaxDuration)
 		defer cancel()
-		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report})
+		least := j.Search.MinLengthTime
+		if least <= 0 {
+			least = lengthJobMin
+		}
+		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report}, lengthJobShare, least)
 		if err != nil {
 			return nil, false, err
 		}

@@ -1606,7 +1606,7 @@ func PolyominoInfo() GameInfo {
 		},
 		Notes: []string{
 			"value: +1 win / -1 loss under normal play; under the score rule the final score difference for the player to move under perfect play.",
-			"plies (normal play): how many more plies the game lasts under perfect play, counting the last placement; perfect play prefers the fastest win and the slowest loss, as in Teeko. Odd when the player to move wins. Given when the length search finishes within its share of the budget.",
+			"plies (normal play and the capture variant): how many more plies the game lasts under perfect play, counting the last placement; perfect play prefers the fastest win and the slowest loss, as in Teeko (in the capture variant a line reaching a third repetition is a draw, which the winner avoids; drawn games have no plies). Odd when the player to move wins. Given when the length search finishes within its share of the budget.",
 			"A piece's canonical orientation, the one piece_sets draws, is among its orientations at least as wide as high the one whose picture, read row by row, comes first with 'X' before '.'. Hexominoes are named H01..H35 by the width of their canonical orientation, widest first, then by that picture, read the same way; see piece_sets for the pictures.",
 		},
 	}

@@ -39,6 +39,23 @@ func BenchmarkSolveLate(b *testing.B) {
 	benchSolve(b, benchPosition(b, 9))
 }
 
+// BenchmarkLengthLate finds how long the game lasts from the position of
+// BenchmarkSolveLate (compare the two in one run).
+func BenchmarkLengthLate(b *testing.B) {
+	pos := benchPosition(b, 9)
+	var nodes int64
+	plies := 0
+	for b.Loop() {
+		l := Length(context.Background(), pos, Options{TableMB: 16})
+		if !l.Known {
+			b.Fatalf("length not found: %+v", l)
+		}
+		nodes, plies = nodes+l.Nodes, l.Plies
+	}
+	b.ReportMetric(float64(plies), "plies")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
 // BenchmarkSolveTetrominoes4x4 solves the 4 x 4 tetromino game from the
 // empty board.
 func BenchmarkSolveTetrominoes4x4(b *testing.B) {

@@ -221,5 +221,13 @@ func TestSmallBoards(t *testing.T) {
 		}
 		t.Logf("%dx%d, %d pieces of order %d: first player %s (proven %v), %d nodes, %v %s",
 			cfg.Width, cfg.Height, len(pos.game.pieces), cfg.Order, res.Outcome, res.Proven, res.Nodes, res.Elapsed.Round(time.Millisecond), best)
+		if res.Proven {
+			// How long the game lasts, within another minute.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			l := Length(ctx, pos, Options{})
+			cancel()
+			t.Logf("  length: %s in %d plies (known %v), perfect %v, %d nodes, %v",
+				l.Outcome, l.Plies, l.Known, turnStrings(l.Perfect), l.Nodes, l.Elapsed.Round(time.Millisecond))
+		}
 	}
 }
