@@ -76,36 +76,14 @@ func Length(ctx context.Context, pos *Position, opts Options) LengthResult {
 		return res
 	}
 	g := pos.game
-	turns := pos.st.appendTurns(g, nil, 0)
-	vals := make([]int8, len(turns))
-	plies := make([]int, len(turns))
-	for i := range vals {
-		vals[i] = valUnknown
-	}
 	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
 	s.exact = true
 	s.progress, s.nextProgress = opts.Progress, 1<<20
-	order := rootOrder(ctx, pos, turns)
+	rt := newRoot(ctx, s, pos)
+	turns, vals, plies, order := rt.turns, rt.vals, rt.plies, rt.order
 	won := false
 	for horizon := 1; horizon <= maxHorizon; horizon++ {
-		s.horizon, s.horizonHit = horizon, false
-		var found []int
-		for _, i := range order {
-			if vals[i] != valUnknown {
-				continue
-			}
-			child := &s.states[1]
-			*child = pos.st
-			child.play(g, turns[i])
-			r := s.search(child, 1)
-			if s.stopped {
-				break
-			}
-			if r.val != valUnknown {
-				found = append(found, i)
-				vals[i], plies[i] = -r.val, int(r.plies)+1
-			}
-		}
+		found := rt.deepen(horizon, func(int) bool { return false })
 		if s.wideHit {
 			// This horizon's search skipped a node: what it found may
 			// not be the fastest, and what it did not find may exist.
@@ -126,14 +104,7 @@ func Length(ctx context.Context, pos *Position, opts Options) LengthResult {
 	}
 	res.Nodes = s.nodes
 
-	best, known := valLoss, true
-	for _, v := range vals {
-		if v == valUnknown {
-			known = false
-		} else {
-			best = max(best, v)
-		}
-	}
+	best, known := rt.best()
 	switch {
 	case best == valWin:
 		// The first win found is the fastest: every turn not decided

@@ -133,52 +133,24 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 		res.Elapsed = clock().Sub(began)
 		return res, nil
 	}
-	turns := pos.st.appendTurns(g, nil, 0)
-	vals := make([]int8, len(turns))
-	for i := range vals {
-		vals[i] = valUnknown
-	}
 	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
 	s.stored = stored
 	s.progress, s.nextProgress = opts.Progress, 1<<20
-	order := rootOrder(ctx, pos, turns)
-	done := false
-	for horizon := 1; !done && horizon <= maxHorizon; horizon++ {
-		s.horizon, s.horizonHit = horizon, false
-		for _, i := range order {
-			if vals[i] != valUnknown {
-				continue
-			}
-			child := &s.states[1]
-			*child = pos.st
-			child.play(g, turns[i])
-			r := s.search(child, 1)
-			if s.stopped {
-				break
-			}
-			if r.val != valUnknown {
-				vals[i] = -r.val
-				if vals[i] == valWin && opts.FirstWin {
-					done = true
-					break
-				}
-			}
-		}
-		if s.stopped || !s.horizonHit {
+	rt := newRoot(ctx, s, pos)
+	turns, vals, order := rt.turns, rt.vals, rt.order
+	for horizon := 1; horizon <= maxHorizon; horizon++ {
+		won := false
+		rt.deepen(horizon, func(i int) bool {
+			won = vals[i] == valWin && opts.FirstWin
+			return won
+		})
+		if won || s.stopped || !s.horizonHit || allKnown(vals) {
 			break
 		}
-		done = done || allKnown(vals)
 	}
 	res.Nodes = s.nodes
 
-	best, known := valLoss, true
-	for _, v := range vals {
-		if v == valUnknown {
-			known = false
-		} else {
-			best = max(best, v)
-		}
-	}
+	best, known := rt.best()
 	switch {
 	case best == valWin:
 		res.Proven, res.Outcome = true, Win
@@ -227,6 +199,68 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 	}
 	res.Elapsed = clock().Sub(began)
 	return res, nil
+}
+
+// root is the root of a search: the legal turns, each turn's value and the
+// depth of its proof (plies after it), searched horizon by horizon.
+type root struct {
+	s     *searcher
+	pos   *Position
+	turns []turn
+	vals  []int8
+	plies []int
+	order []int // the order the turns are searched in (rootOrder)
+}
+
+func newRoot(ctx context.Context, s *searcher, pos *Position) *root {
+	turns := pos.st.appendTurns(pos.game, nil, 0)
+	rt := &root{s: s, pos: pos, turns: turns, vals: make([]int8, len(turns)), plies: make([]int, len(turns)), order: rootOrder(ctx, pos, turns)}
+	for i := range rt.vals {
+		rt.vals[i] = valUnknown
+	}
+	return rt
+}
+
+// deepen searches every turn not decided yet under horizon, in order,
+// until the budget stops the search or stop, called after each turn
+// decided, says to; it returns the turns it decided.
+func (rt *root) deepen(horizon int, stop func(i int) bool) (found []int) {
+	s, g := rt.s, rt.pos.game
+	s.horizon, s.horizonHit = horizon, false
+	for _, i := range rt.order {
+		if rt.vals[i] != valUnknown {
+			continue
+		}
+		child := &s.states[1]
+		*child = rt.pos.st
+		child.play(g, rt.turns[i])
+		r := s.search(child, 1)
+		if s.stopped {
+			break
+		}
+		if r.val != valUnknown {
+			rt.vals[i], rt.plies[i] = -r.val, int(r.plies)+1
+			found = append(found, i)
+			if stop(i) {
+				break
+			}
+		}
+	}
+	return found
+}
+
+// best is the best value among the turns decided, and whether every turn
+// is.
+func (rt *root) best() (best int8, known bool) {
+	best, known = valLoss, true
+	for _, v := range rt.vals {
+		if v == valUnknown {
+			known = false
+		} else {
+			best = max(best, v)
+		}
+	}
+	return best, known
 }
 
 // heuristicFirst moves the heuristic player's turn to the front of the
