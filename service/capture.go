@@ -112,8 +112,10 @@ func captureCacheKey(pos *capture.Position, allMoves bool) string {
 // proven win or loss then gets its plies from the length search, within
 // share times the proof's time (at least least) of what is left of ctx's
 // time, as withLength gives the other games' (the answer's nodes and time
-// include it).
+// include it), on the proof's table.
 func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Options, share float64, least time.Duration) (PolyominoAnswer, int64, bool, error) {
+	// The length search reuses the proof's table.
+	opts.Table = capture.NewTable(pos.Game(), opts.TableMB)
 	res, err := capture.Solve(ctx, pos, opts)
 	if err != nil {
 		return PolyominoAnswer{}, 0, false, err
@@ -168,7 +170,7 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 	if opts.Progress != nil {
 		progress = func(n int64) { opts.Progress(res.Nodes + n) }
 	}
-	l := capture.Length(lctx, pos, capture.Options{AllMoves: opts.AllMoves, MaxNodes: lengthMaxNodes, TableMB: opts.TableMB, Progress: progress})
+	l := capture.Length(lctx, pos, capture.Options{AllMoves: opts.AllMoves, MaxNodes: lengthMaxNodes, Table: opts.Table, Progress: progress})
 	a.Nodes += l.Nodes
 	a.ElapsedNs += int64(l.Elapsed)
 	if !l.Known || l.Outcome != res.Outcome {

@@ -40,20 +40,38 @@ func BenchmarkSolveLate(b *testing.B) {
 }
 
 // BenchmarkLengthLate finds how long the game lasts from the position of
-// BenchmarkSolveLate (compare the two in one run).
+// BenchmarkSolveLate (compare the two in one run): on a table of its own,
+// and after the proof on the proof's table, as the service runs it (the
+// proof and the length search timed together; nodes/op are the length
+// search's).
 func BenchmarkLengthLate(b *testing.B) {
 	pos := benchPosition(b, 9)
-	var nodes int64
-	plies := 0
-	for b.Loop() {
-		l := Length(context.Background(), pos, Options{TableMB: 16})
-		if !l.Known {
-			b.Fatalf("length not found: %+v", l)
+	for _, afterProof := range []bool{false, true} {
+		name := "own"
+		if afterProof {
+			name = "afterProof"
 		}
-		nodes, plies = nodes+l.Nodes, l.Plies
+		b.Run(name, func(b *testing.B) {
+			var nodes int64
+			plies := 0
+			for b.Loop() {
+				opts := Options{TableMB: 16}
+				if afterProof {
+					opts.Table = NewTable(pos.game, 16)
+					if res, err := Solve(context.Background(), pos, opts); err != nil || !res.Proven {
+						b.Fatalf("not proven: %v %+v", err, res)
+					}
+				}
+				l := Length(context.Background(), pos, opts)
+				if !l.Known {
+					b.Fatalf("length not found: %+v", l)
+				}
+				nodes, plies = nodes+l.Nodes, l.Plies
+			}
+			b.ReportMetric(float64(plies), "plies")
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+		})
 	}
-	b.ReportMetric(float64(plies), "plies")
-	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
 
 // BenchmarkSolveTetrominoes4x4 solves the 4 x 4 tetromino game from the

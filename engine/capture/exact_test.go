@@ -309,6 +309,17 @@ func TestLengthAgainstMinimax(t *testing.T) {
 			nodes := 0
 			v, n := rp.length(&nodes)
 			l := Length(t.Context(), pos, Options{AllMoves: true})
+			// After a proof on a shared table (as the service runs it),
+			// the same answer.
+			table := NewTable(pos.game, 1)
+			if _, err := Solve(t.Context(), pos, Options{AllMoves: true, Table: table}); err != nil {
+				t.Fatal(err)
+			}
+			shared := Length(t.Context(), pos, Options{AllMoves: true, Table: table})
+			if shared.Known != l.Known || shared.Plies != l.Plies || shared.Outcome != l.Outcome ||
+				!slices.Equal(turnStrings(shared.Perfect), turnStrings(l.Perfect)) || fmt.Sprint(shared.Turns) != fmt.Sprint(l.Turns) {
+				t.Fatalf("%s/%s: Length after Solve on its table %+v, on a table of its own %+v", family, c.name, shared, l)
+			}
 			total++
 			switch v {
 			case 0:

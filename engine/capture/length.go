@@ -42,8 +42,9 @@ type LengthResult struct {
 }
 
 // Length finds how many plies the game lasts from pos under perfect play,
-// within the budget of ctx and opts.MaxNodes (opts.TableMB sizes its
-// table; FirstWin and HeuristicNodes do not apply). With opts.AllMoves it
+// within the budget of ctx and opts.MaxNodes (opts.Table or TableMB
+// give its table: Solve's table, shared, saves most of the work; FirstWin
+// and HeuristicNodes do not apply). With opts.AllMoves it
 // goes on until it knows every turn's length (or the budget ends).
 //
 // The search is Solve's, in exact mode: iterative deepening on a horizon
@@ -76,7 +77,7 @@ func Length(ctx context.Context, pos *Position, opts Options) LengthResult {
 		return res
 	}
 	g := pos.game
-	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
+	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, opts.table(g))
 	s.exact = true
 	s.progress, s.nextProgress = opts.Progress, 1<<20
 	rt := newRoot(ctx, s, pos)

@@ -122,10 +122,10 @@ type searcher struct {
 	nextProgress int64
 }
 
-func newSearcher(ctx context.Context, g *Game, history []histEntry, maxNodes int64, tableLog2 int) *searcher {
+func newSearcher(ctx context.Context, g *Game, history []histEntry, maxNodes int64, tt *table) *searcher {
 	return &searcher{
 		g: g, ctx: ctx, maxNodes: maxNodes, nextCheck: 1024,
-		tt:      newTable(tableLog2),
+		tt:      tt,
 		states:  make([]state, maxHorizon+2),
 		path:    append([]histEntry(nil), history...),
 		history: make([]uint32, len(g.placements)),

@@ -35,7 +35,7 @@ func TestTableFilter(t *testing.T) {
 	place(&moved, "X:b4,a5,b5,c5,b6")
 	i, xp, l := pieceSet(1)<<uint(g.byName["I"]), pieceSet(1)<<uint(g.byName["X"]), pieceSet(1)<<uint(g.byName["L"])
 
-	s := newSearcher(context.Background(), g, []histEntry{entryOf(&x)}, 0, 4)
+	s := newSearcher(context.Background(), g, []histEntry{entryOf(&x)}, 0, newTable(4))
 	tests := []struct {
 		name string
 		e    ttEntry
@@ -118,7 +118,7 @@ func TestExactModeHorizon(t *testing.T) {
 	}
 	for _, exact := range []bool{true, false} {
 		// No history: the root itself reads and writes the table.
-		s := newSearcher(t.Context(), pos.game, nil, 0, 16)
+		s := newSearcher(t.Context(), pos.game, nil, 0, newTable(16))
 		s.exact = true
 		s.horizon = want.Plies + 4
 		if r := s.search(&pos.st, 0); r.val != valWin || int(r.plies) > s.horizon {

@@ -48,6 +48,10 @@ type Options struct {
 	// TableMB is the size of the transposition table in megabytes
 	// (default 16; never more than the node budget can fill).
 	TableMB int
+	// Table, when set to a table of the position's game (NewTable), is
+	// used instead of a table of the search's own (TableMB is then
+	// ignored): Length after Solve on the same table reuses the proof.
+	Table *Table
 	// Clock is used only to report Elapsed (default time.Now); budgets come
 	// from ctx and MaxNodes.
 	Clock func() time.Time
@@ -133,7 +137,7 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 		res.Elapsed = clock().Sub(began)
 		return res, nil
 	}
-	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, tableLog2(opts))
+	s := newSearcher(ctx, g, pos.history, opts.MaxNodes, opts.table(g))
 	s.stored = stored
 	s.progress, s.nextProgress = opts.Progress, 1<<20
 	rt := newRoot(ctx, s, pos)
@@ -287,6 +291,15 @@ func allKnown(vals []int8) bool {
 // tableLog2 sizes the table: TableMB megabytes (default 16) of 64-byte
 // buckets, but no more buckets than a quarter of the node budget (most
 // nodes are never stored).
+// table is the search's table: opts.Table's when it is the game's, else
+// a new one of the size tableLog2 says.
+func (opts Options) table(g *Game) *table {
+	if opts.Table != nil && opts.Table.game == g {
+		return opts.Table.t
+	}
+	return newTable(tableLog2(opts))
+}
+
 func tableLog2(opts Options) int {
 	mb := opts.TableMB
 	if mb <= 0 {

@@ -24,6 +24,23 @@ type table struct {
 	mask    uint64
 }
 
+// Table is a transposition table shared by searches of one game's
+// positions (Options.Table): Solve, then Length on the same position,
+// which uses the proof's entries whose depth fits under its horizon (a
+// length search after a proof so starts with most of its work done).
+// Entries hold only values that no history can change (see search.go),
+// so they serve any later search of the game. One search at a time.
+type Table struct {
+	game *Game
+	t    *table
+}
+
+// NewTable makes a table of about megabytes MB (16 when 0) for the
+// positions of g.
+func NewTable(g *Game, megabytes int) *Table {
+	return &Table{game: g, t: newTable(tableLog2(Options{TableMB: megabytes}))}
+}
+
 type ttEntry struct {
 	key  posKey
 	core pieceSet
