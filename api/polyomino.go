@@ -174,11 +174,15 @@ type PolyominoAnalysis struct {
 	// under normal play it reuses the proof's table) finishes within its
 	// share of the budget: up to three times the proof's time, at least
 	// 0.2 s, within budget_ms (with all_moves, at least half of what the
-	// proof left of it). A cached capture answer keeps the plies its
-	// search found.
+	// proof left of it). A capture answer cached without plies (or with
+	// all_moves without a move's) serves requests whose budget_ms is up to
+	// twice that of the search that made it; a longer one searches again,
+	// and its answer replaces the cached one.
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
-	// when every winning move's unit (lost: every move's) found them.
+	// when every winning move's unit (lost: every move's) found them; a
+	// capture job, whose one unit is the whole position, gives the length
+	// search a request's share of the job's time.
 	// An answer from the book has them at once one and two plies into
 	// the certificate's opening L:c5,d5,e5,f5,c6, the long-L opening
 	// L:c4,d4,e4,f4,c5, V:d4,e4,f4,d5,d6, V:c3,d3,e3,c4,c5,

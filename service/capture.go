@@ -143,7 +143,11 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // chooses first among the best moves, and with all moves gives each
 // move's plies and orders the moves as withLength does (fastestFirst).
 // Its time is lengthTime(share, the proof's time, least), within what is
-// left of ctx's time (with all moves at least half of it).
+// left of ctx's time (with all moves at least half of it). When plies are
+// missing (the position's, or with all moves a move's), LengthTriedNs
+// records the budget of the search that made the answer: the cache serves
+// it to requests of a budget up to twice as long (serves), and a longer
+// one searches again.
 func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least time.Duration) {
 	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss {
 		return
@@ -153,6 +157,12 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 		a.Plies = &n
 		return
 	}
+	budget := budgetOf(ctx, res.Elapsed)
+	defer func() {
+		if a.capturePliesMissing() {
+			a.LengthTriedNs = int64(budget)
+		}
+	}()
 	d := lengthTime(share, res.Elapsed, least)
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl) - lengthMargin
@@ -173,11 +183,12 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 	l := capture.Length(lctx, pos, capture.Options{AllMoves: opts.AllMoves, MaxNodes: lengthMaxNodes, Table: opts.Table, Progress: progress})
 	a.Nodes += l.Nodes
 	a.ElapsedNs += int64(l.Elapsed)
-	if !l.Known || l.Outcome != res.Outcome {
-		return
+	if l.Known && l.Outcome == res.Outcome {
+		n := l.Plies
+		a.Plies = &n
 	}
-	n := l.Plies
-	a.Plies = &n
+	// Each turn the search decided has its exact length, the position's
+	// known or not.
 	byTurn := map[string]capture.TurnLength{}
 	for _, tl := range l.Turns {
 		byTurn[tl.Turn.String()] = tl
@@ -191,6 +202,9 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 	// The perfect turns first, in the length search's order.
 	var first []string
 	for _, t := range l.Perfect {
+		if a.Plies == nil {
+			break
+		}
 		if s := t.String(); slices.Contains(a.BestMoves, s) {
 			first = append(first, s)
 		}
@@ -203,6 +217,23 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 	if len(a.Moves) > 0 {
 		fastestFirst(a)
 	}
+}
+
+// capturePliesMissing: a capture answer proven won or lost lacks the
+// position's plies or, with all moves, a move's (one proven won or lost).
+func (a *PolyominoAnswer) capturePliesMissing() bool {
+	if !a.Capture || !a.Proven || a.Outcome != string(capture.Win) && a.Outcome != string(capture.Loss) {
+		return false
+	}
+	if a.Plies == nil {
+		return true
+	}
+	for _, m := range a.Moves {
+		if m.Proven && m.Plies == nil && (m.Outcome == string(capture.Win) || m.Outcome == string(capture.Loss)) {
+			return true
+		}
+	}
+	return false
 }
 
 // withCapturePosition fills in what an answer says of the position itself.
@@ -279,11 +310,10 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 	raw, _, err := j.Search.Loader.LoadChecked(ctx, key, key, j.Search.validFor(j.MaxDuration), func(unitCtx context.Context) ([]byte, bool, error) {
 		ctx, cancel := context.WithTimeout(unitCtx, j.MaxDuration)
 		defer cancel()
-		least := j.Search.MinLengthTime
-		if least <= 0 {
-			least = lengthJobMin
-		}
-		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report}, lengthJobShare, least)
+		// The unit is the whole position (its proof the long one, and a
+		// length search costs about a proof): the length search has a
+		// request's share of the job's time.
+		a, nodes, cacheable, err := solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves, TableMB: captureTableMB, Progress: report}, lengthShare, j.Search.minLengthTime())
 		if err != nil {
 			return nil, false, err
 		}

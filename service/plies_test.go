@@ -184,3 +184,87 @@ func TestCachedAllMovesPliesGrow(t *testing.T) {
 		t.Fatalf("stored incomplete: %v", err)
 	}
 }
+
+// TestCaptureCachedWithoutPlies: a capture answer cached without plies
+// serves requests of a budget up to twice as long as the search that made
+// it; a longer one searches again, and its answer, with plies, replaces
+// the cached one.
+func TestCaptureCachedWithoutPlies(t *testing.T) {
+	ctx := context.Background()
+	c := cache.NewMemory(1<<22, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil), Budgets: Budgets{Default: time.Minute, Max: time.Minute},
+		Workers: 1, MinLengthTime: time.Minute}
+	p := NewPolyomino(s)
+	five := 5
+	tetrominoes := PieceNames("tetrominoes")
+	q := PolyominoQuery{Game: "capture", Width: &five, Height: &five, Pieces: &tetrominoes}
+	first, err := p.Analyze(ctx, q)
+	if err != nil || !first.Proven || first.Plies == nil || first.Source != SourceSearch {
+		t.Fatalf("first answer: %v, %+v", err, first)
+	}
+	pos, err := q.capturePosition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := captureCacheKey(pos, false)
+	raw, ok, err := c.Get(ctx, key)
+	if err != nil || !ok {
+		t.Fatalf("not cached: %v", err)
+	}
+	var cached PolyominoAnswer
+	if err := json.Unmarshal(raw, &cached); err != nil {
+		t.Fatal(err)
+	}
+	cached.Plies, cached.LengthTriedNs = nil, int64(time.Second)
+	b, _ := json.Marshal(cached)
+	if err := c.Set(ctx, key, b, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	q.BudgetMs = 2000
+	served, err := p.Analyze(ctx, q)
+	if err != nil || served.Source != SourceCache || served.Plies != nil {
+		t.Fatalf("a budget twice as long: %v, from %s, plies %v", err, served.Source, served.Plies)
+	}
+	q.BudgetMs = 10000
+	again, err := p.Analyze(ctx, q)
+	if err != nil || again.Source != SourceSearch || again.Plies == nil || *again.Plies != *first.Plies {
+		t.Fatalf("a longer budget: %v, from %s, plies %v (want %d)", err, again.Source, again.Plies, *first.Plies)
+	}
+	q.BudgetMs = 0
+	if last, err := p.Analyze(ctx, q); err != nil || last.Source != SourceCache || last.Plies == nil {
+		t.Fatalf("then from the cache: %v, from %s, plies %v", err, last.Source, last.Plies)
+	}
+}
+
+// TestCapturePliesMissing: which capture answers lack plies, and which
+// budgets a cached one serves.
+func TestCapturePliesMissing(t *testing.T) {
+	three := 3
+	for _, c := range []struct {
+		name    string
+		a       PolyominoAnswer
+		missing bool
+	}{
+		{"won with plies", PolyominoAnswer{Capture: true, Proven: true, Outcome: "win", Plies: &three}, false},
+		{"won without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "win"}, true},
+		{"lost without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "loss"}, true},
+		{"drawn", PolyominoAnswer{Capture: true, Proven: true, Outcome: "draw"}, false},
+		{"not proven", PolyominoAnswer{Capture: true, Outcome: "unknown"}, false},
+		{"not capture", PolyominoAnswer{Proven: true, Outcome: "win"}, false},
+		{"a won move without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "win", Plies: &three,
+			Moves: []PolyominoMove{{Move: "a", Outcome: "win", Proven: true, Plies: new(int)}, {Move: "b", Outcome: "loss", Proven: true}}}, true},
+		{"a drawn or unproven move without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "win", Plies: &three,
+			Moves: []PolyominoMove{{Move: "a", Outcome: "draw", Proven: true}, {Move: "b", Outcome: "unknown"}}}, false},
+	} {
+		if got := c.a.capturePliesMissing(); got != c.missing {
+			t.Errorf("%s: missing %v, want %v", c.name, got, c.missing)
+		}
+		c.a.LengthTriedNs = int64(time.Second)
+		if got, want := c.a.serves(3*time.Second), !c.missing; got != want {
+			t.Errorf("%s: serves a budget three times as long %v, want %v", c.name, got, want)
+		}
+		if !c.a.serves(2 * time.Second) {
+			t.Errorf("%s: does not serve a budget twice as long", c.name)
+		}
+	}
+}

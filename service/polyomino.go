@@ -1450,11 +1450,18 @@ func (a PolyominoAnswer) Size() int { return max(len(a.Moves), len(a.BestMoves))
 func (a *PolyominoAnswer) proved() bool { return a.Proven }
 
 // serves: a cached answer serves a request of this budget, unless it is
-// a partial capture answer and the budget more than twice as long as its
-// search (the capture variant has no completeBest: the longer budget
-// searches again, and its answer replaces this one).
+// a capture answer, partial or without plies (capturePliesMissing), and
+// the budget more than twice as long as its search (the capture variant
+// has neither completeBest nor completePlies: the longer budget searches
+// again, and its answer replaces this one).
 func (a *PolyominoAnswer) serves(budget time.Duration) bool {
-	return !a.Capture || !a.partial() || int64(budget) <= 2*a.BestTriedNs
+	switch {
+	case !a.Capture:
+		return true
+	case a.partial() && int64(budget) > 2*a.BestTriedNs:
+		return false
+	}
+	return !a.capturePliesMissing() || int64(budget) <= 2*a.LengthTriedNs
 }
 
 // combinePlies gives a job's answer the plies its units found: each

@@ -136,8 +136,9 @@
 //
 // Length says how many plies the game lasts under perfect play, the
 // winner hurrying and the loser delaying, the repetition rule included: the
-// same search in an exact mode, where a table entry decides a node only if
-// its proof (whose depth every entry keeps) fits under the horizon, so
+// same search in an exact mode, where a table entry of a win or a loss
+// decides a node only if its proof (whose depth every entry keeps) fits
+// under the horizon (a draw is exact at any depth), so
 // that the first horizon deciding a turn is its length. It gives the
 // perfect turns (the fastest wins, the slowest losses) and, with
 // Options.AllMoves, every turn's length.

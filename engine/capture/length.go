@@ -30,7 +30,9 @@ type LengthResult struct {
 	// player to move wins, even when he loses (0: he is stuck).
 	Plies int
 	// Perfect holds the turns perfect play chooses, when Known: the
-	// fastest wins, or in a lost position the slowest losses.
+	// fastest wins, or in a lost position the slowest losses (the fastest
+	// wins found, when the budget stopped the search in the horizon of
+	// the first).
 	Perfect []Turn
 	// Turns holds, with Options.AllMoves, every turn whose value and
 	// length were found (win or loss; draws have no length), in the
@@ -54,7 +56,8 @@ type LengthResult struct {
 // It costs about as much as Solve for a win (it stops at the fastest
 // one) and more for a loss (every turn must be decided). Positions with
 // nodes of more than 2^16 turns within reach, which the search leaves
-// unsearched, get no length: a faster line might pass through them.
+// unsearched, get lengths only up to the first horizon that meets one: a
+// faster line might pass through them.
 func Length(ctx context.Context, pos *Position, opts Options) LengthResult {
 	clock := opts.Clock
 	if clock == nil {
@@ -84,22 +87,15 @@ func Length(ctx context.Context, pos *Position, opts Options) LengthResult {
 	turns, vals, plies, order := rt.turns, rt.vals, rt.plies, rt.order
 	won := false
 	for horizon := 1; horizon <= maxHorizon; horizon++ {
-		found := rt.deepen(horizon, func(int) bool { return false })
-		if s.wideHit {
-			// This horizon's search skipped a node: what it found may
-			// not be the fastest, and what it did not find may exist.
-			for _, i := range found {
-				vals[i] = valUnknown
-			}
-			break
-		}
-		if s.stopped {
-			break
-		}
+		found := rt.deepen(horizon, func(int) bool { return s.wideHit })
 		for _, i := range found {
 			won = won || vals[i] == valWin
 		}
-		if won && !opts.AllMoves || !s.horizonHit || allKnown(vals) {
+		// A node left unsearched (wideHit) may hide a shorter line from
+		// the next horizons: what this one found is exact (nothing was
+		// found under the horizon before), what it did not find may
+		// exist, so the search ends here.
+		if s.wideHit || s.stopped || won && !opts.AllMoves || !s.horizonHit || allKnown(vals) {
 			break
 		}
 	}

@@ -2,6 +2,8 @@ package capture
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -136,6 +138,31 @@ func TestExactModeHorizon(t *testing.T) {
 			case !exact && r.val != valWin:
 				t.Errorf("proof search, horizon %d: %+v, want the table's win", h, r)
 			}
+		}
+	}
+}
+
+// TestLengthIgnoresDeeperProofs gives Length a table full of proofs found
+// under long horizons (wins that are not the fastest): the lengths and
+// perfect turns must be those of a fresh table, with and without every
+// turn's length.
+func TestLengthIgnoresDeeperProofs(t *testing.T) {
+	pos, err := NewPosition(Config{Width: 6, Height: 4, Order: 4}, nil, nil, nil, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Length(t.Context(), pos, Options{AllMoves: true})
+	table := NewTable(pos.game, 16)
+	s := newSearcher(t.Context(), pos.game, pos.history, 0, table.t)
+	newRoot(t.Context(), s, pos).deepen(9, func(int) bool { return false })
+	for _, all := range []bool{false, true} {
+		got := Length(t.Context(), pos, Options{AllMoves: all, Table: table})
+		if !got.Known || got.Plies != want.Plies || !slices.Equal(turnStrings(got.Perfect), turnStrings(want.Perfect)) {
+			t.Errorf("all moves %v: %s in %d plies, perfect %v; on a fresh table %s in %d, perfect %v",
+				all, got.Outcome, got.Plies, turnStrings(got.Perfect), want.Outcome, want.Plies, turnStrings(want.Perfect))
+		}
+		if all && fmt.Sprint(got.Turns) != fmt.Sprint(want.Turns) {
+			t.Errorf("every turn's length:\n got %v\nwant %v", got.Turns, want.Turns)
 		}
 	}
 }

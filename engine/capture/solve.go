@@ -288,9 +288,6 @@ func allKnown(vals []int8) bool {
 	return true
 }
 
-// tableLog2 sizes the table: TableMB megabytes (default 16) of 64-byte
-// buckets, but no more buckets than a quarter of the node budget (most
-// nodes are never stored).
 // table is the search's table: opts.Table's when it is the game's, else
 // a new one of the size tableLog2 says.
 func (opts Options) table(g *Game) *table {
@@ -299,6 +296,10 @@ func (opts Options) table(g *Game) *table {
 	}
 	return newTable(tableLog2(opts))
 }
+
+// tableLog2 sizes the table: TableMB megabytes (default 16) of 64-byte
+// buckets, but no more buckets than a quarter of the node budget (most
+// nodes are never stored).
 
 func tableLog2(opts Options) int {
 	mb := opts.TableMB
