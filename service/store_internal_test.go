@@ -134,7 +134,8 @@ func TestLongerBudgetFallsBackToKeptAnswer(t *testing.T) {
 	mem := cache.NewMemory(1<<20, 0)
 	s := &Searcher{Loader: cache.NewLoader(mem, 0), Slots: NewSlots(1, 1, time.Second, nil), Budgets: Budgets{Default: time.Second, Max: time.Minute}}
 	ctx := context.Background()
-	kept := PolyominoAnswer{Capture: true, Outcome: "win", Proven: true, BestMoves: []string{"kept"}, BestTriedNs: int64(100 * time.Millisecond)}
+	plies := 3 // (an answer without them would not serve: TestCapturePliesMissing)
+	kept := PolyominoAnswer{Capture: true, Outcome: "win", Proven: true, Plies: &plies, BestMoves: []string{"kept"}, BestTriedNs: int64(100 * time.Millisecond)}
 	raw, _ := json.Marshal(kept)
 	if err := mem.Set(ctx, "k", raw, 0); err != nil {
 		t.Fatal(err)
