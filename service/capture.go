@@ -114,9 +114,13 @@ func captureCacheKey(pos *capture.Position, allMoves bool) string {
 // time, as withLength gives the other games' (the answer's nodes and time
 // include it), on the proof's table.
 func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Options, share float64, least time.Duration) (PolyominoAnswer, int64, bool, error) {
+	began := time.Now()
 	// The length search reuses the proof's table.
 	opts.Table = capture.NewTable(pos.Game(), opts.TableMB)
 	res, err := capture.Solve(ctx, pos, opts)
+	// The budget of this search: from here to ctx's deadline (the table's
+	// making counted, as the request's budget counts it).
+	budget := budgetOf(ctx, time.Since(began))
 	if err != nil {
 		return PolyominoAnswer{}, 0, false, err
 	}
@@ -132,9 +136,9 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 		a.Moves = append(a.Moves, PolyominoMove{Move: tr.Turn.String(), Outcome: string(tr.Outcome), Proven: tr.Outcome != capture.Unknown})
 	}
 	if a.partial() {
-		a.BestTriedNs = int64(budgetOf(ctx, res.Elapsed))
+		a.BestTriedNs = int64(budget)
 	}
-	withCaptureLength(ctx, &a, pos, res, opts, share, least)
+	withCaptureLength(ctx, &a, pos, res, opts, share, least, budget)
 	return a, a.Nodes, res.Proven && res.BestComplete, nil
 }
 
@@ -145,10 +149,10 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // Its time is lengthTime(share, the proof's time, least), within what is
 // left of ctx's time (with all moves at least half of it). When plies are
 // missing (the position's, or with all moves a move's), LengthTriedNs
-// records the budget of the search that made the answer: the cache serves
+// records budget, that of the search that made the answer: the cache serves
 // it to requests of a budget up to twice as long (serves), and a longer
 // one searches again.
-func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least time.Duration) {
+func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least, budget time.Duration) {
 	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss {
 		return
 	}
@@ -157,7 +161,6 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 		a.Plies = &n
 		return
 	}
-	budget := budgetOf(ctx, res.Elapsed)
 	defer func() {
 		if a.capturePliesMissing() {
 			a.LengthTriedNs = int64(budget)
