@@ -90,14 +90,17 @@ func FuzzPolyominoAnalyzeHandler(f *testing.F) {
 		`{"width":16,"height":16,"budget_ms":1}`, `{"game":"tetrominoes","board":["IIII....","........"],"pieces":"pentominoes"}`,
 		`{"width":6,"height":6,"pieces":"H09,H10,H12,H15","neutral":["H10:a2,b2,c2,d2,a3,a4"],"hands":{"first":["H09"],"second":["H12","H15"]},"board":["......","####..","#.....","#.....","......","......"],"budget_ms":1}`,
 		`{"game":"capture","width":4,"height":4,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1"],"to_move":"first","budget_ms":1}`,
-		`{"game":"capture","width":4,"height":4,"order":4,"pieces":"ILT","budget_ms":1}`, `{"order":6,"width":6,"height":6,"budget_ms":1}`)
+		`{"game":"capture","width":4,"height":4,"order":4,"pieces":"ILT","budget_ms":1}`, `{"order":6,"width":6,"height":6,"budget_ms":1}`,
+		`{"game":"capture","width":4,"height":4,"pieces":"IOTSL","moves":["I:a1,b1,c1,d1"],"all_moves":true,"budget_ms":50}`)
 }
 
 func FuzzPolyominoMovesHandler(f *testing.F) {
 	fuzzHandler(f, "/v1/polyomino/moves", `{}`, `{"game":"capture"}`, `{"moves":["I:a1,a2,a3,a4,a5","L:c1,c2,c3,c4,d4"]}`,
 		`{"board":["I.......","I.......","I.......","I.......","I......."]}`,
 		`{"game":"capture","moves":["I:b1,c1,d1,e1,f1","T:c2,d2,e2,d3,d4","X:d5,c6,d6,e6,d7"]}`, `{"game":"capture","width":16,"height":16}`,
-		`{"game":"tetrominoes","width":4,"height":4,"board":["LLL.","L...","....","...."],"blocked":["d1","d2"]}`)
+		`{"game":"tetrominoes","width":4,"height":4,"board":["LLL.","L...","....","...."],"blocked":["d1","d2"]}`,
+		`{"game":"capture","board":["FF.....","IFF....","IF.....","IPP....","IPP....","IP.....","......."],"markers":{"I":"second","P":"first"},"to_move":"first","moves":["~P Y:d2,c3,d3,d4,d5","~I P:b4,c4,b5,c5,b6","~F I:a2,a3,a4,a5,a6","~Y F:a1,b1,b2,c2,b3","~P Y:d2,c3,d3,d4,d5","~I P:b4,c4,b5,c5,b6","~F I:a2,a3,a4,a5,a6","~Y F:a1,b1,b2,c2,b3"]}`,
+		`{"width":4,"height":2,"hands":{"first":["I"],"second":["P"]},"end_rule":"score"}`)
 }
 
 func FuzzTilingsHandler(f *testing.F) {
