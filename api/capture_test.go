@@ -141,6 +141,27 @@ func TestCapturePlies(t *testing.T) {
 			t.Errorf("after %s (%s, %d plies): %s in %v", m.Move, m.Result, *m.Plies, b.Result, b.Plies)
 		}
 	}
+	// A drawn position (a cycle played round, so that some turns repeat a
+	// position for the third time): no plies, but its winning and losing
+	// moves have theirs (an independent check found them missing).
+	d := analyze(t, r, `{"game":"capture","width":5,"height":5,"pieces":["T","X","V","P","W"],"order":5,"board":["..T.#","..TTT","W.TX.","WWXXX",".WWX."],"pool":["V","P"],"markers":{"W":"first","X":"second"},"to_move":"second","moves":["~W P:a1,b1,a2,b2,b3","~X W:a3,a4,b4,b5,c5","~T X:d3,c4,d4,e4,d5","~P T:c1,c2,d2,e2,c3","~W P:a1,b1,a2,b2,b3","~X W:a3,a4,b4,b5,c5","~T X:d3,c4,d4,e4,d5"],"all_moves":true,"budget_ms":5000}`)
+	if d.Result != "draw" || d.Plies != nil || d.Moves == nil {
+		t.Fatalf("drawn position: %+v", d)
+	}
+	losses := 0
+	for _, m := range *d.Moves {
+		switch {
+		case m.Result == "draw" && m.Plies != nil:
+			t.Errorf("drawn position: the draw %s has plies %d", m.Move, *m.Plies)
+		case m.Result == "loss" && (m.Plies == nil || *m.Plies%2 != 1):
+			t.Errorf("drawn position: the loss %s has plies %v", m.Move, m.Plies)
+		case m.Result == "loss":
+			losses++
+		}
+	}
+	if losses == 0 {
+		t.Errorf("drawn position: no losing move (%d moves)", len(*d.Moves))
+	}
 	// A stuck player: the game is over, 0 plies.
 	o := analyze(t, r, `{`+game+`,"board":["IIII","OOLL","OO.L","...L"],"to_move":"first"}`)
 	if !o.GameOver || o.Result != "loss" || o.Plies == nil || *o.Plies != 0 {

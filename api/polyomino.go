@@ -166,12 +166,13 @@ type PolyominoAnalysis struct {
 	// minus the other) under perfect play, when proven.
 	Score *int `json:"score,omitempty" example:"1"`
 	// How many more plies the game lasts under perfect play, the winner
-	// hurrying and the loser delaying (0: the game is over; odd when the
-	// player to move wins). Normal play and the capture variant (where a
-	// line that repeats a position for the third time is a draw, which
-	// the winner avoids; a drawn game has no plies), on a position the
-	// search proved, when the length search (exact, on top of the proof;
-	// under normal play it reuses the proof's table) finishes within its
+	// hurrying and the loser delaying (0: the game is over, lost for the
+	// player to move; odd when the player to move wins). Normal play and
+	// the capture variant (where a line that repeats a position for the
+	// third time is a draw, which the winner avoids; a drawn game has no
+	// plies, but with all_moves its winning and losing moves have theirs),
+	// on a position the search proved, when the length search (exact, on
+	// top of the proof, whose table it reuses) finishes within its
 	// share of the budget: up to three times the proof's time, at least
 	// 0.2 s, within budget_ms (with all_moves, at least half of what the
 	// proof left of it). A capture answer cached without plies (or with
@@ -239,7 +240,7 @@ type PolyominoAnalysis struct {
 	// With all_moves: every legal move with its own value where
 	// proven, best first: when the position is not proven, the heuristic
 	// player's move (best_moves[0]) first; then proven wins (best value
-	// first; under normal play, where plies are known, the fastest
+	// first; where plies are known (normal play, capture), the fastest
 	// first), proven draws, the moves not proven, proven losses (the
 	// slowest first). A move without plies (its length search ran out of
 	// time) is taken for a long game, as it most often is: after the
@@ -252,7 +253,8 @@ type PolyominoAnalysis struct {
 	// the position occurred for the third time: result draw).
 	GameOver bool `json:"game_over" example:"false"`
 	// True when, under the score rule, the player to move cannot place
-	// and passes.
+	// and passes (always false in the capture variant, which has no
+	// passes).
 	Pass bool `json:"pass" example:"false"`
 	// Where the answer comes from: search, cache, heuristic, or book: the
 	// embedded Pentominoes book (8 x 8, common pool, normal play), which
@@ -502,7 +504,8 @@ type PolyominoMovesResponse struct {
 	// draw: drawn).
 	GameOver bool `json:"game_over" example:"false"`
 	// True when, under the score rule, the player to move cannot place
-	// and passes (count 0, the game goes on).
+	// and passes (count 0, the game goes on; always false in the capture
+	// variant).
 	Pass bool `json:"pass" example:"false"`
 	// Capture variant: true when the position has occurred for the third
 	// time, so the game is drawn (game_over, count 0).

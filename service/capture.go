@@ -153,10 +153,15 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // it to requests of a budget up to twice as long (serves), and a longer
 // one searches again.
 func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least, budget time.Duration) {
-	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss {
+	// A drawn position has no plies, but with all moves its winning and
+	// losing moves have theirs.
+	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss && !(res.Outcome == capture.Draw && opts.AllMoves) {
 		return
 	}
 	if res.Over {
+		if res.Outcome == capture.Draw {
+			return // a third repetition: no moves
+		}
 		n := 0 // the player to move is stuck: the game is over
 		a.Plies = &n
 		return
@@ -223,12 +228,13 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 }
 
 // capturePliesMissing: a capture answer proven won or lost lacks the
-// position's plies or, with all moves, a move's (one proven won or lost).
+// position's plies or, with all moves, a proven answer lacks a move's
+// (one proven won or lost: a drawn position's too).
 func (a *PolyominoAnswer) capturePliesMissing() bool {
-	if !a.Capture || !a.Proven || a.Outcome != string(capture.Win) && a.Outcome != string(capture.Loss) {
+	if !a.Capture || !a.Proven {
 		return false
 	}
-	if a.Plies == nil {
+	if a.Plies == nil && (a.Outcome == string(capture.Win) || a.Outcome == string(capture.Loss)) {
 		return true
 	}
 	for _, m := range a.Moves {
