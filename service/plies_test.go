@@ -253,6 +253,10 @@ func TestCapturePliesMissing(t *testing.T) {
 		{"not capture", PolyominoAnswer{Proven: true, Outcome: "win"}, false},
 		{"a won move without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "win", Plies: &three,
 			Moves: []PolyominoMove{{Move: "a", Outcome: "win", Proven: true, Plies: new(int)}, {Move: "b", Outcome: "loss", Proven: true}}}, true},
+		{"drawn, a lost move without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "draw",
+			Moves: []PolyominoMove{{Move: "a", Outcome: "draw", Proven: true}, {Move: "b", Outcome: "loss", Proven: true}}}, true},
+		{"drawn, every won or lost move with", PolyominoAnswer{Capture: true, Proven: true, Outcome: "draw",
+			Moves: []PolyominoMove{{Move: "a", Outcome: "draw", Proven: true}, {Move: "b", Outcome: "loss", Proven: true, Plies: &three}}}, false},
 		{"a drawn or unproven move without", PolyominoAnswer{Capture: true, Proven: true, Outcome: "win", Plies: &three,
 			Moves: []PolyominoMove{{Move: "a", Outcome: "draw", Proven: true}, {Move: "b", Outcome: "unknown"}}}, false},
 	} {
