@@ -176,9 +176,12 @@ type PolyominoAnalysis struct {
 	// share of the budget: up to three times the proof's time, at least
 	// 0.2 s, within budget_ms (with all_moves, at least half of what the
 	// proof left of it). A capture answer cached without plies (or with
-	// all_moves without a move's) serves requests whose budget_ms is up to
-	// twice that of the search that made it; a longer one searches again,
-	// and its answer replaces the cached one.
+	// all_moves without a move's) because the budget ran out serves
+	// requests whose budget_ms is up to twice that of the search that made
+	// it; a longer one searches again, and its proven answer replaces the
+	// cached one. One whose length search ran out of its share of the
+	// proof's time, or gave up on its own, serves every budget (more
+	// would not help), as does a job's.
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
 	// when every winning move's unit (lost: every move's) found them; a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -138,7 +139,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 	if a.partial() {
 		a.BestTriedNs = int64(budget)
 	}
-	withCaptureLength(ctx, &a, pos, res, opts, share, least, budget)
+	withCaptureLength(ctx, &a, pos, res, opts, share, least, budget, began)
 	return a, a.Nodes, res.Proven && res.BestComplete, nil
 }
 
@@ -152,7 +153,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // records budget, that of the search that made the answer: the cache serves
 // it to requests of a budget up to twice as long (serves), and a longer
 // one searches again.
-func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least, budget time.Duration) {
+func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least, budget time.Duration, began time.Time) {
 	// A drawn position has no plies, but with all moves its winning and
 	// losing moves have theirs.
 	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss && !(res.Outcome == capture.Draw && opts.AllMoves) {
@@ -166,21 +167,38 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 		a.Plies = &n
 		return
 	}
+	// tried: the budget a request needs, beyond twice it, for another try
+	// (see serves): the search's own when the budget limited the length
+	// search; none (every budget is served) when a longer budget would
+	// give it no more (its share of the proof's time ran out, or it gave
+	// up on its own: a node too wide, its node limit); the time spent
+	// when the search was stopped (another search's answer settled it,
+	// or the job ended).
+	tried := budget
 	defer func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			tried = time.Since(began)
+		}
 		if a.capturePliesMissing() {
-			a.LengthTriedNs = int64(budget)
+			a.LengthTriedNs = int64(tried)
 		}
 	}()
 	d := lengthTime(share, res.Elapsed, least)
+	capped := false // the budget left, not the share, limits the search
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl) - lengthMargin
 		if opts.AllMoves {
-			d = max(d, left/allMovesLengthDiv)
+			d, capped = max(d, left/allMovesLengthDiv), true
 		}
-		d = min(d, left)
+		if d >= left {
+			d, capped = left, true
+		}
 	}
 	if d <= 0 {
 		return
+	}
+	if !capped {
+		tried = math.MaxInt64
 	}
 	lctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -189,6 +207,9 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 		progress = func(n int64) { opts.Progress(res.Nodes + n) }
 	}
 	l := capture.Length(lctx, pos, capture.Options{AllMoves: opts.AllMoves, MaxNodes: lengthMaxNodes, Table: opts.Table, Progress: progress})
+	if lctx.Err() == nil {
+		tried = math.MaxInt64 // it ended on its own: more time would not help
+	}
 	a.Nodes += l.Nodes
 	a.ElapsedNs += int64(l.Elapsed)
 	if l.Known && l.Outcome == res.Outcome {

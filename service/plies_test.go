@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/capture"
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
@@ -270,5 +271,51 @@ func TestCapturePliesMissing(t *testing.T) {
 		if !c.a.serves(2 * time.Second) {
 			t.Errorf("%s: does not serve a budget twice as long", c.name)
 		}
+	}
+}
+
+// TestCaptureLengthTried: what a capture answer without plies records for
+// the cache (serves): the search's budget when the budget cut the length
+// search short, every budget when more time would not help (the length
+// search's share of the proof's time ran out), the time spent when the
+// search was stopped (another flight's answer settled it).
+func TestCaptureLengthTried(t *testing.T) {
+	five, four := 5, 4
+	tetrominoes := PieceNames("tetrominoes")
+	q := PolyominoQuery{Game: "capture", Width: &five, Height: &four, Pieces: &tetrominoes}
+	pos, err := q.capturePosition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := capture.Options{Table: capture.NewTable(pos.Game(), 1)}
+	res, err := capture.Solve(t.Context(), pos, opts)
+	if err != nil || !res.Proven || res.Outcome != capture.Win {
+		t.Fatalf("not proven: %v %+v", err, res)
+	}
+	run := func(ctx context.Context, share float64, least time.Duration) PolyominoAnswer {
+		a := PolyominoAnswer{Capture: true, Proven: true, Outcome: string(res.Outcome)}
+		withCaptureLength(ctx, &a, pos, res, capture.Options{Table: capture.NewTable(pos.Game(), 1)}, share, least, 7*time.Second, time.Now())
+		return a
+	}
+	// No time left in the budget.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+	<-ctx.Done()
+	if a := run(ctx, lengthShare, lengthMin); a.Plies != nil || a.LengthTriedNs != int64(7*time.Second) || a.serves(15*time.Second) || !a.serves(14*time.Second) {
+		t.Errorf("budget spent: plies %v, tried %v", a.Plies, time.Duration(a.LengthTriedNs))
+	}
+	cancel()
+	// A share of a nanosecond within a long budget.
+	ctx, cancel = context.WithTimeout(t.Context(), time.Minute)
+	if a := run(ctx, 0, time.Nanosecond); a.Plies != nil || !a.serves(time.Hour) {
+		t.Errorf("share spent: plies %v, tried %v", a.Plies, time.Duration(a.LengthTriedNs))
+	}
+	// The search stopped (canceled) before the length search.
+	cancel()
+	if a := run(ctx, lengthShare, lengthMin); a.Plies != nil || a.LengthTriedNs > int64(time.Second) || a.serves(7*time.Second) {
+		t.Errorf("stopped: plies %v, tried %v", a.Plies, time.Duration(a.LengthTriedNs))
+	}
+	// Enough time: plies, nothing recorded.
+	if a := run(t.Context(), lengthShare, time.Minute); a.Plies == nil || a.LengthTriedNs != 0 {
+		t.Errorf("with time: plies %v, tried %v", a.Plies, time.Duration(a.LengthTriedNs))
 	}
 }

@@ -1461,7 +1461,7 @@ func (a *PolyominoAnswer) serves(budget time.Duration) bool {
 	case a.partial() && int64(budget) > 2*a.BestTriedNs:
 		return false
 	}
-	return !a.capturePliesMissing() || int64(budget) <= 2*a.LengthTriedNs
+	return !a.capturePliesMissing() || int64(budget)/2 <= a.LengthTriedNs
 }
 
 // combinePlies gives a job's answer the plies its units found: each

@@ -145,8 +145,11 @@ func (l *Loader) run(ctx context.Context, key, flight string, c *call, compute C
 	l.mu.Lock()
 	// Abandoned by its callers (and forgotten, so that a newer call of
 	// the flight may have stored, and a caller completed, the value since),
-	// a computation stores nothing and settles nothing.
-	final = final && !c.abandoned
+	// a computation stores nothing and settles nothing; settled by another
+	// flight's final value (stored already), it stores nothing either: it
+	// was stopped, and what it made of its stop must not overwrite that
+	// value.
+	final = final && !c.abandoned && c.settled == nil
 	l.mu.Unlock()
 	if final {
 		// Stored before the call is forgotten, so that a caller arriving

@@ -204,6 +204,38 @@ func TestLoaderFinalValueSettlesOtherFlights(t *testing.T) {
 	}
 }
 
+// TestLoaderSettledFlightDoesNotStore: a flight stopped by another's
+// final value may still end with a value it calls final (a proof found
+// before the stop, its extras cut short): the cache keeps the other's (a
+// review found capture answers without plies overwriting answers with
+// them so).
+func TestLoaderSettledFlightDoesNotStore(t *testing.T) {
+	mem := NewMemory(1<<20, 0)
+	l := NewLoader(mem, 0)
+	started := make(chan struct{})
+	long := func(ctx context.Context) ([]byte, bool, error) {
+		close(started)
+		<-ctx.Done()
+		return []byte("cut short"), true, nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if v, _, err := l.LoadFlight(context.Background(), "k", "k|long", long); err != nil || string(v) != "final" {
+			t.Errorf("the settled flight answered %q, %v; want the final value", v, err)
+		}
+	}()
+	<-started
+	final := func(ctx context.Context) ([]byte, bool, error) { return []byte("final"), true, nil }
+	if v, _, err := l.LoadFlight(context.Background(), "k", "k|short", final); err != nil || string(v) != "final" {
+		t.Fatalf("short flight = %q, %v", v, err)
+	}
+	<-done
+	if v, ok, err := mem.Get(context.Background(), "k"); err != nil || !ok || string(v) != "final" {
+		t.Errorf("cached %q (%v, %v), want the final value", v, ok, err)
+	}
+}
+
 // TestLoaderFreshCallAfterEveryWaiterLeft: a caller arriving while an
 // abandoned computation is still stopping starts a computation of its
 // own instead of getting the other's cancellation (a review found a job
