@@ -11,17 +11,23 @@ import (
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
+// pliesService is a service of one worker, a memory cache and budgets of a
+// minute, whose length searches may take a minute.
+func pliesService(slots *Slots) (*Polyomino, *cache.Memory) {
+	c := cache.NewMemory(1<<22, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: slots, Budgets: Budgets{Default: time.Minute, Max: time.Minute},
+		Workers: 1, MinLengthTime: time.Minute}
+	return NewPolyomino(s), c
+}
+
 // TestCachedAnswerGetsItsPlies: a proven answer cached without plies (its
 // search ran out of its length share, or a job's unit stored it) is
 // completed by the next request when a solver slot is free, and stored
 // completed; with every slot busy it is served as cached.
 func TestCachedAnswerGetsItsPlies(t *testing.T) {
 	ctx := context.Background()
-	c := cache.NewMemory(1<<22, time.Minute)
 	slots := NewSlots(1, 4, time.Second, nil)
-	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: slots, Budgets: Budgets{Default: time.Minute, Max: time.Minute},
-		Workers: 1, MinLengthTime: time.Minute}
-	p := NewPolyomino(s)
+	p, c := pliesService(slots)
 	five := 5
 	q := PolyominoQuery{Game: "pentominoes", Width: &five, Height: &five, AllMoves: true}
 	first, err := p.Analyze(ctx, q)
@@ -104,10 +110,7 @@ func TestCachedAnswerGetsItsPlies(t *testing.T) {
 // it, and lends it to its symmetry class), and the others are found.
 func TestCachedAllMovesPliesGrow(t *testing.T) {
 	ctx := context.Background()
-	c := cache.NewMemory(1<<22, time.Minute)
-	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil), Budgets: Budgets{Default: time.Minute, Max: time.Minute},
-		Workers: 1, MinLengthTime: time.Minute}
-	p := NewPolyomino(s)
+	p, c := pliesService(NewSlots(1, 4, time.Second, nil))
 	five := 5
 	q := PolyominoQuery{Game: "pentominoes", Width: &five, Height: &five, AllMoves: true}
 	first, err := p.Analyze(ctx, q)
@@ -192,10 +195,7 @@ func TestCachedAllMovesPliesGrow(t *testing.T) {
 // the cached one.
 func TestCaptureCachedWithoutPlies(t *testing.T) {
 	ctx := context.Background()
-	c := cache.NewMemory(1<<22, time.Minute)
-	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil), Budgets: Budgets{Default: time.Minute, Max: time.Minute},
-		Workers: 1, MinLengthTime: time.Minute}
-	p := NewPolyomino(s)
+	p, c := pliesService(NewSlots(1, 4, time.Second, nil))
 	five := 5
 	tetrominoes := PieceNames("tetrominoes")
 	q := PolyominoQuery{Game: "capture", Width: &five, Height: &five, Pieces: &tetrominoes}
