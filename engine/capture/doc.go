@@ -141,7 +141,8 @@
 // under the horizon (a draw is exact at any depth), so
 // that the first horizon deciding a turn is its length. It gives the
 // perfect turns (the fastest wins, the slowest losses) and, with
-// Options.AllMoves, every turn's length.
+// Options.AllMoves, every turn's length. Run after Solve on Solve's table
+// (NewTable, Options.Table), it uses the proof's entries that fit.
 //
 // Exact analysis is practical on small boards and in the late middle game
 // of the preset (see BENCHMARKS.md, "Capture variant"): removals keep games alive,
