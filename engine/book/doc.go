@@ -56,7 +56,8 @@
 // the two winning ones among them (their lost positions' slowest loss), so
 // that the book knows the opening's length too (the fastest win's plus
 // one). A reply file may carry plies too (replies-206.txt, replies-210.txt,
-// replies-226.txt and replies-235.txt, built with --lengths): indexed
+// replies-226.txt, replies-235.txt and replies-240.txt, built with
+// --lengths): indexed
 // lazily, it gives the same lengths one and two plies into its opening.
 //
 // # Building
