@@ -110,7 +110,8 @@ func captureCacheKey(pos *capture.Position, allMoves bool) string {
 
 // solveCapture runs the capture search: the answer (without the
 // position's own fields), its nodes, and whether it may be cached. A
-// proven win or loss then gets its plies from the length search, within
+// proven answer then gets its plies from the length search
+// (withCaptureLength), within
 // share times the proof's time (at least least) of what is left of ctx's
 // time, as withLength gives the other games' (the answer's nodes and time
 // include it), on the proof's table.
@@ -148,14 +149,12 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // chooses first among the best moves, and with all moves gives each
 // move's plies and orders the moves as withLength does (fastestFirst).
 // Its time is lengthTime(share, the proof's time, least), within what is
-// left of ctx's time (with all moves at least half of it). When plies are
-// missing (the position's, or with all moves a move's), LengthTriedNs
-// records budget, that of the search that made the answer: the cache serves
-// it to requests of a budget up to twice as long (serves), and a longer
-// one searches again.
+// left of ctx's time (with all moves at least half of it). A drawn
+// position has no plies, but with all moves its won and lost moves get
+// theirs. When plies are missing (capturePliesMissing), LengthTriedNs
+// records what a later request needs to search again (see tried below
+// and serves).
 func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Position, res capture.Result, opts capture.Options, share float64, least, budget time.Duration, began time.Time) {
-	// A drawn position has no plies, but with all moves its winning and
-	// losing moves have theirs.
 	if !res.Proven || res.Outcome != capture.Win && res.Outcome != capture.Loss && !(res.Outcome == capture.Draw && opts.AllMoves) {
 		return
 	}
@@ -228,13 +227,11 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 			a.Moves[i].Plies = &p
 		}
 	}
-	// The perfect turns first, in the length search's order.
+	// The perfect turns first (the position's plies known), in the length
+	// search's order.
 	var first []string
 	for _, t := range l.Perfect {
-		if a.Plies == nil {
-			break
-		}
-		if s := t.String(); slices.Contains(a.BestMoves, s) {
+		if s := t.String(); a.Plies != nil && slices.Contains(a.BestMoves, s) {
 			first = append(first, s)
 		}
 	}
