@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -317,5 +318,85 @@ func TestCaptureLengthTried(t *testing.T) {
 	// Enough time: plies, nothing recorded.
 	if a := run(t.Context(), lengthShare, time.Minute); a.Plies == nil || a.LengthTriedNs != 0 {
 		t.Errorf("with time: plies %v, tried %v", a.Plies, time.Duration(a.LengthTriedNs))
+	}
+}
+
+// TestSearchKnowingLessKeepsCached: a cached answer that does not serve a
+// request's budget is searched again, and the new answer replaces it only
+// when it knows as much (rank): a search cut short under load that knows
+// less leaves the request the cached answer.
+func TestSearchKnowingLessKeepsCached(t *testing.T) {
+	ctx := context.Background()
+	seven := 7
+	plies := func(n int) *int { return &n }
+	// cached: a capture answer, every best move and each move's value
+	// known, no plies, after a length search of a second.
+	cached := PolyominoAnswer{Capture: true, Proven: true, Outcome: "win", BestComplete: true,
+		BestMoves: []string{"a", "b"}, LengthTriedNs: int64(time.Second),
+		Moves: []PolyominoMove{{Move: "a", Outcome: "loss", Proven: true}, {Move: "b", Outcome: "loss", Proven: true}, {Move: "c", Outcome: "win", Proven: true}}}
+	partial := cached
+	partial.BestComplete, partial.BestTriedNs, partial.Moves = false, int64(time.Second), nil
+	cases := []struct {
+		name     string
+		cached   PolyominoAnswer
+		searched PolyominoAnswer
+		want     string // the answer's source
+	}{
+		{"search unproven", cached, PolyominoAnswer{Capture: true, Outcome: "unknown", Heuristic: true, BestMoves: []string{"a"}}, SourceCache},
+		{"fewer moves valued", cached, func() PolyominoAnswer {
+			a := cached
+			a.Moves = slices.Clone(cached.Moves)
+			a.Moves[2].Proven, a.Moves[2].Outcome = false, "unknown"
+			a.BestComplete = false
+			return a
+		}(), SourceCache},
+		{"same knowledge", cached, cached, SourceSearch},
+		{"plies found", cached, func() PolyominoAnswer {
+			a := cached
+			a.Plies, a.LengthTriedNs = plies(seven), 0
+			return a
+		}(), SourceSearch},
+		{"partial, fewer best moves", partial, func() PolyominoAnswer {
+			a := partial
+			a.BestMoves = []string{"a"}
+			return a
+		}(), SourceCache},
+		{"partial completed", partial, func() PolyominoAnswer {
+			a := partial
+			a.BestComplete, a.BestTriedNs = true, 0
+			return a
+		}(), SourceSearch},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, mem := pliesService(NewSlots(1, 4, time.Second, nil))
+			key := "test|" + c.name
+			b, _ := json.Marshal(c.cached)
+			if err := mem.Set(ctx, key, b, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			budget := 10 * time.Second // more than twice the second the cached one tried
+			if c.cached.serves(budget) {
+				t.Fatal("the cached answer serves the budget: nothing searched")
+			}
+			searched := false
+			got, source, err := runCached(ctx, p.search, "capture", key, budget, func(context.Context) (PolyominoAnswer, int64, bool, error) {
+				searched = true
+				return c.searched, 1, c.searched.final(), nil
+			})
+			if err != nil || !searched {
+				t.Fatalf("error %v, searched %v", err, searched)
+			}
+			if source != c.want {
+				t.Fatalf("answer from %s, want %s (rank cached %v, searched %v)", source, c.want, c.cached.rank(), c.searched.rank())
+			}
+			want := c.searched
+			if c.want == SourceCache {
+				want = c.cached
+			}
+			if g, w := got.rank(), want.rank(); !slices.Equal(g, w) {
+				t.Fatalf("answer ranks %v, want %v", g, w)
+			}
+		})
 	}
 }

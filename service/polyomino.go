@@ -1446,14 +1446,40 @@ func (a *PolyominoAnswer) partial() bool {
 // weighs.
 func (a PolyominoAnswer) Size() int { return max(len(a.Moves), len(a.BestMoves)) }
 
-// proved: the answer's value is proven (budgetedAnswer).
-func (a *PolyominoAnswer) proved() bool { return a.Proven }
+// rank (budgetedAnswer) orders the answers of a position by what they
+// know, most telling first: a proven value; every best move; in a partial
+// answer, how many best moves; how many moves have a proven value
+// (all_moves); the position's plies; how many moves have plies.
+func (a *PolyominoAnswer) rank() []int {
+	valued, timed := 0, 0
+	for _, m := range a.Moves {
+		if m.Proven {
+			valued++
+		}
+		if m.Plies != nil {
+			timed++
+		}
+	}
+	found := 0
+	if a.partial() {
+		found = len(a.BestMoves)
+	}
+	return []int{b2i(a.Proven), b2i(a.BestComplete), found, valued, b2i(a.Plies != nil), timed}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // serves: a cached answer serves a request of this budget, unless it is
 // a capture answer, partial or without plies (capturePliesMissing), and
 // the budget more than twice as long as its search (the capture variant
 // has neither completeBest nor completePlies: the longer budget searches
-// again, and its answer replaces this one).
+// again, and its answer replaces this one unless it knows less, rank).
 func (a *PolyominoAnswer) serves(budget time.Duration) bool {
 	switch {
 	case !a.Capture:

@@ -231,27 +231,37 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		}
 		return v, nil
 	}
+	var v T
 	if len(raw) < BigAnswerBytes {
-		v, err := decode()
-		if p, ok := any(&v).(budgetedAnswer); ok && err == nil && haveStale && !p.proved() {
-			// The search proved less than the cache knew (a partial
-			// answer is small: never in the shared decoding below).
-			return stale, SourceCache, nil
-		}
-		return v, SourceSearch, err
-	}
-	d := s.shared.of(raw)
-	d.once.Do(func() { d.v, d.err = decode() })
-	v, ok := d.v.(T)
-	if d.err != nil || !ok {
-		// This request's own try: the first one's request may have
-		// ended (its error is its own), or the type differs.
-		var err error
 		if v, err = decode(); err != nil {
 			return zero, "", err
 		}
+	} else {
+		d := s.shared.of(raw)
+		d.once.Do(func() { d.v, d.err = decode() })
+		var ok bool
+		if v, ok = d.v.(T); d.err != nil || !ok {
+			// This request's own try: the first one's request may have
+			// ended (its error is its own), or the type differs.
+			if v, err = decode(); err != nil {
+				return zero, "", err
+			}
+		}
+	}
+	if haveStale && knowsMore(&stale, &v) {
+		// The search (cut short under load, or by its budget) knew less
+		// than the cache: the cached answer stands.
+		return stale, SourceCache, nil
 	}
 	return v, SourceSearch, nil
+}
+
+// knowsMore reports whether the answer a knows more than b, two answers
+// of one position (budgetedAnswer.rank).
+func knowsMore[T any](a, b *T) bool {
+	ra, ok := any(a).(budgetedAnswer)
+	rb, okb := any(b).(budgetedAnswer)
+	return ok && okb && slices.Compare(ra.rank(), rb.rank()) > 0
 }
 
 // observe counts a search in the metrics.
@@ -304,7 +314,9 @@ type keptAnswer interface {
 // the search that made it); the others search again.
 type budgetedAnswer interface {
 	serves(budget time.Duration) bool
-	proved() bool
+	// rank orders the answers of one position by what they know: the
+	// greater (slices.Compare) knows more.
+	rank() []int
 }
 
 // decodeFinal decodes a cached answer: false when it does not decode as
