@@ -2,10 +2,12 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/gin-contrib/sse"
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
@@ -258,11 +260,13 @@ func (h *handlers) cancelJob(c *gin.Context) {
 // jobEvents godoc
 //
 //	@Summary		Stream a job's progress
-//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it.
+//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
 //	@Tags			jobs
 //	@Produce		text/event-stream,application/problem+json
-//	@Param			id	path		string	true	"job id"
+//	@Param			id				path		string	true	"job id"
+//	@Param			Last-Event-ID	header		string	false	"the id of the last event received (sent by an EventSource when it reconnects)"
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
+//	@Success		204	"the client has had the job's final event (Last-Event-ID): nothing more will come"
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
@@ -283,12 +287,46 @@ func (h *handlers) jobEvents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	// A client reconnecting after a final event (an EventSource does,
+	// unless closed) is told to stop: 204.
+	seen := c.GetHeader("Last-Event-ID")
+	first, ok := <-updates
+	if !ok {
+		return // the request ended
+	}
+	if first.Status.Final() && eventID(first) == seen {
+		c.Status(http.StatusNoContent)
+		return
+	}
 	// The stream lives as long as the job; no write deadline applies.
 	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
 	c.Header("Content-Type", "text/event-stream")
 	c.Header("Cache-Control", "no-store")
 	c.Header("X-Accel-Buffering", "no")
 	c.Status(http.StatusOK)
+	c.Writer.Flush() // the headers, whether or not an event follows now
+	// send writes j's event, and reports whether the stream ends.
+	send := func(j jobs.Job) bool {
+		id := eventID(j)
+		if id == seen && !j.Status.Final() {
+			return false // the client had this one before it reconnected
+		}
+		view, err := h.jobView(j)
+		if err != nil {
+			logger(c).Error("job event", zap.Error(err))
+			return true
+		}
+		event := "progress"
+		if j.Status.Final() {
+			event = string(j.Status)
+		}
+		c.Render(-1, sse.Event{Id: id, Event: event, Data: view})
+		c.Writer.Flush()
+		return j.Status.Final()
+	}
+	if send(first) {
+		return
+	}
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {
@@ -308,23 +346,16 @@ func (h *handlers) jobEvents(c *gin.Context) {
 			}
 			c.Writer.Flush()
 		case j, ok := <-updates:
-			if !ok {
-				return
-			}
-			view, err := h.jobView(j)
-			if err != nil {
-				logger(c).Error("job event", zap.Error(err))
-				return
-			}
-			event := "progress"
-			if j.Status.Final() {
-				event = string(j.Status)
-			}
-			c.SSEvent(event, view)
-			c.Writer.Flush()
-			if j.Status.Final() {
+			if !ok || send(j) {
 				return
 			}
 		}
 	}
+}
+
+// eventID names a job's state in its event stream: equal ids, equal
+// status, units done and nodes. An EventSource sends the last one back
+// (Last-Event-ID) when it reconnects.
+func eventID(j jobs.Job) string {
+	return fmt.Sprintf("%s.%d.%d", j.Status, j.Progress.Done, j.Progress.Nodes)
 }

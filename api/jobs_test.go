@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -344,5 +345,149 @@ func TestAnalyzeJobTakesSynchronousBody(t *testing.T) {
 	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)
 	if del, err := http.DefaultClient.Do(req); err == nil {
 		del.Body.Close()
+	}
+}
+
+// sseEvent is one event of a stream.
+type sseEvent struct{ id, event, data string }
+
+// streamEvents reads the events of an event stream (those with data)
+// until it ends.
+func streamEvents(body io.Reader) <-chan sseEvent {
+	out := make(chan sseEvent, 16)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.data != "" {
+					out <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, "id:"):
+				ev.id = strings.TrimSpace(strings.TrimPrefix(line, "id:"))
+			case strings.HasPrefix(line, "event:"):
+				ev.event = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+			case strings.HasPrefix(line, "data:"):
+				ev.data += strings.TrimPrefix(line, "data:")
+			}
+		}
+	}()
+	return out
+}
+
+// collectEvents takes the events of evs until the stream ends, or until
+// wait passes without one when wait > 0.
+func collectEvents(evs <-chan sseEvent, wait time.Duration) []sseEvent {
+	var got []sseEvent
+	for {
+		var timeout <-chan time.Time
+		if wait > 0 {
+			timeout = time.After(wait)
+		}
+		select {
+		case ev, ok := <-evs:
+			if !ok {
+				return got
+			}
+			got = append(got, ev)
+		case <-timeout:
+			return got
+		}
+	}
+}
+
+// readEvents is collectEvents of a whole stream.
+func readEvents(body io.Reader) []sseEvent { return collectEvents(streamEvents(body), 0) }
+
+// getEvents opens a job's event stream, sending lastID as Last-Event-ID
+// when not empty.
+func getEvents(t *testing.T, url, lastID string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// Every event carries an id; a client reconnecting with the last id it got
+// is not sent that state again, and after the final event it is told to
+// stop (204).
+func TestJobEventsResume(t *testing.T) {
+	srv := newJobServer(t)
+	create := func(body string) JobCreated {
+		resp := postJSON(t, srv.URL+"/v1/jobs", body)
+		var created JobCreated
+		_ = json.NewDecoder(resp.Body).Decode(&created)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("create: %d", resp.StatusCode)
+		}
+		return created
+	}
+	// A job that finishes: the stream ends with its final event.
+	small := create(`{"type":"polyomino.tilings","request":{"width":10,"height":6,"limit":1}}`)
+	resp := getEvents(t, srv.URL+small.Href+"/events", "")
+	evs := readEvents(resp.Body)
+	resp.Body.Close()
+	if len(evs) == 0 || evs[len(evs)-1].event != "done" {
+		t.Fatalf("events %+v, want a final done", evs)
+	}
+	for _, ev := range evs {
+		if ev.id == "" {
+			t.Fatalf("event %q without an id", ev.event)
+		}
+	}
+	final := evs[len(evs)-1].id
+	resp = getEvents(t, srv.URL+small.Href+"/events", final)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("reconnect after the final event: %d, want 204", resp.StatusCode)
+	}
+	// An older id: the final event again.
+	resp = getEvents(t, srv.URL+small.Href+"/events", evs[0].id+"x")
+	again := readEvents(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(again) != 1 || again[0].id != final || again[0].event != "done" {
+		t.Fatalf("reconnect with another id: %d %+v, want the final event", resp.StatusCode, again)
+	}
+
+	// A job queued behind a long one (one worker) keeps its state: a
+	// client reconnecting with its id gets nothing until it changes.
+	long := create(`{"type":"polyomino.tilings","request":{"width":16,"height":16,"allow_leftover":true,"budget_ms":60000}}`)
+	defer func() {
+		req, _ := http.NewRequest("DELETE", srv.URL+long.Href, nil)
+		if r, err := http.DefaultClient.Do(req); err == nil {
+			r.Body.Close()
+		}
+	}()
+	queued := create(`{"type":"polyomino.tilings","request":{"width":16,"height":16,"allow_leftover":true,"budget_ms":60000}}`)
+	resp = getEvents(t, srv.URL+queued.Href+"/events", "")
+	first := collectEvents(streamEvents(resp.Body), 300*time.Millisecond)
+	resp.Body.Close()
+	if len(first) == 0 || first[0].event != "progress" || !strings.HasPrefix(first[0].id, "queued.") {
+		t.Fatalf("queued job's events %+v", first)
+	}
+	resp = getEvents(t, srv.URL+queued.Href+"/events", first[0].id)
+	defer resp.Body.Close()
+	stream := streamEvents(resp.Body)
+	if evs := collectEvents(stream, 300*time.Millisecond); len(evs) != 0 {
+		t.Fatalf("reconnected with the current state's id, got %+v", evs)
+	}
+	req, _ := http.NewRequest("DELETE", srv.URL+queued.Href, nil)
+	if r, err := http.DefaultClient.Do(req); err == nil {
+		r.Body.Close()
+	}
+	if evs := collectEvents(stream, 10*time.Second); len(evs) != 1 || evs[0].event != "canceled" {
+		t.Fatalf("after the cancel: %+v, want one canceled event", evs)
 	}
 }
