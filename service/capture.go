@@ -92,6 +92,9 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	key := captureCacheKey(pos, q.AllMoves)
 	a, source, err := runCached(ctx, p.search, "capture", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
+			if old, ok := p.provenWithoutPlies(ctx, key); ok {
+				return completeCapturePlies(ctx, old, pos, q.AllMoves, p.search.minLengthTime())
+			}
 			return solveCapture(ctx, pos, capture.Options{AllMoves: q.AllMoves}, lengthShare, p.search.minLengthTime())
 		})
 	if err != nil {
@@ -142,6 +145,44 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 	}
 	withCaptureLength(ctx, &a, pos, res, opts, share, least, budget, began)
 	return a, a.Nodes, res.Proven && res.BestComplete, nil
+}
+
+// provenWithoutPlies returns the answer cached under key when it is a
+// capture answer whose value and best moves are proven and only plies are
+// missing (capturePliesMissing): a longer budget completes it with a
+// length search alone (completeCapturePlies).
+func (p *Polyomino) provenWithoutPlies(ctx context.Context, key string) (PolyominoAnswer, bool) {
+	raw, ok, err := p.search.Loader.Cache().Get(ctx, key)
+	if err != nil || !ok {
+		return PolyominoAnswer{}, false
+	}
+	a, ok := decodeFinal[PolyominoAnswer](raw)
+	return a, ok && a.Capture && a.BestComplete && !a.Over && a.capturePliesMissing()
+}
+
+// completeCapturePlies gives old, a proven capture answer of pos without
+// plies, the plies the length search finds within ctx's budget and the
+// time a new search would give it (withCaptureLength, on a table of its
+// own: the length search proves the value again as it goes, which costs
+// less than the proof and the length search did together). It returns
+// what solveCapture returns: the answer (never knowing less than old), the
+// nodes of this search, and true (the answer is final).
+func completeCapturePlies(ctx context.Context, old PolyominoAnswer, pos *capture.Position, allMoves bool, least time.Duration) (PolyominoAnswer, int64, bool, error) {
+	began := time.Now()
+	opts := capture.Options{AllMoves: allMoves, Table: capture.NewTable(pos.Game(), 0)}
+	budget := budgetOf(ctx, time.Since(began))
+	a := old
+	a.BestMoves = slices.Clone(old.BestMoves)
+	a.Moves = slices.Clone(old.Moves)
+	a.LengthTriedNs = 0
+	// The proof's result as withCaptureLength reads it.
+	res := capture.Result{Outcome: capture.Outcome(old.Outcome), Proven: true, BestComplete: true, Nodes: old.Nodes, Elapsed: time.Duration(old.ElapsedNs)}
+	withCaptureLength(ctx, &a, pos, res, opts, lengthShare, least, budget, began)
+	if a.capturePliesMissing() {
+		// Only a longer try than both may do better.
+		a.LengthTriedNs = max(a.LengthTriedNs, old.LengthTriedNs)
+	}
+	return a, a.Nodes - old.Nodes, true, nil
 }
 
 // withCaptureLength adds to a proven win or loss how many plies the game

@@ -192,8 +192,8 @@ func TestCachedAllMovesPliesGrow(t *testing.T) {
 
 // TestCaptureCachedWithoutPlies: a capture answer cached without plies
 // serves requests of a budget up to twice as long as the search that made
-// it; a longer one searches again, and its answer, with plies, replaces
-// the cached one.
+// it; a longer one completes it with a length search alone (the cached
+// proof kept), and the answer, with plies, replaces the cached one.
 func TestCaptureCachedWithoutPlies(t *testing.T) {
 	ctx := context.Background()
 	p, c := pliesService(NewSlots(1, 4, time.Second, nil))
@@ -217,7 +217,9 @@ func TestCaptureCachedWithoutPlies(t *testing.T) {
 	if err := json.Unmarshal(raw, &cached); err != nil {
 		t.Fatal(err)
 	}
-	cached.Plies, cached.LengthTriedNs = nil, int64(time.Second)
+	// A mark of the cached proof: its nodes.
+	const mark = 1 << 40
+	cached.Plies, cached.LengthTriedNs, cached.Nodes = nil, int64(time.Second), cached.Nodes+mark
 	b, _ := json.Marshal(cached)
 	if err := c.Set(ctx, key, b, time.Minute); err != nil {
 		t.Fatal(err)
@@ -231,6 +233,10 @@ func TestCaptureCachedWithoutPlies(t *testing.T) {
 	again, err := p.Analyze(ctx, q)
 	if err != nil || again.Source != SourceSearch || again.Plies == nil || *again.Plies != *first.Plies {
 		t.Fatalf("a longer budget: %v, from %s, plies %v (want %d)", err, again.Source, again.Plies, *first.Plies)
+	}
+	if again.Nodes <= cached.Nodes || !slices.Equal(again.BestMoves, first.BestMoves) || !again.PerfectFirst {
+		t.Fatalf("a longer budget: %d nodes, best %v (perfect first %v), want the cached proof's %d and more, best %v",
+			again.Nodes, again.BestMoves, again.PerfectFirst, cached.Nodes, first.BestMoves)
 	}
 	q.BudgetMs = 0
 	if last, err := p.Analyze(ctx, q); err != nil || last.Source != SourceCache || last.Plies == nil {
@@ -397,6 +403,46 @@ func TestSearchKnowingLessKeepsCached(t *testing.T) {
 			if g, w := got.rank(), want.rank(); !slices.Equal(g, w) {
 				t.Fatalf("answer ranks %v, want %v", g, w)
 			}
+		})
+	}
+}
+
+// BenchmarkCaptureCompletePlies: a capture answer cached without plies,
+// completed by a longer budget: a length search alone (complete) against
+// the proof and length search a new request would make (solve). The 5 x 5
+// tetromino board, empty: a win.
+func BenchmarkCaptureCompletePlies(b *testing.B) {
+	five := 5
+	tetrominoes := PieceNames("tetrominoes")
+	q := PolyominoQuery{Game: "capture", Width: &five, Height: &five, Pieces: &tetrominoes}
+	pos, err := q.capturePosition()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	solved, _, _, err := solveCapture(ctx, pos, capture.Options{}, lengthShare, time.Minute)
+	if err != nil || solved.Plies == nil {
+		b.Fatalf("not solved: %v %+v", err, solved)
+	}
+	old := solved
+	old.Plies, old.PerfectFirst, old.LengthTriedNs = nil, false, int64(time.Second)
+	for _, name := range []string{"solve", "complete"} {
+		b.Run(name, func(b *testing.B) {
+			var nodes int64
+			for b.Loop() {
+				var a PolyominoAnswer
+				var n int64
+				if name == "solve" {
+					a, n, _, err = solveCapture(ctx, pos, capture.Options{}, lengthShare, time.Minute)
+				} else {
+					a, n, _, err = completeCapturePlies(ctx, old, pos, false, time.Minute)
+				}
+				if err != nil || a.Plies == nil || *a.Plies != *solved.Plies {
+					b.Fatalf("%s: %v, plies %v", name, err, a.Plies)
+				}
+				nodes += n
+			}
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 		})
 	}
 }

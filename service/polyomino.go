@@ -1478,8 +1478,9 @@ func b2i(b bool) int {
 // serves: a cached answer serves a request of this budget, unless it is
 // a capture answer, partial or without plies (capturePliesMissing), and
 // the budget more than twice as long as its search (the capture variant
-// has neither completeBest nor completePlies: the longer budget searches
-// again, and its answer replaces this one unless it knows less, rank).
+// has no completeBest: the longer budget searches again, and its answer
+// replaces this one unless it knows less, rank; one proven without plies
+// is completed by a length search alone, completeCapturePlies).
 func (a *PolyominoAnswer) serves(budget time.Duration) bool {
 	switch {
 	case !a.Capture:
