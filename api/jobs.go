@@ -40,7 +40,9 @@ type JobCreated struct {
 
 // JobProgress counts measured work: units done of the total, nodes
 // searched, elapsed time and, once a unit has finished, the estimated time
-// left at the rate measured so far. A job can end done with done below
+// left at the rate measured so far (wall-clock: elapsed_ms * (total -
+// done) / done, the time the job waited for a worker included, so it
+// holds while the load stays as it was). A job can end done with done below
 // total: the units it no longer needed were dropped (a polyomino.analyze
 // job without all_moves stops at its first winning move, a polyomino.book
 // job at its first winning reply).
