@@ -470,6 +470,19 @@ func TestJobEventsResume(t *testing.T) {
 			r.Body.Close()
 		}
 	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var j Job
+		if r, err := http.Get(srv.URL + long.Href); err == nil {
+			_ = json.NewDecoder(r.Body).Decode(&j)
+			r.Body.Close()
+		}
+		if j.Status == "running" {
+			break // the worker's only slot is taken
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the long job is %q, not running", j.Status)
+		}
+	}
 	queued := create(`{"type":"polyomino.tilings","request":{"width":16,"height":16,"allow_leftover":true,"budget_ms":60000}}`)
 	resp = getEvents(t, srv.URL+queued.Href+"/events", "")
 	first := collectEvents(streamEvents(resp.Body), 300*time.Millisecond)
