@@ -47,10 +47,21 @@ type JobCreated struct {
 // job without all_moves stops at its first winning move, a polyomino.book
 // job at its first winning reply).
 type JobProgress struct {
-	Done       int    `json:"done" example:"3"`
-	Total      int    `json:"total" example:"12"`
-	Nodes      int64  `json:"nodes" example:"123456789"`
-	ElapsedMs  int64  `json:"elapsed_ms" example:"4200"`
+	// Units finished. A job done early (it needed no more) ends with done
+	// below total: status, not done = total, says that a job has ended.
+	Done int `json:"done" example:"3"`
+	// Units the job was split into.
+	Total int `json:"total" example:"12"`
+	// Nodes searched: the finished units' counts plus the running units'
+	// latest reports. A unit run again (handed back, or its worker died)
+	// reports from zero again, so the count can go down.
+	Nodes int64 `json:"nodes" example:"123456789"`
+	// Wall time from the start of the first unit to the end of the job
+	// (or now). The result's stats add up the units' own times and nodes
+	// (their length searches included), which can differ.
+	ElapsedMs int64 `json:"elapsed_ms" example:"4200"`
+	// Estimated wall time left: elapsed_ms * (total - done) / done; null
+	// until a unit has finished and after a failure or cancel, 0 when done.
 	EstimateMs *int64 `json:"estimate_ms" example:"12600" extensions:"x-nullable"`
 }
 
@@ -262,7 +273,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 // jobEvents godoc
 //
 //	@Summary		Stream a job's progress
-//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
+//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes: equal ids, equal states; a unit run again counts its nodes from zero, so an id may come back). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
 //	@Tags			jobs
 //	@Produce		text/event-stream,application/problem+json
 //	@Param			id				path		string	true	"job id"

@@ -979,7 +979,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an ` + "`" + `id` + "`" + ` naming the job's state (status, units done, nodes). When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as ` + "`" + `Last-Event-ID` + "`" + `: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.",
+                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an ` + "`" + `id` + "`" + ` naming the job's state (status, units done, nodes: equal ids, equal states; a unit run again counts its nodes from zero, so an id may come back). When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as ` + "`" + `Last-Event-ID` + "`" + `: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.",
                 "produces": [
                     "text/event-stream",
                     "application/problem+json"
@@ -2457,23 +2457,28 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "done": {
+                    "description": "Units finished. A job done early (it needed no more) ends with done\nbelow total: status, not done = total, says that a job has ended.",
                     "type": "integer",
                     "example": 3
                 },
                 "elapsed_ms": {
+                    "description": "Wall time from the start of the first unit to the end of the job\n(or now). The result's stats add up the units' own times and nodes\n(their length searches included), which can differ.",
                     "type": "integer",
                     "example": 4200
                 },
                 "estimate_ms": {
+                    "description": "Estimated wall time left: elapsed_ms * (total - done) / done; null\nuntil a unit has finished and after a failure or cancel, 0 when done.",
                     "type": "integer",
                     "x-nullable": true,
                     "example": 12600
                 },
                 "nodes": {
+                    "description": "Nodes searched: the finished units' counts plus the running units'\nlatest reports. A unit run again (handed back, or its worker died)\nreports from zero again, so the count can go down.",
                     "type": "integer",
                     "example": 123456789
                 },
                 "total": {
+                    "description": "Units the job was split into.",
                     "type": "integer",
                     "example": 12
                 }

@@ -1297,6 +1297,9 @@ func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, erro
 	if err := DecodeRequest(raw, &q); err != nil {
 		return q, nil, err
 	}
+	if err := checkBudget(q.BudgetMs); err != nil {
+		return q, nil, err
+	}
 	pos, err := q.position()
 	return q, pos, err
 }
@@ -1306,6 +1309,9 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 	if q, ok := captureQuery(request); ok {
 		// The capture variant is one unit: its search deepens a horizon
 		// over the whole position (repetitions tie the turns together).
+		if err := checkBudget(q.BudgetMs); err != nil {
+			return nil, err
+		}
 		pos, err := q.capturePosition()
 		if err != nil {
 			return nil, err
