@@ -202,6 +202,40 @@ func bookLength(pos *polyomino.Position, res polyomino.Result) (PolyominoAnswer,
 	return found, true
 }
 
+// withBookLengths is a, a job's combined answer for pos (res its result),
+// with what the book's lengths files know of pos (bookLength): the
+// position's plies and perfect first move, and the plies of the moves
+// they know, where the units found none (a job with all_moves two plies
+// into a book opening: its units' length searches are short, the file
+// knows). The units' own move plies are kept.
+func withBookLengths(a PolyominoAnswer, res polyomino.Result, pos *polyomino.Position) PolyominoAnswer {
+	if _, ok := bookResult(pos, false, true); !ok {
+		return a // the book does not know pos (this loads it when it may)
+	}
+	known, ok := bookLength(pos, res)
+	if !ok || known.Plies == nil || a.Plies != nil && *a.Plies != *known.Plies {
+		return a
+	}
+	own := make(map[string]*int, len(a.Moves))
+	for _, m := range a.Moves {
+		if m.Proven && m.Plies != nil {
+			own[m.Move+"|"+m.Outcome] = m.Plies
+		}
+	}
+	a.Moves = slices.Clone(a.Moves)
+	a.BestMoves = slices.Clone(a.BestMoves)
+	b := withBookLength(a, known, pos)
+	for i, m := range b.Moves {
+		if n := own[m.Move+"|"+m.Outcome]; m.Proven && m.Plies == nil && n != nil {
+			b.Moves[i].Plies = n
+		}
+	}
+	if len(b.Moves) > 0 {
+		fastestFirst(&b)
+	}
+	return b
+}
+
 // withMovePlies is a, a canonical answer with the position's plies, with
 // the plies of its moves that other (an answer of the same position in
 // the same frame, with the same plies) knows and a does not.

@@ -205,3 +205,79 @@ func TestFromBookAddsCachedMovePlies(t *testing.T) {
 		t.Fatalf("%d moves with plies, %v searched; want %d", count(after), time.Duration(after.SpentNs), count(known)+1)
 	}
 }
+
+// TestJobCombineTakesBookLengths: a polyomino.analyze job with all_moves
+// two plies into a book opening (its units' length searches are short)
+// ends with what the book's lengths file knows: the position's plies, a
+// perfect first move, the moves' plies it knows; a move's plies its unit
+// found are kept. The units' values are made up from the file (the
+// perfect moves win, every other move loses): what is tested is how the
+// file's lengths join the units' answers.
+func TestJobCombineTakesBookLengths(t *testing.T) {
+	bookPolyomino(t) // loads the book
+	q := PolyominoQuery{Moves: []string{"L:c4,d4,e4,f4,c5", "I:a1,a2,a3,a4,a5"}, AllMoves: true}
+	request, _ := json.Marshal(q)
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := bookResult(pos, false, true); !ok {
+		t.Fatal("the book does not know the position")
+	}
+	b, _ := book.EmbeddedLoaded()
+	l, ok := b.LengthOf(pos)
+	if !ok || len(l.Perfect) == 0 {
+		t.Fatalf("the book's lengths files know no perfect move of the position: %+v", l)
+	}
+	perfect := map[string]bool{}
+	for _, m := range l.Perfect {
+		perfect[m.String()] = true
+	}
+	children := pos.Children()
+	results := map[int]json.RawMessage{}
+	ownMove, own := "", 3 // a losing move whose unit found its plies
+	for i, c := range children {
+		a := PolyominoAnswer{Proven: true, Outcome: "win", Value: 1}
+		m := c.Moves[0].String()
+		switch {
+		case perfect[m]:
+			a.Outcome, a.Value = "loss", -1
+		case ownMove == "" && l.After[m] == 0:
+			ownMove, a.Plies = m, &own
+		}
+		results[i], _ = json.Marshal(a)
+	}
+	raw, done, err := PolyominoAnalyzeJob{}.Combine(request, len(children), results)
+	if err != nil || !done {
+		t.Fatalf("combine: %v, done %v", err, done)
+	}
+	var a PolyominoAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Outcome != "win" || a.Plies == nil || *a.Plies != l.Plies || !a.PerfectFirst || !perfect[a.BestMoves[0]] {
+		t.Fatalf("outcome %s, plies %v (the file: %d), perfect first %v, best %v", a.Outcome, a.Plies, l.Plies, a.PerfectFirst, a.BestMoves[:min(3, len(a.BestMoves))])
+	}
+	if !perfect[a.Moves[0].Move] || a.Moves[0].Plies == nil || *a.Moves[0].Plies != l.Plies-1 {
+		t.Errorf("first move %+v, want a perfect one lasting %d plies after it", a.Moves[0], l.Plies-1)
+	}
+	found := 0
+	for _, m := range a.Moves {
+		switch n, ok := l.After[m.Move]; {
+		case m.Move == ownMove:
+			if m.Plies == nil || *m.Plies != own {
+				t.Errorf("move %s: plies %v, want its unit's %d", m.Move, m.Plies, own)
+			}
+		case ok:
+			if m.Plies == nil || *m.Plies != n {
+				t.Errorf("move %s: plies %v, want the file's %d", m.Move, m.Plies, n)
+			}
+			found++
+		case m.Plies != nil:
+			t.Errorf("move %s: plies %d, known to neither the file nor its unit", m.Move, *m.Plies)
+		}
+	}
+	if found == 0 {
+		t.Error("no move's plies from the file")
+	}
+}

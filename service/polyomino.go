@@ -1602,6 +1602,9 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	if !done {
 		return nil, false, nil
 	}
+	if res.Proven && !pos0(children) && pos.Game().Config().EndRule == polyomino.NormalPlay {
+		a = withBookLengths(a, res, pos)
+	}
 	b, err := json.Marshal(a)
 	return b, true, err
 }
