@@ -178,13 +178,15 @@ type PolyominoAnalysis struct {
 	// proof left of it). A capture answer cached without plies (or with
 	// all_moves without a move's) because the budget ran out serves
 	// requests whose budget_ms is up to twice that of the search that made
-	// it; a longer one searches again, and its proven answer replaces the
-	// cached one. One whose length search ran out of its share of the
+	// it; a longer one completes it with a length search alone (the
+	// cached proof kept). One whose length search ran out of its share of the
 	// proof's time, or gave up on its own, serves every budget (more
 	// would not help), as does a job's.
 	// A polyomino.analyze job's answer has each move's plies as its unit
 	// found them (a quarter of the unit's proof time), and the position's
-	// when every winning move's unit (lost: every move's) found them; a
+	// when every winning move's unit (lost: every move's) found them, or
+	// the book's lengths files (below) know them (with a perfect first
+	// move and the moves' plies they know); a
 	// capture job, whose one unit is the whole position, gives the length
 	// search a request's share of the job's time.
 	// An answer from the book has them at once one and two plies into
@@ -260,6 +262,10 @@ type PolyominoAnalysis struct {
 	// and passes (always false in the capture variant, which has no
 	// passes).
 	Pass bool `json:"pass" example:"false"`
+	// Capture variant: true when the position occurred for the third
+	// time, so the game is drawn (game_over, result draw), as /moves
+	// says it.
+	Drawn bool `json:"drawn,omitempty" example:"false"`
 	// Where the answer comes from: search, cache, heuristic, or book: the
 	// embedded Pentominoes book (8 x 8, common pool, normal play), which
 	// proves the empty board, the value of each classified first move,
@@ -371,7 +377,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 	out := PolyominoAnalysis{
 		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
 		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
-		GameOver: a.Over, Pass: a.Pass, Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
+		GameOver: a.Over, Pass: a.Pass, Drawn: a.Capture && a.Over && a.Outcome == "draw", Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
 		Plies: a.Plies, BestComplete: a.Proven && a.BestComplete, PerfectFirst: a.Proven && a.Plies != nil && a.PerfectFirst,
 	}
 	if out.BestMoves == nil {

@@ -383,8 +383,8 @@ func TestMovesGameOver(t *testing.T) {
 			if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil || w.Code != 200 {
 				t.Fatalf("analyze: %d %s", w.Code, w.Body)
 			}
-			if a.GameOver != c.over || a.Pass != c.pass || c.drawn && a.Result != "draw" {
-				t.Errorf("analyze: game_over %v pass %v result %s", a.GameOver, a.Pass, a.Result)
+			if a.GameOver != c.over || a.Pass != c.pass || a.Drawn != c.drawn || c.drawn && a.Result != "draw" {
+				t.Errorf("analyze: game_over %v pass %v drawn %v result %s", a.GameOver, a.Pass, a.Drawn, a.Result)
 			}
 		})
 	}
