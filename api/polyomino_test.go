@@ -217,6 +217,8 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"unknown field", `{"gmae":"pentominoes"}`, "gmae", "unknown field"},
 		{"hands with a common pool", `{"pool":true,"hands":{"first":["F"],"second":["I"]}}`, "hands", "pool true"},
 		{"board of another size than width", `{"width":6,"board":["........","........","........","........","........","........","........","........"]}`, "board", "expected 6"},
+		{"board without rows", `{"board":[]}`, "board", "no rows"},
+		{"capture board without rows", `{"game":"capture","board":[]}`, "board", "no rows"},
 		{"board too tall", `{"board":["." ,".",".",".",".",".",".",".",".",".",".",".",".",".",".",".","."]}`, "board", "1 to 16"},
 		{"pool list outside the capture variant", `{"game":"pentominoes","pool":["F","I"]}`, "pool", "capture variant"},
 		{"markers outside the capture variant", `{"markers":{"I":"second"}}`, "markers", "capture variant"},

@@ -223,6 +223,9 @@ func splitPieces(s string) []string {
 // have, so that the row at fault is the one named), unless width or height
 // is given; else the preset's.
 func (q PolyominoQuery) size(width, height int) (int, int, error) {
+	if q.Board != nil && len(q.Board) == 0 {
+		return width, height, Invalid("board", nil, "board has no rows: give every row of the board (they set its size), or leave board out for the start position")
+	}
 	if len(q.Board) > 0 {
 		width, height = rowWidth(q.Board), len(q.Board)
 		if q.Width == nil && (width < 1 || width > polyomino.MaxSide) || q.Height == nil && height > polyomino.MaxSide {
