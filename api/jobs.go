@@ -340,6 +340,7 @@ func (h *handlers) jobEvents(c *gin.Context) {
 	if send(first) {
 		return
 	}
+	seen = "" // Watch sends changes only: a state that comes back is new
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {

@@ -232,6 +232,8 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 		{"analyze fault", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"width":99}}`, 400, "request.width"},
 		{"analyze budget", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"tetrominoes","budget_ms":-5}}`, 400, "request.budget_ms"},
 		{"capture budget", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"capture","budget_ms":-5}}`, 400, "request.budget_ms"},
+		{"board without rows", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"tetrominoes","board":[]}}`, 400, "request.board"},
+		{"capture board without rows", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"capture","board":[]}}`, 400, "request.board"},
 		{"tilings budget", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":6,"budget_ms":-7}}`, 400, "request.budget_ms"},
 		{"unknown id", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA", ``, 404, ""},
 		{"malformed id", "GET", "/v1/jobs/..%2f..", ``, 404, ""},

@@ -165,8 +165,9 @@ func (p *Polyomino) provenWithoutPlies(ctx context.Context, key string) (Polyomi
 // time a new search would give it (withCaptureLength, on a table of its
 // own: the length search proves the value again as it goes, which costs
 // less than the proof and the length search did together). It returns
-// what solveCapture returns: the answer (never knowing less than old), the
-// nodes of this search, and true (the answer is final).
+// what solveCapture returns: the answer (never knowing less than old; its
+// nodes and time this search's), the nodes of this search, and true (the
+// answer is final).
 func completeCapturePlies(ctx context.Context, old PolyominoAnswer, pos *capture.Position, allMoves bool, least time.Duration) (PolyominoAnswer, int64, bool, error) {
 	began := time.Now()
 	opts := capture.Options{AllMoves: allMoves, Table: capture.NewTable(pos.Game(), 0)}
@@ -175,14 +176,17 @@ func completeCapturePlies(ctx context.Context, old PolyominoAnswer, pos *capture
 	a.BestMoves = slices.Clone(old.BestMoves)
 	a.Moves = slices.Clone(old.Moves)
 	a.LengthTriedNs = 0
+	// The answer's stats are this search's (as a new search's are its
+	// own), and what the next completion's share is measured by.
+	a.Nodes, a.ElapsedNs = 0, 0
 	// The proof's result as withCaptureLength reads it.
-	res := capture.Result{Outcome: capture.Outcome(old.Outcome), Proven: true, BestComplete: true, Nodes: old.Nodes, Elapsed: time.Duration(old.ElapsedNs)}
+	res := capture.Result{Outcome: capture.Outcome(old.Outcome), Proven: true, BestComplete: true, Elapsed: time.Duration(old.ElapsedNs)}
 	withCaptureLength(ctx, &a, pos, res, opts, lengthShare, least, budget, began)
 	if a.capturePliesMissing() {
 		// Only a longer try than both may do better.
 		a.LengthTriedNs = max(a.LengthTriedNs, old.LengthTriedNs)
 	}
-	return a, a.Nodes - old.Nodes, true, nil
+	return a, a.Nodes, true, nil
 }
 
 // withCaptureLength adds to a proven win or loss how many plies the game

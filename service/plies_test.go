@@ -217,9 +217,10 @@ func TestCaptureCachedWithoutPlies(t *testing.T) {
 	if err := json.Unmarshal(raw, &cached); err != nil {
 		t.Fatal(err)
 	}
-	// A mark of the cached proof: its nodes.
+	// Marks of the cached proof: its legal moves (kept by a completion),
+	// its nodes (not this request's work).
 	const mark = 1 << 40
-	cached.Plies, cached.LengthTriedNs, cached.Nodes = nil, int64(time.Second), cached.Nodes+mark
+	cached.Plies, cached.LengthTriedNs, cached.Nodes, cached.LegalMoves = nil, int64(time.Second), mark, cached.LegalMoves+1000
 	b, _ := json.Marshal(cached)
 	if err := c.Set(ctx, key, b, time.Minute); err != nil {
 		t.Fatal(err)
@@ -234,9 +235,12 @@ func TestCaptureCachedWithoutPlies(t *testing.T) {
 	if err != nil || again.Source != SourceSearch || again.Plies == nil || *again.Plies != *first.Plies {
 		t.Fatalf("a longer budget: %v, from %s, plies %v (want %d)", err, again.Source, again.Plies, *first.Plies)
 	}
-	if again.Nodes <= cached.Nodes || !slices.Equal(again.BestMoves, first.BestMoves) || !again.PerfectFirst {
-		t.Fatalf("a longer budget: %d nodes, best %v (perfect first %v), want the cached proof's %d and more, best %v",
-			again.Nodes, again.BestMoves, again.PerfectFirst, cached.Nodes, first.BestMoves)
+	if again.LegalMoves != cached.LegalMoves || !slices.Equal(again.BestMoves, first.BestMoves) || !again.PerfectFirst {
+		t.Fatalf("a longer budget: %d legal moves, best %v (perfect first %v), want the cached proof's %d, best %v",
+			again.LegalMoves, again.BestMoves, again.PerfectFirst, cached.LegalMoves, first.BestMoves)
+	}
+	if again.Nodes == 0 || again.Nodes >= mark {
+		t.Fatalf("a longer budget: %d nodes, want the length search's own", again.Nodes)
 	}
 	q.BudgetMs = 0
 	if last, err := p.Analyze(ctx, q); err != nil || last.Source != SourceCache || last.Plies == nil {
@@ -342,6 +346,11 @@ func TestSearchKnowingLessKeepsCached(t *testing.T) {
 		Moves: []PolyominoMove{{Move: "a", Outcome: "loss", Proven: true}, {Move: "b", Outcome: "loss", Proven: true}, {Move: "c", Outcome: "win", Proven: true}}}
 	partial := cached
 	partial.BestComplete, partial.BestTriedNs, partial.Moves = false, int64(time.Second), nil
+	// timed: the position's plies and two moves' known, not the third's.
+	timed := cached
+	timed.Plies = plies(seven)
+	timed.Moves = slices.Clone(cached.Moves)
+	timed.Moves[0].Plies, timed.Moves[1].Plies = plies(6), plies(6)
 	cases := []struct {
 		name     string
 		cached   PolyominoAnswer
@@ -353,9 +362,30 @@ func TestSearchKnowingLessKeepsCached(t *testing.T) {
 			a := cached
 			a.Moves = slices.Clone(cached.Moves)
 			a.Moves[2].Proven, a.Moves[2].Outcome = false, "unknown"
+			return a
+		}(), SourceCache},
+		{"best moves incomplete", cached, func() PolyominoAnswer {
+			a := cached
 			a.BestComplete = false
 			return a
 		}(), SourceCache},
+		{"plies lost", timed, func() PolyominoAnswer {
+			a := timed
+			a.Plies = nil
+			return a
+		}(), SourceCache},
+		{"fewer moves with plies", timed, func() PolyominoAnswer {
+			a := timed
+			a.Moves = slices.Clone(timed.Moves)
+			a.Moves[0].Plies = nil
+			return a
+		}(), SourceCache},
+		{"more moves with plies", timed, func() PolyominoAnswer {
+			a := timed
+			a.Moves = slices.Clone(timed.Moves)
+			a.Moves[2].Plies = plies(4)
+			return a
+		}(), SourceSearch},
 		{"same knowledge", cached, cached, SourceSearch},
 		{"plies found", cached, func() PolyominoAnswer {
 			a := cached
@@ -402,6 +432,15 @@ func TestSearchKnowingLessKeepsCached(t *testing.T) {
 			}
 			if g, w := got.rank(), want.rank(); !slices.Equal(g, w) {
 				t.Fatalf("answer ranks %v, want %v", g, w)
+			}
+			// The cache keeps the answer that knows more.
+			raw, ok, err := mem.Get(ctx, key)
+			var kept PolyominoAnswer
+			if err != nil || !ok || json.Unmarshal(raw, &kept) != nil {
+				t.Fatalf("cache: %v, %v", ok, err)
+			}
+			if c.want == SourceCache && !slices.Equal(kept.rank(), c.cached.rank()) {
+				t.Fatalf("cache ranks %v, want the cached answer's %v", kept.rank(), c.cached.rank())
 			}
 		})
 	}

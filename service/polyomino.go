@@ -94,7 +94,7 @@ type PolyominoQuery struct {
 	Neutral *[]string   `json:"neutral,omitempty"`
 	Seed    *uint64     `json:"seed,omitempty"`
 	EndRule string      `json:"end_rule,omitempty"`
-	Board   []string    `json:"board,omitempty"`
+	Board   []string    `json:"board"` // no omitempty: a job's request keeps an empty list, which is refused
 	Moves   []string    `json:"moves,omitempty"`
 	ToMove  string      `json:"to_move,omitempty"`
 	// BudgetMs bounds the synchronous search (server default when 0).
@@ -1300,9 +1300,6 @@ func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, erro
 	if err := DecodeRequest(raw, &q); err != nil {
 		return q, nil, err
 	}
-	if err := checkBudget(q.BudgetMs); err != nil {
-		return q, nil, err
-	}
 	pos, err := q.position()
 	return q, pos, err
 }
@@ -1328,6 +1325,11 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 	}
 	q, pos, err := decodeQuery(request)
 	if err != nil {
+		return nil, err
+	}
+	// Refused when planned only: a job stored before this check was made
+	// (its units never read the budget) still runs.
+	if err := checkBudget(q.BudgetMs); err != nil {
 		return nil, err
 	}
 	if pos.Game().Config().Variant == polyomino.Capture {

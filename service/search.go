@@ -155,6 +155,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	// search for a better one may prove less.
 	var stale T
 	haveStale := false
+	keptStale := false // this request's search knew less than stale
 	usable := func(raw []byte) (T, bool) {
 		v, ok := validCached[T](s, raw)
 		if b, isB := any(&v).(budgetedAnswer); ok && isB && !b.serves(budget) {
@@ -204,6 +205,14 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		if err != nil {
 			return nil, false, err
 		}
+		if haveStale && knowsMore(&stale, &v) {
+			// The search (cut short under load, or by its budget) knew
+			// less than the cache: the cached answer stands, in the
+			// cache too.
+			keptStale = true
+			b, err := json.Marshal(stale)
+			return b, false, err
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, false, fmt.Errorf("encode %s answer: %w", game, err)
@@ -248,9 +257,9 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 			}
 		}
 	}
-	if haveStale && knowsMore(&stale, &v) {
-		// The search (cut short under load, or by its budget) knew less
-		// than the cache: the cached answer stands.
+	if keptStale || haveStale && knowsMore(&stale, &v) {
+		// The search knew less than the cache (this request's, above; or
+		// another's flight): the cached answer stands.
 		return stale, SourceCache, nil
 	}
 	return v, SourceSearch, nil
