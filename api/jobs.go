@@ -52,9 +52,10 @@ type JobProgress struct {
 	Done int `json:"done" example:"3"`
 	// Units the job was split into.
 	Total int `json:"total" example:"12"`
-	// Nodes searched: the finished units' counts plus the running units'
-	// latest reports. A unit run again (handed back, or its worker died)
-	// reports from zero again, so the count can go down.
+	// Nodes searched: for each unit, finished or running, the most nodes
+	// it reported. A unit run again (handed back, or its worker died)
+	// counts from zero again and adds nothing until it passes its earlier
+	// run: the count never goes down (the work lost is not counted).
 	Nodes int64 `json:"nodes" example:"123456789"`
 	// Wall time from the start of the first unit to the end of the job
 	// (or now). The result's stats add up the units' own times and nodes
@@ -273,7 +274,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 // jobEvents godoc
 //
 //	@Summary		Stream a job's progress
-//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes: equal ids, equal states; a unit run again counts its nodes from zero, so an id may come back). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
+//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes: none of them goes back, so an id is never sent twice). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
 //	@Tags			jobs
 //	@Produce		text/event-stream,application/problem+json
 //	@Param			id				path		string	true	"job id"
@@ -340,7 +341,7 @@ func (h *handlers) jobEvents(c *gin.Context) {
 	if send(first) {
 		return
 	}
-	seen = "" // Watch sends changes only: a state that comes back is new
+	seen = "" // Watch sends changes only
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {

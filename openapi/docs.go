@@ -979,7 +979,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an ` + "`" + `id` + "`" + ` naming the job's state (status, units done, nodes: equal ids, equal states; a unit run again counts its nodes from zero, so an id may come back). When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as ` + "`" + `Last-Event-ID` + "`" + `: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.",
+                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an ` + "`" + `id` + "`" + ` naming the job's state (status, units done, nodes: none of them goes back, so an id is never sent twice). When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as ` + "`" + `Last-Event-ID` + "`" + `: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.",
                 "produces": [
                     "text/event-stream",
                     "application/problem+json"
@@ -2473,7 +2473,7 @@ const docTemplate = `{
                     "example": 12600
                 },
                 "nodes": {
-                    "description": "Nodes searched: the finished units' counts plus the running units'\nlatest reports. A unit run again (handed back, or its worker died)\nreports from zero again, so the count can go down.",
+                    "description": "Nodes searched: for each unit, finished or running, the most nodes\nit reported. A unit run again (handed back, or its worker died)\ncounts from zero again and adds nothing until it passes its earlier\nrun: the count never goes down (the work lost is not counted).",
                     "type": "integer",
                     "example": 123456789
                 },

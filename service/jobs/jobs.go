@@ -71,9 +71,11 @@ type Progress struct {
 	// Done < Total.
 	Done  int `json:"done"`
 	Total int `json:"total"`
-	// Nodes is the sum of the node counts of finished units and the latest
-	// reports of running ones (a unit that is run again after its worker
-	// died reports from zero again).
+	// Nodes is the sum over the units of the most nodes each reported,
+	// finished or running: a unit run again (its worker died, or handed
+	// it back) reports from zero again and adds nothing until it passes
+	// its earlier run, so the count never goes down (the work lost is not
+	// counted).
 	Nodes int64 `json:"nodes"`
 	// ElapsedMS runs from the start of the first unit to the end of the job
 	// (or now).

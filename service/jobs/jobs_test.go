@@ -951,3 +951,65 @@ func TestSlowJobs(t *testing.T) {
 		}
 	})
 }
+
+// TestNodesNeverGoDown: a unit run again reports from zero, and the job's
+// node count keeps the most its earlier run reported (finished too), so
+// that progress, and the event ids made of it, never go back.
+func TestNodesNeverGoDown(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
+			Request: json.RawMessage(`{}`), Total: 1}
+		if err := e.store.create(ctx, s, []json.RawMessage{json.RawMessage(`{"from":1,"to":2}`)}, limits{}); err != nil {
+			t.Fatal(err)
+		}
+		nodes := func() int64 {
+			t.Helper()
+			st, ok, err := e.store.load(ctx, s.ID)
+			if err != nil || !ok {
+				t.Fatalf("load: %v %v", ok, err)
+			}
+			return st.Nodes
+		}
+		claim := func(consumer string) *delivery {
+			t.Helper()
+			d, err := e.store.claim(ctx, consumer, 0, time.Second, false)
+			if err != nil || d == nil || d.JobID != s.ID {
+				t.Fatalf("claim: %+v %v", d, err)
+			}
+			if _, err := e.store.begin(ctx, d, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		d := claim("a")
+		if owned, _, err := e.store.heartbeat(ctx, d, "a", 30); err != nil || !owned {
+			t.Fatalf("heartbeat: %v %v", owned, err)
+		}
+		if n := nodes(); n != 30 {
+			t.Fatalf("after the first run's report: %d nodes, want 30", n)
+		}
+		if err := e.store.release(ctx, d, "a", false); err != nil {
+			t.Fatal(err)
+		}
+		d = claim("b")
+		if owned, _, err := e.store.heartbeat(ctx, d, "b", 5); err != nil || !owned {
+			t.Fatalf("heartbeat: %v %v", owned, err)
+		}
+		if n := nodes(); n != 30 {
+			t.Fatalf("the second run at 5 nodes: %d nodes, want the first's 30", n)
+		}
+		if _, _, err := e.store.heartbeat(ctx, d, "b", 40); err != nil {
+			t.Fatal(err)
+		}
+		if n := nodes(); n != 40 {
+			t.Fatalf("the second run at 40 nodes: %d nodes, want 40", n)
+		}
+		if _, _, err := e.store.complete(ctx, d, json.RawMessage(`{"sum":5}`), 12); err != nil {
+			t.Fatal(err)
+		}
+		if n := nodes(); n != 40 {
+			t.Fatalf("finished with 12 nodes after a report of 40: %d nodes, want 40", n)
+		}
+	})
+}

@@ -287,7 +287,7 @@ func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string,
 	e.delivered = now
 	if j != nil && !status.Final() {
 		if _, done := j.results[d.Unit]; !done {
-			j.nodes[d.Unit] = nodes
+			j.nodes[d.Unit] = max(j.nodes[d.Unit], nodes) // Progress.Nodes
 		}
 	}
 	return true, status, nil
@@ -304,6 +304,7 @@ func (s *MemoryStore) complete(_ context.Context, d *delivery, result json.RawMe
 		return j.s.Status, nil, nil
 	}
 	if _, has := j.results[d.Unit]; result != nil && !has {
+		nodes = max(j.nodes[d.Unit], nodes) // Progress.Nodes
 		if err := s.append(j.s.ID, logRecord{Op: "unit", Unit: d.Unit, Result: result, Nodes: nodes}); err != nil {
 			return "", nil, err
 		}

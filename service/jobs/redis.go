@@ -393,7 +393,8 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 
 // heartbeatScript: if ARGV[2] still owns entry ARGV[3], reset its idle time
 // and, while the job is unfinished and the unit has no result, record its
-// nodes. Returns {owned, status}.
+// nodes when more than the unit's earlier runs reported (Progress.Nodes).
+// Returns {owned, status}.
 var heartbeatScript = redis.NewScript(`
 local owned = 0
 local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
@@ -402,7 +403,8 @@ if #p == 1 and p[1][2] == ARGV[2] then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'JUSTID')
 end
 local st = redis.call('HGET', KEYS[2], 'status') or ''
-if owned == 1 and (st == 'queued' or st == 'running') and redis.call('HEXISTS', KEYS[3], ARGV[4]) == 0 then
+if owned == 1 and (st == 'queued' or st == 'running') and redis.call('HEXISTS', KEYS[3], ARGV[4]) == 0
+  and tonumber(ARGV[5]) > tonumber(redis.call('HGET', KEYS[4], ARGV[4]) or '0') then
   redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 end
 return {owned, st}
@@ -455,7 +457,8 @@ local function refill(job, id, stream, window)
 end
 `
 
-// completeScript writes a unit's result and nodes once (ARGV[4] = "1"),
+// completeScript writes a unit's result and nodes (unless an earlier run
+// of the unit reported more: Progress.Nodes) once (ARGV[4] = "1"),
 // then refills the job's window (the unit just finished leaves a place),
 // and returns {status, results} while the job is unfinished, {status}
 // after.
@@ -464,7 +467,9 @@ local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return {''} end
 if st ~= 'queued' and st ~= 'running' then return {st} end
 if ARGV[4] == '1' and redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+  if tonumber(ARGV[3]) > tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0') then
+    redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+  end
   refill(KEYS[1], ARGV[5], KEYS[4], tonumber(ARGV[6]))
 end
 return {st, redis.call('HGETALL', KEYS[2])}
