@@ -14,6 +14,7 @@ import (
 
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/jobs"
 	"github.com/gamesolver/gamesolver/service/servicetest"
 )
 
@@ -28,10 +29,22 @@ func fuzzServer(t testing.TB) *gin.Engine {
 		gin.SetMode(gin.TestMode)
 		reg := prometheus.NewRegistry()
 		s := newSearcher(reg, 50*time.Millisecond)
+		// Jobs are planned and stored, never run (no worker): at most
+		// 64 of them, the others refused as too many.
+		store, err := jobs.NewMemoryStore("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		jm, err := jobs.NewManager(store, []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Second},
+			service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Second, Workers: 1}, service.NewBookJob(time.Second, 1, 8)},
+			jobs.Options{Logger: zap.NewNop(), MaxActive: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
 		fuzzRouter = New(Config{MaxBodyBytes: 64 << 10}, Deps{
 			Log: zap.NewNop(), Registry: reg,
 			Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
-			Teeko: servicetest.Teeko(t), Polyomino: service.NewPolyomino(s), Tilings: service.NewTilings(s),
+			Teeko: servicetest.Teeko(t), Polyomino: service.NewPolyomino(s), Tilings: service.NewTilings(s), Jobs: jm,
 		})
 	})
 	return fuzzRouter
@@ -119,4 +132,15 @@ func TestFuzzSeedsDoNotPanicOnPrefixes(t *testing.T) {
 			t.Fatalf("prefix %q: %d", body[:i], w.Code)
 		}
 	}
+}
+
+func FuzzJobsCreateHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":12,"height":5}}`,
+		`{"type":"polyomino.analyze","request":{"game":"tetrominoes","all_moves":true}}`,
+		`{"type":"polyomino.analyze","request":{"game":"capture","moves":["I:a1,b1,c1,d1,e1"]}}`,
+		`{"type":"polyomino.analyze","request":{"moves":["L:c4,d4,e4,f4,c5","I:a1,a2,a3,a4,a5"],"all_moves":true}}`,
+		`{"type":"polyomino.book","request":{"moves":["L:c4,d4,e4,f4,c5"],"classes":[0,1],"until_win":true}}`,
+		`{"type":"polyomino.analyze","request":{"game":"tetrominoes","budget_ms":-5}}`,
+		`{"type":"polyomino.analyze","request":{"board":[]}}`, `{"type":"polyomino.analyze"}`,
+		`{"type":"chess","request":{}}`, `{"type":"polyomino.tilings","request":null}`, `[]`)
 }
