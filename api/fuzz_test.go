@@ -87,7 +87,7 @@ func FuzzTeekoAnalyzeHandler(f *testing.F) {
 	fuzzHandler(f, "/v1/teeko/analyze", `{}`, `{"rules":"advanced"}`,
 		`{"board":"...........br.rb.r.b..b..","to_move":"red"}`, `{"black":[1,7,13,20],"red":[2,3,9,25],"to_move":"red"}`,
 		`{"moves":["13","7","12-8"]}`, `{"drop_style":"three-move-standard","moves":["1"]}`, `{"board":"BBBB.RRR................."}`,
-		`{"black":[0],"red":[26]}`, `[]`, `{"board":null}`, `{"moves":["14-9","x"]}`)
+		`{"black":[0],"red":[26]}`, `[]`, `{"board":null}`, `{"moves":["14-9","x"]}`, `{"rules":" Advanced ","drop_style":"Alternate "}`)
 }
 
 func FuzzTeekoAnnotateHandler(f *testing.F) {
@@ -143,4 +143,30 @@ func FuzzJobsCreateHandler(f *testing.F) {
 		`{"type":"polyomino.analyze","request":{"game":"tetrominoes","budget_ms":-5}}`,
 		`{"type":"polyomino.analyze","request":{"board":[]}}`, `{"type":"polyomino.analyze"}`,
 		`{"type":"chess","request":{}}`, `{"type":"polyomino.tilings","request":null}`, `[]`)
+}
+
+// FuzzQueryHandler: the query string of the GET endpoints that read one
+// (the Teeko tablebase's parameters) or refuse any (the catalogue).
+func FuzzQueryHandler(f *testing.F) {
+	for _, s := range []string{"rules=standard&drop_style=standard", "rules=advanced", "", "rules=&drop_style=",
+		"rules=standard&rules=advanced", "colour=red", "rules=%zz", "drop_style=three-move-standard&rules=standard", "a=1;b=2"} {
+		f.Add(s)
+	}
+	r := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, query string) {
+		for _, path := range []string{"/v1/teeko/tablebase", "/v1/games"} {
+			req := httptest.NewRequest("GET", path, nil)
+			req.URL.RawQuery = query
+			sent := req.Clone(req.Context())
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			checkAnswer(t, path+"?"+query, "", w.Code, w.Header().Get("Content-Type"))
+			if w.Code == 200 && !json.Valid(w.Body.Bytes()) {
+				t.Fatalf("GET %s?%s: invalid JSON answer", path, query)
+			}
+			if err := conformance.v.Check(sent, nil, w.Code, w.Header(), w.Body.Bytes()); err != nil {
+				t.Fatalf("GET %s?%q: %v", path, query, err)
+			}
+		}
+	})
 }

@@ -169,7 +169,7 @@ func (h *handlers) createJob(c *gin.Context) {
 	if !decodeJSON(c, &req) {
 		return
 	}
-	req.Type = strings.ToLower(req.Type) // words are matched without regard to case
+	req.Type = strings.ToLower(strings.TrimSpace(req.Type)) // words are matched without regard to case or spaces around them
 	if req.Type == "" {
 		fail(c, service.Invalid("type", nil, "type is required: one of %s", strings.Join(h.deps.Jobs.Types(), ", ")))
 		return

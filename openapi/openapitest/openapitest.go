@@ -178,16 +178,17 @@ func (v *Validator) checkRequest(req *http.Request, reqBody []byte) error {
 	return nil
 }
 
-// foldWords lower-cases the words of a request (the string values of
-// query parameters and top-level body fields whose schema lists words),
-// which the service matches without regard to case, as the document says.
+// foldWords lower-cases and trims the words of a request (the string
+// values of query parameters and top-level body fields whose schema lists
+// words), which the service matches without regard to case or to spaces
+// around them, as the document says.
 func foldWords(route *routers.Route, query url.Values, body []byte) (string, []byte) {
 	for _, p := range route.Operation.Parameters {
 		if p.Value == nil || p.Value.In != "query" || p.Value.Schema == nil || len(p.Value.Schema.Value.Enum) == 0 {
 			continue
 		}
 		for i, s := range query[p.Value.Name] {
-			query[p.Value.Name][i] = strings.ToLower(s)
+			query[p.Value.Name][i] = strings.ToLower(strings.TrimSpace(s))
 		}
 	}
 	rb := route.Operation.RequestBody
@@ -203,7 +204,7 @@ func foldWords(route *routers.Route, query url.Values, body []byte) (string, []b
 	}
 	for name, prop := range schema.Value.Properties {
 		if s, ok := fields[name].(string); ok && prop.Value != nil && len(prop.Value.Enum) > 0 {
-			fields[name] = strings.ToLower(s)
+			fields[name] = strings.ToLower(strings.TrimSpace(s))
 		}
 	}
 	folded, err := json.Marshal(fields)
