@@ -55,9 +55,9 @@
 // same for the long-L opening: each of its 1181 replies with its plies,
 // the two winning ones among them (their lost positions' slowest loss), so
 // that the book knows the opening's length too (the fastest win's plus
-// one). A reply file may carry plies too (replies-206.txt, replies-210.txt,
-// replies-226.txt, replies-235.txt and replies-240.txt, built with
-// --lengths): indexed
+// one). A reply file may carry plies too (replies-41.txt, replies-206.txt,
+// replies-210.txt, replies-226.txt, replies-235.txt and replies-240.txt,
+// built with --lengths): indexed
 // lazily, it gives the same lengths one and two plies into its opening.
 //
 // # Building
