@@ -164,6 +164,26 @@ func (x *Lengths) MoveLengths(moves []MoveResult) []LengthResult {
 	return out
 }
 
+// WinsWithin reports whether the player to move, who wins the position
+// (the caller knows it, from a proof or the book: it is not proven
+// again), can force the end of the game within plies plies; done is false
+// when the search was stopped (the context, the node limit). It answers
+// one bound where Length deepens them all, and costs much less than
+// Length when the answer is false (the game lasts longer). A false answer
+// does not rest on the caller's outcome (the search found no way for the
+// mover to end the game within plies: the outcome only lets it stop at
+// states it takes for won, which can only make answers true); a true one
+// does. nodes counts the question's, the solver's checks included.
+func (x *Lengths) WinsWithin(plies int) (ok, done bool, nodes int64) {
+	if x == nil || plies < 0 {
+		return false, false, 0
+	}
+	spent := x.question(x.side)
+	x.ls.rootMove = -1
+	ok, done = x.ls.within(x.L, x.side, plies, 0, true)
+	return ok, done, spent()
+}
+
 // question starts a question about the position won by winner: it
 // returns the nodes spent on it so far.
 func (x *Lengths) question(winner int) (spent func() int64) {

@@ -598,3 +598,46 @@ func TestLengthChecksAgree(t *testing.T) {
 	}
 	t.Logf("%d checks given up", gaveUp)
 }
+
+// TestWinsWithinMatchesPlainMinimax checks WinsWithin against plainLength
+// on random won positions of small games: true from the game's length on,
+// false below it. (In a lost position the outcome it is told is wrong: a
+// false answer is right whatever it rests on, and a true one proves
+// nothing, as the doc says.)
+func TestWinsWithinMatchesPlainMinimax(t *testing.T) {
+	rng := splitmix64(11)
+	checked := 0
+	for _, cfg := range normalPlayConfigs() {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg.Preset, err)
+		}
+		perCfg := 0
+		for trial := 0; trial < 300 && perCfg < 15; trial++ {
+			n := int(rng.next() % 4)
+			if g.geo.Cells() == 64 {
+				n += 5
+			}
+			pos := randomPosition(t, g, n, &rng)
+			pl := &plainLength{plain: plain{g: g, limit: 20000}, memo: map[plainState][2]int{}}
+			win, want, ok := pl.length(pos.occ, pos.avail, int(pos.toMove&1))
+			if !ok || !win {
+				continue
+			}
+			perCfg++
+			for d := max(0, want-4); d <= want+2; d++ {
+				x := NewLengths(context.Background(), pos, LengthOptions{})
+				got, done, _ := x.WinsWithin(d)
+				x.Close()
+				if !done || got != (d >= want) {
+					t.Fatalf("%s\n%s\nto move %s (wins in %d plies): WinsWithin(%d) = %v (done %v)", cfg.Preset, pos, pos.toMove, want, d, got, done)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 300 {
+		t.Fatalf("%d bounds checked", checked)
+	}
+	t.Logf("%d bounds checked", checked)
+}
