@@ -50,7 +50,11 @@ const bookUsage = `usage:
       what the embedded book holds
   gamesolver book merge [--into engine/book/data/openings.txt] FILE...
       add the first moves classified in build outputs (openings.txt of --what openings)
-      to the book's openings file, sorted by class, without their costs`
+      to the book's openings file, sorted by class, without their costs
+  gamesolver book lower-bound [--plies 5] [--out DIR] [--classes 0-295] [--parallel N]
+      for each winning first move, a reply after which the first player cannot end the
+      game within --plies plies (lower-bound.txt): when every one has one, the game from
+      the empty board lasts at least --plies + 4 plies`
 
 // bookCommand runs `gamesolver book ...`.
 func bookCommand(args []string, stdout, stderr io.Writer) error {
@@ -70,6 +74,8 @@ func bookCommand(args []string, stdout, stderr io.Writer) error {
 		return bookStats(args[1:], stdout, stderr)
 	case "merge":
 		return bookMerge(args[1:], stdout, stderr)
+	case "lower-bound":
+		return bookLowerBound(ctx, args[1:], stdout, stderr)
 	}
 	return errors.New(bookUsage)
 }

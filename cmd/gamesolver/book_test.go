@@ -329,3 +329,43 @@ func TestBookBuildLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestBookLowerBound: one winning opening (class 41, the I whose every
+// reply lasts 7 plies) gets a reply the first player cannot answer with a
+// win within 5 plies, and not within 7 (--plies 7 finds none among the
+// classes tried: every reply lasts exactly 7); a losing opening (class 36)
+// is skipped; a second run resumes from the file.
+func TestBookLowerBound(t *testing.T) {
+	dir := t.TempDir()
+	runLB := func(args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args = append([]string{"book", "lower-bound", "--out", dir, "--table-mb", "16", "--parallel", "1", "--tries", "1"}, args...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		return out.String() + errb.String()
+	}
+	got := runLB("--classes", "36,41")
+	if !strings.Contains(got, "1 winning openings with a reply the first player cannot answer with a win within 5 plies, 0 without") {
+		t.Fatalf("first run: %s", got)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "lower-bound.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nI:b3,c3,d3,e3,f3 F:f1,g1,g2,h2,g3 within=5 no ") {
+		t.Fatalf("lower-bound.txt:\n%s", b)
+	}
+	if got := runLB("--classes", "41"); !strings.Contains(got, "1 done before, 0 to search") {
+		t.Fatalf("second run searched again: %s", got)
+	}
+	dir7 := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"book", "lower-bound", "--out", dir7, "--table-mb", "16", "--parallel", "1", "--tries", "1", "--plies", "7", "--classes", "41"}, &out, &errb); code != 0 {
+		t.Fatalf("--plies 7: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "0 winning openings with a reply") || !strings.Contains(out.String(), "1 without one found") {
+		t.Fatalf("--plies 7: %s", out.String())
+	}
+}
