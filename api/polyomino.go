@@ -189,6 +189,9 @@ type PolyominoAnalysis struct {
 	// move and the moves' plies they know); a
 	// capture job, whose one unit is the whole position, gives the length
 	// search a request's share of the job's time.
+	// The empty 8 x 8 Pentominoes board lasts 9 plies (the book's bounds:
+	// a reply to every winning first move lasting at least 7 more, and
+	// I:b3,c3,d3,e3,f3, after which every reply lasts 7), that I first.
 	// An answer from the book has them at once one and two plies into
 	// the certificate's opening L:c5,d5,e5,f5,c6, the long-L opening
 	// L:c4,d4,e4,f4,c5, I:b3,c3,d3,e3,f3, V:d4,e4,f4,d5,d6,

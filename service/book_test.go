@@ -260,13 +260,13 @@ func TestBookAnswersGetPlies(t *testing.T) {
 	if two.Source != service.SourceBook || two.SpentNs == 0 {
 		t.Errorf("two plies in: source %s, %v of length search", two.Source, time.Duration(two.SpentNs))
 	}
-	// The empty board: beyond any budget, not searched (one ply in, see
-	// TestBookLengths).
+	// The empty board: never searched (beyond any budget); its plies
+	// come from the book's bounds (TestEmptyBoardPlies).
 	a, err := p.Analyze(ctx, service.PolyominoQuery{Game: "pentominoes", BudgetMs: 20_000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Source != service.SourceBook || a.Plies != nil || a.SpentNs != 0 {
+	if a.Source != service.SourceBook || a.Plies == nil || *a.Plies != 9 || a.SpentNs != 0 {
 		t.Errorf("empty board: source %s, plies %v, %v of length search", a.Source, a.Plies, time.Duration(a.SpentNs))
 	}
 }
@@ -439,5 +439,45 @@ func TestBookLengths(t *testing.T) {
 	}
 	if a.Source != service.SourceBook || a.Plies == nil || *a.Plies != *lines[1].Plies || !a.PerfectFirst || a.SpentNs != 0 {
 		t.Fatalf("%v, all_moves, 20 s: source %s, plies %v, perfect first %v, %v of length search", moves, a.Source, a.Plies, a.PerfectFirst, time.Duration(a.SpentNs))
+	}
+}
+
+// TestEmptyBoardPlies: the empty board's answer from the book has its
+// length (9 plies, the book's bounds meeting), led by a perfect first
+// move whose position lasts 8; with all_moves the first moves of the
+// files with plies have theirs.
+func TestEmptyBoardPlies(t *testing.T) {
+	if _, err := book.Embedded(); err != nil {
+		t.Fatal(err)
+	}
+	p := service.NewPolyomino(searcherWithBudget(time.Minute))
+	for _, all := range []bool{false, true} {
+		a, err := p.Analyze(context.Background(), service.PolyominoQuery{Game: "pentominoes", AllMoves: all, BudgetMs: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Source != service.SourceBook || a.Outcome != "win" || a.Plies == nil || *a.Plies != 9 || !a.PerfectFirst {
+			t.Fatalf("all_moves %v: %s %s, plies %v, perfect first %v", all, a.Source, a.Outcome, a.Plies, a.PerfectFirst)
+		}
+		after, err := p.Analyze(context.Background(), service.PolyominoQuery{Game: "pentominoes", Moves: []string{a.BestMoves[0]}, BudgetMs: 1000})
+		if err != nil || after.Plies == nil || *after.Plies != 8 || after.Outcome != "loss" {
+			t.Fatalf("after the perfect first move %s: %v, plies %v, %s", a.BestMoves[0], err, after.Plies, after.Outcome)
+		}
+		if !all {
+			continue
+		}
+		withPlies := 0
+		for _, m := range a.Moves {
+			if m.Plies != nil {
+				withPlies++
+				if *m.Plies < 8 {
+					t.Fatalf("move %s lasts %d plies after it, fewer than the fastest 8", m.Move, *m.Plies)
+				}
+			}
+		}
+		if withPlies == 0 || a.Moves[0].Move != a.BestMoves[0] || a.Moves[0].Plies == nil || *a.Moves[0].Plies != 8 {
+			t.Fatalf("all_moves: %d moves with plies, first %+v, best %s", withPlies, a.Moves[0], a.BestMoves[0])
+		}
+		t.Logf("the empty board: plies 9, first %s; %d first moves with plies", a.BestMoves[0], withPlies)
 	}
 }

@@ -703,7 +703,7 @@ func bookStats(args []string, stdout, stderr io.Writer) error {
 	for _, n := range names {
 		fmt.Fprintf(stdout, "%s: %d bytes\n", n, len(files[n]))
 	}
-	fmt.Fprintf(stdout, "%d positions (up to symmetry) without the reply files, %d of them with the game's length, loaded in %v\n", b.Size(), b.Lengths(), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%d positions (up to symmetry) without the reply files (but those with plies, which give the empty board's length), %d of them with the game's length, loaded in %v\n", b.Size(), b.Lengths(), time.Since(t0).Round(time.Millisecond))
 	lazy, _ := b.Lazy()
 	if !*all {
 		fmt.Fprintf(stdout, "%d reply files, indexed when a position of theirs is first asked (--all: index them now)\n", lazy)

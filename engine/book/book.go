@@ -25,6 +25,11 @@ import (
 //go:embed data/*.txt data/replies/*.txt
 var files embed.FS
 
+// lowerBoundFile is data/bounds/lower-bound.txt (see addEmptyLength).
+//
+//go:embed data/bounds/lower-bound.txt
+var lowerBoundFile []byte
+
 // Files returns the embedded book files by name: "certificate.txt", ...,
 // and "replies/replies-<class>.txt".
 func Files() map[string][]byte {
@@ -197,6 +202,9 @@ func Embedded() (*Book, error) {
 			if err == nil && strings.Contains(n, "/") {
 				err = b.AddLazy(n, all[n])
 			}
+		}
+		if err == nil {
+			err = b.addEmptyLength(lowerBoundFile)
 		}
 		embedded.book, embedded.err = b, err
 		embedded.loaded.Store(true)
