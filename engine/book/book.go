@@ -185,24 +185,7 @@ func onBookBoard(c polyomino.Config) bool {
 // the reply files are indexed when a position of theirs is first asked).
 func Embedded() (*Book, error) {
 	embedded.once.Do(func() {
-		all := Files()
-		names := []string{}
-		for name := range all {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		var eager [][]byte
-		for _, n := range names {
-			if !strings.Contains(n, "/") {
-				eager = append(eager, all[n])
-			}
-		}
-		b, err := Load(eager...)
-		for _, n := range names {
-			if err == nil && strings.Contains(n, "/") {
-				err = b.AddLazy(n, all[n])
-			}
-		}
+		b, err := loadFiles(Files())
 		if err == nil {
 			err = b.addEmptyLength(lowerBoundFile)
 		}
@@ -210,6 +193,30 @@ func Embedded() (*Book, error) {
 		embedded.loaded.Store(true)
 	})
 	return embedded.book, embedded.err
+}
+
+// loadFiles is the book of files (named as Files names them): the files
+// at the top loaded, the others (the reply files) registered to be
+// indexed when first needed.
+func loadFiles(all map[string][]byte) (*Book, error) {
+	names := []string{}
+	for name := range all {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var eager [][]byte
+	for _, n := range names {
+		if !strings.Contains(n, "/") {
+			eager = append(eager, all[n])
+		}
+	}
+	b, err := Load(eager...)
+	for _, n := range names {
+		if err == nil && strings.Contains(n, "/") {
+			err = b.AddLazy(n, all[n])
+		}
+	}
+	return b, err
 }
 
 // AddLazy registers a file to be indexed when a position it may cover is

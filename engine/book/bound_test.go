@@ -3,7 +3,6 @@ package book
 import (
 	"bytes"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -12,28 +11,9 @@ import (
 // registered, none indexed), without the empty board's length.
 func freshBook(t *testing.T) *Book {
 	t.Helper()
-	all := Files()
-	var names []string
-	for n := range all {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var eager [][]byte
-	for _, n := range names {
-		if !strings.Contains(n, "/") {
-			eager = append(eager, all[n])
-		}
-	}
-	b, err := Load(eager...)
+	b, err := loadFiles(Files())
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, n := range names {
-		if strings.Contains(n, "/") {
-			if err := b.AddLazy(n, all[n]); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 	return b
 }
