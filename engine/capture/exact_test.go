@@ -372,3 +372,40 @@ func TestLengthAgainstMinimax(t *testing.T) {
 		t.Errorf("%d won, %d lost, longest %d plies: the cases do not cover what they should", wins, losses, long)
 	}
 }
+
+// TestBestTurnPlaysFastestWin: in the won positions of the exact cases,
+// the player's turn (within its default node budget) is a fastest win:
+// the game lasts one ply less after it, lost for the opponent. (Solve
+// deepens its horizon, so the first win it proves is a fastest one.)
+func TestBestTurnPlaysFastestWin(t *testing.T) {
+	checked := 0
+	for family, cases := range exactCases(t) {
+		for _, c := range cases {
+			pos := c.position(t)
+			l := Length(t.Context(), pos, Options{})
+			if !l.Known || l.Outcome != Win {
+				continue
+			}
+			turn, res, err := BestTurn(t.Context(), pos, Options{})
+			if err != nil || !res.Proven {
+				continue // beyond the player's budget: nothing to check
+			}
+			child, err := pos.Play(turn)
+			if err != nil {
+				t.Fatalf("%s/%s: %s: %v", family, c.name, turn, err)
+			}
+			after := Length(t.Context(), child, Options{})
+			if child.Over() {
+				after = LengthResult{Known: true, Outcome: Loss}
+			}
+			if !after.Known || after.Outcome != Loss || after.Plies != l.Plies-1 {
+				t.Fatalf("%s/%s: won in %d plies, BestTurn %s leaves %+v\n%s", family, c.name, l.Plies, turn, after, pos)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("%d won positions checked", checked)
+	}
+	t.Logf("%d won positions: BestTurn plays a fastest win", checked)
+}
