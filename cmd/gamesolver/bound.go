@@ -86,10 +86,16 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	path := filepath.Join(*out, "lower-bound.txt")
 	done := map[string]string{} // opening -> its line, from an earlier run
+	fresh := true               // no file yet: its header comes first
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		fresh = false
+	}
 	if f, err := os.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if fields := strings.Fields(sc.Text()); len(fields) > 1 && !strings.HasPrefix(fields[0], "#") {
+			// A "none" line (no reply found among those tried) is tried
+			// again.
+			if fields := strings.Fields(sc.Text()); len(fields) > 3 && !strings.HasPrefix(fields[0], "#") && fields[3] == "no" {
 				done[fields[0]] = sc.Text()
 			}
 		}
@@ -100,7 +106,7 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer f.Close()
-	if len(done) == 0 {
+	if fresh {
 		fmt.Fprintf(f, "# Pentominoes 8x8: for each winning first move, a reply after which the first player cannot end the game within %d plies\n", *plies)
 		fmt.Fprintf(f, "# (no=the search found no way; none=no such reply among the first classes tried). Written by gamesolver book lower-bound.\n")
 	}
@@ -173,13 +179,7 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, line := range done {
-		if strings.Contains(line, " no ") {
-			found++
-		} else {
-			missing++
-		}
-	}
+	found += len(done)
 	fmt.Fprintf(stdout, "%d winning openings with a reply the first player cannot answer with a win within %d plies, %d without one found; %s\n", found, *plies, missing, path)
 	if missing == 0 && *classes == "" {
 		fmt.Fprintf(stdout, "every winning opening: the first player cannot win in fewer than %d plies\n", *plies+4)

@@ -43,12 +43,17 @@ func parseLowerBound(data []byte) (lowerBound, error) {
 			return lb, fmt.Errorf("%w: lower bound, line %d: want <opening> <reply> within=P no", ErrFormat, n+1)
 		}
 		p, err := strconv.Atoi(strings.TrimPrefix(f[2], "within="))
-		if err != nil || p < 1 || lb.plies >= 0 && p != lb.plies {
+		if err != nil || p < 1 || p%2 == 0 || lb.plies >= 0 && p != lb.plies {
 			return lb, fmt.Errorf("%w: lower bound, line %d: within=%s (one odd bound for the file)", ErrFormat, n+1, strings.TrimPrefix(f[2], "within="))
 		}
 		lb.plies = p
 		m, err := polyomino.ParseMove(f[0])
 		if err != nil {
+			return lb, fmt.Errorf("%w: lower bound, line %d: %v", ErrFormat, n+1, err)
+		}
+		// The reply must be legal after the opening (what the bound was
+		// proven of).
+		if _, err := PositionAfter(f[:2]); err != nil {
 			return lb, fmt.Errorf("%w: lower bound, line %d: %v", ErrFormat, n+1, err)
 		}
 		lb.openings[m.String()] = true
@@ -74,8 +79,8 @@ func (b *Book) addEmptyLength(data []byte) error {
 	b.mu.RLock()
 	e := b.entries[polyomino.CanonicalKey(empty)]
 	b.mu.RUnlock()
-	if e == nil || !e.win {
-		return nil
+	if e == nil || !e.win || !e.complete {
+		return nil // every first move classified, or no bound on the game
 	}
 	classes := empty.SymmetryClasses()
 	var all []polyomino.Move
@@ -89,10 +94,14 @@ func (b *Book) addEmptyLength(data []byte) error {
 	covered := true
 	var winning []int // the winning classes
 	for i, c := range classes {
-		wins, listed := false, false
+		wins, loses, listed := false, false, false
 		for _, m := range c {
 			wins = wins || e.wins.has(canon[m.String()])
+			loses = loses || e.losses.has(canon[m.String()])
 			listed = listed || lb.openings[m.String()]
+		}
+		if wins && loses {
+			return fmt.Errorf("lower bound: the book says %s both wins and loses", c[0])
 		}
 		if listed && !wins {
 			return fmt.Errorf("lower bound: %s is not a winning first move", c[0])

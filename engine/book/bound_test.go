@@ -65,6 +65,8 @@ func TestEmptyBoardLength(t *testing.T) {
 		{"a winning first move missing", strings.Join(body[1:], ""), ""},
 		{"a losing first move listed", strings.Join(body, "") + "I:a1,a2,a3,a4,a5 F:c1,d1,d2,e2,d3 within=5 no\n", "not a winning first move"},
 		{"a bound the I's file contradicts", strings.ReplaceAll(strings.Join(body, ""), "within=5", "within=7"), "fewer than the bound's 11"},
+		{"an even bound", strings.ReplaceAll(strings.Join(body, ""), "within=5", "within=6"), "one odd bound"},
+		{"a reply that is not legal", strings.Join(body, "") + "I:b3,c3,d3,e3,f3 I:b3,c3,d3,e3,f3 within=5 no\n", "lower bound, line"},
 		{"a malformed line", strings.Join(body, "") + "I:b3,c3,d3,e3,f3 F:f1,g1,g2,h2,g3 within=5 yes\n", "want <opening> <reply> within=P no"},
 	} {
 		fb := freshBook(t)
