@@ -191,13 +191,15 @@ type PolyominoAnalysis struct {
 	// search a request's share of the job's time.
 	// The empty 8 x 8 Pentominoes board lasts 9 plies (the book's bounds:
 	// a reply to every winning first move lasting at least 7 more, and
-	// I:b3,c3,d3,e3,f3, after which every reply lasts 7), that I first.
+	// I:b3,c3,d3,e3,f3 and W:a6,b6,b7,c7,c8, after which every reply lasts
+	// 7), those first.
 	// An answer from the book has them at once one and two plies into
 	// the certificate's opening L:c5,d5,e5,f5,c6, the long-L opening
 	// L:c4,d4,e4,f4,c5, I:b3,c3,d3,e3,f3, V:d4,e4,f4,d5,d6,
-	// V:c3,d3,e3,c4,c5, W:e2,f2,f3,g3,g4, W:b5,c5,c6,d6,d7 and
-	// X:c2,b3,c3,d3,c4 (with a budget_ms of 500 or more on the first
-	// request of one of the last six), and after their losing
+	// V:c3,d3,e3,c4,c5, W:e2,f2,f3,g3,g4, W:b5,c5,c6,d6,d7,
+	// W:a6,b6,b7,c7,c8 and X:c2,b3,c3,d3,c4 (with a budget_ms of 500 or
+	// more on the first request of one of the last seven), and after
+	// their losing
 	// replies' fastest third moves (the book's lengths files, computed
 	// by the length search; one ply in, with a perfect move first, every
 	// reply's plies with all_moves). Elsewhere the book knows values, not

@@ -56,15 +56,16 @@
 // the two winning ones among them (their lost positions' slowest loss), so
 // that the book knows the opening's length too (the fastest win's plus
 // one). A reply file may carry plies too (replies-41.txt, replies-206.txt,
-// replies-210.txt, replies-226.txt, replies-235.txt and replies-240.txt,
-// built with --lengths): indexed
+// replies-210.txt, replies-226.txt, replies-235.txt, replies-236.txt and
+// replies-240.txt, built with --lengths): indexed
 // lazily, it gives the same lengths one and two plies into its opening.
 // The empty board's length comes from data/bounds/lower-bound.txt
 // (gamesolver book lower-bound): a reply to every winning first move
 // after which the first player cannot end the game within 5 plies
 // (polyomino.Lengths.WinsWithin), so that the game lasts at least 9; the
-// reply file of I:b3,c3,d3,e3,f3 (every reply lasting 7) meets that bound,
-// so it lasts 9, that I being a perfect first move (addEmptyLength checks
+// reply files of I:b3,c3,d3,e3,f3 and W:a6,b6,b7,c7,c8 (every reply
+// lasting 7) meet that bound, so it lasts 9, that I and that W being
+// perfect first moves (addEmptyLength checks
 // that the bound covers every winning first move and that no file with
 // plies contradicts it).
 //
