@@ -472,6 +472,16 @@ func (ms moveSet) has(m string) bool {
 	return found
 }
 
+// canonicalNames maps the notation of each of moves, legal moves of pos,
+// to its notation in pos's canonical frame (the frame the entries keep).
+func canonicalNames(pos *polyomino.Position, moves []polyomino.Move) map[string]string {
+	canon := make(map[string]string, len(moves))
+	for i, c := range pos.ToCanonicalMoves(moves) {
+		canon[moves[i].String()] = c.String()
+	}
+	return canon
+}
+
 // markLost records that the player to move in pos loses.
 func (b *Book) markLost(pos *polyomino.Position) {
 	e := b.at(pos)
@@ -493,10 +503,7 @@ func (b *Book) addSection(s Section) error {
 		all = append(all, c...)
 	}
 	// The canonical frame of the section's position, found once.
-	canon := map[string]string{}
-	for i, c := range pos.ToCanonicalMoves(all) {
-		canon[all[i].String()] = c.String()
-	}
+	canon := canonicalNames(pos, all)
 	e := b.at(pos)
 	covered := map[int]bool{}
 	var lineClass []int // the class of each line, as they are read

@@ -87,10 +87,7 @@ func (b *Book) addEmptyLength(data []byte) error {
 	for _, c := range classes {
 		all = append(all, c...)
 	}
-	canon := map[string]string{}
-	for i, c := range empty.ToCanonicalMoves(all) {
-		canon[all[i].String()] = c.String()
-	}
+	canon := canonicalNames(empty, all)
 	covered := true
 	var winning []int // the winning classes
 	for i, c := range classes {
