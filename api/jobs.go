@@ -321,10 +321,6 @@ func (h *handlers) jobEvents(c *gin.Context) {
 	c.Writer.Flush() // the headers, whether or not an event follows now
 	// send writes j's event, and reports whether the stream ends.
 	send := func(j jobs.Job) bool {
-		id := eventID(j)
-		if id == seen && !j.Status.Final() {
-			return false // the client had this one before it reconnected
-		}
 		view, err := h.jobView(j)
 		if err != nil {
 			logger(c).Error("job event", zap.Error(err))
@@ -334,14 +330,16 @@ func (h *handlers) jobEvents(c *gin.Context) {
 		if j.Status.Final() {
 			event = string(j.Status)
 		}
-		c.Render(-1, sse.Event{Id: id, Event: event, Data: view})
+		c.Render(-1, sse.Event{Id: eventID(j), Event: event, Data: view})
 		c.Writer.Flush()
 		return j.Status.Final()
 	}
-	if send(first) {
+	// The first state is left out when the client had it before it
+	// reconnected (not final: that was the 204 above); Watch sends
+	// changes only after it.
+	if eventID(first) != seen && send(first) {
 		return
 	}
-	seen = "" // Watch sends changes only
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {
