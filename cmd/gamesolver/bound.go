@@ -85,8 +85,8 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	path := filepath.Join(*out, "lower-bound.txt")
-	done := map[string]string{} // opening -> its line, from an earlier run
-	fresh := true               // no file yet: its header comes first
+	done := map[string]bool{} // openings with a reply found by an earlier run
+	fresh := true             // no file yet: its header comes first
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		fresh = false
 	}
@@ -96,7 +96,7 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 			// A "none" line (no reply found among those tried) is tried
 			// again.
 			if fields := strings.Fields(sc.Text()); len(fields) > 3 && !strings.HasPrefix(fields[0], "#") && fields[3] == "no" {
-				done[fields[0]] = sc.Text()
+				done[fields[0]] = true
 			}
 		}
 		_ = f.Close()
@@ -116,6 +116,7 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 		pos   *polyomino.Position
 	}
 	var todo []job
+	before := 0 // the classes asked that an earlier run did
 	for _, i := range want {
 		if i < 0 || i >= len(children) {
 			return fmt.Errorf("--classes: %d is not a class (0-%d)", i, len(children)-1)
@@ -124,12 +125,13 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 		if !wins[m] {
 			continue // a losing opening: the first player does not play it
 		}
-		if _, ok := done[m]; ok {
+		if done[m] {
+			before++
 			continue
 		}
 		todo = append(todo, job{i, m, children[i].Position})
 	}
-	fmt.Fprintf(stderr, "%d winning openings among the classes asked, %d done before, %d to search\n", len(todo)+countWins(done, wins), len(done), len(todo))
+	fmt.Fprintf(stderr, "%d winning openings among the classes asked, %d done before, %d to search\n", len(todo)+before, before, len(todo))
 	var mu sync.Mutex
 	found, missing := 0, 0
 	var firstErr error
@@ -179,23 +181,12 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	found += len(done)
+	found += before
 	fmt.Fprintf(stdout, "%d winning openings with a reply the first player cannot answer with a win within %d plies, %d without one found; %s\n", found, *plies, missing, path)
 	if missing == 0 && *classes == "" {
 		fmt.Fprintf(stdout, "every winning opening: the first player cannot win in fewer than %d plies\n", *plies+4)
 	}
 	return nil
-}
-
-// countWins counts the openings of done that win.
-func countWins(done map[string]string, wins map[string]bool) int {
-	n := 0
-	for m := range done {
-		if wins[m] {
-			n++
-		}
-	}
-	return n
 }
 
 // lowerBoundOf tries the replies to opening (pos is the position after it)
