@@ -55,9 +55,9 @@ type RateDecision struct {
 // "50000-H". client may be nil for memory only; the Redis store is created
 // in the background (it loads scripts) and retried until Redis answers.
 func NewRateLimiter(rate string, client *redis.Client, timeout time.Duration, log *zap.Logger) (*RateLimiter, error) {
-	r, err := limiter.NewRateFromFormatted(rate)
+	r, err := parseRate(rate)
 	if err != nil {
-		return nil, fmt.Errorf("rate limit %q: expected <requests>-<S|M|H|D>, such as 100-S: %w", rate, err)
+		return nil, err
 	}
 	if log == nil {
 		log = zap.NewNop()
@@ -172,4 +172,19 @@ func (k *APIKeys) ClientID(key, addr string) string {
 		return "key:" + hex.EncodeToString(h[:8])
 	}
 	return "ip:" + addr
+}
+
+// CheckRate reports whether rate is a rate NewRateLimiter takes, so that a
+// configuration can be checked before anything starts.
+func CheckRate(rate string) error {
+	_, err := parseRate(rate)
+	return err
+}
+
+func parseRate(rate string) (limiter.Rate, error) {
+	r, err := limiter.NewRateFromFormatted(rate)
+	if err != nil {
+		return r, fmt.Errorf("rate limit %q: expected <requests>-<S|M|H|D>, such as 100-S: %w", rate, err)
+	}
+	return r, nil
 }

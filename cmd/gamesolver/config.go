@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gamesolver/gamesolver/api"
+	"github.com/gamesolver/gamesolver/service"
 )
 
 // config is the server configuration. Every setting is a flag and an
@@ -69,7 +70,7 @@ type setting struct {
 func (c *config) settings() []setting {
 	return []setting{
 		{flag: "addr", env: "GAMESOLVER_ADDR", usage: "listen address host:port", value: (*stringValue)(&c.Addr)},
-		{flag: "data-dir", env: "GAMESOLVER_DATA_DIR", usage: "directory for tablebases and other built data", value: (*stringValue)(&c.DataDir)},
+		{flag: "data-dir", env: "GAMESOLVER_DATA_DIR", usage: "directory for tablebases and other built data, and without Redis the jobs' log (unfinished jobs resume after a restart)", value: (*stringValue)(&c.DataDir)},
 		{flag: "redis-url", env: "REDIS_URL", usage: "Redis URL (redis:// or rediss:// for TLS); empty: in-memory cache", secret: true, value: (*stringValue)(&c.RedisURL)},
 		{flag: "log-level", env: "GAMESOLVER_LOG_LEVEL", usage: "debug, info, warn or error", value: (*stringValue)(&c.LogLevel)},
 		{flag: "log-format", env: "GAMESOLVER_LOG_FORMAT", usage: "json or console", value: (*stringValue)(&c.LogFormat)},
@@ -94,7 +95,7 @@ func (c *config) settings() []setting {
 		{flag: "max-active-jobs", env: "GAMESOLVER_MAX_ACTIVE_JOBS", usage: "unfinished jobs (queued or running) beyond which POST /v1/jobs answers 503 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxActiveJobs)},
 		{flag: "max-client-jobs", env: "GAMESOLVER_MAX_CLIENT_JOBS", usage: "unfinished jobs of one client (API key, else address) beyond which its POST /v1/jobs answers 429 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxClientJobs)},
 		{flag: "job-window", env: "GAMESOLVER_JOB_WINDOW", usage: "with Redis: units of one job queued at once (jobs take turns: a later job waits behind at most this many units of each earlier one; more lets one job use more worker slots)", value: (*intValue)(&c.JobWindow)},
-		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit searches on every core)", value: (*intValue)(&c.WorkerSlots)},
+		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit's search uses job-workers goroutines)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs each unit for at most this long; one that outlasts it goes back to the other slots and its job is marked slow (the slot takes none of its units again): a small job waits at most this long behind a long job's units, not their whole time (0: no express slot; at most half of max-job-duration)", value: (*durationValue)(&c.ExpressLimit)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
@@ -200,6 +201,11 @@ func (c *config) validate() error {
 	}
 	if _, err := api.OriginMatcher(c.corsOrigins()); err != nil {
 		errs = append(errs, "cors-origins: "+err.Error())
+	}
+	if c.RateLimit != "" && c.RateLimit != "off" {
+		if err := service.CheckRate(c.RateLimit); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	switch c.LogFormat {
 	case "json", "console":

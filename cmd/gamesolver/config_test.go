@@ -60,6 +60,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"extra"}, nil, `unexpected argument "extra"`},
 		{[]string{"--express-limit", "-1s"}, nil, "express-limit must not be negative"},
 		{[]string{"--max-job-duration", "0s"}, nil, "max-job-duration must be positive"},
+		{[]string{"--rate-limit", "bogus"}, nil, `rate limit "bogus": expected <requests>-<S|M|H|D>`},
+		{nil, map[string]string{"GAMESOLVER_RATE_LIMIT": "5-fortnight"}, `rate limit "5-fortnight"`},
 		{[]string{"--cors-origins", "https://a.example,/^https://(x/"}, nil, "cors-origins: origin pattern /^https://(x/"},
 	}
 	for _, ok := range []struct {

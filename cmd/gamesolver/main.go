@@ -29,16 +29,17 @@ Usage:
   gamesolver serve [flags]      start the HTTP server (gamesolver serve -h lists the flags)
   gamesolver teeko build [--data-dir DIR] [--rules R] [--force]
                                 build the Teeko tablebases with a progress bar
-  gamesolver book build|verify [flags]
-                                prove the Pentominoes opening book (certificate, long-L, openings)
-                                and re-verify it with the independent checker
+  gamesolver book build|verify|worker|stats|merge|lower-bound [flags]
+                                prove the Pentominoes opening book (certificate, long-L, openings),
+                                re-verify it with the independent checker, and more
+                                (gamesolver book lists them)
   gamesolver healthcheck [--url U]
                                 exit 0 when U (default http://127.0.0.1:8080/healthz) answers 200;
                                 for container health checks, where no curl exists
   gamesolver worker [flags]     run a job worker against REDIS_URL (same flags as serve)
   gamesolver solve [flags] OPERATION [BODY]
                                 answer one API request in process and print its JSON
-                                (teeko, teeko/annotate, polyomino, polyomino/moves, tilings;
+                                (teeko, teeko/annotate, polyomino, polyomino/moves, tilings, games;
                                 gamesolver solve -h has examples)
   gamesolver tile [flags] [BODY]
                                 the same as solve tilings

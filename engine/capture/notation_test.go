@@ -121,6 +121,7 @@ func TestSetup(t *testing.T) {
 		{"space", Setup{Board: append([]string{"IIIII. "}, board[1:]...)}, ErrBadBoard, "space"},
 		{"marker of a piece off the board", Setup{Board: board, Markers: map[string]string{"X": "first"}}, ErrBadPosition, "X is not on the board"},
 		{"marker value", Setup{Board: board, Markers: map[string]string{"I": "black"}}, ErrBadPosition, "expected first or second"},
+		{"marker value of a piece off the board", Setup{Board: board, Markers: map[string]string{"X": "third"}}, ErrBadPosition, `piece X has marker "third" (expected first or second)`},
 		{"marker piece", Setup{Board: board, Markers: map[string]string{"Q": "first"}}, ErrBadPosition, "no piece"},
 		{"pool with a piece on the board", Setup{Board: board, Pool: []string{"I", "X"}}, ErrBadPosition, "I is on the board"},
 		{"pool twice", Setup{Pool: []string{"X", "x"}}, ErrBadPosition, "listed twice"},

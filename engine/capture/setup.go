@@ -258,17 +258,19 @@ func (g *Game) applyMarkers(s *state, markers map[string]string) error {
 		if err != nil {
 			return faultf(ErrBadPosition, "markers: %v", err)
 		}
-		if !s.onBoard.has(p) {
-			return faultf(ErrBadPosition, "markers: piece %s is not on the board (only pieces on the board carry markers)", g.pieces[p].Name)
-		}
+		// The value first: a bad one is a fault whatever the board.
+		side := first
 		switch strings.ToLower(strings.TrimSpace(markers[name])) {
 		case "first":
-			s.mark(g, p, first)
 		case "second":
-			s.mark(g, p, second)
+			side = second
 		default:
 			return faultf(ErrBadPosition, "markers: piece %s has marker %q (expected first or second)", g.pieces[p].Name, markers[name])
 		}
+		if !s.onBoard.has(p) {
+			return faultf(ErrBadPosition, "markers: piece %s is not on the board (only pieces on the board carry markers)", g.pieces[p].Name)
+		}
+		s.mark(g, p, side)
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 	for _, ch := range order {
 		cells := labels[ch]
 		if len(cells) != g.set.Order {
-			return nil, faultf(ErrBadBoard, "piece labelled %q has %d cells (%s), expected %d", ch, len(cells), cellList(cells), g.set.Order)
+			return nil, faultf(ErrBadBoard, "piece labelled %q has %s (%s), expected %d", ch, cellCount(len(cells)), cellList(cells), g.set.Order)
 		}
 		if !connected(cells) {
 			return nil, faultf(ErrBadBoard, "cells labelled %q (%s) are not connected", ch, cellList(cells))
@@ -344,4 +344,12 @@ func Symbol(name string) byte {
 		return byte('A' + n - 10)
 	}
 	return '?'
+}
+
+// cellCount writes n cells in words: "1 cell", "3 cells".
+func cellCount(n int) string {
+	if n == 1 {
+		return "1 cell"
+	}
+	return fmt.Sprintf("%d cells", n)
 }

@@ -90,6 +90,7 @@ func TestPositionErrors(t *testing.T) {
 		{"row count", pent, empty[:7], nil, ErrBadBoard, "board has 7 rows, expected 8"},
 		{"row length", pent, with("........", "........", "........."), nil, ErrBadBoard, "board row 3 has 9 cells (characters), expected 8"},
 		{"piece size", pent, with("LLLL...."), nil, ErrBadBoard, "has 4 cells"},
+		{"one cell", pent, with("....Q..."), nil, ErrBadBoard, "piece labelled 'Q' has 1 cell (e1), expected 5"},
 		{"disconnected", pent, with("LLLL.L.."), nil, ErrBadBoard, "not connected"},
 		{"used twice", pent, with("LLLL....", "L.......", "MMMM....", "M......."), nil, ErrPieceUsed, "piece L is placed twice"},
 		{"not in game", Config{Width: 8, Height: 8, Order: 5, Pool: true, Pieces: []string{"F", "I"}}, with("LLLL....", "L......."), nil, ErrBadBoard, "not in this game"},
