@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -743,6 +744,61 @@ func TestMemoryCrashAfterLastResult(t *testing.T) {
 	m2, _ := newManager(t, e.restart(), k, fastOptions(t))
 	startWorker(t, m2, "w", 1)
 	wantSum(t, waitStatus(t, m2, j.ID, StatusDone), 5)
+}
+
+// TestMemoryTornLine: a record torn by a crash (the last line of a job's
+// file, without its newline) is cut off at the next start, so that the
+// records written after it survive the start after that; a line that is
+// no record (a fragment an older version appended to) is skipped, not the
+// end of the file.
+func TestMemoryTornLine(t *testing.T) {
+	e := backends[0].open(t)
+	k := newSquares()
+	m, _ := newManager(t, e.store, k, fastOptions(t))
+	ctx := context.Background()
+	j := submit(t, m, `{"n":6,"units":3}`)
+	ms := e.store.(*MemoryStore)
+	run := func(ms *MemoryStore) {
+		t.Helper()
+		d, err := ms.claim(ctx, "w", time.Minute, time.Second, false)
+		if err != nil || d == nil {
+			t.Fatalf("claim: %v %v", d, err)
+		}
+		if _, err := ms.begin(ctx, d, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ms.complete(ctx, d, json.RawMessage(`{"sum":0}`), 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := ms.ack(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(ms)
+	tear := func(fragment string) {
+		t.Helper()
+		f, err := os.OpenFile(ms.path(j.ID), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(fragment); err != nil {
+			t.Fatal(err)
+		}
+		_ = f.Close()
+	}
+	tear(`{"op":"unit","unit":`) // the crash tears the next record
+	ms = e.restart().(*MemoryStore)
+	if got, _, _ := ms.load(ctx, j.ID); got.Done != 1 {
+		t.Fatalf("after the torn line: %d units done, want 1", got.Done)
+	}
+	run(ms) // written after the cut: a line of its own
+	tear("not a record\n")
+	run(ms)
+	ms = e.restart().(*MemoryStore)
+	got, ok, err := ms.load(ctx, j.ID)
+	if err != nil || !ok || got.Done != 3 {
+		t.Fatalf("after two starts: %d units done (%v, %v), want 3", got.Done, ok, err)
+	}
 }
 
 // TestMaxPerClient: one client's jobs beyond Options.MaxPerClient are

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -454,8 +454,8 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 }
 
 // replay rebuilds the jobs from their files, oldest job first, so that the
-// queue keeps its order. A torn last line (a crash while writing) is
-// ignored; so is a file without its creation record.
+// queue keeps its order. A torn last line (a crash while writing) is cut
+// off (readLog); a file without its creation record is ignored.
 func (s *MemoryStore) replay() error {
 	names, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	if err != nil {
@@ -526,24 +526,39 @@ func (s *MemoryStore) replay() error {
 	return nil
 }
 
+// readLog reads a job's records. Each record is one line written by one
+// write and synced, so a crash (power loss, a full disk) can tear only the
+// line being written: the last, left without its newline. readLog cuts
+// such a tail off the file, so that the next record starts a line of its
+// own (appended to the fragment, it would be lost too), and skips any
+// line that is not a record (a fragment an older version appended to).
 func readLog(name string) ([]logRecord, error) {
-	f, err := os.Open(name)
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	defer f.Close()
 	var recs []logRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<30)
-	for sc.Scan() {
-		var rec logRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			break // torn write at a crash: what follows cannot be trusted
+	r := bufio.NewReaderSize(f, 64*1024)
+	end := int64(0) // just after the last complete line
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			if len(line) > 0 {
+				// A torn tail: cut it off.
+				if terr := f.Truncate(end); terr != nil {
+					return nil, fmt.Errorf("jobs: cut the torn end of %s: %w", name, terr)
+				}
+			}
+			return recs, nil
 		}
-		recs = append(recs, rec)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: read %s: %w", name, err)
+		}
+		end += int64(len(line))
+		var rec logRecord
+		if json.Unmarshal(line, &rec) == nil {
+			recs = append(recs, rec)
+		}
 	}
-	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
-		return nil, fmt.Errorf("jobs: read %s: %w", name, err)
-	}
-	return recs, nil
 }
