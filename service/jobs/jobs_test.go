@@ -720,6 +720,46 @@ func TestRedisReconcile(t *testing.T) {
 	}
 }
 
+// TestRedisAdmittedNotWritten: a submission admitted but never written
+// (Redis stalled after the admission and the request was answered 503: a
+// review found such ids holding places in both caps for ever, their jobs
+// shown queued without a type) is no job, and its places come back once
+// its admission's mark expires.
+func TestRedisAdmittedNotWritten(t *testing.T) {
+	e := backends[1].open(t)
+	rs := e.store.(*RedisStore)
+	rs.admitHold = 200 * time.Millisecond
+	ctx := context.Background()
+	opts := fastOptions(t)
+	opts.MaxActive, opts.MaxPerClient = 5, 1
+	m, _ := newManager(t, rs, newSquares(), opts)
+	client := "ip:192.0.2.7"
+	ghost := state{ID: "ghost-admitted", Client: client}
+	if full, err := rs.admit(ctx, ghost, limits{all: 5, client: 1}); err != nil || full != nil {
+		t.Fatalf("admit: %v, %v", full, err)
+	}
+	if _, ok, err := rs.load(ctx, ghost.ID); ok || err != nil {
+		t.Fatalf("the admission's mark loads as a job (%v)", err)
+	}
+	cctx := service.WithClient(ctx, client)
+	_, err := m.Submit(cctx, "toy.squares", json.RawMessage(`{"n":4,"units":2}`))
+	var se *service.Error
+	if !errors.As(err, &se) || se.Kind != service.KindRateLimited {
+		t.Fatalf("Submit beside the mark: %v, want KindRateLimited (the mark holds the place until it expires)", err)
+	}
+	time.Sleep(2 * rs.admitHold)
+	j, err := m.Submit(cctx, "toy.squares", json.RawMessage(`{"n":4,"units":2}`))
+	if err != nil {
+		t.Fatalf("Submit after the mark expired: %v", err)
+	}
+	if ttl, _ := e.rdb.PTTL(ctx, jobKey(j.ID)).Result(); ttl != -1 {
+		t.Errorf("a written job's hash expires in %v; want no expiry", ttl)
+	}
+	if ok, _ := e.rdb.SIsMember(ctx, activeKey, ghost.ID).Result(); ok {
+		t.Error("the mark's id is still in the set of unfinished jobs")
+	}
+}
+
 // TestMemoryCrashAfterLastResult: a process that stopped between its job's
 // last result and the job's end leaves it to the next, which ends it (the
 // job used to stay running for good).

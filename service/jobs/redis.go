@@ -58,12 +58,21 @@ type RedisStore struct {
 	window   int // unitWindow; tests change it
 	// lastReconcile: unix ns of the last reconcile of an idle claim.
 	lastReconcile atomic.Int64
+	// admitHold is how long an admitted job's placeholder lives without
+	// the job written (admitScript); tests shorten it.
+	admitHold time.Duration
 }
+
+// admitHold is RedisStore.admitHold's default: far longer than a job's
+// write takes after its admission, short enough that a submission cut
+// off between the two (Redis stalled, the request answered 503) holds
+// its caps' places only that long.
+const admitHold = time.Minute
 
 // NewRedisStore returns a store over client. It does not talk to Redis
 // until used.
 func NewRedisStore(client redis.UniversalClient) *RedisStore {
-	return &RedisStore{client: client, window: unitWindow}
+	return &RedisStore{client: client, window: unitWindow, admitHold: admitHold}
 }
 
 // Window sets how many units of a job wait in the stream at once (default
@@ -119,6 +128,7 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 			"id", s.ID, "type", s.Type, "status", string(s.Status),
 			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w,
 			"client", s.Client)
+		p.Persist(ctx, jobKey(s.ID)) // the admission's placeholder expired
 		for i, u := range units[:w] {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
 		}
@@ -149,7 +159,10 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 // admitScript adds job ARGV[1] to the set of unfinished jobs (KEYS[1]) and
 // to its client's (KEYS[2]) when the first holds fewer than ARGV[2] and
 // the second fewer than ARGV[3] (0: no cap), and marks its hash (KEYS[3])
-// queued, so that a reconcile before the job is written keeps it. It
+// queued, so that a reconcile before the job is written keeps it: for
+// ARGV[4] ms, and for good once the job is written (a submission cut off
+// in between leaves a mark that expires, and the next reconcile of each
+// set drops the id: the caps' places are not held for ever). It
 // returns {0, 0} when it did, else {1, count} for a full KEYS[1] or
 // {2, count} for KEYS[2].
 var admitScript = redis.NewScript(`
@@ -162,12 +175,13 @@ if tonumber(ARGV[3]) > 0 then
 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[3], 'status', 'queued')
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
 return {0, 0}
 `)
 
 // admit runs admitScript: nil when the job is in, else which cap is full.
 func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyError, error) {
-	v, err := admitScript.Run(ctx, r.client, []string{activeKey, clientKey(s.Client), jobKey(s.ID)}, s.ID, lim.all, lim.client).Int64Slice()
+	v, err := admitScript.Run(ctx, r.client, []string{activeKey, clientKey(s.Client), jobKey(s.ID)}, s.ID, lim.all, lim.client, r.admitHold.Milliseconds()).Int64Slice()
 	if err != nil || len(v) != 2 {
 		return nil, fmt.Errorf("jobs: admit: %v (%d values)", err, len(v))
 	}
@@ -233,7 +247,9 @@ func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
 		return state{}, false, err
 	}
 	f := h.Val()
-	if len(f) == 0 {
+	if f["type"] == "" {
+		// No job, or only its admission's mark (admitScript): a
+		// submission not written (yet, or ever).
 		return state{}, false, nil
 	}
 	s := state{
