@@ -563,3 +563,14 @@ func (j BookJob) Combine(request json.RawMessage, total int, results map[int]jso
 func PreloadBook() {
 	go func() { _, _ = book.Embedded() }()
 }
+
+// LoadBookFor indexes the embedded book now when it may answer body, a
+// polyomino analysis request: a process made for one request (gamesolver
+// solve) so does not spend the request's budget on it, as serve does not
+// (PreloadBook). Other requests, and bodies that are no valid request,
+// load nothing.
+func LoadBookFor(body []byte) {
+	if q, pos, err := decodeQuery(body); err == nil && !q.isCapture() && book.MayHold(pos) {
+		_, _ = book.Embedded()
+	}
+}
