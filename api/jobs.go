@@ -77,7 +77,11 @@ type Job struct {
 	Finished *time.Time  `json:"finished,omitempty" example:"2026-11-24T14:07:12Z"`
 	Progress JobProgress `json:"progress"`
 	// The answer, when done: for polyomino.analyze the shape of
-	// /v1/polyomino/analyze's answer (PolyominoAnalyzeResponse), for
+	// /v1/polyomino/analyze's answer (PolyominoAnalyzeResponse; each
+	// unit solves one class of moves and, within a quarter of its time,
+	// their plies; when the position's plies do not follow from them, the
+	// job's last step searches them, within a quarter of the units' time,
+	// 1 to 30 s), for
 	// polyomino.tilings /v1/polyomino/tilings's (TilingsResponse); for
 	// polyomino.book, which has no synchronous endpoint, {moves, lines,
 	// wins, complete, ended_on_win, nodes}: moves the position's, lines

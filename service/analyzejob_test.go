@@ -185,6 +185,51 @@ func TestAnalyzeJobPlies(t *testing.T) {
 	}
 }
 
+// TestAnalyzeJobFinalLength: units whose length searches find nothing
+// (a nanosecond's least time here; in a long job, the lost children's
+// slowest losses) leave the finished job without its position's plies,
+// which the job then finds by the position's own length search, with a
+// move perfect play chooses first (a review found a 17-minute job without
+// the plies a 1-second request gave).
+func TestAnalyzeJobFinalLength(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	s.MinLengthTime = time.Nanosecond
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	jm, ctx := runJobs(t, kind)
+	for _, q := range []service.PolyominoQuery{
+		{Game: "pentominoes", Width: intp(5), Height: intp(5), AllMoves: true},                                                          // won
+		{Game: "pentominoes", Width: intp(5), Height: intp(5)},                                                                          // won, stopped at a first win
+		{Game: "pentominoes", Width: intp(6), Height: intp(6), Moves: []string{"V:d3,d4,d5,e5,f5", "Y:b1,b2,c2,b3,b4"}, AllMoves: true}, // lost in 4
+	} {
+		raw, _ := json.Marshal(q)
+		job, err := jm.Submit(ctx, (service.PolyominoAnalyzeJob{}).Name(), raw)
+		got, _ := jobAnswer(t, ctx, jm, job, err)
+		direct := searcherWithBudget(time.Minute)
+		direct.MinLengthTime = time.Minute
+		all := q
+		all.AllMoves = true
+		want, err := service.NewPolyomino(direct).Analyze(ctx, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Plies == nil || want.Plies == nil || *got.Plies != *want.Plies || got.Outcome != want.Outcome {
+			t.Fatalf("%+v: job %s plies %v, direct %s plies %v", q, got.Outcome, got.Plies, want.Outcome, want.Plies)
+		}
+		wantMove := map[string]int{}
+		for _, m := range want.Moves {
+			wantMove[m.Move] = *m.Plies
+		}
+		if !got.PerfectFirst || len(got.BestMoves) == 0 || wantMove[got.BestMoves[0]] != *want.Plies-1 {
+			t.Errorf("%+v: perfect_first %v, best_moves %v: the first lasts %d plies after it, want %d", q, got.PerfectFirst, got.BestMoves, wantMove[got.BestMoves[0]], *want.Plies-1)
+		}
+		for _, m := range got.Moves {
+			if m.Plies != nil && *m.Plies != wantMove[m.Move] {
+				t.Errorf("%+v: move %s plies %d, direct %d", q, m.Move, *m.Plies, wantMove[m.Move])
+			}
+		}
+	}
+}
+
 // TestNoJobBeyondTheSearch: a position where neither it nor any position
 // after a move is searched (the hexomino opening) gets no job, which would
 // only run the heuristic player on its 14,589 moves: analyze says why in

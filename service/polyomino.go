@@ -1609,9 +1609,69 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	}
 	if res.Proven && !pos0(children) && pos.Game().Config().EndRule == polyomino.NormalPlay {
 		a = withBookLengths(a, res, pos)
+		if a.Plies == nil {
+			j.finalLength(&a, pos, res)
+		}
 	}
 	b, err := json.Marshal(a)
 	return b, true, err
+}
+
+// The length search of a finished job's position (finalLength) takes
+// lengthJobShare of the units' search time, between finalLengthMin and
+// finalLengthMax (and at most the job's unit limit): it holds the worker
+// slot of the job's last unit.
+const (
+	finalLengthMin = time.Second
+	finalLengthMax = 30 * time.Second
+)
+
+// finalLength gives a finished job's proven answer the plies of its
+// position, which its units' length searches did not give (each winning
+// move's own plies were needed: a lost position's slowest loss each, where
+// the position's fastest win is often far cheaper to find, as a request's
+// length search finds it), with a move perfect play chooses first among
+// the best moves (bestFirst) and, with all moves, that move's plies. Its
+// nodes and time count in the answer's.
+func (j PolyominoAnalyzeJob) finalLength(a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
+	d := min(max(time.Duration(float64(res.Elapsed)*lengthJobShare), finalLengthMin), finalLengthMax)
+	if j.MaxDuration > 0 {
+		d = min(d, j.MaxDuration)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	defer func() { a.ElapsedNs += int64(time.Since(start)) }()
+	lengths := polyomino.NewLengths(ctx, pos, polyomino.LengthOptions{MaxNodes: lengthMaxNodes})
+	if lengths == nil {
+		return
+	}
+	defer lengths.Close()
+	l := lengths.Length(res.Outcome)
+	a.Nodes += l.Nodes
+	if !l.Proven {
+		return
+	}
+	n := l.Plies
+	a.Plies = &n
+	best := ""
+	if f := l.Fastest; f != nil {
+		if i := slices.Index(a.BestMoves, f.String()); i >= 0 {
+			best = f.String()
+			a.BestMoves = slices.Concat([]string{best}, a.BestMoves[:i], a.BestMoves[i+1:])
+			a.PerfectFirst = true
+		}
+	}
+	if best == "" {
+		best = bestFirst(a, lengths, res)
+	}
+	for i := range a.Moves {
+		if a.Moves[i].Move == best && a.Moves[i].Plies == nil {
+			m := n - 1
+			a.Moves[i].Plies = &m
+		}
+	}
+	fastestFirst(a)
 }
 
 // PolyominoInfo describes the placement games for the catalogue.
