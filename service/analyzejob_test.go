@@ -212,19 +212,20 @@ func TestAnalyzeJobFinalLength(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		name := fmt.Sprintf("%s %dx%d after %v, all_moves %v", q.Game, *q.Width, *q.Height, q.Moves, q.AllMoves)
 		if got.Plies == nil || want.Plies == nil || *got.Plies != *want.Plies || got.Outcome != want.Outcome {
-			t.Fatalf("%+v: job %s plies %v, direct %s plies %v", q, got.Outcome, got.Plies, want.Outcome, want.Plies)
+			t.Fatalf("%s: job %s plies %v, direct %s plies %v", name, got.Outcome, got.Plies, want.Outcome, want.Plies)
 		}
 		wantMove := map[string]int{}
 		for _, m := range want.Moves {
 			wantMove[m.Move] = *m.Plies
 		}
-		if !got.PerfectFirst || len(got.BestMoves) == 0 || wantMove[got.BestMoves[0]] != *want.Plies-1 {
-			t.Errorf("%+v: perfect_first %v, best_moves %v: the first lasts %d plies after it, want %d", q, got.PerfectFirst, got.BestMoves, wantMove[got.BestMoves[0]], *want.Plies-1)
+		if len(got.BestMoves) == 0 || !got.PerfectFirst || wantMove[got.BestMoves[0]] != *want.Plies-1 {
+			t.Errorf("%s: perfect_first %v, best_moves %v: the first should last %d plies after it", name, got.PerfectFirst, got.BestMoves, *want.Plies-1)
 		}
 		for _, m := range got.Moves {
 			if m.Plies != nil && *m.Plies != wantMove[m.Move] {
-				t.Errorf("%+v: move %s plies %d, direct %d", q, m.Move, *m.Plies, wantMove[m.Move])
+				t.Errorf("%s: move %s plies %d, direct %d", name, m.Move, *m.Plies, wantMove[m.Move])
 			}
 		}
 	}

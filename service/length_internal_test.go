@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +47,62 @@ func TestAllMovesLengthUsesTheBudget(t *testing.T) {
 	}
 	if took > budget*3/4 {
 		t.Errorf("the length search took %v of a %v budget", took, budget)
+	}
+}
+
+// TestFinalLengthPutsPerfectPlayFirst: a finished job's length search
+// (finalLength) gives the position its plies, puts a fastest win first
+// among best moves listed slowest first, marks it perfect_first, and gives
+// that move its plies when the units did not.
+func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
+	cfg, _ := polyomino.Preset("pentominoes")
+	// 13 winning moves: 12 last 4 plies after them, 1 lasts 6.
+	pos, err := polyomino.NewPosition(cfg, nil, strings.Fields("V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b6,c6,b7,b8"), polyomino.DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: true, Workers: 1})
+	if err != nil || !res.Proven || res.Outcome != polyomino.Win {
+		t.Fatalf("%v: proven %v, %s; want a proven win", err, res.Proven, res.Outcome)
+	}
+	var wins []polyomino.MoveResult
+	for _, mr := range res.Moves {
+		if mr.Outcome == polyomino.Win {
+			wins = append(wins, mr)
+		}
+	}
+	lens := polyomino.MoveLengths(ctx, pos, wins, polyomino.LengthOptions{})
+	plies := map[string]int{}
+	fastest, slowest := 1<<30, 0
+	for i, l := range lens {
+		if !l.Proven {
+			t.Fatalf("move %s: no length", wins[i].Move)
+		}
+		plies[wins[i].Move.String()] = l.Plies
+		fastest, slowest = min(fastest, l.Plies), max(slowest, l.Plies)
+	}
+	if fastest == slowest {
+		t.Fatalf("every win lasts %d plies: the order is not tested", fastest)
+	}
+	// The best moves slowest first, as a job's results could list them;
+	// no move with its plies.
+	slices.SortStableFunc(res.BestMoves, func(x, y polyomino.Move) int { return plies[y.String()] - plies[x.String()] })
+	slices.SortStableFunc(res.Moves, func(x, y polyomino.MoveResult) int { return plies[y.Move.String()] - plies[x.Move.String()] })
+	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(&a, pos, res)
+	if a.Plies == nil || *a.Plies != fastest+1 {
+		t.Fatalf("plies %v, want %d", a.Plies, fastest+1)
+	}
+	if !a.PerfectFirst || plies[a.BestMoves[0]] != fastest {
+		t.Errorf("perfect_first %v, best_moves[0] %s lasting %d after it, want a fastest win (%d)", a.PerfectFirst, a.BestMoves[0], plies[a.BestMoves[0]], fastest)
+	}
+	for _, m := range a.Moves {
+		if m.Move == a.BestMoves[0] && (m.Plies == nil || *m.Plies != fastest) {
+			t.Errorf("move %s: plies %v, want %d", m.Move, m.Plies, fastest)
+		}
+	}
+	if a.Moves[0].Move != a.BestMoves[0] {
+		t.Errorf("moves[0] %s, best_moves[0] %s: perfect play's move leads both", a.Moves[0].Move, a.BestMoves[0])
 	}
 }

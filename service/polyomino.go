@@ -1619,11 +1619,16 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 
 // The length search of a finished job's position (finalLength) takes
 // lengthJobShare of the units' search time, between finalLengthMin and
-// finalLengthMax (and at most the job's unit limit): it holds the worker
-// slot of the job's last unit.
+// finalLengthMax (and at most the job's unit limit). It runs in Combine,
+// after the unit's run: its slot is held, an express slot's too (beyond
+// its limit), no heartbeat renews the unit's claim (a Combine longer than
+// the jobs' ReclaimAfter, 30 s, would have the unit delivered again), a
+// cancel does not stop it, and every unit finishing before the job ends
+// runs one (a job stopped at a first win). Hence a few seconds at most:
+// a position's fastest win, the common case, is found in well under that.
 const (
-	finalLengthMin = time.Second
-	finalLengthMax = 30 * time.Second
+	finalLengthMin = 250 * time.Millisecond
+	finalLengthMax = 3 * time.Second
 )
 
 // finalLength gives a finished job's proven answer the plies of its
