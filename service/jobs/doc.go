@@ -56,7 +56,10 @@
 // store hands out the next unit of the job with the fewest units out.)
 //
 // The three job keys get the finished-job TTL when the job ends, and its
-// units hash is deleted; an unfinished job has none. A unit's stream entry is acknowledged and deleted when the
+// units hash is deleted; an unfinished job has none. (A job admitted
+// under the caps is marked queued before it is written; the mark expires
+// after a minute unless the job's write follows, so that a submission cut
+// off in between does not hold its places for ever.) A unit's stream entry is acknowledged and deleted when the
 // unit is finished, skipped or its job fails. A starting worker deletes the
 // consumers that own no entry and have been idle for a day (dead workers).
 //

@@ -758,6 +758,25 @@ func TestRedisAdmittedNotWritten(t *testing.T) {
 	if ok, _ := e.rdb.SIsMember(ctx, activeKey, ghost.ID).Result(); ok {
 		t.Error("the mark's id is still in the set of unfinished jobs")
 	}
+	// A mark an earlier version left (no expiry) is tidied the same way.
+	old := "ghost-of-old"
+	e.rdb.SAdd(ctx, activeKey, old)
+	e.rdb.SAdd(ctx, clientKey("ip:192.0.2.8"), old)
+	e.rdb.HSet(ctx, jobKey(old), "status", "queued")
+	if err := rs.reconcile(ctx, "ip:192.0.2.8"); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{activeKey, clientKey("ip:192.0.2.8")} {
+		if ok, _ := e.rdb.SIsMember(ctx, set, old).Result(); ok {
+			t.Errorf("an earlier version's mark is still in %s", set)
+		}
+	}
+	if n, _ := e.rdb.Exists(ctx, jobKey(old)).Result(); n != 0 {
+		t.Error("an earlier version's mark outlived the reconcile")
+	}
+	if ok, _ := e.rdb.SIsMember(ctx, activeKey, j.ID).Result(); !ok {
+		t.Error("the reconcile dropped a written job")
+	}
 }
 
 // TestMemoryCrashAfterLastResult: a process that stopped between its job's
@@ -786,17 +805,18 @@ func TestMemoryCrashAfterLastResult(t *testing.T) {
 	wantSum(t, waitStatus(t, m2, j.ID, StatusDone), 5)
 }
 
-// TestMemoryTornLine: a record torn by a crash (the last line of a job's
-// file, without its newline) is cut off at the next start, so that the
-// records written after it survive the start after that; a line that is
-// no record (a fragment an older version appended to) is skipped, not the
-// end of the file.
+// TestMemoryTornLine: a record torn by a crash or a failed write (a
+// fragment without its newline, at the end of a job's file) does not take
+// the next record with it: that one starts a line of its own, also when
+// the process that tore it goes on writing (a review found a done job
+// running again after a torn line: every record appended to the fragment
+// was lost); a line that is no record is skipped, not the end of the file.
 func TestMemoryTornLine(t *testing.T) {
 	e := backends[0].open(t)
 	k := newSquares()
 	m, _ := newManager(t, e.store, k, fastOptions(t))
 	ctx := context.Background()
-	j := submit(t, m, `{"n":6,"units":3}`)
+	j := submit(t, m, `{"n":6,"units":4}`)
 	ms := e.store.(*MemoryStore)
 	run := func(ms *MemoryStore) {
 		t.Helper()
@@ -814,7 +834,6 @@ func TestMemoryTornLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run(ms)
 	tear := func(fragment string) {
 		t.Helper()
 		f, err := os.OpenFile(ms.path(j.ID), os.O_APPEND|os.O_WRONLY, 0)
@@ -826,18 +845,21 @@ func TestMemoryTornLine(t *testing.T) {
 		}
 		_ = f.Close()
 	}
-	tear(`{"op":"unit","unit":`) // the crash tears the next record
+	run(ms)
+	tear(`{"op":"unit","unit":`) // a crash tears the next record
 	ms = e.restart().(*MemoryStore)
 	if got, _, _ := ms.load(ctx, j.ID); got.Done != 1 {
 		t.Fatalf("after the torn line: %d units done, want 1", got.Done)
 	}
-	run(ms) // written after the cut: a line of its own
+	run(ms)
+	tear(`{"op":"un`) // a failed write, the process going on
+	run(ms)
 	tear("not a record\n")
 	run(ms)
 	ms = e.restart().(*MemoryStore)
 	got, ok, err := ms.load(ctx, j.ID)
-	if err != nil || !ok || got.Done != 3 {
-		t.Fatalf("after two starts: %d units done (%v, %v), want 3", got.Done, ok, err)
+	if err != nil || !ok || got.Done != 4 {
+		t.Fatalf("after two starts: %d units done (%v, %v), want 4", got.Done, ok, err)
 	}
 }
 

@@ -436,9 +436,15 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.path(id), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o640)
+	f, err := os.OpenFile(s.path(id), os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o640)
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
+	}
+	if torn(f) {
+		// A write before this one was torn (a crash, a full disk): the
+		// record starts a line of its own, or it would be lost with the
+		// fragment (readLog skips it).
+		line = append([]byte{'\n'}, line...)
 	}
 	_, err = f.Write(append(line, '\n'))
 	if err == nil {
@@ -453,9 +459,22 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 	return nil
 }
 
+// torn reports whether f, a job's file, ends without a newline: its last
+// write was torn. (Nothing is cut: another process sharing the directory
+// may be writing that line.)
+func torn(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	var last [1]byte
+	_, err = f.ReadAt(last[:], st.Size()-1)
+	return err == nil && last[0] != '\n'
+}
+
 // replay rebuilds the jobs from their files, oldest job first, so that the
-// queue keeps its order. A torn last line (a crash while writing) is cut
-// off (readLog); a file without its creation record is ignored.
+// queue keeps its order. A torn line (a crash while writing) is skipped
+// (readLog); a file without its creation record is ignored.
 func (s *MemoryStore) replay() error {
 	names, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	if err != nil {
@@ -526,39 +545,30 @@ func (s *MemoryStore) replay() error {
 	return nil
 }
 
-// readLog reads a job's records. Each record is one line written by one
-// write and synced, so a crash (power loss, a full disk) can tear only the
-// line being written: the last, left without its newline. readLog cuts
-// such a tail off the file, so that the next record starts a line of its
-// own (appended to the fragment, it would be lost too), and skips any
-// line that is not a record (a fragment an older version appended to).
+// readLog reads a job's records, one a line. A line that is no record is
+// skipped: the fragment of a write torn by a crash (power loss, a full
+// disk), which append ends with a newline before it writes the next.
 func readLog(name string) ([]logRecord, error) {
-	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	defer f.Close()
 	var recs []logRecord
 	r := bufio.NewReaderSize(f, 64*1024)
-	end := int64(0) // just after the last complete line
 	for {
 		line, err := r.ReadBytes('\n')
-		if err == io.EOF {
-			if len(line) > 0 {
-				// A torn tail: cut it off.
-				if terr := f.Truncate(end); terr != nil {
-					return nil, fmt.Errorf("jobs: cut the torn end of %s: %w", name, terr)
-				}
+		if len(line) > 0 {
+			var rec logRecord
+			if json.Unmarshal(line, &rec) == nil {
+				recs = append(recs, rec)
 			}
+		}
+		if err == io.EOF {
 			return recs, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("jobs: read %s: %w", name, err)
-		}
-		end += int64(len(line))
-		var rec logRecord
-		if json.Unmarshal(line, &rec) == nil {
-			recs = append(recs, rec)
 		}
 	}
 }

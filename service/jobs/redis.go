@@ -128,7 +128,7 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 			"id", s.ID, "type", s.Type, "status", string(s.Status),
 			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w,
 			"client", s.Client)
-		p.Persist(ctx, jobKey(s.ID)) // the admission's placeholder expired
+		p.Persist(ctx, jobKey(s.ID)) // the admission's mark expires, the job not
 		for i, u := range units[:w] {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
 		}
@@ -198,20 +198,30 @@ func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyEr
 // (a server of an earlier version finished its units without queuing
 // more). At most ARGV[2] jobs a call, from a random place in the set;
 // then the same many of client set KEYS[4] lose the ids of jobs gone or
-// final.
+// final. An admission's mark without expiry (admitScript before marks
+// expired) counts as gone, and goes.
 var reconcileScript = redis.NewScript(refillLua + `
 local prefix, stream, window = KEYS[1], KEYS[2], tonumber(ARGV[1])
 local queued = 0
+-- gone: no job, a final one, or an admission's mark that will never be
+-- written (one made before marks expired: no type, no expiry).
+local function gone(job)
+  local st = redis.call('HGET', job, 'status')
+  if not st or (st ~= 'queued' and st ~= 'running') then return true end
+  if redis.call('HEXISTS', job, 'type') == 0 and redis.call('PTTL', job) == -1 then
+    redis.call('DEL', job)
+    return true
+  end
+  return false
+end
 for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[4], tonumber(ARGV[2]))) do
-  local st = redis.call('HGET', prefix .. id, 'status')
-  if not st or (st ~= 'queued' and st ~= 'running') then
+  if gone(prefix .. id) then
     redis.call('SREM', KEYS[4], id)
   end
 end
 for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[3], tonumber(ARGV[2]))) do
   local job = prefix .. id
-  local st = redis.call('HGET', job, 'status')
-  if not st or (st ~= 'queued' and st ~= 'running') then
+  if gone(job) then
     redis.call('SREM', KEYS[3], id)
     redis.call('DEL', job .. ':units')
   else
