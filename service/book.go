@@ -571,6 +571,8 @@ func PreloadBook() {
 // load nothing.
 func LoadBookFor(body []byte) {
 	if q, pos, err := decodeQuery(body); err == nil && !q.isCapture() && book.MayHold(pos) {
-		_, _ = book.Embedded()
+		if b, err := book.Embedded(); err == nil {
+			b.LookupWait(pos, true) // and the reply file it needs, indexed on first use
+		}
 	}
 }
