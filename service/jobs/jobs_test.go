@@ -779,6 +779,25 @@ func TestRedisAdmittedNotWritten(t *testing.T) {
 	}
 }
 
+// completeUnit claims the next unit of ms for consumer, begins it and
+// stores its result, as a worker would before it combines and
+// acknowledges; it returns the delivery.
+func completeUnit(t *testing.T, ms *MemoryStore, consumer string, result json.RawMessage, nodes int64) *delivery {
+	t.Helper()
+	ctx := context.Background()
+	d, err := ms.claim(ctx, consumer, time.Minute, time.Second, false)
+	if err != nil || d == nil {
+		t.Fatalf("claim: %v %v", d, err)
+	}
+	if _, err := ms.begin(ctx, d, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ms.complete(ctx, d, result, nodes); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // TestMemoryCrashAfterLastResult: a process that stopped between its job's
 // last result and the job's end leaves it to the next, which ends it (the
 // job used to stay running for good).
@@ -786,19 +805,8 @@ func TestMemoryCrashAfterLastResult(t *testing.T) {
 	e := backends[0].open(t)
 	k := newSquares()
 	m, _ := newManager(t, e.store, k, fastOptions(t))
-	ctx := context.Background()
 	j := submit(t, m, `{"n":5,"units":1}`)
-	ms := e.store.(*MemoryStore)
-	d, err := ms.claim(ctx, "dead", time.Minute, time.Second, false)
-	if err != nil || d == nil {
-		t.Fatalf("claim: %v %v", d, err)
-	}
-	if _, err := ms.begin(ctx, d, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := ms.complete(ctx, d, json.RawMessage(fmt.Sprintf(`{"sum":%d}`, sumSquares(5))), 5); err != nil {
-		t.Fatal(err)
-	}
+	completeUnit(t, e.store.(*MemoryStore), "dead", json.RawMessage(fmt.Sprintf(`{"sum":%d}`, sumSquares(5))), 5)
 	// The process stops here; the next opens the journal.
 	m2, _ := newManager(t, e.restart(), k, fastOptions(t))
 	startWorker(t, m2, "w", 1)
@@ -820,17 +828,7 @@ func TestMemoryTornLine(t *testing.T) {
 	ms := e.store.(*MemoryStore)
 	run := func(ms *MemoryStore) {
 		t.Helper()
-		d, err := ms.claim(ctx, "w", time.Minute, time.Second, false)
-		if err != nil || d == nil {
-			t.Fatalf("claim: %v %v", d, err)
-		}
-		if _, err := ms.begin(ctx, d, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := ms.complete(ctx, d, json.RawMessage(`{"sum":0}`), 1); err != nil {
-			t.Fatal(err)
-		}
-		if err := ms.ack(ctx, d); err != nil {
+		if err := ms.ack(ctx, completeUnit(t, ms, "w", json.RawMessage(`{"sum":0}`), 1)); err != nil {
 			t.Fatal(err)
 		}
 	}
