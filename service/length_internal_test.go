@@ -106,3 +106,56 @@ func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
 		t.Errorf("moves[0] %s, best_moves[0] %s: perfect play's move leads both", a.Moves[0].Move, a.BestMoves[0])
 	}
 }
+
+// TestFinalLengthLostWithoutAllMoves: in a lost position without all
+// moves, finalLength puts a slowest loss first among best moves listed in
+// another order than the search's (a review found the move at the slowest
+// loss's index in the search's list put first, a loss in 3 of a position
+// whose slowest loss lasts 5, marked perfect_first).
+func TestFinalLengthLostWithoutAllMoves(t *testing.T) {
+	cfg, _ := polyomino.Preset("pentominoes")
+	pos, err := polyomino.NewPosition(cfg, nil, strings.Fields("V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 L:e5,e6,e7,d8,e8"), polyomino.DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: true, Workers: 1})
+	if err != nil || !res.Proven || res.Outcome != polyomino.Loss {
+		t.Fatalf("%v: proven %v, %s; want a proven loss", err, res.Proven, res.Outcome)
+	}
+	lens := polyomino.MoveLengths(ctx, pos, res.Moves, polyomino.LengthOptions{})
+	plies := map[string]int{}
+	slowest, fastest := 0, 1<<30
+	for i, l := range lens {
+		if !l.Proven {
+			t.Fatalf("move %s: no length", res.Moves[i].Move)
+		}
+		plies[res.Moves[i].Move.String()] = l.Plies
+		slowest, fastest = max(slowest, l.Plies), min(fastest, l.Plies)
+	}
+	if slowest == fastest {
+		t.Fatalf("every move lasts %d plies: the order is not tested", slowest)
+	}
+	res.Moves = nil // no all_moves
+	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+	// The answer lists a fastest loss where the search's list has the
+	// slowest loss a length search picks: the two lists differ in order.
+	lx := polyomino.NewLengths(ctx, pos, polyomino.LengthOptions{})
+	i, _ := lx.Slowest(res.BestMoves, slowest+1)
+	lx.Close()
+	j := slices.IndexFunc(a.BestMoves, func(m string) bool { return plies[m] == fastest })
+	if i < 0 || j < 0 {
+		t.Fatalf("no slowest loss found (%d) or no fastest (%d)", i, j)
+	}
+	a.BestMoves[i], a.BestMoves[j] = a.BestMoves[j], a.BestMoves[i]
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(&a, pos, res)
+	if a.Plies == nil || *a.Plies != slowest+1 {
+		t.Fatalf("plies %v, want %d", a.Plies, slowest+1)
+	}
+	if !a.PerfectFirst || plies[a.BestMoves[0]] != slowest {
+		t.Errorf("perfect_first %v, best_moves[0] %s lasting %d after it, want a slowest loss (%d)", a.PerfectFirst, a.BestMoves[0], plies[a.BestMoves[0]], slowest)
+	}
+	if len(a.BestMoves) != len(res.BestMoves) {
+		t.Errorf("%d best moves, want %d", len(a.BestMoves), len(res.BestMoves))
+	}
+}

@@ -647,6 +647,7 @@ func (s *Searcher) minLengthTime() time.Duration {
 // (Lengths.FastestWin) or, the position lost, a slowest loss
 // (Lengths.Slowest, every move being a best one); the others keep their
 // order. It returns that move (in the position's frame), or "" if none.
+// res.BestMoves[i] must be a.BestMoves[i] (in the position's frame).
 func bestFirst(a *PolyominoAnswer, lengths *polyomino.Lengths, res polyomino.Result) string {
 	if a.Plies == nil || len(res.BestMoves) == 0 || len(res.BestMoves) != len(a.BestMoves) {
 		return ""
@@ -1668,7 +1669,16 @@ func (j PolyominoAnalyzeJob) finalLength(a *PolyominoAnswer, pos *polyomino.Posi
 		}
 	}
 	if best == "" {
-		best = bestFirst(a, lengths, res)
+		// bestFirst reads a's best moves and res's in the same order:
+		// a's, which combinePlies sorted by the units' plies.
+		ordered := res
+		ordered.BestMoves = make([]polyomino.Move, 0, len(a.BestMoves))
+		for _, s := range a.BestMoves {
+			if m, err := polyomino.ParseMove(s); err == nil {
+				ordered.BestMoves = append(ordered.BestMoves, m)
+			}
+		}
+		best = bestFirst(a, lengths, ordered)
 	}
 	for i := range a.Moves {
 		if a.Moves[i].Move == best && a.Moves[i].Plies == nil {

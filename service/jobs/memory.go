@@ -92,6 +92,11 @@ func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessag
 		}
 	}
 	if err := s.append(st.ID, logRecord{Op: "create", Job: toLogJob(st), Units: units}); err != nil {
+		if s.dir != "" {
+			// The submission is refused: its record, whole or not, must
+			// not bring the job back at the next start.
+			_ = os.Remove(s.path(st.ID))
+		}
 		return err
 	}
 	s.add(st, units, nil)
@@ -459,17 +464,20 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 	return nil
 }
 
-// torn reports whether f, a job's file, ends without a newline: its last
-// write was torn. (Nothing is cut: another process sharing the directory
+// torn reports whether f, a job's file, ends without a newline (its last
+// write was torn), or cannot tell. (Nothing is cut: another process sharing the directory
 // may be writing that line.)
 func torn(f *os.File) bool {
 	st, err := f.Stat()
-	if err != nil || st.Size() == 0 {
+	if err != nil {
+		return true // unknown: an empty line costs nothing
+	}
+	if st.Size() == 0 {
 		return false
 	}
 	var last [1]byte
 	_, err = f.ReadAt(last[:], st.Size()-1)
-	return err == nil && last[0] != '\n'
+	return err != nil || last[0] != '\n'
 }
 
 // replay rebuilds the jobs from their files, oldest job first, so that the
