@@ -105,6 +105,16 @@ func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
 	if a.Moves[0].Move != a.BestMoves[0] {
 		t.Errorf("moves[0] %s, best_moves[0] %s: perfect play's move leads both", a.Moves[0].Move, a.BestMoves[0])
 	}
+
+	// A job stopped at its first win, a slow one: the fastest win the
+	// length search finds joins the best moves, first.
+	slow := res.BestMoves[0] // the slowest, sorted above
+	first := polyomino.Result{Outcome: polyomino.Win, Proven: true, BestMoves: []polyomino.Move{slow}}
+	a = answerOf(first, func(m polyomino.Move) polyomino.Move { return m })
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(&a, pos, first)
+	if a.Plies == nil || *a.Plies != fastest+1 || !a.PerfectFirst || plies[a.BestMoves[0]] != fastest || !slices.Contains(a.BestMoves, slow.String()) {
+		t.Errorf("after a first win lasting %d: plies %d, perfect_first %v, best_moves %v; want %d plies and a fastest win first", plies[slow.String()], derefOr(a.Plies, -1), a.PerfectFirst, a.BestMoves, fastest+1)
+	}
 }
 
 // TestFinalLengthLostWithoutAllMoves: in a lost position without all
@@ -158,4 +168,12 @@ func TestFinalLengthLostWithoutAllMoves(t *testing.T) {
 	if len(a.BestMoves) != len(res.BestMoves) {
 		t.Errorf("%d best moves, want %d", len(a.BestMoves), len(res.BestMoves))
 	}
+}
+
+// derefOr is *p, or none when p is nil.
+func derefOr(p *int, none int) int {
+	if p == nil {
+		return none
+	}
+	return *p
 }

@@ -1666,6 +1666,11 @@ func (j PolyominoAnalyzeJob) finalLength(a *PolyominoAnswer, pos *polyomino.Posi
 			best = f.String()
 			a.BestMoves = slices.Concat([]string{best}, a.BestMoves[:i], a.BestMoves[i+1:])
 			a.PerfectFirst = true
+		} else if !a.BestComplete {
+			// A job stopped at its first win lists the wins found by
+			// then: the fastest joins them, first.
+			best = f.String()
+			withFastest(a, best)
 		}
 	}
 	if best == "" {
