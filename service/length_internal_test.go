@@ -50,41 +50,50 @@ func TestAllMovesLengthUsesTheBudget(t *testing.T) {
 	}
 }
 
-// TestFinalLengthPutsPerfectPlayFirst: a finished job's length search
-// (finalLength) gives the position its plies, puts a fastest win first
-// among best moves listed slowest first, marks it perfect_first, and gives
-// that move its plies when the units did not.
-func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
+// bestMoveLengths solves the Pentominoes position after moves with all
+// moves, wanting it outcome, and returns it, the result, each best move's
+// plies after it, and the fewest and most of those (which must differ,
+// or a test of their order could not fail).
+func bestMoveLengths(t *testing.T, moves string, outcome polyomino.Outcome) (*polyomino.Position, polyomino.Result, map[string]int, int, int) {
+	t.Helper()
 	cfg, _ := polyomino.Preset("pentominoes")
-	// 13 winning moves: 12 last 4 plies after them, 1 lasts 6.
-	pos, err := polyomino.NewPosition(cfg, nil, strings.Fields("V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b6,c6,b7,b8"), polyomino.DefaultToMove)
+	pos, err := polyomino.NewPosition(cfg, nil, strings.Fields(moves), polyomino.DefaultToMove)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: true, Workers: 1})
-	if err != nil || !res.Proven || res.Outcome != polyomino.Win {
-		t.Fatalf("%v: proven %v, %s; want a proven win", err, res.Proven, res.Outcome)
+	if err != nil || !res.Proven || res.Outcome != outcome {
+		t.Fatalf("%v: proven %v, %s; want a proven %s", err, res.Proven, res.Outcome, outcome)
 	}
-	var wins []polyomino.MoveResult
+	var best []polyomino.MoveResult // a win's winning moves, a loss's every move
 	for _, mr := range res.Moves {
-		if mr.Outcome == polyomino.Win {
-			wins = append(wins, mr)
+		if outcome == polyomino.Loss || mr.Outcome == polyomino.Win {
+			best = append(best, mr)
 		}
 	}
-	lens := polyomino.MoveLengths(ctx, pos, wins, polyomino.LengthOptions{})
 	plies := map[string]int{}
-	fastest, slowest := 1<<30, 0
-	for i, l := range lens {
+	fewest, most := 1<<30, 0
+	for i, l := range polyomino.MoveLengths(ctx, pos, best, polyomino.LengthOptions{}) {
 		if !l.Proven {
-			t.Fatalf("move %s: no length", wins[i].Move)
+			t.Fatalf("move %s: no length", best[i].Move)
 		}
-		plies[wins[i].Move.String()] = l.Plies
-		fastest, slowest = min(fastest, l.Plies), max(slowest, l.Plies)
+		plies[best[i].Move.String()] = l.Plies
+		fewest, most = min(fewest, l.Plies), max(most, l.Plies)
 	}
-	if fastest == slowest {
-		t.Fatalf("every win lasts %d plies: the order is not tested", fastest)
+	if fewest == most {
+		t.Fatalf("every best move lasts %d plies: their order is not tested", most)
 	}
+	return pos, res, plies, fewest, most
+}
+
+// TestFinalLengthPutsPerfectPlayFirst: a finished job's length search
+// (finalLength) gives the position its plies, puts a fastest win first
+// among best moves listed slowest first, marks it perfect_first, and gives
+// that move its plies when the units did not.
+func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
+	// 13 winning moves: 12 last 4 plies after them, 1 lasts 6.
+	pos, res, plies, fastest, _ := bestMoveLengths(t, "V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b6,c6,b7,b8", polyomino.Win)
 	// The best moves slowest first, as a job's results could list them;
 	// no move with its plies.
 	slices.SortStableFunc(res.BestMoves, func(x, y polyomino.Move) int { return plies[y.String()] - plies[x.String()] })
@@ -123,34 +132,12 @@ func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
 // loss's index in the search's list put first, a loss in 3 of a position
 // whose slowest loss lasts 5, marked perfect_first).
 func TestFinalLengthLostWithoutAllMoves(t *testing.T) {
-	cfg, _ := polyomino.Preset("pentominoes")
-	pos, err := polyomino.NewPosition(cfg, nil, strings.Fields("V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 L:e5,e6,e7,d8,e8"), polyomino.DefaultToMove)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: true, Workers: 1})
-	if err != nil || !res.Proven || res.Outcome != polyomino.Loss {
-		t.Fatalf("%v: proven %v, %s; want a proven loss", err, res.Proven, res.Outcome)
-	}
-	lens := polyomino.MoveLengths(ctx, pos, res.Moves, polyomino.LengthOptions{})
-	plies := map[string]int{}
-	slowest, fastest := 0, 1<<30
-	for i, l := range lens {
-		if !l.Proven {
-			t.Fatalf("move %s: no length", res.Moves[i].Move)
-		}
-		plies[res.Moves[i].Move.String()] = l.Plies
-		slowest, fastest = max(slowest, l.Plies), min(fastest, l.Plies)
-	}
-	if slowest == fastest {
-		t.Fatalf("every move lasts %d plies: the order is not tested", slowest)
-	}
+	pos, res, plies, fastest, slowest := bestMoveLengths(t, "V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 L:e5,e6,e7,d8,e8", polyomino.Loss)
 	res.Moves = nil // no all_moves
 	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
 	// The answer lists a fastest loss where the search's list has the
 	// slowest loss a length search picks: the two lists differ in order.
-	lx := polyomino.NewLengths(ctx, pos, polyomino.LengthOptions{})
+	lx := polyomino.NewLengths(context.Background(), pos, polyomino.LengthOptions{})
 	i, _ := lx.Slowest(res.BestMoves, slowest+1)
 	lx.Close()
 	j := slices.IndexFunc(a.BestMoves, func(m string) bool { return plies[m] == fastest })
