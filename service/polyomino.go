@@ -1662,10 +1662,9 @@ func (j PolyominoAnalyzeJob) finalLength(a *PolyominoAnswer, pos *polyomino.Posi
 	a.Plies = &n
 	best := ""
 	if f := l.Fastest; f != nil {
-		if i := slices.Index(a.BestMoves, f.String()); i >= 0 {
+		if slices.Contains(a.BestMoves, f.String()) {
 			best = f.String()
-			a.BestMoves = slices.Concat([]string{best}, a.BestMoves[:i], a.BestMoves[i+1:])
-			a.PerfectFirst = true
+			withFirst(a, PolyominoAnswer{PerfectFirst: true, BestMoves: []string{best}})
 		} else if !a.BestComplete {
 			// A job stopped at its first win lists the wins found by
 			// then: the fastest joins them, first.
