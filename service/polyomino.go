@@ -1622,11 +1622,10 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 // lengthJobShare of the units' search time, between finalLengthMin and
 // finalLengthMax (and at most the job's unit limit). It runs in Combine,
 // after the unit's run: its slot is held, an express slot's too (beyond
-// its limit), no heartbeat renews the unit's claim (a Combine longer than
-// the jobs' ReclaimAfter, 30 s, would have the unit delivered again), a
-// cancel does not stop it, and every unit finishing before the job ends
-// runs one (a job stopped at a first win). Hence a few seconds at most:
-// a position's fastest win, the common case, is found in well under that.
+// its limit), a cancel does not stop it, and every unit finishing before
+// the job ends runs one (a job stopped at a first win). Hence a few
+// seconds at most: a position's fastest win, the common case, is found in
+// well under that.
 const (
 	finalLengthMin = 250 * time.Millisecond
 	finalLengthMax = 3 * time.Second

@@ -28,7 +28,9 @@ type Kind interface {
 	// (unit index -> result) and the number of units. It returns the job's
 	// result and done=true when the job can finish: every unit done, or
 	// early (one child proved a win). Two workers finishing units at the
-	// same time may both call it; the last of them sees every result.
+	// same time may both call it; the last of them sees every result. The
+	// unit's claim is renewed meanwhile (a Combine may take seconds), but
+	// nothing cancels it.
 	// Every call reads all results so far from the store, so keep unit
 	// results small (a value and a move, not a tree).
 	Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)

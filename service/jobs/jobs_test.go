@@ -779,6 +779,48 @@ func TestRedisAdmittedNotWritten(t *testing.T) {
 	}
 }
 
+// slowCombine is squares whose Combine, when it finishes the job, takes
+// delay (a polyomino.analyze job's final length search does).
+type slowCombine struct {
+	*squares
+	delay time.Duration
+	mu    sync.Mutex
+	ends  int // Combine calls that finished the job
+}
+
+func (k *slowCombine) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	out, done, err := k.squares.Combine(request, total, results)
+	if done {
+		time.Sleep(k.delay)
+		k.mu.Lock()
+		k.ends++
+		k.mu.Unlock()
+	}
+	return out, done, err
+}
+
+// TestSlowCombineKeepsTheClaim: a Combine longer than ReclaimAfter does
+// not have its unit reclaimed by another slot, which would run it again
+// and combine again (a review found a 30-second final length search
+// running twice, and a unit on its last delivery failing its job).
+func TestSlowCombineKeepsTheClaim(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		opts := fastOptions(t) // ReclaimAfter 1 s
+		k := &slowCombine{squares: newSquares(), delay: 2500 * time.Millisecond}
+		m, _ := newManager(t, e.store, k, opts)
+		j := submit(t, m, `{"n":3,"units":1}`)
+		startWorker(t, m, "w", 2)
+		wantSum(t, waitStatus(t, m, j.ID, StatusDone), 3)
+		time.Sleep(opts.ReclaimAfter) // a reclaim after the end would show
+		k.mu.Lock()
+		ends := k.ends
+		k.mu.Unlock()
+		if runs := k.get(k.started)[0]; runs != 1 || ends != 1 {
+			t.Errorf("the unit ran %d times and its job was combined to an end %d times; want once each", runs, ends)
+		}
+	})
+}
+
 // completeUnit claims the next unit of ms for consumer, begins it and
 // stores its result, as a worker would before it combines and
 // acknowledges; it returns the delivery.

@@ -210,7 +210,12 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		m.ack(bg, d, log)
 		return
 	}
+	// The unit stays claimed while the results are combined (a kind's
+	// Combine may search: a polyomino.analyze job's final length search),
+	// or another slot would reclaim it after ReclaimAfter.
+	release := m.keepClaim(bg, d, consumer, log)
 	combined, done, err := combine(kind, start.Request, start.Total, results)
+	release()
 	if err != nil {
 		m.fail(bg, start, d, log, fmt.Sprintf("combining %d results: %v", len(results), err))
 		return
@@ -267,6 +272,19 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 		err = cause
 	}
 	return result, nodes.Load(), err
+}
+
+// keepClaim renews the claim of d, a unit whose result is stored, until
+// the returned function is called (and has returned).
+func (m *Manager) keepClaim(ctx context.Context, d *delivery, consumer string, log *zap.Logger) (release func()) {
+	stop := make(chan struct{})
+	var hb sync.WaitGroup
+	var nodes atomic.Int64 // recorded with the result already
+	hb.Go(func() { m.heartbeat(ctx, d, consumer, &nodes, func(error) {}, stop, log) })
+	return func() {
+		close(stop)
+		hb.Wait()
+	}
 }
 
 // heartbeat renews the unit's claim every Heartbeat until stop closes, and
