@@ -80,8 +80,7 @@ type Job struct {
 	// /v1/polyomino/analyze's answer (PolyominoAnalyzeResponse; each
 	// unit solves one class of moves and, within a quarter of its time,
 	// their plies; when the position's plies do not follow from them, the
-	// job's last step searches them, within a quarter of the units' time,
-	// at most 3 s), for
+	// job's last step searches them, for at most 3 s), for
 	// polyomino.tilings /v1/polyomino/tilings's (TilingsResponse); for
 	// polyomino.book, which has no synchronous endpoint, {moves, lines,
 	// wins, complete, ended_on_win, nodes}: moves the position's, lines

@@ -1618,18 +1618,17 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	return b, true, err
 }
 
-// The length search of a finished job's position (finalLength) takes
-// lengthJobShare of the units' search time, between finalLengthMin and
-// finalLengthMax (and at most the job's unit limit). It runs in Combine,
-// after the unit's run: its slot is held, an express slot's too (beyond
-// its limit), a cancel does not stop it, and every unit finishing before
-// the job ends runs one (a job stopped at a first win). Hence a few
-// seconds at most: a position's fastest win, the common case, is found in
-// well under that.
-const (
-	finalLengthMin = 250 * time.Millisecond
-	finalLengthMax = 3 * time.Second
-)
+// finalLengthMax bounds the length search of a finished job's position
+// (finalLength; and the job's unit limit does). It runs in Combine, after
+// the unit's run: its slot is held, an express slot's too (beyond its
+// limit), a cancel does not stop it, and every unit finishing before the
+// job ends runs one (a job stopped at a first win). Hence a few seconds
+// at most; the search ends when it has the plies, and a position's
+// fastest win, the common case, is found in well under that. (A quarter
+// of the units' time, at least 250 ms, was too little for a job that
+// stopped at its first win after a second: the 8 x 8 position three plies
+// in, a win in 7 found by a request in about a second, got no plies.)
+const finalLengthMax = 3 * time.Second
 
 // finalLength gives a finished job's proven answer the plies of its
 // position, which its units' length searches did not give (each winning
@@ -1639,7 +1638,7 @@ const (
 // the best moves (bestFirst) and, with all moves, that move's plies. Its
 // nodes and time count in the answer's.
 func (j PolyominoAnalyzeJob) finalLength(a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
-	d := min(max(time.Duration(float64(res.Elapsed)*lengthJobShare), finalLengthMin), finalLengthMax)
+	d := finalLengthMax
 	if j.MaxDuration > 0 {
 		d = min(d, j.MaxDuration)
 	}
