@@ -245,16 +245,13 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 		defer t.Stop()
 	}
 	var nodes atomic.Int64
-	stop := make(chan struct{})
-	var hb sync.WaitGroup
-	hb.Go(func() { m.heartbeat(context.WithoutCancel(ctx), d, consumer, &nodes, cancel, stop, log) })
+	stopBeat := m.beat(context.WithoutCancel(ctx), d, consumer, &nodes, cancel, log)
 
 	m.opts.Metrics.running(kind.Name(), 1)
 	result, err := safeRun(unitCtx, kind, d.Payload, func(n int64) { nodes.Store(n) })
 	m.opts.Metrics.running(kind.Name(), -1)
 	cause := context.Cause(unitCtx) // read before the deferred cancel sets one
-	close(stop)
-	hb.Wait()
+	stopBeat()
 
 	var p *panicError
 	switch {
@@ -277,12 +274,18 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 // keepClaim renews the claim of d, a unit whose result is stored, until
 // the returned function is called (and has returned).
 func (m *Manager) keepClaim(ctx context.Context, d *delivery, consumer string, log *zap.Logger) (release func()) {
-	stop := make(chan struct{})
-	var hb sync.WaitGroup
 	var nodes atomic.Int64 // recorded with the result already
-	hb.Go(func() { m.heartbeat(ctx, d, consumer, &nodes, func(error) {}, stop, log) })
+	return m.beat(ctx, d, consumer, &nodes, func(error) {}, log)
+}
+
+// beat runs heartbeat beside the caller until the returned function is
+// called (and has returned).
+func (m *Manager) beat(ctx context.Context, d *delivery, consumer string, nodes *atomic.Int64, cancel context.CancelCauseFunc, log *zap.Logger) (stop func()) {
+	done := make(chan struct{})
+	var hb sync.WaitGroup
+	hb.Go(func() { m.heartbeat(ctx, d, consumer, nodes, cancel, done, log) })
 	return func() {
-		close(stop)
+		close(done)
 		hb.Wait()
 	}
 }
