@@ -524,6 +524,7 @@ func bookManager(redisURL, dir string, kind service.BookJob) (*jobs.Manager, fun
 			return nil, nil, err
 		}
 		store = ms
+		closeStore = func() { _ = ms.Close() }
 	}
 	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Logger: zap.NewNop()})
 	if err != nil {

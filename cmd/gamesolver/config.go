@@ -70,7 +70,7 @@ type setting struct {
 func (c *config) settings() []setting {
 	return []setting{
 		{flag: "addr", env: "GAMESOLVER_ADDR", usage: "listen address host:port", value: (*stringValue)(&c.Addr)},
-		{flag: "data-dir", env: "GAMESOLVER_DATA_DIR", usage: "directory for tablebases and other built data, and without Redis the jobs' log (unfinished jobs resume after a restart)", value: (*stringValue)(&c.DataDir)},
+		{flag: "data-dir", env: "GAMESOLVER_DATA_DIR", usage: "directory for tablebases and other built data, and without Redis the jobs' log (unfinished jobs resume after a restart; one process at a time)", value: (*stringValue)(&c.DataDir)},
 		{flag: "redis-url", env: "REDIS_URL", usage: "Redis URL (redis:// or rediss:// for TLS); empty: in-memory cache", secret: true, value: (*stringValue)(&c.RedisURL)},
 		{flag: "log-level", env: "GAMESOLVER_LOG_LEVEL", usage: "debug, info, warn or error", value: (*stringValue)(&c.LogLevel)},
 		{flag: "log-format", env: "GAMESOLVER_LOG_FORMAT", usage: "json or console", value: (*stringValue)(&c.LogFormat)},

@@ -60,6 +60,7 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 			return nil, nil, fmt.Errorf("job journal: %w", err)
 		}
 		store = ms
+		closeStore = func() { _ = ms.Close() }
 	}
 	jm, err := jobs.NewManager(store, kinds, jobs.Options{
 		Logger:       log.Named("jobs"),

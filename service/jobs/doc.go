@@ -13,7 +13,8 @@
 //
 //   - NewMemoryStore keeps everything in the process (the embedded default),
 //     optionally logging every job to a directory so that a restart loses
-//     no job and no finished unit.
+//     no job and no finished unit. The directory is flock-ed by one
+//     process at a time: a second one would run the same jobs again.
 //   - NewRedisStore keeps jobs in Redis hashes and units in a Redis Stream
 //     read by a consumer group, so that workers on many machines share them.
 //

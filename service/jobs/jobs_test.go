@@ -44,6 +44,8 @@ var backends = []struct {
 		}
 		e := &env{store: s, crash: func() {}}
 		e.restart = func() Store {
+			// The process that held the directory has ended.
+			_ = e.store.(*MemoryStore).Close()
 			s, err := NewMemoryStore(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -1170,4 +1172,30 @@ func TestNodesNeverGoDown(t *testing.T) {
 			t.Fatalf("finished with 12 nodes after a report of 40: %d nodes, want 40", n)
 		}
 	})
+}
+
+// TestMemoryDirInUse: a second store on the same directory is refused
+// while the first is open (two processes would both run its jobs), and
+// opens once the first is closed.
+func TestMemoryDirInUse(t *testing.T) {
+	dir := t.TempDir()
+	first, err := NewMemoryStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := NewMemoryStore(dir)
+	if !errors.Is(err, ErrDirInUse) {
+		t.Fatalf("second store on %s: %v, %v; want ErrDirInUse", dir, second, err)
+	}
+	if want := fmt.Sprintf("process %d", os.Getpid()); !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q does not name the holder (%s)", err, want)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	third, err := NewMemoryStore(dir)
+	if err != nil {
+		t.Fatalf("after the first was closed: %v", err)
+	}
+	_ = third.Close()
 }

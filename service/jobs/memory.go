@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,8 +26,13 @@ import (
 // files when opened: a restarted process loses no job and no finished
 // unit, and queues again the units of unfinished jobs that have no
 // result. Heartbeat node counts of running units are not written.
+//
+// One process at a time owns the directory: NewMemoryStore locks it until
+// Close (or the end of the process), and a second opening is refused with
+// ErrDirInUse.
 type MemoryStore struct {
-	dir string
+	dir  string
+	lock *os.File // holds the directory's lock; nil without a directory
 
 	mu        sync.Mutex
 	jobs      map[string]*memJob
@@ -58,9 +64,25 @@ type memEntry struct {
 	delivered  time.Time // zero: claimable at once
 }
 
+// ErrDirInUse: another process (or another MemoryStore of this one, not
+// closed) holds the jobs directory.
+var ErrDirInUse = errors.New("jobs: the directory is in use")
+
+type dirInUseError struct{ dir, pid string }
+
+func (e *dirInUseError) Error() string {
+	by := "another process"
+	if e.pid != "" {
+		by = "process " + e.pid
+	}
+	return fmt.Sprintf("the jobs directory %s is in use by %s: two processes sharing it would both run its jobs; give each its own --data-dir, or share the jobs through REDIS_URL", e.dir, by)
+}
+
+func (e *dirInUseError) Is(target error) bool { return target == ErrDirInUse }
+
 // NewMemoryStore returns an in-process store. With dir != "" jobs survive a
 // restart of the process (see MemoryStore); the directory is created if
-// needed.
+// needed, and locked until Close.
 func NewMemoryStore(dir string) (*MemoryStore, error) {
 	s := &MemoryStore{
 		dir: dir, jobs: map[string]*memJob{}, queues: map[string][]*memEntry{}, served: map[string]uint64{}, pending: map[uint64]*memEntry{},
@@ -72,10 +94,27 @@ func NewMemoryStore(dir string) (*MemoryStore, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("jobs: data directory: %w", err)
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.lock = lock
 	if err := s.replay(); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// Close releases the directory for another process. The store must not be
+// used afterwards.
+func (s *MemoryStore) Close() error {
+	if s.lock == nil {
+		return nil
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
 }
 
 func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage, lim limits) error {
