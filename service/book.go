@@ -523,7 +523,7 @@ func (j BookJob) sharedTable() *polyomino.Table {
 }
 
 // Combine implements JobKind.
-func (j BookJob) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+func (j BookJob) Combine(_ context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
 	var r BookJobRequest
 	if err := json.Unmarshal(request, &r); err != nil {
 		return nil, false, err

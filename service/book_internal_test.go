@@ -247,7 +247,7 @@ func TestJobCombineTakesBookLengths(t *testing.T) {
 		}
 		results[i], _ = json.Marshal(a)
 	}
-	raw, done, err := PolyominoAnalyzeJob{}.Combine(request, len(children), results)
+	raw, done, err := PolyominoAnalyzeJob{}.Combine(context.Background(), request, len(children), results)
 	if err != nil || !done {
 		t.Fatalf("combine: %v, done %v", err, done)
 	}

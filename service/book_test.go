@@ -135,7 +135,7 @@ func TestBookJob(t *testing.T) {
 	// A line's index is the class requested, not its place in the list.
 	l0, _ := json.Marshal(want.Lines[5])
 	l1, _ := json.Marshal(want.Lines[7])
-	raw, done, err := kind.Combine(json.RawMessage(`{"moves":[],"classes":[5,7]}`), 2, map[int]json.RawMessage{0: l0, 1: l1})
+	raw, done, err := kind.Combine(context.Background(), json.RawMessage(`{"moves":[],"classes":[5,7]}`), 2, map[int]json.RawMessage{0: l0, 1: l1})
 	var sub service.BookJobResult
 	if err != nil || !done || json.Unmarshal(raw, &sub) != nil || len(sub.Lines) != 2 || sub.Lines[0].Index != 5 || sub.Lines[1].Index != 7 || sub.Lines[1].Move != want.Lines[7].Move {
 		t.Errorf("combined %s, %v, %v", raw, done, err)
@@ -163,7 +163,7 @@ func TestBookJob(t *testing.T) {
 		{`{"moves":[],"classes":[1,2,3,4]}`, map[int]json.RawMessage{0: ll, 1: lw}, false, false},
 		{`{"moves":[],"classes":[1,2],"until_win":true}`, map[int]json.RawMessage{0: ll, 1: lw}, true, false},
 	} {
-		raw, done, err := kind.Combine(json.RawMessage(c.request), 4-2*strings.Count(c.request, "[1,2]"), c.results)
+		raw, done, err := kind.Combine(context.Background(), json.RawMessage(c.request), 4-2*strings.Count(c.request, "[1,2]"), c.results)
 		var res service.BookJobResult
 		if err != nil || done != c.done || done && (json.Unmarshal(raw, &res) != nil || res.EndedOnWin != c.ok || res.Complete == c.ok || res.Wins != 1) {
 			t.Errorf("%s with %d results: done %v, %s, %v", c.request, len(c.results), done, raw, err)

@@ -99,9 +99,17 @@ func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
 	slices.SortStableFunc(res.BestMoves, func(x, y polyomino.Move) int { return plies[y.String()] - plies[x.String()] })
 	slices.SortStableFunc(res.Moves, func(x, y polyomino.MoveResult) int { return plies[y.Move.String()] - plies[x.Move.String()] })
 	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
-	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(&a, pos, res)
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(context.Background(), &a, pos, res)
 	if a.Plies == nil || *a.Plies != fastest+1 {
 		t.Fatalf("plies %v, want %d", a.Plies, fastest+1)
+	}
+	// Canceled (the job's end, a cancel, a shutdown): no search, no plies.
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	b := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(canceled, &b, pos, res)
+	if b.Plies != nil || b.PerfectFirst {
+		t.Errorf("with its context canceled: plies %d, perfect_first %v; want neither (-1: none)", derefOr(b.Plies, -1), b.PerfectFirst)
 	}
 	if !a.PerfectFirst || plies[a.BestMoves[0]] != fastest {
 		t.Errorf("perfect_first %v, best_moves[0] %s lasting %d after it, want a fastest win (%d)", a.PerfectFirst, a.BestMoves[0], plies[a.BestMoves[0]], fastest)
@@ -120,7 +128,7 @@ func TestFinalLengthPutsPerfectPlayFirst(t *testing.T) {
 	slow := res.BestMoves[0] // the slowest, sorted above
 	first := polyomino.Result{Outcome: polyomino.Win, Proven: true, BestMoves: []polyomino.Move{slow}}
 	a = answerOf(first, func(m polyomino.Move) polyomino.Move { return m })
-	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(&a, pos, first)
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(context.Background(), &a, pos, first)
 	if a.Plies == nil || *a.Plies != fastest+1 || !a.PerfectFirst || plies[a.BestMoves[0]] != fastest || !slices.Contains(a.BestMoves, slow.String()) {
 		t.Errorf("after a first win lasting %d: plies %d, perfect_first %v, best_moves %v; want %d plies and a fastest win first", plies[slow.String()], derefOr(a.Plies, -1), a.PerfectFirst, a.BestMoves, fastest+1)
 	}
@@ -145,7 +153,7 @@ func TestFinalLengthLostWithoutAllMoves(t *testing.T) {
 		t.Fatalf("no slowest loss found (%d) or no fastest (%d)", i, j)
 	}
 	a.BestMoves[i], a.BestMoves[j] = a.BestMoves[j], a.BestMoves[i]
-	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(&a, pos, res)
+	PolyominoAnalyzeJob{MaxDuration: time.Minute}.finalLength(context.Background(), &a, pos, res)
 	if a.Plies == nil || *a.Plies != slowest+1 {
 		t.Fatalf("plies %v, want %d", a.Plies, slowest+1)
 	}

@@ -1565,7 +1565,7 @@ func pos0(children []polyomino.Child) bool {
 }
 
 // Combine implements JobKind.
-func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
 	if _, ok := captureQuery(request); ok {
 		raw, ok := results[0]
 		return raw, ok, nil
@@ -1611,7 +1611,7 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 	if res.Proven && !pos0(children) && pos.Game().Config().EndRule == polyomino.NormalPlay {
 		a = withBookLengths(a, res, pos)
 		if a.Plies == nil {
-			j.finalLength(&a, pos, res)
+			j.finalLength(ctx, &a, pos, res)
 		}
 	}
 	b, err := json.Marshal(a)
@@ -1621,9 +1621,9 @@ func (j PolyominoAnalyzeJob) Combine(request json.RawMessage, total int, results
 // finalLengthMax bounds the length search of a finished job's position
 // (finalLength; and the job's unit limit does). It runs in Combine, after
 // the unit's run: its slot is held, an express slot's too (beyond its
-// limit), a cancel does not stop it, and every unit finishing before the
-// job ends runs one (a job stopped at a first win). Hence a few seconds
-// at most; the search ends when it has the plies, and a position's
+// limit), and every unit finishing before the job ends runs one (a job
+// stopped at a first win; a cancel, the job's end or a shutdown stops it
+// at the unit's next heartbeat). Hence a few seconds at most; the search ends when it has the plies, and a position's
 // fastest win, the common case, is found in well under that. (A quarter
 // of the units' time, at least 250 ms, was too little for a job that
 // stopped at its first win after a second: the 8 x 8 position three plies
@@ -1637,12 +1637,12 @@ const finalLengthMax = 3 * time.Second
 // length search finds it), with a move perfect play chooses first among
 // the best moves (bestFirst) and, with all moves, that move's plies. Its
 // nodes and time count in the answer's.
-func (j PolyominoAnalyzeJob) finalLength(a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
+func (j PolyominoAnalyzeJob) finalLength(ctx context.Context, a *PolyominoAnswer, pos *polyomino.Position, res polyomino.Result) {
 	d := finalLengthMax
 	if j.MaxDuration > 0 {
 		d = min(d, j.MaxDuration)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
 	defer func() { a.ElapsedNs += int64(time.Since(start)) }()

@@ -227,7 +227,7 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 }
 
 // Combine implements JobKind.
-func (TilingsJob) Combine(_ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+func (TilingsJob) Combine(_ context.Context, _ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
 	r, ok := results[0]
 	return r, ok && total == 1, nil
 }

@@ -80,7 +80,9 @@
 // worker finishes a job. Only then is the entry acknowledged (XACK, XDEL):
 // a worker that dies between the write and the acknowledgement leaves the
 // unit to be reclaimed, and its successor finds the result written and only
-// combines.
+// combines. The heartbeat goes on while Combine runs, and cancels its
+// context as it cancels a run's; a worker shutting down hands the unit back
+// for another to combine.
 //
 // # The express slot
 //

@@ -29,11 +29,14 @@ type Kind interface {
 	// result and done=true when the job can finish: every unit done, or
 	// early (one child proved a win). Two workers finishing units at the
 	// same time may both call it; the last of them sees every result. The
-	// unit's claim is renewed meanwhile (a Combine may take seconds), but
-	// nothing cancels it.
+	// unit's claim is renewed meanwhile (a Combine may take seconds), and
+	// ctx is canceled when the job is over, the unit is taken over or the
+	// worker shuts down, as Run's is: what Combine returns after that is
+	// dropped (a unit given back at shutdown is combined again by the next
+	// worker, its result kept), so a search in Combine may simply stop.
 	// Every call reads all results so far from the store, so keep unit
 	// results small (a value and a move, not a tree).
-	Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)
+	Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)
 }
 
 // Status is where a job is in its life.

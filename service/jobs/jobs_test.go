@@ -783,22 +783,46 @@ func TestRedisAdmittedNotWritten(t *testing.T) {
 
 // slowCombine is squares whose Combine, when it finishes the job, takes
 // delay (a polyomino.analyze job's final length search does).
+// It stops early when ctx is canceled, and counts the calls that did.
 type slowCombine struct {
 	*squares
-	delay time.Duration
-	mu    sync.Mutex
-	ends  int // Combine calls that finished the job
+	delay    time.Duration
+	mu       sync.Mutex
+	ends     int // Combine calls that finished the job
+	canceled int // Combine calls stopped by their context
+	entered  chan struct{}
 }
 
-func (k *slowCombine) Combine(request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
-	out, done, err := k.squares.Combine(request, total, results)
+func (k *slowCombine) Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	out, done, err := k.squares.Combine(ctx, request, total, results)
 	if done {
-		time.Sleep(k.delay)
+		k.mu.Lock()
+		delay := k.delay
+		if k.entered != nil {
+			close(k.entered)
+			k.entered = nil
+		}
+		k.mu.Unlock()
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			k.mu.Lock()
+			k.canceled++
+			k.mu.Unlock()
+			return nil, false, ctx.Err()
+		}
 		k.mu.Lock()
 		k.ends++
 		k.mu.Unlock()
 	}
 	return out, done, err
+}
+
+// counts returns how many Combine calls ended the job and were canceled.
+func (k *slowCombine) counts() (ends, canceled int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.ends, k.canceled
 }
 
 // TestSlowCombineKeepsTheClaim: a Combine longer than ReclaimAfter does
@@ -814,11 +838,64 @@ func TestSlowCombineKeepsTheClaim(t *testing.T) {
 		startWorker(t, m, "w", 2)
 		wantSum(t, waitStatus(t, m, j.ID, StatusDone), 3)
 		time.Sleep(opts.ReclaimAfter) // a reclaim after the end would show
-		k.mu.Lock()
-		ends := k.ends
-		k.mu.Unlock()
+		ends, _ := k.counts()
 		if runs := k.get(k.started)[0]; runs != 1 || ends != 1 {
 			t.Errorf("the unit ran %d times and its job was combined to an end %d times; want once each", runs, ends)
+		}
+	})
+}
+
+// TestCombineCanceled: a job canceled while its results are combined
+// stops the kind's Combine at the unit's next heartbeat (its context), as
+// it stops a run: a polyomino.analyze job's final length search had gone
+// on for its whole time.
+func TestCombineCanceled(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := &slowCombine{squares: newSquares(), delay: time.Minute, entered: make(chan struct{})}
+		entered := k.entered
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":3,"units":1}`)
+		startWorker(t, m, "w", 1)
+		<-entered
+		if _, err := m.Cancel(context.Background(), j.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "Combine stopped by the cancel", func() bool { _, c := k.counts(); return c == 1 })
+		if ends, _ := k.counts(); ends != 0 {
+			t.Errorf("Combine ended the job %d times after the cancel", ends)
+		}
+		if got, err := m.Get(context.Background(), j.ID); err != nil || got.Status != StatusCanceled {
+			t.Errorf("job %+v, %v; want canceled", got, err)
+		}
+	})
+}
+
+// TestCombineAtShutdown: a worker shutting down while it combines stops
+// Combine and gives the unit back with its result kept: the next worker
+// combines again without running the unit again.
+func TestCombineAtShutdown(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := &slowCombine{squares: newSquares(), delay: time.Minute, entered: make(chan struct{})}
+		entered := k.entered
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":3,"units":1}`)
+		stop := startWorker(t, m, "w1", 1)
+		<-entered
+		stopped := time.Now()
+		stop()
+		if d := time.Since(stopped); d > 10*time.Second {
+			t.Errorf("the worker took %v to stop while combining", d)
+		}
+		if _, c := k.counts(); c != 1 {
+			t.Fatalf("Combine was not stopped by the shutdown (%d canceled)", c)
+		}
+		k.mu.Lock()
+		k.delay = 0
+		k.mu.Unlock()
+		startWorker(t, m, "w2", 1)
+		wantSum(t, waitStatus(t, m, j.ID, StatusDone), 3)
+		if runs := k.get(k.started)[0]; runs != 1 {
+			t.Errorf("the unit ran %d times; want once (its result was stored)", runs)
 		}
 	})
 }

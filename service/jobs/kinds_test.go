@@ -105,7 +105,7 @@ func (k *squares) Run(ctx context.Context, payload json.RawMessage, report func(
 	return json.Marshal(squaresResult{Sum: sum, Win: u.Win})
 }
 
-func (k *squares) Combine(_ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+func (k *squares) Combine(_ context.Context, _ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
 	var sum int64
 	for i, raw := range results {
 		var r squaresResult

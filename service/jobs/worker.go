@@ -212,10 +212,29 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	}
 	// The unit stays claimed while the results are combined (a kind's
 	// Combine may search: a polyomino.analyze job's final length search),
-	// or another slot would reclaim it after ReclaimAfter.
-	release := m.keepClaim(bg, d, consumer, log)
-	combined, done, err := combine(kind, start.Request, start.Total, results)
-	release()
+	// or another slot would reclaim it after ReclaimAfter; the heartbeat
+	// cancels Combine as it cancels a run.
+	combineCtx, cancel := context.WithCancelCause(ctx)
+	var nodes0 atomic.Int64 // recorded with the result already
+	stopBeat := m.beat(bg, d, consumer, &nodes0, cancel, log)
+	combined, done, err := combine(combineCtx, kind, start.Request, start.Total, results)
+	cause := context.Cause(combineCtx)
+	stopBeat()
+	cancel(nil)
+	switch {
+	case ctx.Err() != nil:
+		// Shutting down: the result is stored, and whatever Combine
+		// answered may be cut short. The next worker combines again.
+		m.opts.Metrics.unit(typ, "returned")
+		m.release(bg, d, consumer, false, log)
+		return
+	case cause == errJobOver:
+		m.ack(bg, d, log)
+		return
+	case cause == errLeaseLost:
+		log.Warn("unit taken over by another worker while its job's results were combined")
+		return
+	}
 	if err != nil {
 		m.fail(bg, start, d, log, fmt.Sprintf("combining %d results: %v", len(results), err))
 		return
@@ -269,13 +288,6 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 		err = cause
 	}
 	return result, nodes.Load(), err
-}
-
-// keepClaim renews the claim of d, a unit whose result is stored, until
-// the returned function is called (and has returned).
-func (m *Manager) keepClaim(ctx context.Context, d *delivery, consumer string, log *zap.Logger) (release func()) {
-	var nodes atomic.Int64 // recorded with the result already
-	return m.beat(ctx, d, consumer, &nodes, func(error) {}, log)
 }
 
 // beat runs heartbeat beside the caller until the returned function is
@@ -385,13 +397,13 @@ func safeRun(ctx context.Context, kind Kind, unit json.RawMessage, report func(i
 }
 
 // combine calls kind.Combine, turning a panic into an error.
-func combine(kind Kind, request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error) {
+func combine(ctx context.Context, kind Kind, request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			result, done, err = nil, false, &panicError{value: r, stack: debug.Stack()}
 		}
 	}()
-	return kind.Combine(request, total, results)
+	return kind.Combine(ctx, request, total, results)
 }
 
 func sleep(ctx context.Context, d time.Duration) {
