@@ -851,12 +851,7 @@ func TestSlowCombineKeepsTheClaim(t *testing.T) {
 // on for its whole time.
 func TestCombineCanceled(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		k := &slowCombine{squares: newSquares(), delay: time.Minute, entered: make(chan struct{})}
-		entered := k.entered
-		m, _ := newManager(t, e.store, k, fastOptions(t))
-		j := submit(t, m, `{"n":3,"units":1}`)
-		startWorker(t, m, "w", 1)
-		<-entered
+		k, m, j, _ := combining(t, e)
 		if _, err := m.Cancel(context.Background(), j.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -875,12 +870,7 @@ func TestCombineCanceled(t *testing.T) {
 // combines again without running the unit again.
 func TestCombineAtShutdown(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		k := &slowCombine{squares: newSquares(), delay: time.Minute, entered: make(chan struct{})}
-		entered := k.entered
-		m, _ := newManager(t, e.store, k, fastOptions(t))
-		j := submit(t, m, `{"n":3,"units":1}`)
-		stop := startWorker(t, m, "w1", 1)
-		<-entered
+		k, m, j, stop := combining(t, e)
 		stopped := time.Now()
 		stop()
 		if d := time.Since(stopped); d > 10*time.Second {
@@ -898,6 +888,19 @@ func TestCombineAtShutdown(t *testing.T) {
 			t.Errorf("the unit ran %d times; want once (its result was stored)", runs)
 		}
 	})
+}
+
+// combining submits a one-unit job of a slowCombine kind whose Combine
+// takes a minute, and returns once a worker (stopped by stop) is in it.
+func combining(t *testing.T, e *env) (k *slowCombine, m *Manager, j Job, stop func()) {
+	t.Helper()
+	k = &slowCombine{squares: newSquares(), delay: time.Minute, entered: make(chan struct{})}
+	entered := k.entered
+	m, _ = newManager(t, e.store, k, fastOptions(t))
+	j = submit(t, m, `{"n":3,"units":1}`)
+	stop = startWorker(t, m, "w1", 1)
+	<-entered
+	return k, m, j, stop
 }
 
 // completeUnit claims the next unit of ms for consumer, begins it and
