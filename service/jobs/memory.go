@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +26,8 @@ import (
 // the end), synced before the change is made visible, and replays the
 // files when opened: a restarted process loses no job and no finished
 // unit, and queues again the units of unfinished jobs that have no
-// result. Heartbeat node counts of running units are not written.
+// result, after one that has (its worker only combines: the results may
+// end the job). Heartbeat node counts of running units are not written.
 //
 // One process at a time owns the directory: NewMemoryStore locks it until
 // Close (or the end of the process), and a second opening is refused with
@@ -65,8 +67,13 @@ type memEntry struct {
 }
 
 // ErrDirInUse: another process (or another MemoryStore of this one, not
-// closed) holds the jobs directory.
+// closed) holds the jobs directory (Linux, the BSDs, macOS, illumos: where
+// flock exists).
 var ErrDirInUse = errors.New("jobs: the directory is in use")
+
+// lockWait is how long NewMemoryStore waits for a directory's lock before
+// it reports ErrDirInUse.
+const lockWait = time.Second
 
 type dirInUseError struct{ dir, pid string }
 
@@ -142,24 +149,30 @@ func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessag
 	return nil
 }
 
-// add registers a job and queues its units that have no result.
+// add registers a job and queues its units that have no result. A job
+// replayed unfinished with results first queues one unit that has its
+// result: the process may have stopped between a result and the job's end
+// (its results may end it: every unit done, or an early win; a worker
+// shutting down while it combined hands its unit back only in memory),
+// and that unit's worker finds its result and only combines.
 func (s *MemoryStore) add(st state, units []json.RawMessage, results map[int]json.RawMessage) {
 	j := &memJob{s: st, results: map[int]json.RawMessage{}, nodes: map[int]int64{}}
 	s.jobs[st.ID] = j
+	if st.Status.Final() {
+		return
+	}
 	var q []*memEntry
+	if done := slices.Sorted(maps.Keys(results)); len(done) > 0 {
+		i := done[len(done)-1]
+		s.seq++
+		q = append(q, &memEntry{seq: s.seq, job: st.ID, unit: i, payload: units[i]})
+	}
 	for i, u := range units {
 		if _, ok := results[i]; ok {
 			continue
 		}
 		s.seq++
 		q = append(q, &memEntry{seq: s.seq, job: st.ID, unit: i, payload: u})
-	}
-	if len(q) == 0 && len(units) > 0 && !st.Status.Final() {
-		// Every unit has its result but the job did not end (the process
-		// stopped between the last result and the end): its last unit
-		// runs again, finds its result and combines them.
-		s.seq++
-		q = append(q, &memEntry{seq: s.seq, job: st.ID, unit: len(units) - 1, payload: units[len(units)-1]})
 	}
 	if len(q) > 0 {
 		s.queues[st.ID] = q
@@ -562,6 +575,9 @@ func (s *MemoryStore) replay() error {
 			case "start":
 				r.st.Status, r.st.Started = StatusRunning, time.UnixMilli(rec.At).UTC()
 			case "unit":
+				if rec.Unit < 0 || rec.Unit >= len(r.units) {
+					continue // no unit of this job's (a damaged line)
+				}
 				if _, has := r.results[rec.Unit]; !has {
 					r.results[rec.Unit], r.nodes[rec.Unit] = rec.Result, rec.Nodes
 				}

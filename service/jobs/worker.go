@@ -218,21 +218,23 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	var nodes0 atomic.Int64 // recorded with the result already
 	stopBeat := m.beat(bg, d, consumer, &nodes0, cancel, log)
 	combined, done, err := combine(combineCtx, kind, start.Request, start.Total, results)
-	cause := context.Cause(combineCtx)
+	cause := context.Cause(combineCtx) // nil: Combine ended uncanceled
 	stopBeat()
 	cancel(nil)
-	switch {
-	case ctx.Err() != nil:
-		// Shutting down: the result is stored, and whatever Combine
-		// answered may be cut short. The next worker combines again.
-		m.opts.Metrics.unit(typ, "returned")
-		m.release(bg, d, consumer, false, log)
-		return
-	case cause == errJobOver:
+	switch cause {
+	case nil:
+	case errJobOver:
 		m.ack(bg, d, log)
 		return
-	case cause == errLeaseLost:
+	case errLeaseLost:
 		log.Warn("unit taken over by another worker while its job's results were combined")
+		return
+	default:
+		// Shutting down: the result is stored, and whatever Combine
+		// answered may be cut short. The next worker (after a restart,
+		// the memory store's) combines again.
+		m.opts.Metrics.unit(typ, "returned")
+		m.release(bg, d, consumer, false, log)
 		return
 	}
 	if err != nil {
