@@ -67,7 +67,12 @@ type PolyominoRequest struct {
 	// a wait for a free solver slot (server default when 0, capped by the
 	// server).
 	BudgetMs int64 `json:"budget_ms" example:"2000"`
-	// When true, every legal move is valued.
+	// When true, every legal move is valued, as far as the budget goes
+	// (moves not proven by then are listed unknown). An answer from the
+	// opening book (source book) values the moves the book knows, and
+	// searches the others within half the budget when the budget is at
+	// least 500 ms and a solver slot is free; once every move is valued
+	// the cache keeps them.
 	AllMoves bool `json:"all_moves" example:"false"`
 	// When not proven within the budget, continue as a job
 	// (type polyomino.analyze) and answer with its link; repeated requests

@@ -94,6 +94,127 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 	return cacheKey("polyomino", fmt.Sprintf("book-length,all=%t", allMoves), polyomino.CanonicalKey(pos))
 }
 
+// With all_moves the book values the moves it knows (in a won position,
+// its winning move), not every legal move. A request with a budget of at
+// least bookMovesMin values the others by a search (bookMoves) within
+// bookMovesDiv of its budget, when a solver slot is free at once; the
+// rest of the budget goes to the lengths (fromBook). The moves' values
+// are cached (under bookMovesKey) once every move has one; until then
+// the next request searches again, on the table this one filled.
+const (
+	bookMovesMin = 500 * time.Millisecond
+	bookMovesDiv = 2
+)
+
+func bookMovesKey(pos *polyomino.Position) string {
+	return cacheKey("polyomino", "book-moves", polyomino.CanonicalKey(pos))
+}
+
+// bookMoves is the book's result res for pos (with all_moves) with the
+// values of the moves the book does not know: the cache's, else what a
+// search proves within budget / bookMovesDiv (see bookMovesMin). The
+// search's nodes and time count in the result's.
+func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res polyomino.Result, budget time.Duration) polyomino.Result {
+	if allValued(res) || res.Over {
+		return res
+	}
+	key := bookMovesKey(pos)
+	if raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key); err == nil && ok {
+		var kept PolyominoAnswer // canonical
+		if json.Unmarshal(raw, &kept) == nil && kept.Outcome == string(res.Outcome) {
+			res = withMoveValues(res, fromCanonical(kept, pos).Moves)
+			if allValued(res) {
+				return res
+			}
+		}
+	}
+	d := budget / bookMovesDiv
+	if budget < bookMovesMin || ctx.Err() != nil {
+		return res
+	}
+	release, ok := p.search.Slots.TryAcquire()
+	if !ok {
+		return res // busy: the book's answer as it is
+	}
+	defer release()
+	PauseAssembly(ctx) // a search is no assembly
+	tt := p.search.tables.get(pos.Game())
+	defer p.search.tables.put(tt)
+	sctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	// The book's winning moves first: their proofs fill the table.
+	found, err := polyomino.Solve(sctx, pos, polyomino.Options{AllMoves: true, Workers: p.search.Workers, Table: tt, Prefer: res.BestMoves})
+	p.search.observe("polyomino", found.Nodes, found.Proven, found.Elapsed)
+	if err != nil {
+		return res
+	}
+	if found.Proven && found.Outcome != res.Outcome {
+		// The book and the search disagree: the book, checked by
+		// engine/verify, stands; the search's values are not used.
+		return res
+	}
+	rows := make([]PolyominoMove, 0, len(found.Moves))
+	for _, mr := range found.Moves {
+		rows = append(rows, PolyominoMove{Move: mr.Move.String(), Outcome: string(mr.Outcome), Proven: mr.Proven, Value: mr.Value})
+	}
+	res = withMoveValues(res, rows)
+	res.Nodes += found.Nodes
+	res.Elapsed += found.Elapsed
+	if allValued(res) && ctx.Err() == nil {
+		if raw, err := json.Marshal(answerOf(res, pos.Frame().ToCanonical)); err == nil {
+			_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, raw)
+		}
+	}
+	return res
+}
+
+// allValued reports whether every move of res is proven.
+func allValued(res polyomino.Result) bool {
+	return !slices.ContainsFunc(res.Moves, func(m polyomino.MoveResult) bool { return !m.Proven })
+}
+
+// withMoveValues is res with the proven values of rows (moves in the
+// position's frame) for the moves res does not value, ordered as Solve
+// orders them; in a won position the winning moves among them join the
+// best moves, after res's own.
+// The best moves are complete when every move is valued.
+func withMoveValues(res polyomino.Result, rows []PolyominoMove) polyomino.Result {
+	known := make(map[string]PolyominoMove, len(rows))
+	for _, r := range rows {
+		if r.Proven {
+			known[r.Move] = r
+		}
+	}
+	res.Moves = slices.Clone(res.Moves)
+	best := slices.Clone(res.BestMoves)
+	for i, mr := range res.Moves {
+		r, ok := known[mr.Move.String()]
+		if mr.Proven || !ok {
+			continue
+		}
+		res.Moves[i].Outcome, res.Moves[i].Proven, res.Moves[i].Value = polyomino.Outcome(r.Outcome), true, r.Value
+		if res.Outcome == polyomino.Win && r.Value > 0 && !slices.ContainsFunc(best, func(m polyomino.Move) bool { return m.String() == r.Move }) {
+			best = append(best, mr.Move)
+		}
+	}
+	// Best first, unproven moves before losses, as Solve orders them.
+	tier := func(m polyomino.MoveResult) int {
+		switch {
+		case !m.Proven:
+			return 2
+		case m.Value > 0:
+			return 0
+		case m.Value == 0:
+			return 1
+		}
+		return 3
+	}
+	slices.SortStableFunc(res.Moves, func(x, y polyomino.MoveResult) int { return tier(x) - tier(y) })
+	res.BestMoves = best
+	res.BestComplete = allValued(res)
+	return res
+}
+
 // fromBook is the book's answer res for pos with the game's length: the
 // one kept in the cache, or one a length search finds within budget (one
 // search per position at a time: a request that finds another searching

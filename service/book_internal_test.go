@@ -281,3 +281,84 @@ func TestJobCombineTakesBookLengths(t *testing.T) {
 		t.Error("no move's plies from the file")
 	}
 }
+
+// TestBookAllMovesSearched: with all_moves, a book position's moves the
+// book does not value are searched within half the budget (a review found
+// 1 of 640 moves valued in 3 ms at a 30 s budget); their values are the
+// engine's own, the winning ones join the best moves, and once every move
+// has its value the cache answers the next request. A budget under
+// bookMovesMin keeps the book's answer as it is.
+func TestBookAllMovesSearched(t *testing.T) {
+	p, _ := bookPolyomino(t)
+	ctx := context.Background()
+	line := []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"} // won: the long L refuted
+	ask := func(budget time.Duration) PolyominoAnswer {
+		t.Helper()
+		a, err := p.Analyze(ctx, PolyominoQuery{Game: "pentominoes", Moves: line, AllMoves: true, BudgetMs: budget.Milliseconds()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Source != SourceBook || !a.Proven || a.Outcome != string(polyomino.Win) {
+			t.Fatalf("source %s, proven %v, outcome %s; want the book's win", a.Source, a.Proven, a.Outcome)
+		}
+		return a
+	}
+	valued := func(a PolyominoAnswer) (n int) {
+		for _, m := range a.Moves {
+			if m.Proven {
+				n++
+			}
+		}
+		return n
+	}
+	short := ask(bookMovesMin - 100*time.Millisecond)
+	long := ask(8 * time.Second)
+	if valued(long) <= valued(short) || short.BestComplete {
+		t.Fatalf("moves valued: %d at %v, %d at 8 s (best_complete %v at first)", valued(short), bookMovesMin-100*time.Millisecond, valued(long), short.BestComplete)
+	}
+	pos, err := PolyominoQuery{Game: "pentominoes", Moves: line}.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wins, losses := 0, 0
+	for _, m := range long.Moves {
+		if !m.Proven {
+			continue
+		}
+		if m.Value > 0 {
+			wins++
+			if !slices.Contains(long.BestMoves, m.Move) {
+				t.Errorf("winning move %s not among the best moves", m.Move)
+			}
+		} else {
+			losses++
+		}
+		if (m.Value > 0 && wins > 3) || (m.Value < 0 && losses > 3) {
+			continue
+		}
+		// Checked by a search of its own: the child is lost for its
+		// mover exactly when the move wins.
+		mv, err := polyomino.ParseMove(m.Move)
+		if err != nil {
+			t.Fatal(err)
+		}
+		child, err := pos.Play(mv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := polyomino.Solve(ctx, child, polyomino.Options{FirstWin: true, Workers: 1, TableMB: 16})
+		if err != nil || !r.Proven || (r.Value > 0) != (m.Value < 0) {
+			t.Errorf("%s: valued %d, its child solved %+v (%v)", m.Move, m.Value, r.Outcome, err)
+		}
+	}
+	if wins < 2 || losses == 0 {
+		t.Errorf("%d winning and %d losing moves valued: the search added none of a kind", wins, losses)
+	}
+	if !long.BestComplete {
+		t.Logf("%d of %d moves valued at 8 s: the cache's part is not tested", valued(long), len(long.Moves))
+		return
+	}
+	if again := ask(bookMovesMin - 100*time.Millisecond); valued(again) != len(again.Moves) || !again.BestComplete || len(again.BestMoves) != len(long.BestMoves) {
+		t.Errorf("after every move was valued, a short request: %d of %d, best_complete %v, %d best moves (want %d)", valued(again), len(again.Moves), again.BestComplete, len(again.BestMoves), len(long.BestMoves))
+	}
+}

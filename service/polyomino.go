@@ -431,6 +431,9 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	asked := time.Now()
 	waitBook := budget >= bookWaitBudget
 	if res, ok := bookResult(pos, q.AllMoves, waitBook); ok {
+		if q.AllMoves {
+			res = p.bookMoves(ctx, pos, res, budget-time.Since(asked))
+		}
 		return p.fromBook(ctx, pos, res, q.AllMoves, budget-time.Since(asked)), nil
 	}
 	// The book's look-up (indexing a reply file on its first use, tens of
