@@ -97,10 +97,12 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 // With all_moves the book values the moves it knows (in a won position,
 // its winning move), not every legal move. A request with a budget of at
 // least bookMovesMin values the others by a search (bookMoves) within
-// bookMovesDiv of its budget, when a solver slot is free at once; the
-// rest of the budget goes to the lengths (fromBook). The moves' values
-// are cached (under bookMovesKey) once every move has one; until then
-// the next request searches again, on the table this one filled.
+// bookMovesDiv of its budget, when a solver slot is free at once and no
+// other request is searching the same position; the rest of the budget
+// goes to the lengths (fromBook). The cache keeps the moves' values
+// (under bookMovesKey), and while some are missing how long a search
+// tried (BestTriedNs): the next search needs a budget more than twice as
+// long, as for a partial answer of the search (completeBest).
 const (
 	bookMovesMin = 500 * time.Millisecond
 	bookMovesDiv = 2
@@ -110,31 +112,38 @@ func bookMovesKey(pos *polyomino.Position) string {
 	return cacheKey("polyomino", "book-moves", polyomino.CanonicalKey(pos))
 }
 
-// bookMoves is the book's result res for pos (with all_moves) with the
-// values of the moves the book does not know: the cache's, else what a
-// search proves within budget / bookMovesDiv (see bookMovesMin). The
-// search's nodes and time count in the result's.
-func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res polyomino.Result, budget time.Duration) polyomino.Result {
+// bookMoves is the book's result res for pos (with all_moves), its moves
+// in Solve's order, with the values of the moves the book does not know:
+// the cache's, and what a search proves within budget / bookMovesDiv (see
+// bookMovesMin). The search's time counts in the result's Elapsed; its
+// nodes are returned.
+func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res polyomino.Result, budget time.Duration) (polyomino.Result, int64) {
+	res = withMoveValues(res, nil) // one order, searched or not
 	if allValued(res) || res.Over {
-		return res
+		return res, 0
 	}
 	key := bookMovesKey(pos)
+	var kept PolyominoAnswer // canonical: the values found, how long a search tried
 	if raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key); err == nil && ok {
-		var kept PolyominoAnswer // canonical
-		if json.Unmarshal(raw, &kept) == nil && kept.Outcome == string(res.Outcome) {
-			res = withMoveValues(res, fromCanonical(kept, pos).Moves)
-			if allValued(res) {
-				return res
-			}
+		if json.Unmarshal(raw, &kept) != nil || kept.Outcome != string(res.Outcome) {
+			kept = PolyominoAnswer{}
+		}
+		res = withMoveValues(res, fromCanonical(kept, pos).Moves)
+		if allValued(res) {
+			return res, 0
 		}
 	}
 	d := budget / bookMovesDiv
-	if budget < bookMovesMin || ctx.Err() != nil {
-		return res
+	if budget < bookMovesMin || int64(d) <= 2*kept.BestTriedNs || ctx.Err() != nil {
+		return res, 0
 	}
+	if _, busy := p.bookMovesBusy.LoadOrStore(key, true); busy {
+		return res, 0 // another request is searching them
+	}
+	defer p.bookMovesBusy.Delete(key)
 	release, ok := p.search.Slots.TryAcquire()
 	if !ok {
-		return res // busy: the book's answer as it is
+		return res, 0 // busy: the book's answer as it is
 	}
 	defer release()
 	PauseAssembly(ctx) // a search is no assembly
@@ -146,26 +155,41 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 	found, err := polyomino.Solve(sctx, pos, polyomino.Options{AllMoves: true, Workers: p.search.Workers, Table: tt, Prefer: res.BestMoves})
 	p.search.observe("polyomino", found.Nodes, found.Proven, found.Elapsed)
 	if err != nil {
-		return res
+		return res, 0
 	}
 	if found.Proven && found.Outcome != res.Outcome {
 		// The book and the search disagree: the book, checked by
 		// engine/verify, stands; the search's values are not used.
-		return res
+		return res, found.Nodes
 	}
 	rows := make([]PolyominoMove, 0, len(found.Moves))
 	for _, mr := range found.Moves {
 		rows = append(rows, PolyominoMove{Move: mr.Move.String(), Outcome: string(mr.Outcome), Proven: mr.Proven, Value: mr.Value})
 	}
 	res = withMoveValues(res, rows)
-	res.Nodes += found.Nodes
 	res.Elapsed += found.Elapsed
-	if allValued(res) && ctx.Err() == nil {
-		if raw, err := json.Marshal(answerOf(res, pos.Frame().ToCanonical)); err == nil {
+	if ctx.Err() == nil {
+		entry := answerOf(res, pos.Frame().ToCanonical)
+		entry.Nodes, entry.ElapsedNs = 0, 0
+		if !allValued(res) {
+			entry.BestTriedNs = max(kept.BestTriedNs, int64(d))
+		}
+		if raw, err := json.Marshal(entry); err == nil {
 			_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, raw)
 		}
 	}
-	return res
+	return res, found.Nodes
+}
+
+// provenMoves counts the proven moves of an answer.
+func provenMoves(moves []PolyominoMove) int {
+	n := 0
+	for _, m := range moves {
+		if m.Proven {
+			n++
+		}
+	}
+	return n
 }
 
 // allValued reports whether every move of res is proven.
@@ -252,7 +276,10 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 		d = max(d, budget/allMovesLengthDiv)
 	}
 	d = min(d, budget-lengthMargin, bookLengthMax)
-	if lengthComplete(kept, allMoves) || d < p.search.minLengthTime() || int64(d) <= 2*kept.LengthTriedNs {
+	// An entry made when fewer moves were valued (bookMoves values more
+	// from request to request) is neither complete nor tried for these.
+	stale := allMoves && provenMoves(kept.Moves) < provenMoves(a.Moves)
+	if d < p.search.minLengthTime() || !stale && (lengthComplete(kept, allMoves) || int64(d) <= 2*kept.LengthTriedNs) {
 		return withBookLength(a, kept, pos) // nothing to search, or a search as long was made
 	}
 	if _, busy := p.bookLengths.LoadOrStore(key, true); busy {
@@ -277,7 +304,10 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	}
 	spent, nodes := time.Since(start), found.Nodes
 	if found.Plies == nil && kept.Plies != nil {
-		found = kept // what was known stands
+		// What was known stands, on the moves valued now.
+		found.Plies = kept.Plies
+		withFirst(&found, kept)
+		found = withMovePlies(found, kept)
 	}
 	if !lengthComplete(found, allMoves) {
 		found.LengthTriedNs = max(kept.LengthTriedNs, int64(d))

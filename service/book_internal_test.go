@@ -287,9 +287,12 @@ func TestJobCombineTakesBookLengths(t *testing.T) {
 // 1 of 640 moves valued in 3 ms at a 30 s budget); their values are the
 // engine's own, the winning ones join the best moves, and once every move
 // has its value the cache answers the next request. A budget under
-// bookMovesMin keeps the book's answer as it is.
+// bookMovesMin keeps the book's answer as it is, as does a search of the
+// same position under way; a partial search is kept with how long it
+// tried; lengths found for fewer moves do not stop the length search of
+// the moves valued since (the second review's findings).
 func TestBookAllMovesSearched(t *testing.T) {
-	p, _ := bookPolyomino(t)
+	p, c := bookPolyomino(t)
 	ctx := context.Background()
 	line := []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"} // won: the long L refuted
 	ask := func(budget time.Duration) PolyominoAnswer {
@@ -311,15 +314,66 @@ func TestBookAllMovesSearched(t *testing.T) {
 		}
 		return n
 	}
+	withPlies := func(a PolyominoAnswer) (n int) {
+		for _, m := range a.Moves {
+			if m.Plies != nil {
+				n++
+			}
+		}
+		return n
+	}
+	// Moves in Solve's order (wins, unknown, losses), searched or not.
+	inOrder := func(a PolyominoAnswer) {
+		t.Helper()
+		tier := func(m PolyominoMove) int {
+			switch {
+			case !m.Proven:
+				return 1
+			case m.Value > 0:
+				return 0
+			}
+			return 2
+		}
+		for i := 1; i < len(a.Moves); i++ {
+			if tier(a.Moves[i]) < tier(a.Moves[i-1]) {
+				t.Fatalf("moves[%d] %+v after %+v", i, a.Moves[i], a.Moves[i-1])
+			}
+		}
+	}
 	short := ask(bookMovesMin - 100*time.Millisecond)
+	inOrder(short)
+	// Another request searching the position: this one does not.
+	p.bookMovesBusy.Store(bookMovesKey(mustPosition(t, line)), true)
+	if busy := ask(2 * time.Second); valued(busy) != valued(short) {
+		t.Errorf("while another request searches: %d moves valued, want %d", valued(busy), valued(short))
+	}
+	p.bookMovesBusy.Delete(bookMovesKey(mustPosition(t, line)))
+	// A partial search is kept, with how long it tried (the next search
+	// needs a budget more than twice as long); a request takes its values.
+	mid := ask(2 * time.Second)
+	inOrder(mid)
+	tried := func(a PolyominoAnswer) time.Duration { return time.Duration(a.BestTriedNs) }
+	if !mid.BestComplete {
+		raw, ok, _ := c.Get(ctx, bookMovesKey(mustPosition(t, line)))
+		var kept PolyominoAnswer
+		if !ok || json.Unmarshal(raw, &kept) != nil || tried(kept) < 900*time.Millisecond || tried(kept) > time.Second || provenMoves(kept.Moves) != valued(mid) {
+			t.Errorf("the cache's entry after a partial search: %v, tried %v, %d moves valued; want half of what the 2 s budget left, %d", ok, tried(kept), provenMoves(kept.Moves), valued(mid))
+		}
+		if again := ask(bookMovesMin); valued(again) != valued(mid) {
+			t.Errorf("a short request after a partial search: %d moves valued, want the cache's %d", valued(again), valued(mid))
+		}
+	}
 	long := ask(8 * time.Second)
+	inOrder(long)
 	if valued(long) <= valued(short) || short.BestComplete {
 		t.Fatalf("moves valued: %d at %v, %d at 8 s (best_complete %v at first)", valued(short), bookMovesMin-100*time.Millisecond, valued(long), short.BestComplete)
 	}
-	pos, err := PolyominoQuery{Game: "pentominoes", Moves: line}.position()
-	if err != nil {
-		t.Fatal(err)
+	// The lengths found before, for fewer moves, do not stop a search
+	// of the moves valued since (a review found 640 valued, 4 with plies).
+	if withPlies(long) <= withPlies(mid) {
+		t.Errorf("moves with plies: %d of %d valued at 2 s, %d of %d at 8 s", withPlies(mid), valued(mid), withPlies(long), valued(long))
 	}
+	pos := mustPosition(t, line)
 	wins, losses := 0, 0
 	for _, m := range long.Moves {
 		if !m.Proven {
@@ -361,4 +415,14 @@ func TestBookAllMovesSearched(t *testing.T) {
 	if again := ask(bookMovesMin - 100*time.Millisecond); valued(again) != len(again.Moves) || !again.BestComplete || len(again.BestMoves) != len(long.BestMoves) {
 		t.Errorf("after every move was valued, a short request: %d of %d, best_complete %v, %d best moves (want %d)", valued(again), len(again.Moves), again.BestComplete, len(again.BestMoves), len(long.BestMoves))
 	}
+}
+
+// mustPosition is the Pentominoes position after moves.
+func mustPosition(t *testing.T, moves []string) *polyomino.Position {
+	t.Helper()
+	pos, err := PolyominoQuery{Game: "pentominoes", Moves: moves}.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
 }

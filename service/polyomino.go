@@ -36,8 +36,10 @@ type Polyomino struct {
 	// channel closed when its search ends: one search per key at a time
 	// (the others wait for it, then read its answer from the cache).
 	completing sync.Map
-	// bookLengths holds the keys fromBook is searching the length of.
-	bookLengths sync.Map
+	// bookLengths holds the keys fromBook is searching the length of,
+	// bookMovesBusy those bookMoves is searching the moves of.
+	bookLengths   sync.Map
+	bookMovesBusy sync.Map
 	// completingPlies holds the keys completePlies is working on: one
 	// search per key at a time (another request serves the answer as
 	// cached).
@@ -431,10 +433,13 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	asked := time.Now()
 	waitBook := budget >= bookWaitBudget
 	if res, ok := bookResult(pos, q.AllMoves, waitBook); ok {
+		var nodes int64 // bookMoves' search's
 		if q.AllMoves {
-			res = p.bookMoves(ctx, pos, res, budget-time.Since(asked))
+			res, nodes = p.bookMoves(ctx, pos, res, budget-time.Since(asked))
 		}
-		return p.fromBook(ctx, pos, res, q.AllMoves, budget-time.Since(asked)), nil
+		a := p.fromBook(ctx, pos, res, q.AllMoves, budget-time.Since(asked))
+		a.SpentNodes += nodes
+		return a, nil
 	}
 	// The book's look-up (indexing a reply file on its first use, tens of
 	// milliseconds) counts in the budget. (Whole milliseconds, and only
