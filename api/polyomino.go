@@ -72,8 +72,8 @@ type PolyominoRequest struct {
 	// opening book (source book) values the moves the book knows, and
 	// searches the others within half the budget when the budget is at
 	// least 500 ms and a solver slot is free; the cache keeps what it
-	// found, and a later request searches again with a budget more than
-	// twice as long.
+	// found, and a later request with a budget as long or longer searches
+	// on.
 	AllMoves bool `json:"all_moves" example:"false"`
 	// When not proven within the budget, continue as a job
 	// (type polyomino.analyze) and answer with its link; repeated requests

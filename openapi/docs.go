@@ -2808,7 +2808,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "all_moves": {
-                    "description": "When true, every legal move is valued, as far as the budget goes\n(moves not proven by then are listed unknown). An answer from the\nopening book (source book) values the moves the book knows, and\nsearches the others within half the budget when the budget is at\nleast 500 ms and a solver slot is free; the cache keeps what it\nfound, and a later request searches again with a budget more than\ntwice as long.",
+                    "description": "When true, every legal move is valued, as far as the budget goes\n(moves not proven by then are listed unknown). An answer from the\nopening book (source book) values the moves the book knows, and\nsearches the others within half the budget when the budget is at\nleast 500 ms and a solver slot is free; the cache keeps what it\nfound, and a later request with a budget as long or longer searches\non.",
                     "type": "boolean",
                     "example": false
                 },

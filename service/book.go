@@ -101,8 +101,10 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 // other request is searching the same position; the rest of the budget
 // goes to the lengths (fromBook). The cache keeps the moves' values
 // (under bookMovesKey), and while some are missing how long a search
-// tried (BestTriedNs): the next search needs a budget more than twice as
-// long, as for a partial answer of the search (completeBest).
+// tried (BestTriedNs): a shorter request takes them without a search, one
+// as long or longer searches on (the solver's table keeps the proofs of
+// the search before, as long as other searches leave them: at the largest
+// budget the moves of a two-ply position take one or two requests).
 const (
 	bookMovesMin = 500 * time.Millisecond
 	bookMovesDiv = 2
@@ -134,7 +136,7 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 		}
 	}
 	d := budget / bookMovesDiv
-	if budget < bookMovesMin || int64(d) <= 2*kept.BestTriedNs || ctx.Err() != nil {
+	if budget < bookMovesMin || int64(d) < kept.BestTriedNs || ctx.Err() != nil {
 		return res, 0
 	}
 	if _, busy := p.bookMovesBusy.LoadOrStore(key, true); busy {

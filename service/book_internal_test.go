@@ -348,8 +348,8 @@ func TestBookAllMovesSearched(t *testing.T) {
 		t.Errorf("while another request searches: %d moves valued, want %d", valued(busy), valued(short))
 	}
 	p.bookMovesBusy.Delete(bookMovesKey(mustPosition(t, line)))
-	// A partial search is kept, with how long it tried (the next search
-	// needs a budget more than twice as long); a request takes its values.
+	// A partial search is kept, with how long it tried; a shorter request
+	// takes its values without a search.
 	mid := ask(2 * time.Second)
 	inOrder(mid)
 	tried := func(a PolyominoAnswer) time.Duration { return time.Duration(a.BestTriedNs) }
