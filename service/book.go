@@ -224,18 +224,9 @@ func withMoveValues(res polyomino.Result, rows []PolyominoMove) polyomino.Result
 		}
 	}
 	// Best first, unproven moves before losses, as Solve orders them.
-	tier := func(m polyomino.MoveResult) int {
-		switch {
-		case !m.Proven:
-			return 2
-		case m.Value > 0:
-			return 0
-		case m.Value == 0:
-			return 1
-		}
-		return 3
-	}
-	slices.SortStableFunc(res.Moves, func(x, y polyomino.MoveResult) int { return tier(x) - tier(y) })
+	slices.SortStableFunc(res.Moves, func(x, y polyomino.MoveResult) int {
+		return polyomino.MoveRank(x.Proven, x.Value) - polyomino.MoveRank(y.Proven, y.Value)
+	})
 	res.BestMoves = best
 	res.BestComplete = allValued(res)
 	return res

@@ -325,15 +325,7 @@ func TestBookAllMovesSearched(t *testing.T) {
 	// Moves in Solve's order (wins, unknown, losses), searched or not.
 	inOrder := func(a PolyominoAnswer) {
 		t.Helper()
-		tier := func(m PolyominoMove) int {
-			switch {
-			case !m.Proven:
-				return 1
-			case m.Value > 0:
-				return 0
-			}
-			return 2
-		}
+		tier := func(m PolyominoMove) int { return polyomino.MoveRank(m.Proven, m.Value) }
 		for i := 1; i < len(a.Moves); i++ {
 			if tier(a.Moves[i]) < tier(a.Moves[i-1]) {
 				t.Fatalf("moves[%d] %+v after %+v", i, a.Moves[i], a.Moves[i-1])

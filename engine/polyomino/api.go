@@ -206,3 +206,17 @@ func Combine(p *Position, children []Child, results []Result) (Result, error) {
 	s := &solver{game: p.game}
 	return s.collect(p, moves, p.score[p.toMove&1]-p.score[1-p.toMove&1], Options{AllMoves: true}, res), nil
 }
+
+// MoveRank places a move's value in the order Solve lists moves (Result.Moves):
+// wins 0, draws 1 (the score rule's), unproven moves 2, losses 3.
+func MoveRank(proven bool, value int) int {
+	switch {
+	case !proven:
+		return 2
+	case value > 0:
+		return 0
+	case value == 0:
+		return 1
+	}
+	return 3
+}

@@ -503,20 +503,9 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 	// Best first: proven wins and better scores, proven draws, the moves
 	// not proven, proven losses (least bad first). (The heuristic player's
 	// move, when the position is not proven, goes first: below.)
-	tier := func(rm *rootMove) int {
-		switch {
-		case !rm.proven:
-			return 2
-		case rm.value > 0:
-			return 0
-		case rm.value == 0:
-			return 1
-		}
-		return 3
-	}
 	sort.SliceStable(moves, func(i, j int) bool {
 		a, b := moves[i], moves[j]
-		if ta, tb := tier(a), tier(b); ta != tb {
+		if ta, tb := MoveRank(a.proven, a.value), MoveRank(b.proven, b.value); ta != tb {
 			return ta < tb
 		}
 		return a.proven && a.value > b.value

@@ -471,15 +471,7 @@ func TestAllMovesBestFirst(t *testing.T) {
 		if res.Moves[0].Move.String() != res.BestMoves[0].String() {
 			t.Errorf("%v: moves[0] %s, best_moves[0] %s", moves, res.Moves[0].Move, res.BestMoves[0])
 		}
-		rank := func(m MoveResult) int {
-			switch {
-			case !m.Proven:
-				return 1
-			case m.Value > 0:
-				return 0
-			}
-			return 2
-		}
+		rank := func(m MoveResult) int { return MoveRank(m.Proven, m.Value) }
 		losses := 0
 		for i := 2; i < len(res.Moves); i++ {
 			if rank(res.Moves[i-1]) > rank(res.Moves[i]) {
