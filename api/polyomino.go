@@ -282,7 +282,9 @@ type PolyominoAnalysis struct {
 	// proves the empty board, the value of each classified first move,
 	// every reply to the winning ones (each with a winning third move),
 	// and the refutations of the losing ones (BENCHMARKS.md, "Pentominoes
-	// proved").
+	// proved"); a book answer's plies, and with all_moves the values of
+	// the moves the book does not know, may come from a search (its nodes
+	// in stats).
 	Source string   `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`

@@ -2696,7 +2696,7 @@ const docTemplate = `{
                     ]
                 },
                 "source": {
-                    "description": "Where the answer comes from: search, cache, heuristic, or book: the\nembedded Pentominoes book (8 x 8, common pool, normal play), which\nproves the empty board, the value of each classified first move,\nevery reply to the winning ones (each with a winning third move),\nand the refutations of the losing ones (BENCHMARKS.md, \"Pentominoes\nproved\").",
+                    "description": "Where the answer comes from: search, cache, heuristic, or book: the\nembedded Pentominoes book (8 x 8, common pool, normal play), which\nproves the empty board, the value of each classified first move,\nevery reply to the winning ones (each with a winning third move),\nand the refutations of the losing ones (BENCHMARKS.md, \"Pentominoes\nproved\"); a book answer's plies, and with all_moves the values of\nthe moves the book does not know, may come from a search (its nodes\nin stats).",
                     "type": "string",
                     "enum": [
                         "search",
