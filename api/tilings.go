@@ -51,7 +51,9 @@ type TilingsResponse struct {
 	// Symmetries of the region (1, 2, 4 or 8).
 	Symmetries int `json:"symmetries" example:"4"`
 	// Up to limit tilings, rows top first, each cell the letter of its
-	// piece ('#' blocked, '.' uncovered).
+	// piece ('#' blocked, '.' uncovered); without every_tiling one per
+	// class, in search order (a search cut short by its budget lists one
+	// tiling of each class it found, its first tiling or another).
 	Solutions [][]string `json:"solutions"`
 	// The same tilings, piece by piece, in move notation.
 	Placements [][]string `json:"placements"`

@@ -3629,7 +3629,7 @@ const docTemplate = `{
                     ]
                 },
                 "solutions": {
-                    "description": "Up to limit tilings, rows top first, each cell the letter of its\npiece ('#' blocked, '.' uncovered).",
+                    "description": "Up to limit tilings, rows top first, each cell the letter of its\npiece ('#' blocked, '.' uncovered); without every_tiling one per\nclass, in search order (a search cut short by its budget lists one\ntiling of each class it found, its first tiling or another).",
                     "type": "array",
                     "items": {
                         "type": "array",

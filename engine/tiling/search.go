@@ -61,6 +61,10 @@ type worker struct {
 	countAll, countG int64
 	store            bool // keep solutions of this task
 	sols             [][]int32
+	// others are tilings of this task not first of their class (up to
+	// Options.Limit): listed only by a search that ends before their
+	// class's first tiling is found (run.result).
+	others [][]int32
 
 	label      []int32 // cell -> placement covering it, for symmetry tests
 	sortedT    []int32
@@ -91,7 +95,7 @@ func (w *worker) load(s *state) {
 	w.spare = s.spare
 	w.stack = append(w.stack[:0], s.stack...)
 	w.countAll, w.countG = 0, 0
-	w.sols = nil
+	w.sols, w.others = nil, nil
 }
 
 // search extends the tiling from the first empty cell c, with at least one
@@ -194,6 +198,9 @@ func (w *worker) record() {
 		return
 	}
 	if fixedBy < int64(rt.stabSize) && !w.firstOfClass() {
+		if len(w.others) < w.run.opts.Limit {
+			w.others = append(w.others, slices.Clone(w.stack))
+		}
 		return
 	}
 	w.sols = append(w.sols, slices.Clone(w.stack))

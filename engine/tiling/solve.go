@@ -141,7 +141,10 @@ type Result struct {
 	// Solutions are up to Options.Limit tilings, each as rows top first,
 	// every cell the Symbol of the piece covering it, '#' for a blocked
 	// cell and '.' for an open cell left uncovered. Without
-	// Options.EveryTiling, they are one per class, in search order.
+	// Options.EveryTiling, they are one per class, in search order: each
+	// class's first tiling in the search's order, and when the search
+	// stopped early and these are fewer than the limit, one tiling each of
+	// the other classes it found (their first tiling was not reached).
 	Solutions [][]string
 	// Placements are the same tilings piece by piece (the rows cannot
 	// tell apart two copies of a piece that touch).
@@ -212,7 +215,7 @@ func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
 	tasks, order, splitNodes := c.split(max(minSubtrees, subtreesPerWorker*workers))
 	workers = max(1, min(workers, len(tasks)))
 	r := &run{c: c, opts: opts, tasks: tasks, order: order, start: start,
-		finished: make([]bool, len(tasks)), sols: make([][][]int32, len(tasks))}
+		finished: make([]bool, len(tasks)), sols: make([][][]int32, len(tasks)), others: make([][][]int32, len(tasks))}
 	r.nodes.Store(splitNodes)
 	r.cutoff.Store(int64(len(tasks)))
 	if opts.Limit == 0 {
@@ -264,6 +267,8 @@ type run struct {
 	done             int
 	finished         []bool
 	sols             [][][]int32 // by task
+	others           [][][]int32 // by task: worker.others, at most Limit in all
+	nOthers          int
 	prefix           int         // tasks [0, prefix) are finished
 	prefixSols       int         // solutions they keep
 	countAll, countG int64
@@ -306,6 +311,10 @@ func (r *run) finish(i int, w *worker) {
 	r.countG += w.countG
 	if int64(i) < r.cutoff.Load() {
 		r.sols[i] = w.sols
+		if r.nOthers < r.opts.Limit {
+			r.others[i] = w.others
+			r.nOthers += len(w.others)
+		}
 	}
 	if w.stopped {
 		return
@@ -318,7 +327,7 @@ func (r *run) finish(i int, w *worker) {
 		if r.prefixSols >= r.opts.Limit && int64(r.prefix) < r.cutoff.Load() {
 			r.cutoff.Store(int64(r.prefix))
 			for j := r.prefix; j < len(r.sols); j++ {
-				r.sols[j] = nil
+				r.sols[j], r.others[j] = nil, nil
 			}
 		}
 	}
@@ -363,17 +372,60 @@ func (r *run) result() Result {
 		Subtrees:   len(r.tasks),
 		Nodes:      r.nodes.Load(),
 	}
+	list := func(ids []int32) {
+		res.Solutions = append(res.Solutions, r.c.rows(ids))
+		res.Placements = append(res.Placements, r.c.pieceList(ids))
+	}
 	for _, sols := range r.sols {
 		for _, ids := range sols {
 			if len(res.Solutions) >= r.opts.Limit {
 				break
 			}
-			res.Solutions = append(res.Solutions, r.c.rows(ids))
-			res.Placements = append(res.Placements, r.c.pieceList(ids))
+			list(ids)
+		}
+	}
+	if !res.Complete && len(res.Solutions) < r.opts.Limit && !r.opts.EveryTiling {
+		// A search cut short may not have reached the first tiling of
+		// the classes it found (their images under a part's symmetries
+		// come later in the search): one tiling each of those classes
+		// stands for it (a review saw 19,738 classes found, none listed).
+		listed := map[string]bool{}
+		for i, sols := range r.sols {
+			for _, ids := range sols {
+				listed[r.c.classKey(&r.c.roots[r.tasks[i].root], ids)] = true
+			}
+		}
+		for i, others := range r.others {
+			for _, ids := range others {
+				k := r.c.classKey(&r.c.roots[r.tasks[i].root], ids)
+				if len(res.Solutions) >= r.opts.Limit || listed[k] {
+					continue
+				}
+				listed[k] = true
+				list(ids)
+			}
 		}
 	}
 	res.Elapsed = time.Since(r.start)
 	return res
+}
+
+// classKey names the class of a tiling of root rt's part: its placements
+// sorted, the least of its images under rt's symmetries (the only ones
+// that map the part's tilings onto each other).
+func (c *compiled) classKey(rt *root, ids []int32) string {
+	best := slices.Sorted(slices.Values(ids))
+	img := make([]int32, len(ids))
+	for _, g := range rt.stab {
+		for i, id := range ids {
+			img[i] = c.image[g][id]
+		}
+		slices.Sort(img)
+		if slices.Compare(img, best) < 0 {
+			best = slices.Clone(img)
+		}
+	}
+	return fmt.Sprint(best)
 }
 
 // rows draws a tiling.
