@@ -269,8 +269,8 @@ type run struct {
 	sols             [][][]int32 // by task
 	others           [][][]int32 // by task: worker.others, at most Limit in all
 	nOthers          int
-	prefix           int         // tasks [0, prefix) are finished
-	prefixSols       int         // solutions they keep
+	prefix           int // tasks [0, prefix) are finished
+	prefixSols       int // solutions they keep
 	countAll, countG int64
 }
 
