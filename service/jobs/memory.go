@@ -22,12 +22,13 @@ import (
 // (owner, delivery count, time of the last delivery or heartbeat).
 //
 // With a directory it also appends every job's history to <dir>/<id>.jsonl
-// (creation with the units, start, each unit result, the job marked slow,
-// the end), synced before the change is made visible, and replays the
-// files when opened: a restarted process loses no job and no finished
-// unit, and queues again the units of unfinished jobs that have no
-// result, after one that has (its worker only combines: the results may
-// end the job). Heartbeat node counts of running units are not written.
+// (creation with the units, start, a running unit's node count each time
+// a heartbeat raises it, each unit result, the job marked slow, the end),
+// synced before the change is made visible, and replays the files when
+// opened: a restarted process loses no job and no finished unit, its
+// jobs' node counts do not go down, and it queues again the units of
+// unfinished jobs that have no result, after one that has (its worker
+// only combines: the results may end the job).
 //
 // One process at a time owns the directory: NewMemoryStore locks it until
 // Close (or the end of the process), and a second opening is refused with
@@ -343,8 +344,13 @@ func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string,
 	}
 	e.delivered = now
 	if j != nil && !status.Final() {
-		if _, done := j.results[d.Unit]; !done {
-			j.nodes[d.Unit] = max(j.nodes[d.Unit], nodes) // Progress.Nodes
+		if _, done := j.results[d.Unit]; !done && nodes > j.nodes[d.Unit] {
+			// Progress.Nodes never goes down, a restart included: the
+			// count is written before it shows (a failed write leaves
+			// it as it was; the run goes on).
+			if s.append(j.s.ID, logRecord{Op: "nodes", Unit: d.Unit, Nodes: nodes}) == nil {
+				j.nodes[d.Unit] = nodes
+			}
 		}
 	}
 	return true, status, nil
@@ -457,7 +463,7 @@ func (s *MemoryStore) shared() bool { return false }
 
 // logRecord is one line of a job's file.
 type logRecord struct {
-	Op      string            `json:"op"` // create, start, unit, slow, end
+	Op      string            `json:"op"` // create, start, nodes, unit, slow, end
 	Job     *logJob           `json:"job,omitempty"`
 	Units   []json.RawMessage `json:"units,omitempty"`
 	At      int64             `json:"at,omitempty"` // unix ms
@@ -574,6 +580,10 @@ func (s *MemoryStore) replay() error {
 			switch rec.Op {
 			case "start":
 				r.st.Status, r.st.Started = StatusRunning, time.UnixMilli(rec.At).UTC()
+			case "nodes":
+				if _, has := r.results[rec.Unit]; !has && rec.Unit >= 0 && rec.Unit < len(r.units) {
+					r.nodes[rec.Unit] = max(r.nodes[rec.Unit], rec.Nodes)
+				}
 			case "unit":
 				if rec.Unit < 0 || rec.Unit >= len(r.units) {
 					continue // no unit of this job's (a damaged line)
