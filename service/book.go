@@ -213,14 +213,18 @@ func withMoveValues(res polyomino.Result, rows []PolyominoMove) polyomino.Result
 	}
 	res.Moves = slices.Clone(res.Moves)
 	best := slices.Clone(res.BestMoves)
+	listed := make(map[string]bool, len(best))
+	for _, m := range best {
+		listed[m.String()] = true
+	}
 	for i, mr := range res.Moves {
-		r, ok := known[mr.Move.String()]
-		if mr.Proven || !ok {
-			continue
+		if r, ok := known[mr.Move.String()]; ok && !mr.Proven {
+			res.Moves[i].Outcome, res.Moves[i].Proven, res.Moves[i].Value = polyomino.Outcome(r.Outcome), true, r.Value
 		}
-		res.Moves[i].Outcome, res.Moves[i].Proven, res.Moves[i].Value = polyomino.Outcome(r.Outcome), true, r.Value
-		if res.Outcome == polyomino.Win && r.Value > 0 && !slices.ContainsFunc(best, func(m polyomino.Move) bool { return m.String() == r.Move }) {
-			best = append(best, mr.Move)
+		// Every winning move valued is a best move (best_complete below).
+		if m := res.Moves[i]; res.Outcome == polyomino.Win && m.Proven && m.Value > 0 && !listed[m.Move.String()] {
+			listed[m.Move.String()] = true
+			best = append(best, m.Move)
 		}
 	}
 	// Best first, unproven moves before losses, as Solve orders them.
