@@ -116,6 +116,17 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}
+	// Two builds into one --out would search the same classes, each
+	// appending them to progress.txt (a --jobs build's store locks its
+	// jobs/ below as well).
+	unlock, err := jobs.LockDir(f.out)
+	if errors.Is(err, jobs.ErrDirInUse) {
+		return fmt.Errorf("--out %s: another build is writing there (see %s); wait for it to end, or give this one its own --out", f.out, filepath.Join(f.out, "lock"))
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = unlock() }()
 	if *cpuprofile != "" {
 		pf, err := os.Create(*cpuprofile)
 		if err != nil {

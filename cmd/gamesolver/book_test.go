@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
 const bookTestMoves = "V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b6,c6,b7,b8"
@@ -368,4 +369,24 @@ func TestBookLowerBound(t *testing.T) {
 	if !strings.Contains(out.String(), "0 winning openings with a reply") || !strings.Contains(out.String(), "1 without one found") {
 		t.Fatalf("--plies 7: %s", out.String())
 	}
+}
+
+// TestBookBuildLocksOut: a second build into the same --out is refused
+// while one runs (two builds searched the same classes, each appending
+// them to progress.txt).
+func TestBookBuildLocksOut(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := jobs.LockDir(dir) // a build under way
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16"}
+	if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "another build is writing there") {
+		t.Fatalf("a second build: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "progress.txt")); err == nil {
+		t.Error("the refused build wrote progress.txt")
+	}
+	_ = unlock()
 }

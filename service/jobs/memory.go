@@ -88,6 +88,23 @@ func (e *dirInUseError) Error() string {
 
 func (e *dirInUseError) Is(target error) bool { return target == ErrDirInUse }
 
+// LockDir takes on dir the lock NewMemoryStore takes on its directory
+// (<dir>/lock, an flock held until unlock or the end of the process), for
+// a tool that writes into a directory one process at a time (gamesolver
+// book build's progress file). ErrDirInUse when another holds it.
+func LockDir(dir string) (unlock func() error, err error) {
+	f, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		if f == nil {
+			return nil
+		}
+		return f.Close()
+	}, nil
+}
+
 // NewMemoryStore returns an in-process store. With dir != "" jobs survive a
 // restart of the process (see MemoryStore); the directory is created if
 // needed, and locked until Close.
