@@ -1631,8 +1631,9 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 // the unit's run: its slot is held, an express slot's too (beyond its
 // limit), and every unit finishing before the job ends runs one (a job
 // stopped at a first win; a cancel, the job's end or a shutdown stops it
-// at the unit's next heartbeat). Hence a few seconds at most; the search ends when it has the plies, and a position's
-// fastest win, the common case, is found in well under that. (A quarter
+// at the unit's next heartbeat). Hence a few seconds at most; the search
+// ends when it has the plies, and a position's fastest win, the common
+// case, is found in well under that. (A quarter
 // of the units' time, at least 250 ms, was too little for a job that
 // stopped at its first win after a second: the 8 x 8 position three plies
 // in, a win in 7 found by a request in about a second, got no plies.)

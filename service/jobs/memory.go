@@ -34,8 +34,8 @@ import (
 // Close (or the end of the process), and a second opening is refused with
 // ErrDirInUse.
 type MemoryStore struct {
-	dir  string
-	lock *os.File // holds the directory's lock; nil without a directory
+	dir    string
+	unlock func() error // releases the directory's lock (LockDir); nil without a directory
 
 	mu        sync.Mutex
 	jobs      map[string]*memJob
@@ -119,11 +119,11 @@ func NewMemoryStore(dir string) (*MemoryStore, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("jobs: data directory: %w", err)
 	}
-	lock, err := lockDir(dir)
+	unlock, err := LockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	s.lock = lock
+	s.unlock = unlock
 	if err := s.replay(); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -134,11 +134,11 @@ func NewMemoryStore(dir string) (*MemoryStore, error) {
 // Close releases the directory for another process. The store must not be
 // used afterwards.
 func (s *MemoryStore) Close() error {
-	if s.lock == nil {
+	if s.unlock == nil {
 		return nil
 	}
-	err := s.lock.Close()
-	s.lock = nil
+	err := s.unlock()
+	s.unlock = nil
 	return err
 }
 
