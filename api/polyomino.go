@@ -75,8 +75,13 @@ type PolyominoRequest struct {
 	// found, and a later request with a budget as long or longer searches
 	// on.
 	AllMoves bool `json:"all_moves" example:"false"`
-	// When not proven within the budget, continue as a job
-	// (type polyomino.analyze) and answer with its link; repeated requests
+	// When not proven within the budget (with all_moves: when not every
+	// move is valued, an answer from the opening book included), continue
+	// as a job (type polyomino.analyze) and answer with its link; its
+	// units take the values the cache holds (each move's child, and a book
+	// position's moves valued by earlier requests) without a search; a
+	// finished job leaves a book position's move values to the requests
+	// (cached). Repeated requests
 	// for the position share the job while it is queued or running (per
 	// server process); a capture position is one unit searched for the
 	// job's time limit. When the server requires API keys for jobs, a
@@ -303,7 +308,7 @@ type PolyominoAnalysis struct {
 // polyominoAnalyze godoc
 //
 //	@Summary		Analyze a polyomino game position
-//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, `plies` (how many more plies the game lasts under perfect play, the winner hurrying and the loser delaying: normal play and the capture variant, when the length search finishes within its share of the budget), and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it. Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`); but a hand game under normal play where a player has at most two pieces left is first searched plainly up to 4 plies (one piece against many is lost in 2). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
+//	@Description	Exact value of a position of a placement game (Pentominoes and relatives) when the search proves it within `budget_ms`: `result` for the player to move, every best move, `plies` (how many more plies the game lasts under perfect play, the winner hurrying and the loser delaying: normal play and the capture variant, when the length search finishes within its share of the budget), and with `all_moves` every legal move's value. When the budget runs out: `result: unknown`, `proven: false`, the heuristic player's move, what was proven, and with `background: true` a `job` that goes on proving it (with `all_moves`, also when the value is proven but not every move's). Positions far beyond any search (more than about 16,000 live placements, such as the 15 x 15 hexomino opening) are not searched: the heuristic player answers at once (`stats.nodes: 0`); but a hand game under normal play where a player has at most two pieces left is first searched plainly up to 4 plies (one piece against many is lost in 2). The answer keeps to the budget (a wait for a free solver slot, up to the server's queue wait, comes before it): the search stops a fifth of it (at most 50 ms) before the end, leaving the heuristic player that time to choose, and past the budget it plays the best move it has evaluated. House rules (deal, neutral piece, default player to move, the capture variant's repetition draw and rule readings) are listed in GET /v1/games. With `game: capture` (O'Dwyer's capture variant) the position may also carry `markers`, `pool` as a list of pieces and `banned`; turns are written with their removals first (`~Y Z:b3,c3,c4,c5,d5`) and the answer carries `markers` (an empty object when none) and `pool`.
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json,application/problem+json

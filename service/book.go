@@ -125,11 +125,8 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 		return res, 0
 	}
 	key := bookMovesKey(pos)
-	var kept PolyominoAnswer // canonical: the values found, how long a search tried
-	if raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key); err == nil && ok {
-		if json.Unmarshal(raw, &kept) != nil || kept.Outcome != string(res.Outcome) {
-			kept = PolyominoAnswer{}
-		}
+	kept, ok := keptBookMoves(ctx, p.search, pos, res.Outcome)
+	if ok {
 		res = withMoveValues(res, fromCanonical(kept, pos).Moves)
 		if allValued(res) {
 			return res, 0
@@ -171,16 +168,65 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 	res = withMoveValues(res, rows)
 	res.Elapsed += found.Elapsed
 	if ctx.Err() == nil {
-		entry := answerOf(res, pos.Frame().ToCanonical)
-		entry.Nodes, entry.ElapsedNs = 0, 0
-		if !allValued(res) {
-			entry.BestTriedNs = max(kept.BestTriedNs, int64(d))
-		}
-		if raw, err := json.Marshal(entry); err == nil {
-			_ = p.search.Loader.Replace(context.WithoutCancel(ctx), key, raw)
-		}
+		keepBookMoves(ctx, p.search, pos, res, max(kept.BestTriedNs, int64(d)))
 	}
 	return res, found.Nodes
+}
+
+// keptBookMoves is the cache's entry of the move values of the book
+// position pos (canonical: the values found, how long a search tried),
+// when it holds one for a position of the book's outcome.
+func keptBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, outcome polyomino.Outcome) (PolyominoAnswer, bool) {
+	var kept PolyominoAnswer
+	raw, ok, err := s.Loader.Cache().Get(context.WithoutCancel(ctx), bookMovesKey(pos))
+	if err != nil || !ok || json.Unmarshal(raw, &kept) != nil || kept.Outcome != string(outcome) {
+		return PolyominoAnswer{}, false
+	}
+	return kept, true
+}
+
+// keepBookMoves puts the move values of res, a result of the book
+// position pos, in the cache for the next requests (bookMoves), with
+// tried, how long a search tried when some are missing.
+func keepBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, res polyomino.Result, tried int64) {
+	entry := answerOf(res, pos.Frame().ToCanonical)
+	entry.Nodes, entry.ElapsedNs = 0, 0
+	if !allValued(res) {
+		entry.BestTriedNs = tried
+	}
+	if raw, err := json.Marshal(entry); err == nil {
+		_ = s.Loader.Replace(context.WithoutCancel(ctx), bookMovesKey(pos), raw)
+	}
+}
+
+// keptBookMove is the value a job's unit reads for the child of a book
+// position pos (all_moves): when the cache keeps the value of one of the
+// child's moves (bookMoves found it), the child's answer, proven, without
+// a search.
+func keptBookMove(ctx context.Context, s *Searcher, pos *polyomino.Position, child polyomino.Child) (PolyominoAnswer, bool) {
+	res, ok := bookResult(pos, false, true)
+	if !ok || pos.Game().Config().EndRule != polyomino.NormalPlay {
+		return PolyominoAnswer{}, false
+	}
+	kept, ok := keptBookMoves(ctx, s, pos, res.Outcome)
+	if !ok {
+		return PolyominoAnswer{}, false
+	}
+	class := make(map[string]bool, len(child.Moves))
+	for _, m := range child.Moves {
+		class[m.String()] = true
+	}
+	for _, m := range fromCanonical(kept, pos).Moves {
+		if m.Proven && class[m.Move] {
+			// The move's value is the child's, for the other player.
+			a := PolyominoAnswer{Outcome: string(polyomino.Loss), Proven: true, Value: -m.Value, BestMoves: []string{}}
+			if -m.Value > 0 {
+				a.Outcome = string(polyomino.Win)
+			}
+			return a, true
+		}
+	}
+	return PolyominoAnswer{}, false
 }
 
 // provenMoves counts the proven moves of an answer.

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -417,4 +418,132 @@ func mustPosition(t *testing.T, moves []string) *polyomino.Position {
 		t.Fatal(err)
 	}
 	return pos
+}
+
+// TestBookMovesJob: a polyomino.analyze job with all_moves on a book
+// position whose moves the book does not all value runs a unit per move;
+// its finished answer puts every move's value in the cache, so that a
+// request needs no search, and a unit of a later job reads its move's
+// value there instead of searching the child.
+func TestBookMovesJob(t *testing.T) {
+	p, c := bookPolyomino(t)
+	ctx := context.Background()
+	line := []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"} // won: the long L refuted
+	request, _ := json.Marshal(PolyominoQuery{Game: "pentominoes", Moves: line, AllMoves: true})
+	p.search.MinLengthTime = time.Millisecond // the units' plies are not this test's
+	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: time.Minute, Workers: 1}
+	units, err := job.Plan(ctx, request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := mustPosition(t, line)
+	if len(units) != len(pos.Children()) {
+		t.Fatalf("%d units for %d classes of moves", len(units), len(pos.Children()))
+	}
+	results := map[int]json.RawMessage{}
+	var searched []int // units whose child the book does not know
+	for i, u := range units {
+		raw, err := job.Run(ctx, u, func(int64) {})
+		if err != nil {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+		results[i] = raw
+		var a PolyominoAnswer
+		if err := json.Unmarshal(raw, &a); err != nil || !a.Proven {
+			t.Fatalf("unit %d: %s (%v)", i, raw, err)
+		}
+		if a.Source != SourceBook {
+			searched = append(searched, i)
+		}
+	}
+	if len(searched) == 0 {
+		t.Fatal("every child known to the book: the test needs a position the book values in part")
+	}
+	if _, ok, _ := c.Get(ctx, bookMovesKey(pos)); ok {
+		t.Fatal("the move values cached before the job ended")
+	}
+	raw, done, err := job.Combine(ctx, request, len(units), results)
+	if err != nil || !done {
+		t.Fatalf("combine: %v, done %v", err, done)
+	}
+	var whole PolyominoAnswer
+	if err := json.Unmarshal(raw, &whole); err != nil || !whole.BestComplete || provenMoves(whole.Moves) != len(whole.Moves) {
+		t.Fatalf("the job's answer: best_complete %v, %d of %d moves valued (%v)", whole.BestComplete, provenMoves(whole.Moves), len(whole.Moves), err)
+	}
+	// A request too short to search takes every value from the cache.
+	a, err := p.Analyze(ctx, PolyominoQuery{Game: "pentominoes", Moves: line, AllMoves: true, BudgetMs: (bookMovesMin - 100*time.Millisecond).Milliseconds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != SourceBook || !a.BestComplete || provenMoves(a.Moves) != len(whole.Moves) || len(a.BestMoves) != len(whole.BestMoves) {
+		t.Fatalf("a request after the job: source %s, best_complete %v, %d of %d moves valued, %d best moves (the job's %d)",
+			a.Source, a.BestComplete, provenMoves(a.Moves), len(whole.Moves), len(a.BestMoves), len(whole.BestMoves))
+	}
+	value := map[string]int{}
+	for _, m := range whole.Moves {
+		value[m.Move] = m.Value
+	}
+	for _, m := range a.Moves {
+		if v, ok := value[m.Move]; !ok || v != m.Value {
+			t.Errorf("move %s: the request's value %d, the job's %d (%v)", m.Move, m.Value, v, ok)
+		}
+	}
+	// A later job's units read the values: no search, the same answers
+	// (on a server whose cache holds the values alone, not the children).
+	p2, c2 := bookPolyomino(t)
+	kept, _, _ := c.Get(ctx, bookMovesKey(pos))
+	if err := c2.Set(ctx, bookMovesKey(pos), kept, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	job.Search = p2.search
+	for _, i := range searched[:min(20, len(searched))] {
+		raw, err := job.Run(ctx, units[i], func(int64) { t.Errorf("unit %d searched", i) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again, before PolyominoAnswer
+		_ = json.Unmarshal(results[i], &before)
+		if err := json.Unmarshal(raw, &again); err != nil || again.Nodes != 0 || !again.Proven || again.Outcome != before.Outcome || again.Value != before.Value {
+			t.Errorf("unit %d again: %s %d, proven %v, %d nodes; before: %s %d (%v)", i, again.Outcome, again.Value, again.Proven, again.Nodes, before.Outcome, before.Value, err)
+		}
+	}
+}
+
+// TestBackgroundAllMoves: background work is asked for a proven answer
+// whose moves are not all valued (all_moves), as for an unproven one; a
+// proven answer is enough without all_moves.
+func TestBackgroundAllMoves(t *testing.T) {
+	p, _ := bookPolyomino(t)
+	var asked []PolyominoQuery
+	p.SetJobs(func(_ context.Context, typ string, req json.RawMessage) (string, error) {
+		var q PolyominoQuery
+		if err := json.Unmarshal(req, &q); err != nil || typ != (PolyominoAnalyzeJob{}).Name() {
+			t.Fatalf("job %s %s: %v", typ, req, err)
+		}
+		asked = append(asked, q)
+		return fmt.Sprintf("job-%d", len(asked)), nil
+	})
+	line := []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"} // won, the book values 1 move
+	short := (bookMovesMin - 100*time.Millisecond).Milliseconds()                // no search of the other moves
+	if _, ok := bookResult(mustPosition(t, line), true, true); !ok {             // its reply file indexed
+		t.Fatal("not in the book")
+	}
+	for _, tc := range []struct {
+		all bool
+		job bool
+	}{{true, true}, {false, false}} {
+		a, err := p.Analyze(context.Background(), PolyominoQuery{Game: "pentominoes", Moves: line, AllMoves: tc.all, Background: true, BudgetMs: short})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Proven || tc.all && a.BestComplete {
+			t.Fatalf("all_moves %v: proven %v, best_complete %v: want a proven answer with moves not valued", tc.all, a.Proven, a.BestComplete)
+		}
+		if (a.JobID != "") != tc.job || a.JobError != "" {
+			t.Errorf("all_moves %v: job %q (%s), want one: %v", tc.all, a.JobID, a.JobError, tc.job)
+		}
+	}
+	if len(asked) != 1 || !asked[0].AllMoves || !slices.Equal(asked[0].Moves, line) {
+		t.Errorf("jobs asked for: %+v", asked)
+	}
 }

@@ -439,7 +439,8 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		}
 		a := p.fromBook(ctx, pos, res, q.AllMoves, budget-time.Since(asked))
 		a.SpentNodes += nodes
-		return a, nil
+		// With all_moves, moves the search did not value are a job's.
+		return p.inBackground(ctx, q, analyzeKey(pos, q.AllMoves), a)
 	}
 	// The book's look-up (indexing a reply file on its first use, tens of
 	// milliseconds) counts in the budget. (Whole milliseconds, and only
@@ -448,7 +449,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if spent := time.Since(asked); spent >= time.Millisecond {
 		budget = max(budget-spent, time.Millisecond).Truncate(time.Millisecond)
 	}
-	key := cacheKey("polyomino", fmt.Sprintf("all=%t", q.AllMoves), polyomino.CanonicalKey(pos))
+	key := analyzeKey(pos, q.AllMoves)
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
@@ -494,7 +495,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		return PolyominoAnswer{}, err
 	}
 	a.Source = source
-	if q.Background && !a.Proven && beyondJobs(pos) {
+	if q.Background && a.unfinished(q.AllMoves) && beyondJobs(pos) {
 		a.JobError = errBeyondJobs
 		return a, nil
 	}
@@ -1071,11 +1072,22 @@ func beyondJobs(pos *polyomino.Position) bool {
 	return !polyomino.Searchable(pos) && !polyomino.SearchableAfterAMove(pos)
 }
 
-// inBackground hands a position the answer did not prove to a
-// polyomino.analyze job when the client asked for background work, and
-// links the job from the answer.
+// analyzeKey is the cache key of the answer of pos.
+func analyzeKey(pos *polyomino.Position, allMoves bool) string {
+	return cacheKey("polyomino", fmt.Sprintf("all=%t", allMoves), polyomino.CanonicalKey(pos))
+}
+
+// unfinished: the answer leaves work to a background job: the value,
+// or with all_moves the value of a move.
+func (a PolyominoAnswer) unfinished(allMoves bool) bool {
+	return !a.Proven || allMoves && !a.BestComplete
+}
+
+// inBackground hands a position the answer did not prove (with
+// all_moves: not every move valued) to a polyomino.analyze job when the
+// client asked for background work, and links the job from the answer.
 func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key string, a PolyominoAnswer) (PolyominoAnswer, error) {
-	if a.Proven || !q.Background || p.submit == nil {
+	if !a.unfinished(q.AllMoves) || !q.Background || p.submit == nil {
 		return a, nil
 	}
 	p.bgMu.Lock()
@@ -1396,6 +1408,11 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	if a, ok := bookAnswer(child, false, true); ok {
 		return json.Marshal(a) // a child the book knows: no search
 	}
+	if q.AllMoves {
+		if a, ok := keptBookMove(ctx, j.Search, pos, children[u.Index]); ok {
+			return json.Marshal(a) // a request valued the move (bookMoves)
+		}
+	}
 	if !polyomino.Searchable(child) {
 		// Beyond the search: unknown at once (its heuristic move would
 		// not serve the job).
@@ -1616,6 +1633,13 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if !done {
 		return nil, false, nil
 	}
+	if q.AllMoves && res.Proven && res.BestComplete && j.Search != nil {
+		if b, ok := bookResult(pos, false, true); ok && b.Outcome == res.Outcome && pos.Game().Config().EndRule == polyomino.NormalPlay {
+			// Every move of a book position valued: for the requests
+			// (bookMoves), which then need no search.
+			keepBookMoves(ctx, j.Search, pos, res, 0)
+		}
+	}
 	if res.Proven && !pos0(children) && pos.Game().Config().EndRule == polyomino.NormalPlay {
 		a = withBookLengths(a, res, pos)
 		if a.Plies == nil {
@@ -1720,7 +1744,7 @@ func PolyominoInfo() GameInfo {
 			{Name: "to_move", Description: "first or second; defaults from the pieces placed", Values: []string{"first", "second"}},
 			{Name: "budget_ms", Description: "time budget of the answer in milliseconds, capped by the server, not counting a wait for a free solver slot; when the search cannot finish within it, the answer carries the heuristic player's move, chosen within it"},
 			{Name: "all_moves", Description: "value every legal move"},
-			{Name: "background", Description: "when not proven within the budget, continue as a job (type polyomino.analyze) and return its link (repeated requests for the position share the job while it is queued or running, per server process); a capture position is one unit searched for the job's whole time limit; a position beyond the search (neither it nor any position after a move is searched, like the hexomino opening) gets no job, and job_error says why"},
+			{Name: "background", Description: "when not proven within the budget (with all_moves: when not every move is valued), continue as a job (type polyomino.analyze) and return its link (repeated requests for the position share the job while it is queued or running, per server process); a capture position is one unit searched for the job's whole time limit; a position beyond the search (neither it nor any position after a move is searched, like the hexomino opening) gets no job, and job_error says why"},
 			{Name: "markers, pool, banned", Description: "capture variant: markers of pieces on the board (piece -> first/second), the pool as a list of pieces, and pieces removed on the turn in progress; a turn is written with its removals first, e.g. \"~Y Z:b3,c3,c4,c5,d5\""},
 		},
 		HouseRules: []string{
