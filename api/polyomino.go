@@ -79,9 +79,10 @@ type PolyominoRequest struct {
 	// move is valued, an answer from the opening book included), continue
 	// as a job (type polyomino.analyze) and answer with its link; its
 	// units take the values the cache holds (each move's child, and a book
-	// position's moves valued by earlier requests) without a search; a
-	// finished job leaves a book position's move values to the requests
-	// (cached). Repeated requests
+	// position's moves valued by earlier requests) without a search, and
+	// the answer of a finished job is cached for the requests, in every
+	// server sharing the cache (a book position's: its move values).
+	// Repeated requests
 	// for the position share the job while it is queued or running (per
 	// server process); a capture position is one unit searched for the
 	// job's time limit. When the server requires API keys for jobs, a

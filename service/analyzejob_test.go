@@ -1,9 +1,12 @@
 package service_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -596,6 +599,58 @@ func TestNoJobForAnEndedGame(t *testing.T) {
 		_, err := kind.Plan(context.Background(), raw)
 		if service.KindOf(err) != service.KindInvalid || !strings.Contains(err.Error(), "the game is over") {
 			t.Errorf("%s on a full board: %v; want the game is over", q.Game, err)
+		}
+	}
+}
+
+// TestJobAnswerServesRequests: a position a polyomino.analyze job proved
+// answers the requests from the cache, in any process sharing it (a
+// searcher of its own here: no table of the job's), and so does its
+// mirror image, with the best moves mapped into its frame.
+func TestJobAnswerServesRequests(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	jm, ctx := runJobs(t, kind)
+	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6), Moves: []string{"L:a1,a2,a3,a4,b4"}}
+	raw, _ := json.Marshal(q)
+	job, err := jm.Submit(ctx, kind.Name(), raw)
+	want, _ := jobAnswer(t, ctx, jm, job, err)
+	if !want.Proven {
+		t.Fatalf("the job did not prove the position: %+v", want)
+	}
+	other := &service.Searcher{Loader: s.Loader, Slots: service.NewSlots(1, 4, time.Second, nil),
+		Budgets: service.Budgets{Default: time.Microsecond, Max: time.Microsecond}, Workers: 1}
+	p := service.NewPolyomino(other)
+	// mirror reflects a move of the 6 x 6 board left to right, its cells
+	// sorted as the notation writes them.
+	mirror := func(m string) string {
+		piece, cells, _ := strings.Cut(m, ":")
+		out := strings.Split(cells, ",")
+		for i, c := range out {
+			out[i] = string(rune('a'+'f'-rune(c[0]))) + c[1:]
+		}
+		slices.SortFunc(out, func(x, y string) int { return cmp.Or(cmp.Compare(x[1:], y[1:]), cmp.Compare(x[0], y[0])) })
+		return piece + ":" + strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		name string
+		move func(string) string
+	}{{"same position", func(m string) string { return m }}, {"mirror image", mirror}} {
+		q := q
+		q.Moves = []string{tc.move(q.Moves[0])}
+		a, err := p.Analyze(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Proven || a.Source != service.SourceCache || a.Outcome != want.Outcome || a.Value != want.Value {
+			t.Fatalf("%s: %s proven %v from %s; the job's %s", tc.name, a.Outcome, a.Proven, a.Source, want.Outcome)
+		}
+		var mapped []string
+		for _, m := range want.BestMoves {
+			mapped = append(mapped, tc.move(m))
+		}
+		if !slices.Equal(a.BestMoves, mapped) || a.BestComplete != want.BestComplete || !reflect.DeepEqual(a.Plies, want.Plies) {
+			t.Errorf("%s: best %v (complete %v, plies %v); the job's, mapped: %v (%v, %v)", tc.name, a.BestMoves, a.BestComplete, a.Plies, mapped, want.BestComplete, want.Plies)
 		}
 	}
 }

@@ -1646,8 +1646,40 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 			j.finalLength(ctx, &a, pos, res)
 		}
 	}
+	if a.Proven && ctx.Err() == nil && j.Search != nil && a.final() {
+		// For the requests, here and in every process sharing the
+		// cache: a position proven by a job answers them at once.
+		storeBetter(ctx, j.Search, analyzeKey(pos, q.AllMoves), canonicalAnswer(a, pos))
+	}
 	b, err := json.Marshal(a)
 	return b, true, err
+}
+
+// canonicalAnswer is a, an answer of pos, as the cache keeps it: its
+// moves in pos's canonical frame, without what belongs to the position or
+// the request (fromCanonical and toPosition add them back).
+func canonicalAnswer(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
+	frame := pos.Frame()
+	to := func(s string) string {
+		if m, err := polyomino.ParseMove(s); err == nil {
+			return frame.ToCanonical(m).String()
+		}
+		return s
+	}
+	c := PolyominoAnswer{
+		Outcome: a.Outcome, Proven: a.Proven, Value: a.Value, BestComplete: a.BestComplete,
+		Plies: a.Plies, LengthTriedNs: a.LengthTriedNs, PerfectFirst: a.PerfectFirst, BestTriedNs: a.BestTriedNs,
+		Heuristic: a.Heuristic, LegalMoves: a.LegalMoves, Over: a.Over, Pass: a.Pass,
+		Nodes: a.Nodes, ElapsedNs: a.ElapsedNs, BestMoves: make([]string, len(a.BestMoves)),
+	}
+	for i, m := range a.BestMoves {
+		c.BestMoves[i] = to(m)
+	}
+	for _, m := range a.Moves {
+		m.Move = to(m.Move)
+		c.Moves = append(c.Moves, m)
+	}
+	return c
 }
 
 // finalLengthMax bounds the length search of a finished job's position
