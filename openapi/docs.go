@@ -182,7 +182,7 @@ const docTemplate = `{
         },
         "/readyz": {
             "get": {
-                "description": "200 once every engine can answer, 503 while one is still loading or building (its progress is given). ` + "`" + `cache.backend` + "`" + ` names the cache in use (` + "`" + `memory` + "`" + `, or ` + "`" + `redis+memory` + "`" + ` for Redis with an in-process layer in front) and ` + "`" + `cache.reachable` + "`" + ` whether Redis answers; an unreachable Redis does not make the service unready, only slower.",
+                "description": "200 once every engine can answer, 503 while one is still loading or building (its progress is given): the Teeko tablebases (` + "`" + `teeko` + "`" + `), the Pentominoes opening book (` + "`" + `book` + "`" + `, about 2 s from the start; until then a request waits for it within half its budget, then searches). ` + "`" + `cache.backend` + "`" + ` names the cache in use (` + "`" + `memory` + "`" + `, or ` + "`" + `redis+memory` + "`" + ` for Redis with an in-process layer in front) and ` + "`" + `cache.reachable` + "`" + ` whether Redis answers; an unreachable Redis does not make the service unready, only slower.",
                 "produces": [
                     "application/json"
                 ],

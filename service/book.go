@@ -16,8 +16,12 @@ import (
 const SourceBook = "book"
 
 // bookWaitBudget is the smallest budget that waits for a reply file of the
-// book to be indexed.
-const bookWaitBudget = 500 * time.Millisecond
+// book to be indexed; and for the book to load, within bookLoadDiv of the
+// budget.
+const (
+	bookWaitBudget = 500 * time.Millisecond
+	bookLoadDiv    = 2
+)
 
 // bookAnswer answers from the embedded Pentominoes book when it proves the
 // position (the book maps moves through the position's symmetries), with
@@ -756,6 +760,22 @@ func (j BookJob) Combine(_ context.Context, request json.RawMessage, total int, 
 // one core; see BENCHMARKS.md).
 func PreloadBook() {
 	go func() { _, _ = book.Embedded() }()
+}
+
+// bookWithin is book.EmbeddedWithin (a test's hook).
+var bookWithin = book.EmbeddedWithin
+
+// BookComponent reports the readiness of the embedded opening book,
+// loading (about 2 s from the start, PreloadBook) or loaded: until then a
+// Pentominoes request waits for it within half its budget, then searches.
+func BookComponent() Component {
+	switch done, err := book.EmbeddedStatus(); {
+	case done && err == nil:
+		return Component{Name: "book", Ready: true, State: "ready"}
+	case done:
+		return Component{Name: "book", State: "failed", Detail: fmt.Sprintf("the opening book did not load: %v", err)}
+	}
+	return Component{Name: "book", State: "loading", Detail: "loading the Pentominoes opening book"}
 }
 
 // LoadBookFor indexes the embedded book now when it may answer body, a

@@ -547,3 +547,47 @@ func TestBackgroundAllMoves(t *testing.T) {
 		t.Errorf("jobs asked for: %+v", asked)
 	}
 }
+
+// TestBookLoadWaitsWithinBudget: a request that finds the book still
+// loading waits for it within half its budget, then searches (a cold
+// start held a 2 s request 10 s); a budget under bookWaitBudget does not
+// wait at all. (The book itself is loaded in this process: the hook only
+// plays the wait.)
+func TestBookLoadWaitsWithinBudget(t *testing.T) {
+	p, _ := bookPolyomino(t)
+	var waits []time.Duration
+	bookWithin = func(d time.Duration) (*book.Book, bool) {
+		waits = append(waits, d)
+		return nil, false // still loading
+	}
+	t.Cleanup(func() { bookWithin = book.EmbeddedWithin })
+	line := []string{"L:c5,d5,e5,f5,c6", "F:c1,d1,d2,e2,d3", "P:f2,g2,f3,g3,h3"}
+	for _, budget := range []time.Duration{2 * time.Second, bookWaitBudget - time.Millisecond} {
+		waits = nil
+		a, err := p.Analyze(context.Background(), PolyominoQuery{Game: "pentominoes", Moves: line, BudgetMs: budget.Milliseconds()})
+		if err != nil || a.Outcome == "" {
+			t.Fatalf("budget %v: %v", budget, err)
+		}
+		want := []time.Duration{budget / bookLoadDiv}
+		if budget < bookWaitBudget {
+			want = nil
+		}
+		if !slices.Equal(waits, want) {
+			t.Errorf("budget %v: waited for the book %v, want %v", budget, waits, want)
+		}
+	}
+	// Other games never wait.
+	waits = nil
+	four := 4
+	if _, err := p.Analyze(context.Background(), PolyominoQuery{Game: "tetrominoes", Width: &four, Height: &four, BudgetMs: 2000}); err != nil || len(waits) > 0 {
+		t.Errorf("tetrominoes: %v, waited %v", err, waits)
+	}
+}
+
+// TestBookComponent: /readyz lists the opening book, ready once loaded.
+func TestBookComponent(t *testing.T) {
+	bookPolyomino(t) // loads it
+	if c := BookComponent(); c.Name != "book" || !c.Ready || c.State != "ready" {
+		t.Errorf("%+v", c)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/engine/tiling"
 )
@@ -432,6 +433,13 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	asked := time.Now()
 	waitBook := budget >= bookWaitBudget
+	if waitBook && book.MayHold(pos) {
+		// While the book loads (the first seconds of a server, longer on
+		// a busy machine) it is waited for within a share of the budget,
+		// then the position searched (a cold start cost a 2 s request
+		// 10 s).
+		_, waitBook = bookWithin(budget / bookLoadDiv)
+	}
 	if res, ok := bookResult(pos, q.AllMoves, waitBook); ok {
 		var nodes int64 // bookMoves' search's
 		if q.AllMoves {

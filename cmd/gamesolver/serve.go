@@ -95,6 +95,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	tilings := service.NewTilings(searcher)
 	poly := service.NewPolyomino(searcher)
 	service.PreloadBook()
+	readiness.Add(service.BookComponent)
 	catalogue.Register(service.PolyominoInfo())
 	catalogue.Register(service.TilingInfo())
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
@@ -149,11 +150,40 @@ func (e *entry) setAfter(c string, n int) error {
 	return nil
 }
 
-var embedded struct {
+var embedded = struct {
 	once   sync.Once
 	book   *Book
 	err    error
-	loaded atomic.Bool // book and err are set
+	loaded atomic.Bool    // book and err are set
+	done   chan struct{} // closed when loaded
+}{done: make(chan struct{})}
+
+// EmbeddedStatus reports whether the embedded book has finished loading,
+// and if so its load error (nil: loaded).
+func EmbeddedStatus() (done bool, err error) {
+	if !embedded.loaded.Load() {
+		return false, nil
+	}
+	return true, embedded.err
+}
+
+// EmbeddedWithin returns the embedded book, loading it if no one has
+// begun to, when it is loaded within d (a request's share of its budget:
+// the load takes about 2 s of one core, more on a busy machine); false
+// while it still loads then, or when it failed to load.
+func EmbeddedWithin(d time.Duration) (*Book, bool) {
+	if embedded.loaded.Load() {
+		return EmbeddedLoaded()
+	}
+	go func() { _, _ = Embedded() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-embedded.done:
+		return EmbeddedLoaded()
+	case <-t.C:
+		return nil, false
+	}
 }
 
 // EmbeddedLoaded returns the embedded book if it is loaded, without
@@ -194,6 +224,7 @@ func Embedded() (*Book, error) {
 		}
 		embedded.book, embedded.err = b, err
 		embedded.loaded.Store(true)
+		close(embedded.done)
 	})
 	return embedded.book, embedded.err
 }
