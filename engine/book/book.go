@@ -154,7 +154,7 @@ var embedded = struct {
 	once   sync.Once
 	book   *Book
 	err    error
-	loaded atomic.Bool    // book and err are set
+	loaded atomic.Bool   // book and err are set
 	done   chan struct{} // closed when loaded
 }{done: make(chan struct{})}
 
