@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -63,7 +64,7 @@ func newTestServer(t *testing.T, cfg Config) (*gin.Engine, *observer.ObservedLog
 		fail(c, &service.Error{Kind: service.KindBusy, Message: "all slots busy", RetryAfter: 1500 * time.Millisecond})
 	})
 	r.GET("/test/unavailable", func(c *gin.Context) {
-		fail(c, &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not save the job"})
+		fail(c, &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not save the job", Cause: errors.New("i/o timeout")})
 	})
 	return r, logs, reg
 }
@@ -618,5 +619,19 @@ func TestRevalidation(t *testing.T) {
 				t.Errorf("GET %s %s: %s = %d, %d bytes (Content-Length %q); want 200 with the whole document", path, h[0], h[1], w.Code, w.Body.Len(), w.Header().Get("Content-Length"))
 			}
 		}
+	}
+}
+
+// TestUnavailableLogsCause: a 503 for a store that failed logs why (the
+// access line alone said 503, with the cause nowhere).
+func TestUnavailableLogsCause(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{})
+	w := do(r, "GET", "/test/unavailable", "", "")
+	if w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d", w.Code)
+	}
+	found := logs.FilterMessage("unavailable").All()
+	if len(found) != 1 || found[0].Level != zap.WarnLevel || !strings.Contains(fmt.Sprint(found[0].ContextMap()["error"]), "i/o timeout") || found[0].ContextMap()["request_id"] == nil {
+		t.Fatalf("log entries %+v", found)
 	}
 }

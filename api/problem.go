@@ -127,6 +127,9 @@ func fail(c *gin.Context, err error) {
 		p = newProblem(c, "busy", se.Message)
 	case service.KindUnavailable:
 		p = newProblem(c, "unavailable", se.Message)
+		// The operator's clue (the access line says 503 only): what
+		// failed, the store's error included.
+		logger(c).Warn("unavailable", zap.Error(err))
 	case service.KindRateLimited:
 		p = newProblem(c, "rate-limited", se.Message)
 	case service.KindConflict:

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -266,5 +267,18 @@ func newLogger(cfg config) (*zap.Logger, error) {
 	}
 	zc.Level = zap.NewAtomicLevelAt(level)
 	zc.DisableStacktrace = true
-	return zc.Build()
+	log, err := zc.Build()
+	if err == nil {
+		// go-redis's own messages (failed dials, pool trouble) join the
+		// JSON log instead of plain text lines on stderr.
+		redis.SetLogger(redisLogger{log.Named("redis").WithOptions(zap.AddCallerSkip(1))})
+	}
+	return log, err
+}
+
+// redisLogger writes go-redis's messages as warnings.
+type redisLogger struct{ log *zap.Logger }
+
+func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
+	l.log.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }

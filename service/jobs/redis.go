@@ -182,8 +182,11 @@ return {0, 0}
 // admit runs admitScript: nil when the job is in, else which cap is full.
 func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyError, error) {
 	v, err := admitScript.Run(ctx, r.client, []string{activeKey, clientKey(s.Client), jobKey(s.ID)}, s.ID, lim.all, lim.client, r.admitHold.Milliseconds()).Int64Slice()
-	if err != nil || len(v) != 2 {
-		return nil, fmt.Errorf("jobs: admit: %v (%d values)", err, len(v))
+	if err != nil {
+		return nil, fmt.Errorf("jobs: admit: %w", err)
+	}
+	if len(v) != 2 {
+		return nil, fmt.Errorf("jobs: admit: the script returned %d values", len(v))
 	}
 	if v[0] == 0 {
 		return nil, nil
