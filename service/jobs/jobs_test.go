@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap/zaptest"
@@ -1160,7 +1161,7 @@ func TestRedisLostData(t *testing.T) {
 	e := backends[1].open(t)
 	k := newSquares()
 	gate := k.gated(make(chan struct{}))
-	m, _ := newManager(t, e.store, k, fastOptions(t))
+	m, met := newManager(t, e.store, k, fastOptions(t))
 	submit(t, m, `{"n":4,"units":1}`)
 	startWorker(t, m, "w", 1)
 	waitFor(t, "the unit running", func() bool { return total(k.get(k.started)) == 1 })
@@ -1168,9 +1169,44 @@ func TestRedisLostData(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the unit stopped", func() bool { return total(k.get(k.canceled)) == 1 })
+	// Counted as orphaned (its job lost), not as taken over by another
+	// worker, which nothing did.
+	waitFor(t, "the unit counted orphaned", func() bool {
+		return testutil.ToFloat64(met.Units.WithLabelValues(k.Name(), "orphaned")) == 1
+	})
+	if n := testutil.ToFloat64(met.Units.WithLabelValues(k.Name(), "lost")); n != 0 {
+		t.Errorf("%v units counted lost (taken over)", n)
+	}
 	close(gate)
 	j := submit(t, m, `{"n":5,"units":1}`)
 	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 5)
+}
+
+// TestResultAfterShortOutage: a unit that finishes while Redis is down
+// for seconds stores its result when Redis is back (the worker retries
+// for a third of ReclaimAfter); it used to give up after five attempts,
+// and the unit ran again after a reclaim.
+func TestResultAfterShortOutage(t *testing.T) {
+	e := backends[1].open(t)
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	opts := fastOptions(t)
+	opts.ReclaimAfter = 24 * time.Second // results retried for 8 s
+	m, _ := newManager(t, e.store, k, opts)
+	j := submit(t, m, `{"n":4,"units":1}`)
+	startWorker(t, m, "w", 1)
+	waitFor(t, "the unit running", func() bool { return total(k.get(k.started)) == 1 })
+	e.crash()
+	close(gate) // the unit finishes with Redis down
+	waitFor(t, "the unit finished", func() bool { return total(k.get(k.finished)) == 1 })
+	// Longer than retry's five attempts (about 2.7 s here: go-redis
+	// retries each dial too).
+	time.Sleep(5 * time.Second)
+	e.restart() // the manager's client connects again
+	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 4)
+	if n := total(k.get(k.started)); n != 1 {
+		t.Errorf("the unit ran %d times", n)
+	}
 }
 
 // TestExpressSlot: with Options.Express, a small job submitted while a

@@ -12,7 +12,8 @@ type Metrics struct {
 	// shutdown), lost (another worker took the unit over), deferred (it
 	// outlasted an express slot's limit: handed back, its job marked
 	// slow), passed (a slow job's unit an express slot read from the Redis
-	// stream and left to the other slots).
+	// stream and left to the other slots), orphaned (its job's record was
+	// gone from the store: expired, or lost with Redis's data).
 	Units *prometheus.CounterVec
 	// Reclaimed counts units taken over from another worker, which died or
 	// handed them back, by type.
@@ -29,7 +30,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		Jobs: jobs,
 		Units: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_total",
-			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost, deferred, passed).",
+			Help: "Job units processed, by type and outcome (done, failed, panicked, skipped, returned, lost, deferred, passed, orphaned).",
 		}, []string{"type", "outcome"}),
 		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_reclaimed_total",

@@ -16,6 +16,7 @@ import (
 // Why a unit's context was canceled other than by its worker's shutdown.
 var (
 	errJobOver   = errors.New("the job was canceled or finished")
+	errJobGone   = errors.New("the job's record is gone from the store")
 	errLeaseLost = errors.New("another worker took the unit over")
 	errShutdown  = errors.New("the worker is shutting down")
 	errSlow      = errors.New("the unit outlasted the express slot's limit")
@@ -187,6 +188,9 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 			m.opts.Metrics.unit(typ, "lost")
 			log.Warn("unit taken over by another worker; dropping this run")
 			return
+		case errors.Is(err, errJobGone):
+			m.orphaned(bg, d, typ, log)
+			return
 		case err != nil:
 			m.opts.Metrics.unit(typ, "failed")
 			m.fail(bg, start, d, log, fmt.Sprintf("unit %d: %v", d.Unit, err))
@@ -200,13 +204,20 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 
 	var status Status
 	var results map[int]json.RawMessage
-	if m.retry(bg, log, "store the unit's result", func(ctx context.Context) (err error) {
+	// A result is worth waiting for: a store that is back within a third
+	// of ReclaimAfter (a Redis restart) takes it, instead of the unit
+	// running again after a reclaim.
+	if m.retryFor(bg, log, "store the unit's result", m.opts.ReclaimAfter/3, func(ctx context.Context) (err error) {
 		status, results, err = m.store.complete(ctx, d, result, nodes)
 		return err
 	}) != nil {
 		return
 	}
-	if status == "" || status.Final() {
+	if status == "" {
+		m.orphaned(bg, d, typ, log)
+		return
+	}
+	if status.Final() {
 		m.ack(bg, d, log)
 		return
 	}
@@ -228,6 +239,9 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		return
 	case errLeaseLost:
 		log.Warn("unit taken over by another worker while its job's results were combined")
+		return
+	case errJobGone:
+		m.orphaned(bg, d, typ, log)
 		return
 	default:
 		// Shutting down: the result is stored, and whatever Combine
@@ -286,7 +300,7 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 	case err == nil:
 	case ctx.Err() != nil:
 		err = errShutdown
-	case cause == errJobOver || cause == errLeaseLost:
+	case cause == errJobOver || cause == errLeaseLost || cause == errJobGone:
 		err = cause
 	}
 	return result, nodes.Load(), err
@@ -323,14 +337,27 @@ func (m *Manager) heartbeat(ctx context.Context, d *delivery, consumer string, n
 			// Keep running: the result is still wanted if the store comes
 			// back before ReclaimAfter, and harmless (written once) if not.
 			log.Warn("heartbeat failed", zap.Error(err))
+		case status == "":
+			// Checked first: a store that lost its data lost the claim too.
+			cancel(errJobGone)
+			return
 		case !owned:
 			cancel(errLeaseLost)
 			return
-		case status == "" || status.Final():
+		case status.Final():
 			cancel(errJobOver)
 			return
 		}
 	}
+}
+
+// orphaned drops a unit whose job's record is gone from the store: it
+// expired, or the store lost its data (Redis restarted without
+// persistence); its job is lost, and GET /v1/jobs/{id} answers 404.
+func (m *Manager) orphaned(ctx context.Context, d *delivery, typ string, log *zap.Logger) {
+	m.opts.Metrics.unit(typ, "orphaned")
+	log.Warn("the unit's job is gone from the jobs store (its record expired, or the store lost its data: a Redis restart without persistence?): the job is lost, this unit dropped")
+	m.ack(ctx, d, log)
 }
 
 // fail ends the unit's job as failed with msg, then acknowledges the unit.
@@ -369,18 +396,25 @@ func (m *Manager) release(ctx context.Context, d *delivery, consumer string, cou
 // in all). A call that still fails leaves the unit pending in the store,
 // where another worker reclaims it after ReclaimAfter.
 func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op func(context.Context) error) error {
+	return m.retryFor(ctx, log, what, 0, op)
+}
+
+// retryFor is retry, trying on (pauses of at most a second) until
+// patience has passed.
+func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, patience time.Duration, op func(context.Context) error) error {
 	const attempts = 5
 	delay := 50 * time.Millisecond
+	start := time.Now()
 	var err error
 	for i := 1; ; i++ {
 		opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 		err = op(opCtx)
 		cancel()
-		if err == nil || i == attempts {
+		if err == nil || i >= attempts && time.Since(start)+delay > patience {
 			break
 		}
 		time.Sleep(delay)
-		delay *= 2
+		delay = min(2*delay, time.Second)
 	}
 	if err != nil {
 		log.Warn("could not "+what+"; the unit stays pending for a reclaim", zap.Error(err))
