@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1405,4 +1406,76 @@ func TestMemoryDirInUse(t *testing.T) {
 		t.Fatalf("after the first was closed: %v", err)
 	}
 	_ = third.Close()
+}
+
+// frozenStore is a store whose job reads hang until their deadline while
+// frozen (Redis stopped), counting the reads that reach it.
+type frozenStore struct {
+	Store
+	frozen atomic.Bool
+	loads  atomic.Int32
+}
+
+func (f *frozenStore) load(ctx context.Context, id string) (state, bool, error) {
+	f.loads.Add(1)
+	if f.frozen.Load() {
+		<-ctx.Done()
+		return state{}, false, ctx.Err()
+	}
+	return f.Store.load(ctx, id)
+}
+
+// TestStoreDownFailsFast: while the store is down, one API call waits for
+// its timeout and the others answer 503 at once (each waited the whole
+// timeout, 5 s by default), with a Retry-After until the next try; then
+// one call at a time probes the store, and once it answers all go
+// through again.
+func TestStoreDownFailsFast(t *testing.T) {
+	mem, err := NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := &frozenStore{Store: mem}
+	opts := fastOptions(t)
+	opts.OpTimeout = 300 * time.Millisecond
+	m, _ := newManager(t, fs, newSquares(), opts)
+	j := submit(t, m, `{"n":4,"units":1}`)
+	ctx := context.Background()
+	fs.frozen.Store(true)
+	if _, err := m.Get(ctx, j.ID); service.KindOf(err) != service.KindUnavailable {
+		t.Fatalf("the first read with the store down: %v", err)
+	}
+	for range 5 {
+		_, err := m.Get(ctx, j.ID)
+		var se *service.Error
+		if !errors.As(err, &se) || se.Kind != service.KindUnavailable || se.RetryAfter < time.Second {
+			t.Fatalf("a read while the store is known down: %v", err)
+		}
+	}
+	if _, err := m.Cancel(ctx, j.ID); service.KindOf(err) != service.KindUnavailable {
+		t.Fatalf("a cancel while the store is known down: %v", err)
+	}
+	if n := fs.loads.Load(); n != 1 {
+		t.Fatalf("%d reads reached the store, want the first only", n)
+	}
+	// After the pause one call probes, the concurrent ones fail at once.
+	time.Sleep(opts.OpTimeout)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { _, _ = m.Get(ctx, j.ID) })
+	}
+	wg.Wait()
+	if n := fs.loads.Load(); n != 2 {
+		t.Fatalf("%d reads reached the store, want one probe more", n)
+	}
+	fs.frozen.Store(false)
+	time.Sleep(opts.OpTimeout)
+	for i := range 3 {
+		if got, err := m.Get(ctx, j.ID); err != nil || got.ID != j.ID {
+			t.Fatalf("read %d with the store back: %v", i, err)
+		}
+	}
+	if n := fs.loads.Load(); n != 5 {
+		t.Errorf("%d reads reached the store, want every one once it is back", n)
+	}
 }

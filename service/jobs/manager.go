@@ -94,6 +94,7 @@ type Manager struct {
 	kinds map[string]Kind
 	opts  Options
 	log   *zap.Logger
+	gate  storeGate // the API's calls while the store is down
 }
 
 // NewManager returns a Manager for the given job kinds over store.
@@ -160,8 +161,14 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	if s.Client != "" {
 		lim.client = m.opts.MaxPerClient
 	}
-	if err := m.store.create(opCtx, s, units, lim); err != nil {
-		var full *tooManyError
+	probe, err := m.gate.enter("store the job")
+	if err != nil {
+		return Job{}, err
+	}
+	err = m.store.create(opCtx, s, units, lim)
+	var full *tooManyError
+	m.gate.leave(ctx, probe, ifNot(err, errors.As(err, &full)), m.opts.OpTimeout)
+	if err != nil {
 		switch {
 		case errors.As(err, &full) && full.client:
 			return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: busyRetry,
@@ -218,9 +225,14 @@ func (m *Manager) Get(ctx context.Context, id string) (Job, error) {
 	if !validID(id) {
 		return Job{}, notFound(id)
 	}
+	probe, err := m.gate.enter("read the job")
+	if err != nil {
+		return Job{}, err
+	}
 	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 	defer cancel()
 	s, found, err := m.store.load(opCtx, id)
+	m.gate.leave(ctx, probe, err, m.opts.OpTimeout)
 	if err != nil {
 		return Job{}, storeError("read the job", err)
 	}
@@ -237,9 +249,14 @@ func (m *Manager) Cancel(ctx context.Context, id string) (Job, error) {
 	if !validID(id) {
 		return Job{}, notFound(id)
 	}
+	probe, err := m.gate.enter("cancel the job")
+	if err != nil {
+		return Job{}, err
+	}
 	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 	defer cancel()
 	won, status, err := m.store.finish(opCtx, id, ending{Status: StatusCanceled, At: time.Now().UTC(), TTL: m.opts.TTL})
+	m.gate.leave(ctx, probe, err, m.opts.OpTimeout)
 	if err != nil {
 		return Job{}, storeError("cancel the job", err)
 	}
@@ -329,6 +346,14 @@ func inRequest(se *service.Error) error {
 		e.Fields[i] = f
 	}
 	return &e
+}
+
+// ifNot is err, or nil when not (a refusal that is no failure).
+func ifNot(err error, not bool) error {
+	if not {
+		return nil
+	}
+	return err
 }
 
 // storeError reports a store that failed: Redis down or slow, or a data
