@@ -9,7 +9,7 @@ import (
 )
 
 // MaxSide is the largest board width and height.
-const MaxSide = 16
+const MaxSide = polyomino.MaxSide
 
 // maxPieces bounds the pieces of a game (the 35 hexominoes).
 const maxPieces = 35
@@ -85,8 +85,8 @@ type placementKey struct {
 
 // NewGame validates cfg and builds its placement tables.
 func NewGame(cfg Config) (*Game, error) {
-	if cfg.Width < 1 || cfg.Width > MaxSide || cfg.Height < 1 || cfg.Height > MaxSide {
-		return nil, faultf(ErrBadConfig, "board size %d x %d (width and height must be 1..%d)", cfg.Width, cfg.Height, MaxSide)
+	if err := polyomino.CheckSize(cfg.Width, cfg.Height); err != nil { // MaxSide is the engine's
+		return nil, faultf(ErrBadConfig, "%v", err)
 	}
 	set, err := polyomino.Pieces(cfg.Order)
 	if err != nil {

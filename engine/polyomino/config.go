@@ -174,8 +174,8 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	r.set = set
 	var blocked []int
-	if c.Width < 1 || c.Width > MaxSide || c.Height < 1 || c.Height > MaxSide {
-		return nil, faultf(ErrBadConfig, "board size %d x %d (width and height must be 1..%d)", c.Width, c.Height, MaxSide)
+	if err := CheckSize(c.Width, c.Height); err != nil {
+		return nil, err
 	}
 	probe := &Geometry{Width: c.Width, Height: c.Height}
 	seen := map[int]bool{}
@@ -261,7 +261,7 @@ func (c Config) resolve() (*resolved, error) {
 	order := shuffled(free, c.Seed)
 	if len(c.Neutral) == 0 && c.NeutralCount > 0 {
 		if c.NeutralCount > len(order) {
-			return nil, faultf(ErrBadConfig, "%d neutral pieces but only %d pieces to deal", c.NeutralCount, len(order))
+			return nil, faultf(ErrBadConfig, "%d neutral pieces to deal but only %d pieces are left for the deal: give neutral [] for no neutral piece", c.NeutralCount, len(order))
 		}
 		r.neutral = append(r.neutral, order[:c.NeutralCount]...)
 		for _, p := range order[:c.NeutralCount] {

@@ -28,10 +28,28 @@ type Geometry struct {
 	rectSym []int
 }
 
+// CheckSize checks a board's sides (1..MaxSide); its error names the side
+// at fault ("width and height" when both are).
+func CheckSize(width, height int) error {
+	bad := func(n int) bool { return n < 1 || n > MaxSide }
+	side := ""
+	switch {
+	case bad(width) && bad(height):
+		side = "width and height"
+	case bad(width):
+		side = "width"
+	case bad(height):
+		side = "height"
+	default:
+		return nil
+	}
+	return faultf(ErrBadConfig, "board size %d x %d (%s must be 1..%d)", width, height, side, MaxSide)
+}
+
 // NewGeometry builds a board geometry; blocked lists cell indices.
 func NewGeometry(width, height int, blocked []int) (*Geometry, error) {
-	if width < 1 || width > MaxSide || height < 1 || height > MaxSide {
-		return nil, faultf(ErrBadConfig, "board size %d x %d (width and height must be 1..%d)", width, height, MaxSide)
+	if err := CheckSize(width, height); err != nil {
+		return nil, err
 	}
 	g := &Geometry{Width: width, Height: height}
 	for _, i := range blocked {

@@ -119,7 +119,9 @@ func TestConfigErrors(t *testing.T) {
 		cfg Config
 		msg string
 	}{
-		{mod(func(c *Config) { c.Width = 17 }), "width and height must be 1..16"},
+		{mod(func(c *Config) { c.Width = 17 }), "board size 17 x 8 (width must be 1..16)"},
+		{mod(func(c *Config) { c.Height = 0 }), "board size 8 x 0 (height must be 1..16)"},
+		{mod(func(c *Config) { c.Width, c.Height = -1, 17 }), "(width and height must be 1..16)"},
 		{mod(func(c *Config) { c.Order = 7 }), "order 7"},
 		{mod(func(c *Config) { c.Pieces = []string{"L", "Q"} }), "no piece \"Q\""},
 		{mod(func(c *Config) { c.Pieces = []string{"L", "l"} }), "listed twice"},
