@@ -22,6 +22,9 @@ func newPolyominoServer(t *testing.T, maxBudget time.Duration) *gin.Engine {
 	s := newSearcher(reg, maxBudget)
 	s.MinCacheTime = 0
 	s.MinLengthTime = maxBudget // plies within the budget, however slow the machine
+	// Loaded, as serve has it two seconds after its start (PreloadBook): a
+	// request finding it still loading may answer by search instead.
+	service.LoadBookFor([]byte(`{"game":"pentominoes"}`))
 	return New(Config{MaxBodyBytes: 64 << 10}, Deps{
 		Log: zap.NewNop(), Registry: reg,
 		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
