@@ -34,7 +34,7 @@ func (h *handlers) healthz(c *gin.Context) {
 // readyz godoc
 //
 //	@Summary		Readiness
-//	@Description	200 once every engine can answer, 503 while one is still loading or building (its progress is given): the Teeko tablebases (`teeko`), the Pentominoes opening book (`book`, about 2 s from the start; until then a request waits for it within half its budget, then searches). `cache.backend` names the cache in use (`memory`, or `redis+memory` for Redis with an in-process layer in front) and `cache.reachable` whether Redis answers; an unreachable Redis does not make the service unready, only slower.
+//	@Description	200 once every engine can answer, 503 while one is still loading or building (its progress is given): the Teeko tablebases (`teeko`), the Pentominoes opening book (`book`, about 2 s from the start; until then a Pentominoes request with a budget of 500 ms or more waits for it within half its budget, then searches; a book that failed to load leaves the service ready, the search answering). `cache.backend` names the cache in use (`memory`, or `redis+memory` for Redis with an in-process layer in front) and `cache.reachable` whether Redis answers; an unreachable Redis does not make the service unready, only slower.
 //	@Tags			service
 //	@Produce		json
 //	@Success		200	{object}	service.ReadyReport

@@ -80,8 +80,9 @@ type PolyominoRequest struct {
 	// as a job (type polyomino.analyze) and answer with its link; its
 	// units take the values the cache holds (each move's child, and a book
 	// position's moves valued by earlier requests) without a search, and
-	// the answer of a finished job is cached for the requests, in every
-	// server sharing the cache (a book position's: its move values).
+	// a finished job's proven answer is cached for the requests, in every
+	// server sharing the cache, unless the cache holds one that knows more
+	// (a book position's: its move values, when the job valued them all).
 	// Repeated requests
 	// for the position share the job while it is queued or running (per
 	// server process); a capture position is one unit searched for the

@@ -562,7 +562,7 @@ func TestBackgroundAllMoves(t *testing.T) {
 func TestBookLoadWaitsWithinBudget(t *testing.T) {
 	p, _ := bookPolyomino(t)
 	var waits []time.Duration
-	bookWithin = func(d time.Duration) (*book.Book, bool) {
+	bookWithin = func(_ context.Context, d time.Duration) (*book.Book, bool) {
 		waits = append(waits, d)
 		return nil, false // still loading
 	}

@@ -438,7 +438,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		// a busy machine) it is waited for within a share of the budget,
 		// then the position searched (a cold start cost a 2 s request
 		// 10 s).
-		_, waitBook = bookWithin(budget / bookLoadDiv)
+		_, waitBook = bookWithin(ctx, budget/bookLoadDiv)
 	}
 	if res, ok := bookResult(pos, q.AllMoves, waitBook); ok {
 		var nodes int64 // bookMoves' search's
@@ -1657,10 +1657,32 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if a.Proven && ctx.Err() == nil && j.Search != nil && a.final() {
 		// For the requests, here and in every process sharing the
 		// cache: a position proven by a job answers them at once.
-		storeBetter(ctx, j.Search, analyzeKey(pos, q.AllMoves), canonicalAnswer(a, pos))
+		j.cacheAnswer(ctx, analyzeKey(pos, q.AllMoves), canonicalAnswer(a, pos))
 	}
 	b, err := json.Marshal(a)
 	return b, true, err
+}
+
+// cacheAnswer stores c, a finished job's answer in the canonical frame,
+// under key for the requests, unless the cache holds an answer that knows
+// as much (rank: a longer request's all_moves answer with more plies, say).
+// An answer stopped at its first win is kept without a time of its own:
+// the units' summed time would make completeNeed refuse a request the
+// completion of its best moves.
+func (j PolyominoAnalyzeJob) cacheAnswer(ctx context.Context, key string, c PolyominoAnswer) {
+	raw, ok, err := j.Search.Loader.Cache().Get(context.WithoutCancel(ctx), key)
+	if err != nil {
+		return // what the cache holds is unknown: it may know more
+	}
+	if ok {
+		if old, valid := decodeFinal[PolyominoAnswer](raw); valid && old.Outcome == c.Outcome && slices.Compare(old.rank(), c.rank()) >= 0 {
+			return
+		}
+	}
+	if c.partial() {
+		c.ElapsedNs = 0
+	}
+	storeBetter(ctx, j.Search, key, c)
 }
 
 // canonicalAnswer is a, an answer of pos, as the cache keeps it: its

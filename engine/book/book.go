@@ -2,6 +2,7 @@ package book
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -169,9 +170,10 @@ func EmbeddedStatus() (done bool, err error) {
 
 // EmbeddedWithin returns the embedded book, loading it if no one has
 // begun to, when it is loaded within d (a request's share of its budget:
-// the load takes about 2 s of one core, more on a busy machine); false
-// while it still loads then, or when it failed to load.
-func EmbeddedWithin(d time.Duration) (*Book, bool) {
+// the load takes about 2 s of one core, more on a busy machine) and
+// before ctx ends; false while it still loads then, or when it failed to
+// load.
+func EmbeddedWithin(ctx context.Context, d time.Duration) (*Book, bool) {
 	if embedded.loaded.Load() {
 		return EmbeddedLoaded()
 	}
@@ -182,6 +184,8 @@ func EmbeddedWithin(d time.Duration) (*Book, bool) {
 	case <-embedded.done:
 		return EmbeddedLoaded()
 	case <-t.C:
+		return nil, false
+	case <-ctx.Done():
 		return nil, false
 	}
 }

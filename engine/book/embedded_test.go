@@ -1,6 +1,7 @@
 package book
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"testing"
@@ -23,20 +24,26 @@ func TestEmbeddedWithin(t *testing.T) {
 		t.Fatal("loaded before any call")
 	}
 	// Loading takes about 2 s of a core: a millisecond is not enough.
-	if b, ok := EmbeddedWithin(time.Millisecond); ok || b != nil {
+	if b, ok := EmbeddedWithin(context.Background(), time.Millisecond); ok || b != nil {
 		t.Fatal("loaded within a millisecond")
 	}
 	if _, ok := EmbeddedLoaded(); ok {
 		t.Fatal("EmbeddedLoaded while loading")
 	}
-	b, ok := EmbeddedWithin(time.Minute) // the load begun above, not a second one
+	// A request that went away stops waiting.
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ok := EmbeddedWithin(gone, time.Minute); ok {
+		t.Fatal("waited for the load with its context ended")
+	}
+	b, ok := EmbeddedWithin(context.Background(), time.Minute) // the load begun above, not a second one
 	if !ok || b == nil {
 		t.Fatal("not loaded within a minute")
 	}
 	if done, err := EmbeddedStatus(); !done || err != nil {
 		t.Fatalf("status %v, %v after the load", done, err)
 	}
-	if again, ok := EmbeddedWithin(0); !ok || again != b {
+	if again, ok := EmbeddedWithin(context.Background(), 0); !ok || again != b {
 		t.Fatal("a loaded book not returned at once")
 	}
 }

@@ -1409,42 +1409,72 @@ func TestMemoryDirInUse(t *testing.T) {
 }
 
 // frozenStore is a store whose job reads hang until their deadline while
-// frozen (Redis stopped), counting the reads that reach it.
+// frozen (Redis stopped), counting the reads that reach it, and whose
+// creates fail at once while full (a disk without space: the store
+// answers, with an error).
 type frozenStore struct {
 	Store
-	frozen atomic.Bool
-	loads  atomic.Int32
+	frozen, full atomic.Bool
+	loads        atomic.Int32
+	inLoad       chan struct{} // a frozen read has reached the store
 }
 
 func (f *frozenStore) load(ctx context.Context, id string) (state, bool, error) {
 	f.loads.Add(1)
 	if f.frozen.Load() {
+		select {
+		case f.inLoad <- struct{}{}:
+		default:
+		}
 		<-ctx.Done()
 		return state{}, false, ctx.Err()
 	}
 	return f.Store.load(ctx, id)
 }
 
-// TestStoreDownFailsFast: while the store is down, one API call waits for
-// its timeout and the others answer 503 at once (each waited the whole
-// timeout, 5 s by default), with a Retry-After until the next try; then
-// one call at a time probes the store, and once it answers all go
-// through again.
+func (f *frozenStore) create(ctx context.Context, s state, units []json.RawMessage, lim limits) error {
+	if f.full.Load() {
+		return errors.New("write jobs/x.log: no space left on device")
+	}
+	return f.Store.create(ctx, s, units, lim)
+}
+
+// TestStoreDownFailsFast: while the store cannot be reached, one API
+// call waits for its timeout and the others answer 503 at once (each
+// waited the whole timeout, 5 s by default), with a Retry-After until the
+// next try; then one call at a time probes the store, and once it answers
+// all go through again. A store that answers with an error shuts nothing.
 func TestStoreDownFailsFast(t *testing.T) {
 	mem, err := NewMemoryStore("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &frozenStore{Store: mem}
+	fs := &frozenStore{Store: mem, inLoad: make(chan struct{}, 1)}
 	opts := fastOptions(t)
 	opts.OpTimeout = 300 * time.Millisecond
 	m, _ := newManager(t, fs, newSquares(), opts)
 	j := submit(t, m, `{"n":4,"units":1}`)
 	ctx := context.Background()
+
+	// A full disk: the submission fails, reads go on.
+	fs.full.Store(true)
+	if _, err := m.Submit(ctx, "toy.squares", json.RawMessage(`{"n":4,"units":1}`)); service.KindOf(err) != service.KindUnavailable {
+		t.Fatalf("a submission with the disk full: %v", err)
+	}
+	if got, err := m.Get(ctx, j.ID); err != nil || got.ID != j.ID {
+		t.Fatalf("a read after a failed write: %v", err)
+	}
+	if _, err := m.Get(ctx, "AAAAAAAAAAAAAAAAAAAAAA"); service.KindOf(err) != service.KindNotFound {
+		t.Fatalf("an unknown job after a failed write: %v", err)
+	}
+	fs.full.Store(false)
+	loads := fs.loads.Load()
+
 	fs.frozen.Store(true)
 	if _, err := m.Get(ctx, j.ID); service.KindOf(err) != service.KindUnavailable {
 		t.Fatalf("the first read with the store down: %v", err)
 	}
+	<-fs.inLoad
 	for range 5 {
 		_, err := m.Get(ctx, j.ID)
 		var se *service.Error
@@ -1455,17 +1485,21 @@ func TestStoreDownFailsFast(t *testing.T) {
 	if _, err := m.Cancel(ctx, j.ID); service.KindOf(err) != service.KindUnavailable {
 		t.Fatalf("a cancel while the store is known down: %v", err)
 	}
-	if n := fs.loads.Load(); n != 1 {
+	if n := fs.loads.Load() - loads; n != 1 {
 		t.Fatalf("%d reads reached the store, want the first only", n)
 	}
-	// After the pause one call probes, the concurrent ones fail at once.
+	// After the pause one call probes; while it waits the others fail.
 	time.Sleep(opts.OpTimeout)
-	var wg sync.WaitGroup
+	probed := make(chan error)
+	go func() { _, err := m.Get(ctx, j.ID); probed <- err }()
+	<-fs.inLoad // the probe is in the store
 	for range 3 {
-		wg.Go(func() { _, _ = m.Get(ctx, j.ID) })
+		if _, err := m.Get(ctx, j.ID); service.KindOf(err) != service.KindUnavailable {
+			t.Fatalf("a read beside the probe: %v", err)
+		}
 	}
-	wg.Wait()
-	if n := fs.loads.Load(); n != 2 {
+	<-probed
+	if n := fs.loads.Load() - loads; n != 2 {
 		t.Fatalf("%d reads reached the store, want one probe more", n)
 	}
 	fs.frozen.Store(false)
@@ -1475,7 +1509,7 @@ func TestStoreDownFailsFast(t *testing.T) {
 			t.Fatalf("read %d with the store back: %v", i, err)
 		}
 	}
-	if n := fs.loads.Load(); n != 5 {
+	if n := fs.loads.Load() - loads; n != 5 {
 		t.Errorf("%d reads reached the store, want every one once it is back", n)
 	}
 }

@@ -155,20 +155,12 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 		ID: newID(), Type: typ, Status: StatusQueued, Created: time.Now().UTC(),
 		Request: slices.Clone(request), Total: len(units), Client: service.Client(ctx),
 	}
-	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
-	defer cancel()
 	lim := limits{all: m.opts.MaxActive}
 	if s.Client != "" {
 		lim.client = m.opts.MaxPerClient
 	}
-	probe, err := m.gate.enter("store the job")
-	if err != nil {
-		return Job{}, err
-	}
-	err = m.store.create(opCtx, s, units, lim)
-	var full *tooManyError
-	m.gate.leave(ctx, probe, ifNot(err, errors.As(err, &full)), m.opts.OpTimeout)
-	if err != nil {
+	if err := m.gated(ctx, "store the job", func(ctx context.Context) error { return m.store.create(ctx, s, units, lim) }); err != nil {
+		var full *tooManyError
 		switch {
 		case errors.As(err, &full) && full.client:
 			return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: busyRetry,
@@ -225,15 +217,12 @@ func (m *Manager) Get(ctx context.Context, id string) (Job, error) {
 	if !validID(id) {
 		return Job{}, notFound(id)
 	}
-	probe, err := m.gate.enter("read the job")
-	if err != nil {
-		return Job{}, err
-	}
-	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
-	defer cancel()
-	s, found, err := m.store.load(opCtx, id)
-	m.gate.leave(ctx, probe, err, m.opts.OpTimeout)
-	if err != nil {
+	var s state
+	var found bool
+	if err := m.gated(ctx, "read the job", func(ctx context.Context) (err error) {
+		s, found, err = m.store.load(ctx, id)
+		return err
+	}); err != nil {
 		return Job{}, storeError("read the job", err)
 	}
 	if !found {
@@ -249,15 +238,12 @@ func (m *Manager) Cancel(ctx context.Context, id string) (Job, error) {
 	if !validID(id) {
 		return Job{}, notFound(id)
 	}
-	probe, err := m.gate.enter("cancel the job")
-	if err != nil {
-		return Job{}, err
-	}
-	opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
-	defer cancel()
-	won, status, err := m.store.finish(opCtx, id, ending{Status: StatusCanceled, At: time.Now().UTC(), TTL: m.opts.TTL})
-	m.gate.leave(ctx, probe, err, m.opts.OpTimeout)
-	if err != nil {
+	var won bool
+	var status Status
+	if err := m.gated(ctx, "cancel the job", func(ctx context.Context) (err error) {
+		won, status, err = m.store.finish(ctx, id, ending{Status: StatusCanceled, At: time.Now().UTC(), TTL: m.opts.TTL})
+		return err
+	}); err != nil {
 		return Job{}, storeError("cancel the job", err)
 	}
 	switch {
@@ -348,17 +334,13 @@ func inRequest(se *service.Error) error {
 	return &e
 }
 
-// ifNot is err, or nil when not (a refusal that is no failure).
-func ifNot(err error, not bool) error {
-	if not {
-		return nil
-	}
-	return err
-}
-
 // storeError reports a store that failed: Redis down or slow, or a data
 // directory that cannot be written. It is KindUnavailable (503 with
-// Retry-After) because trying again later is the right answer for the caller.
+// Retry-After) because trying again later is the right answer for the
+// caller. The gate's own error (a *service.Error) passes as it is.
 func storeError(what string, err error) error {
+	if se := (*service.Error)(nil); errors.As(err, &se) {
+		return se
+	}
 	return &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not " + what, Cause: err, RetryAfter: time.Second}
 }

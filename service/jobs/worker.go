@@ -357,7 +357,10 @@ func (m *Manager) heartbeat(ctx context.Context, d *delivery, consumer string, n
 func (m *Manager) orphaned(ctx context.Context, d *delivery, typ string, log *zap.Logger) {
 	m.opts.Metrics.unit(typ, "orphaned")
 	log.Warn("the unit's job is gone from the jobs store (its record expired, or the store lost its data: a Redis restart without persistence?): the job is lost, this unit dropped")
-	m.ack(ctx, d, log)
+	// Once, quietly: a store that lost its data lost the unit's entry too.
+	actx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
+	defer cancel()
+	_ = m.store.ack(actx, d)
 }
 
 // fail ends the unit's job as failed with msg, then acknowledges the unit.
