@@ -106,12 +106,13 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 // goes to the lengths (fromBook). The cache keeps the moves' values
 // (under bookMovesKey), and while some are missing how long a search
 // tried (BestTriedNs): a shorter request takes them without a search, one
-// as long or longer searches on (the solver's table keeps the proofs of
+// as long (within bookMovesSlack) or longer searches on (the solver's table keeps the proofs of
 // the search before, as long as other searches leave them: at the largest
 // budget the moves of a two-ply position take one or two requests).
 const (
-	bookMovesMin = 500 * time.Millisecond
-	bookMovesDiv = 2
+	bookMovesMin   = 500 * time.Millisecond
+	bookMovesDiv   = 2
+	bookMovesSlack = 10 // a tenth
 )
 
 func bookMovesKey(pos *polyomino.Position) string {
@@ -137,7 +138,9 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 		}
 	}
 	d := budget / bookMovesDiv
-	if budget < bookMovesMin || int64(d) < kept.BestTriedNs || ctx.Err() != nil {
+	// The same request again searches on: its d, what its budget has left
+	// when it gets here, may be a little shorter than the last one's.
+	if budget < bookMovesMin || int64(d+d/bookMovesSlack) < kept.BestTriedNs || ctx.Err() != nil {
 		return res, 0
 	}
 	if _, busy := p.bookMovesBusy.LoadOrStore(key, true); busy {
