@@ -1200,25 +1200,31 @@ func fromCanonical(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 		// the cache's).
 		return withPosition(a, pos)
 	}
-	back := func(s string) string {
-		if m, ok := fromCanonicalMove(frame, s); ok {
-			return m.String()
+	return withPosition(mapMoves(a, frame.FromCanonical), pos)
+}
+
+// mapMoves is a with its best moves and moves mapped by f (in fresh
+// slices; a move that does not parse is kept as it is).
+func mapMoves(a PolyominoAnswer, f func(polyomino.Move) polyomino.Move) PolyominoAnswer {
+	each := func(s string) string {
+		if m, err := polyomino.ParseMove(s); err == nil {
+			return f(m).String()
 		}
 		return s
 	}
 	out := a
 	out.BestMoves = make([]string, len(a.BestMoves))
 	for i, m := range a.BestMoves {
-		out.BestMoves[i] = back(m)
+		out.BestMoves[i] = each(m)
 	}
 	if a.Moves != nil {
 		out.Moves = make([]PolyominoMove, len(a.Moves))
 		for i, m := range a.Moves {
-			m.Move = back(m.Move)
+			m.Move = each(m.Move)
 			out.Moves[i] = m
 		}
 	}
-	return withPosition(out, pos)
+	return out
 }
 
 // withPosition fills in what belongs to the position rather than to its
@@ -1689,27 +1695,13 @@ func (j PolyominoAnalyzeJob) cacheAnswer(ctx context.Context, key string, c Poly
 // moves in pos's canonical frame, without what belongs to the position or
 // the request (fromCanonical and toPosition add them back).
 func canonicalAnswer(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
-	frame := pos.Frame()
-	to := func(s string) string {
-		if m, err := polyomino.ParseMove(s); err == nil {
-			return frame.ToCanonical(m).String()
-		}
-		return s
-	}
 	c := PolyominoAnswer{
 		Outcome: a.Outcome, Proven: a.Proven, Value: a.Value, BestComplete: a.BestComplete,
 		Plies: a.Plies, LengthTriedNs: a.LengthTriedNs, PerfectFirst: a.PerfectFirst, BestTriedNs: a.BestTriedNs,
 		Heuristic: a.Heuristic, LegalMoves: a.LegalMoves, Over: a.Over, Pass: a.Pass,
-		Nodes: a.Nodes, ElapsedNs: a.ElapsedNs, BestMoves: make([]string, len(a.BestMoves)),
+		Nodes: a.Nodes, ElapsedNs: a.ElapsedNs, BestMoves: a.BestMoves, Moves: a.Moves,
 	}
-	for i, m := range a.BestMoves {
-		c.BestMoves[i] = to(m)
-	}
-	for _, m := range a.Moves {
-		m.Move = to(m.Move)
-		c.Moves = append(c.Moves, m)
-	}
-	return c
+	return mapMoves(c, pos.Frame().ToCanonical)
 }
 
 // finalLengthMax bounds the length search of a finished job's position
