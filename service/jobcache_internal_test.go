@@ -60,4 +60,17 @@ func TestJobAnswerKeepsBetter(t *testing.T) {
 	if n := held(); n != 2 {
 		t.Errorf("after a job that knew more: %d moves with plies cached, want its 2", n)
 	}
+	// A job stopped at its first win is kept without its units' summed
+	// time, which would make a request need twice that to complete its
+	// best moves (completeNeed).
+	partial := PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestMoves: []string{"I:a1,a2,a3,a4,a5"}, ElapsedNs: int64(900 * time.Millisecond)}
+	if !partial.partial() {
+		t.Fatal("not a partial answer")
+	}
+	job.cacheAnswer(ctx, "p", partial)
+	raw, ok, err := c.Get(ctx, "p")
+	var kept PolyominoAnswer
+	if err != nil || !ok || json.Unmarshal(raw, &kept) != nil || !kept.partial() || completeNeed(kept) != 2*completeMin {
+		t.Errorf("the first-win answer cached: %v %v, elapsed %v, completeNeed %v", ok, err, time.Duration(kept.ElapsedNs), completeNeed(kept))
+	}
 }
