@@ -1052,6 +1052,12 @@ func storeBetter(ctx context.Context, s *Searcher, key string, a PolyominoAnswer
 	if err != nil {
 		return // what the cache holds is unknown: it may be better
 	}
+	storeOver(ctx, s, key, a, raw, ok)
+}
+
+// storeOver is storeBetter over raw, what the cache held for key (ok:
+// anything), read by the caller.
+func storeOver(ctx context.Context, s *Searcher, key string, a PolyominoAnswer, raw []byte, ok bool) {
 	if ok {
 		if old, valid := decodeFinal[PolyominoAnswer](raw); valid && old.Outcome == a.Outcome {
 			switch {
@@ -1688,7 +1694,7 @@ func (j PolyominoAnalyzeJob) cacheAnswer(ctx context.Context, key string, c Poly
 	if c.partial() {
 		c.ElapsedNs = 0
 	}
-	storeBetter(ctx, j.Search, key, c)
+	storeOver(ctx, j.Search, key, c, raw, ok)
 }
 
 // canonicalAnswer is a, an answer of pos, as the cache keeps it: its
