@@ -124,6 +124,7 @@ func TestProblems(t *testing.T) {
 		{"wrong nested type", "POST", "/test/echo", js, `{"inner":{"depth":1.5}}`, 400, "/problems/validation", "inner.depth", "expected an integer, got a number 1.5"},
 		{"key twice", "POST", "/test/echo", js, `{"name":"a","count":1,"name":"b"}`, 400, "/problems/validation", "name", `"name" is given twice`},
 		{"nested key twice", "POST", "/test/echo", js, `{"tags":["x"],"inner":{"depth":1,"depth":2}}`, 400, "/problems/validation", "inner.depth", "given twice"},
+		{"null in a list", "POST", "/test/echo", js, `{"tags":["x",null]}`, 400, "/problems/validation", "tags", "element 2 is null"},
 		{"trailing data", "POST", "/test/echo", js, `{"name":"a"} {"name":"b"}`, 400, "/problems/malformed-json", "", "after the JSON object"},
 		{"trailing garbage", "POST", "/test/echo", js, `{"name":"a"}x`, 400, "/problems/malformed-json", "", "after the JSON object"},
 		{"invalid UTF-8", "POST", "/test/echo", js, "{\"name\":\"a\xffb\"}", 400, "/problems/malformed-json", "", "not valid UTF-8 at byte 11 (0xFF)"},
@@ -170,6 +171,10 @@ func TestStrictDecodeAcceptsGoodBody(t *testing.T) {
 	w := do(r, "POST", "/test/echo", "application/json; charset=utf-8", `{"name":"a","count":3,"tags":["x"],"inner":{"depth":2}}`+"\n")
 	if w.Code != 200 {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	// null for a whole list is an absent field (null in a list is not).
+	if w := do(r, "POST", "/test/echo", "application/json", `{"name":"a","tags":null}`); w.Code != 200 {
+		t.Fatalf("tags null: status %d: %s", w.Code, w.Body)
 	}
 }
 

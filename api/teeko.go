@@ -85,7 +85,7 @@ type TeekoAnalysis struct {
 // teekoAnalyze godoc
 //
 //	@Summary		Analyze a Teeko position
-//	@Description	Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give `board` (plus `to_move` when all eight pieces are down and the game is not over), or `black` and `red`, or `moves`; none for the empty board.
+//	@Description	Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give `board` (plus `to_move` when all eight pieces are down and the game is not over), or `black` and `red`, or `moves`; none for the empty board. Input is read leniently, answers are canonical: `rules`, `drop_style` and `to_move` (also `b` or `r`) in any case, spaces around them ignored, the board's letters in any case; a move's squares may have spaces around them and leading zeros (`" 14 - 09"` is `14-9`).
 //	@Description	House rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.
 //	@Tags			teeko
 //	@Accept			json
@@ -189,7 +189,9 @@ type TeekoAnnotatedPly struct {
 	After  TeekoValue `json:"after"`
 	// What the one who decided could have played: the best moves.
 	BestMoves []string `json:"best_moves" example:"13"`
-	// What the one who decided could have played: the best moves' value.
+	// What the one who decided could have played: the value of the
+	// position under best play, its plies counted from this ply (the
+	// same as before; after, a best move's value, counts from the next).
 	BestValue TeekoValue `json:"best_value"`
 	// True when the move played is among the best moves.
 	IsBest bool `json:"is_best" example:"true"`
@@ -209,7 +211,7 @@ type TeekoAnnotation struct {
 // teekoAnnotate godoc
 //
 //	@Summary		Annotate a Teeko game
-//	@Description	Compares every move of a game with the best moves of the player who decided it and marks it as RULES.md says: `!` the unique best move (only fastest win or only slowest loss; a drawing move among several is never `!`), `!!` the only move that does not lose (takes precedence), `?=` a won position turned into a draw, `??` a drawn position into a loss, `???` a won position into a loss, empty otherwise. Each ply lists the best moves and their value.
+//	@Description	Compares every move of a game with the best moves of the player who decided it and marks it as RULES.md says: `!` the unique best move (only fastest win or only slowest loss; a drawing move among several is never `!`), `!!` the only move that does not lose (takes precedence), `?=` a won position turned into a draw, `??` a drawn position into a loss, `???` a won position into a loss, empty otherwise. Each ply lists the best moves and their value (`best_value`, which is `before`: the position's value under best play, its plies counted from this ply; `after` counts from the next). Moves and names are read as by /v1/teeko/analyze (any case, spaces and leading zeros accepted).
 //	@Tags			teeko
 //	@Accept			json
 //	@Produce		json,application/problem+json

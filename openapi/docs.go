@@ -1783,7 +1783,7 @@ const docTemplate = `{
         },
         "/v1/teeko/analyze": {
             "post": {
-                "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down and the game is not over), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board.\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
+                "description": "Exact value of a Teeko position from the tablebase: the outcome, the distance in plies (counting the winning move), the result for the player who decides this ply, and every legal move with its own value, best first. Give ` + "`" + `board` + "`" + ` (plus ` + "`" + `to_move` + "`" + ` when all eight pieces are down and the game is not over), or ` + "`" + `black` + "`" + ` and ` + "`" + `red` + "`" + `, or ` + "`" + `moves` + "`" + `; none for the empty board. Input is read leniently, answers are canonical: ` + "`" + `rules` + "`" + `, ` + "`" + `drop_style` + "`" + ` and ` + "`" + `to_move` + "`" + ` (also ` + "`" + `b` + "`" + ` or ` + "`" + `r` + "`" + `) in any case, spaces around them ignored, the board's letters in any case; a move's squares may have spaces around them and leading zeros (` + "`" + `\" 14 - 09\"` + "`" + ` is ` + "`" + `14-9` + "`" + `).\nHouse rule: a side with no legal move loses (never happens with four pieces a side). Scarne's history-dependent rules (four-move limit, boxed-in ten-move limit) are not applied: positions are analyzed without their history.",
                 "consumes": [
                     "application/json"
                 ],
@@ -1988,7 +1988,7 @@ const docTemplate = `{
         },
         "/v1/teeko/annotate": {
             "post": {
-                "description": "Compares every move of a game with the best moves of the player who decided it and marks it as RULES.md says: ` + "`" + `!` + "`" + ` the unique best move (only fastest win or only slowest loss; a drawing move among several is never ` + "`" + `!` + "`" + `), ` + "`" + `!!` + "`" + ` the only move that does not lose (takes precedence), ` + "`" + `?=` + "`" + ` a won position turned into a draw, ` + "`" + `??` + "`" + ` a drawn position into a loss, ` + "`" + `???` + "`" + ` a won position into a loss, empty otherwise. Each ply lists the best moves and their value.",
+                "description": "Compares every move of a game with the best moves of the player who decided it and marks it as RULES.md says: ` + "`" + `!` + "`" + ` the unique best move (only fastest win or only slowest loss; a drawing move among several is never ` + "`" + `!` + "`" + `), ` + "`" + `!!` + "`" + ` the only move that does not lose (takes precedence), ` + "`" + `?=` + "`" + ` a won position turned into a draw, ` + "`" + `??` + "`" + ` a drawn position into a loss, ` + "`" + `???` + "`" + ` a won position into a loss, empty otherwise. Each ply lists the best moves and their value (` + "`" + `best_value` + "`" + `, which is ` + "`" + `before` + "`" + `: the position's value under best play, its plies counted from this ply; ` + "`" + `after` + "`" + ` counts from the next). Moves and names are read as by /v1/teeko/analyze (any case, spaces and leading zeros accepted).",
                 "consumes": [
                     "application/json"
                 ],
@@ -3269,7 +3269,7 @@ const docTemplate = `{
                     ]
                 },
                 "best_value": {
-                    "description": "What the one who decided could have played: the best moves' value.",
+                    "description": "What the one who decided could have played: the value of the\nposition under best play, its plies counted from this ply (the\nsame as before; after, a best move's value, counts from the next).",
                     "allOf": [
                         {
                             "$ref": "#/definitions/api.TeekoValue"

@@ -87,22 +87,25 @@ func DecodeStrict(r io.Reader, dst any) error {
 		}
 		return explainDecodeError(err, dst, nil, 0)
 	}
-	if err := duplicateKeys(raw); err != nil {
+	if err := checkKeysAndNulls(raw); err != nil {
 		return err
 	}
 	return exactNames(raw, reflect.TypeOf(dst), "")
 }
 
-// duplicateKeys reports a key given twice in one object, at any depth
-// (encoding/json keeps the last silently: {"game":"a","game":"b"} would be
-// game b).
-func duplicateKeys(raw json.RawMessage) error {
+// checkKeysAndNulls reports, at any depth, a key given twice in one
+// object (encoding/json keeps the last silently: {"game":"a","game":"b"}
+// would be game b) and a null in an array (encoding/json decodes it as the
+// element type's zero: [null] as squares would be square 0, which the
+// client never sent; no list of a request holds null).
+func checkKeysAndNulls(raw json.RawMessage) error {
 	type frame struct {
 		object  bool
 		keys    map[string]bool
 		path    string // of the object or array itself
 		key     string // the object's key whose value comes next
 		wantKey bool
+		index   int // an array's: of the value that comes next
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -125,6 +128,12 @@ func duplicateKeys(raw json.RawMessage) error {
 				top.key, top.wantKey = k, false
 				continue
 			}
+		}
+		if tok == nil && top != nil && !top.object {
+			return &DecodeFieldError{Field: top.path, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", top.index+1)}
+		}
+		if top != nil && !top.object {
+			top.index++
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
