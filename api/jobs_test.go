@@ -137,6 +137,20 @@ func TestJobLifecycleOverHTTP(t *testing.T) {
 			t.Errorf("job time %v: want UTC milliseconds", tm)
 		}
 	}
+	// The job's count is the requests' (a 1 ms search would not complete
+	// it), and a second job's.
+	sync := postJSON(t, srv.URL+"/v1/polyomino/tilings", `{"width":10,"height":6,"limit":1,"budget_ms":1}`)
+	var syncAnswer TilingsResponse
+	_ = json.NewDecoder(sync.Body).Decode(&syncAnswer)
+	sync.Body.Close()
+	if sync.StatusCode != 200 || syncAnswer.Source != "cache" || !syncAnswer.Complete || syncAnswer.Count != 2339 || len(syncAnswer.Solutions) != 1 {
+		t.Errorf("request after the job: %d %+v", sync.StatusCode, syncAnswer)
+	}
+	again := waitJob(t, srv, postJSON(t, srv.URL+"/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":6,"limit":1}}`))
+	var second TilingsResponse
+	if err := json.Unmarshal(again.Result, &second); err != nil || again.Status != "done" || second.Source != "cache" || second.Count != 2339 {
+		t.Errorf("second job: %s %s (%v)", again.Status, again.Result, err)
+	}
 	// A finished job cannot be canceled.
 	req, _ := http.NewRequest("DELETE", srv.URL+created.Href, nil)
 	del, _ := http.DefaultClient.Do(req)
@@ -507,5 +521,33 @@ func TestJobEventsResume(t *testing.T) {
 	}
 	if evs := collectEvents(stream, 10*time.Second); len(evs) != 1 || evs[0].event != "canceled" {
 		t.Fatalf("after the cancel: %+v, want one canceled event", evs)
+	}
+}
+
+// waitJob waits for the job resp created (a 202) to end, and returns it
+// with its result.
+func waitJob(t *testing.T, srv *httptest.Server, resp *http.Response) (j struct {
+	Status string          `json:"status"`
+	Result json.RawMessage `json:"result"`
+}) {
+	t.Helper()
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("create: %d %+v", resp.StatusCode, created)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if r, err := http.Get(srv.URL + created.Href); err == nil {
+			_ = json.NewDecoder(r.Body).Decode(&j)
+			r.Body.Close()
+		}
+		switch j.Status {
+		case "done", "failed", "canceled":
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s is still %q", created.ID, j.Status)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/tiling"
+	"github.com/gamesolver/gamesolver/service/cache"
 )
 
 // Tilings counts and lists the tilings of regions by polyominoes.
@@ -214,16 +215,45 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 		return nil, err
 	}
 	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
-	res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget, Workers: j.Workers,
-		Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
+	// The requests' cache: a count a request or an earlier job completed
+	// is not counted again, and a complete count is kept for them. (A
+	// flight of its own: a request's search, on a shorter budget, is
+	// not the job's.)
+	key := tilingKey(p, q)
+	raw, origin, err := j.Tilings.search.Loader.LoadChecked(ctx, key, key+"|job", validTiling(j.Tilings.search),
+		func(ctx context.Context) ([]byte, bool, error) {
+			res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget, Workers: j.Workers,
+				Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
+			if err != nil {
+				return nil, false, err
+			}
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err() // handed back, not a partial answer
+			}
+			report(res.Nodes)
+			b, err := json.Marshal(tilingAnswer{Result: res})
+			return b, res.Complete, err
+		})
 	if err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err() // handed back, not a partial answer
+	var a tilingAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("decode tiling answer: %w", err)
 	}
-	report(res.Nodes)
-	return json.Marshal(TilingAnswer{Result: res, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: SourceSearch, Budget: budget})
+	source := SourceSearch
+	if origin == cache.Cached {
+		source = SourceCache
+	}
+	return json.Marshal(TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget})
+}
+
+// validTiling vets a cached tiling answer (a complete count).
+func validTiling(s *Searcher) func([]byte) bool {
+	return func(raw []byte) bool {
+		_, ok := validCached[tilingAnswer](s, raw)
+		return ok
+	}
 }
 
 // Combine implements JobKind.
