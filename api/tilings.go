@@ -23,7 +23,7 @@ type TilingsRequest struct {
 	// "H01,H02"), a list of names (["F","I","L"]), or a whole set
 	// ("tetrominoes", "pentominoes", "hexominoes"); default the twelve
 	// pentominoes.
-	Pieces service.PieceNames `json:"pieces" swaggertype:"string" example:"FILNPTUVWXYZ"`
+	Pieces *service.PieceNames `json:"pieces" swaggertype:"string" example:"FILNPTUVWXYZ"`
 	// Piece order (4, 5 or 6), fixed when names are ambiguous.
 	Order int `json:"order" example:"5"`
 	// When true, a piece may be listed more than once.
@@ -101,7 +101,7 @@ func (h *handlers) tilings(c *gin.Context) {
 }
 
 func fromTilingsRequest(r TilingsRequest) service.TilingQuery {
-	return service.TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: string(r.Pieces),
+	return service.TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: r.Pieces,
 		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}
 }
 

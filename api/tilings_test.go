@@ -131,6 +131,8 @@ func TestTilingsBadInput(t *testing.T) {
 		{"wrong type", `{"width":"ten","height":6}`, "width", "expected an integer"},
 		{"empty board", `{"board":[]}`, "board", "no rows"},
 		{"order out of range", `{"width":10,"height":6,"order":7}`, "order", "order 7"},
+		{"empty pieces", `{"width":10,"height":6,"pieces":""}`, "pieces", "pieces is empty"},
+		{"empty list of pieces", `{"width":10,"height":6,"pieces":[]}`, "pieces", "pieces is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

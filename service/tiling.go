@@ -29,8 +29,9 @@ type TilingQuery struct {
 	Blocked       []string
 	// Board, instead of width/height/blocked: rows top first, '.' open,
 	// '#' blocked.
-	Board         []string
-	Pieces        string
+	Board []string
+	// Pieces, nil when not given (the twelve pentominoes).
+	Pieces        *PieceNames
 	Order         int
 	Multiset      bool
 	AllowLeftover bool
@@ -98,7 +99,13 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 			return tiling.Problem{}, Invalid(field, err, "%s", err.Error())
 		}
 	}
-	pieces, err := tiling.ParsePieces(q.Pieces, q.Order)
+	spec := ""
+	if q.Pieces != nil {
+		if spec = string(*q.Pieces); strings.TrimSpace(spec) == "" {
+			return tiling.Problem{}, Invalid("pieces", nil, "pieces is empty: name at least one piece (\"FILNP\", \"H01,H02\", [\"F\",\"I\"]) or a set (\"pentominoes\"), or leave it out for the twelve pentominoes")
+		}
+	}
+	pieces, err := tiling.ParsePieces(spec, q.Order)
 	if err != nil {
 		field := "pieces"
 		if q.Order != 0 && (q.Order < 4 || q.Order > 6) {
@@ -172,21 +179,21 @@ func (TilingsJob) Name() string { return "polyomino.tilings" }
 
 // tilingsJobRequest is the body of POST /v1/polyomino/tilings.
 type tilingsJobRequest struct {
-	Width         int        `json:"width"`
-	Height        int        `json:"height"`
-	Blocked       []string   `json:"blocked"`
-	Board         []string   `json:"board"`
-	Pieces        PieceNames `json:"pieces"`
-	Order         int        `json:"order"`
-	Multiset      bool       `json:"multiset"`
-	AllowLeftover bool       `json:"allow_leftover"`
-	Limit         int        `json:"limit"`
-	EveryTiling   bool       `json:"every_tiling"`
-	BudgetMs      int64      `json:"budget_ms"`
+	Width         int         `json:"width"`
+	Height        int         `json:"height"`
+	Blocked       []string    `json:"blocked"`
+	Board         []string    `json:"board"`
+	Pieces        *PieceNames `json:"pieces"`
+	Order         int         `json:"order"`
+	Multiset      bool        `json:"multiset"`
+	AllowLeftover bool        `json:"allow_leftover"`
+	Limit         int         `json:"limit"`
+	EveryTiling   bool        `json:"every_tiling"`
+	BudgetMs      int64       `json:"budget_ms"`
 }
 
 func (r tilingsJobRequest) query() TilingQuery {
-	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: string(r.Pieces),
+	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: r.Pieces,
 		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}
 }
 
