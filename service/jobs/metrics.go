@@ -15,8 +15,11 @@ type Metrics struct {
 	// stream and left to the other slots), orphaned (its job's record was
 	// gone from the store: expired, or lost with Redis's data).
 	Units *prometheus.CounterVec
-	// Reclaimed counts units taken over from another worker, which died or
-	// handed them back, by type.
+	// Reclaimed counts units delivered again after a try that did not end
+	// (a worker that died or stalled past ReclaimAfter, a unit that
+	// panicked), by type. Units handed back (a shutdown, an express
+	// slot's limit, another process's type) are not: their outcomes
+	// (returned, deferred, passed) count them.
 	Reclaimed *prometheus.CounterVec
 	// Running is the number of units running now in this process, by type.
 	Running *prometheus.GaugeVec
@@ -34,7 +37,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		}, []string{"type", "outcome"}),
 		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_reclaimed_total",
-			Help: "Job units taken over from a worker that died or handed them back, by type.",
+			Help: "Job units delivered again after a try that did not end (a worker that died or stalled, a unit that panicked), by type; units handed back are counted by their outcome in gamesolver_job_units_total.",
 		}, []string{"type"}),
 		Running: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "gamesolver", Name: "job_units_running",

@@ -119,9 +119,16 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		return
 	}
 	typ := start.Type
-	if d.Reclaimed {
+	switch {
+	case d.Reclaimed && d.Deliveries > 1:
+		// Its last try did not end: its worker died or stalled past
+		// ReclaimAfter, or the unit panicked.
 		m.opts.Metrics.reclaimed(typ)
-		log.Info("unit reclaimed")
+		log.Info("unit reclaimed: delivered before, its try did not end")
+	case d.Reclaimed:
+		// Handed back uncounted (a shutdown, an express slot's limit,
+		// another process's type): routine, counted by its outcome.
+		log.Debug("unit taken after a hand-back")
 	}
 	if !start.Found || start.Status.Final() {
 		m.opts.Metrics.unit(typ, "skipped")
