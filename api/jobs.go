@@ -145,7 +145,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 // createJob godoc
 //
 //	@Summary		Start a long computation
-//	@Description	Queues a job of the given type; `request` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory. Jobs take turns in the workers (a job of many units does not hold back the jobs after it), and the server caps the unfinished jobs (503 beyond).
+//	@Description	Queues a job of the given type; `request` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory. Jobs take turns in the workers (a job of many units does not hold back the jobs after it), and the server caps the unfinished jobs (503 beyond). Units: polyomino.analyze one per class of moves; polyomino.tilings 16 parts of the search (one unit with `budget_ms`, or when the cache holds the count; a finished count serves the synchronous endpoint); polyomino.book one per class of moves.
 //	@Tags			jobs
 //	@Accept			json
 //	@Produce		json,application/problem+json

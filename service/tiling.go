@@ -197,21 +197,54 @@ func (r tilingsJobRequest) query() TilingQuery {
 		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}
 }
 
-// Plan implements JobKind: the request is validated now; one unit counts
-// everything (the engine spreads it over every core of the worker).
-func (j TilingsJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+// tilingParts is how many units a tilings job without a budget has: each
+// counts a part of the search (tiling.Options.Parts) on every core of its
+// worker, so that a worker that stops loses a part's work, not the
+// count's, and the job's progress moves.
+const tilingParts = 16
+
+// tilingsPart is the unit of one part of a tilings job.
+type tilingsPart struct {
+	Request json.RawMessage `json:"request"`
+	Part    int             `json:"part"`
+	Parts   int             `json:"parts"`
+}
+
+// Plan implements JobKind: the request is validated now. A job with a
+// budget (budget_ms), whose search may stop before the end, or whose
+// count the cache holds, is one unit; any other, tilingParts.
+func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.RawMessage, error) {
 	var r tilingsJobRequest
 	if err := DecodeRequest(request, &r); err != nil {
 		return nil, err
 	}
-	if _, err := j.Tilings.problem(r.query()); err != nil {
+	q := r.query()
+	p, err := j.Tilings.problem(q)
+	if err != nil {
 		return nil, err
 	}
-	return []json.RawMessage{request}, nil
+	if q.BudgetMs > 0 {
+		return []json.RawMessage{request}, nil
+	}
+	if raw, ok, err := j.Tilings.search.Loader.Cache().Get(ctx, tilingKey(p, q)); err == nil && ok && validTiling(j.Tilings.search)(raw) {
+		return []json.RawMessage{request}, nil // Run answers from the cache
+	}
+	units := make([]json.RawMessage, tilingParts)
+	for k := range units {
+		if units[k], err = json.Marshal(tilingsPart{Request: request, Part: k, Parts: tilingParts}); err != nil {
+			return nil, err
+		}
+	}
+	return units, nil
 }
 
-// Run implements JobKind.
+// Run implements JobKind: a unit counts the whole search (the request) or
+// one part of it (a tilingsPart).
 func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	var part tilingsPart
+	if json.Unmarshal(unit, &part) == nil && part.Request != nil {
+		return j.runPart(ctx, part, report)
+	}
 	var r tilingsJobRequest
 	if err := DecodeRequest(unit, &r); err != nil {
 		return nil, err
@@ -263,10 +296,84 @@ func validTiling(s *Searcher) func([]byte) bool {
 	}
 }
 
-// Combine implements JobKind.
-func (TilingsJob) Combine(_ context.Context, _ json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
-	r, ok := results[0]
-	return r, ok && total == 1, nil
+// runPart counts one part of a job's search; its result is the engine's
+// (tilingAnswer: the part's Fixed, CountAll and solutions).
+func (j TilingsJob) runPart(ctx context.Context, u tilingsPart, report func(int64)) (json.RawMessage, error) {
+	var r tilingsJobRequest
+	if err := DecodeRequest(u.Request, &r); err != nil {
+		return nil, err
+	}
+	q := r.query()
+	p, err := j.Tilings.problem(q)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Workers: j.Workers,
+		Budget: j.MaxDuration, Parts: u.Parts, Part: u.Part,
+		Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // handed back, not a partial answer
+	}
+	report(res.Nodes)
+	return json.Marshal(tilingAnswer{Result: res})
+}
+
+// Combine implements JobKind: a one-unit job's answer is its unit's; the
+// parts of a job add up (their solutions listed part after part are the
+// search's, in its order), and a complete count is kept in the cache for
+// the requests.
+func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	if total == 1 {
+		r, ok := results[0]
+		return r, ok, nil
+	}
+	if len(results) < total {
+		return nil, false, nil
+	}
+	var r tilingsJobRequest
+	if err := DecodeRequest(request, &r); err != nil {
+		return nil, false, err
+	}
+	q := r.query()
+	p, err := j.Tilings.problem(q)
+	if err != nil {
+		return nil, false, err
+	}
+	sum := tiling.Result{Complete: true}
+	for k := range total {
+		var a tilingAnswer
+		if err := json.Unmarshal(results[k], &a); err != nil {
+			return nil, false, fmt.Errorf("decode part %d: %w", k, err)
+		}
+		part := a.Result
+		sum.CountAll += part.CountAll
+		sum.Fixed += part.Fixed
+		sum.Nodes += part.Nodes
+		sum.Elapsed += part.Elapsed // the parts' search time, summed
+		sum.Subtrees += part.Subtrees
+		sum.Symmetries = part.Symmetries
+		sum.Complete = sum.Complete && part.Complete
+		for i, s := range part.Solutions {
+			if len(sum.Solutions) < q.Limit && i < len(part.Placements) {
+				sum.Solutions = append(sum.Solutions, s)
+				sum.Placements = append(sum.Placements, part.Placements[i])
+			}
+		}
+	}
+	if sum.Symmetries > 0 {
+		sum.Count = sum.Fixed / int64(sum.Symmetries)
+	}
+	if sum.Complete {
+		if b, err := json.Marshal(tilingAnswer{Result: sum}); err == nil {
+			_ = j.Tilings.search.Loader.Replace(context.WithoutCancel(ctx), tilingKey(p, q), b)
+		}
+	}
+	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
+	b, err := json.Marshal(TilingAnswer{Result: sum, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: SourceSearch, Budget: budget})
+	return b, true, err
 }
 
 // TilingInfo describes the tiling puzzles for the catalogue.

@@ -117,6 +117,13 @@ type Options struct {
 	// Budget stops the search after this long (0: no limit). A deadline
 	// on the context does the same.
 	Budget time.Duration
+	// Parts, when more than 0, cuts the search into that many parts, the
+	// same whatever the number of workers, and Solve searches part Part
+	// (0..Parts-1) only: the parts' CountAll, Fixed and Nodes add up to
+	// the whole search's, and their solutions, listed part after part,
+	// are the whole search's in its order (a job's units: a part that
+	// stops loses only its own work).
+	Parts, Part int
 	// Progress, if set, is called after each subtree of the search is
 	// done, and every progressEvery (200 ms) while a long subtree runs;
 	// never concurrently, from the goroutines running the search. It
@@ -152,6 +159,10 @@ type Result struct {
 	// Complete is false when the search stopped early (context, Budget
 	// or MaxNodes); the counts are then those found so far.
 	Complete bool
+	// Fixed is Burnside's sum: over every tiling, the symmetries of the
+	// region that map it onto itself. Count is Fixed / Symmetries; the
+	// Fixed of parts (Options.Parts) add up, their Counts do not.
+	Fixed int64
 	// Symmetries is the number of symmetries of the region (1, 2, 4 or 8).
 	Symmetries int
 	// Subtrees is the number of parts the search was split into.
@@ -212,7 +223,20 @@ func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	tasks, order, splitNodes := c.split(max(minSubtrees, subtreesPerWorker*workers))
+	if opts.Parts < 0 || opts.Parts > 0 && (opts.Part < 0 || opts.Part >= opts.Parts) {
+		return Result{}, fmt.Errorf("part %d of %d parts: expected 0 <= part < parts", opts.Part, opts.Parts)
+	}
+	want := max(minSubtrees, subtreesPerWorker*workers)
+	if opts.Parts > 0 {
+		want = max(partSubtrees, opts.Parts)
+	}
+	tasks, order, splitNodes := c.split(want)
+	if opts.Parts > 0 {
+		tasks, order = partOf(tasks, order, opts.Part, opts.Parts)
+		if opts.Part > 0 {
+			splitNodes = 0 // the first part counts the split
+		}
+	}
 	workers = max(1, min(workers, len(tasks)))
 	r := &run{c: c, opts: opts, tasks: tasks, order: order, start: start,
 		finished: make([]bool, len(tasks)), sols: make([][][]int32, len(tasks)), others: make([][][]int32, len(tasks))}
@@ -246,6 +270,24 @@ func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
 		wg.Wait()
 	}
 	return r.result(), nil
+}
+
+// partSubtrees is how many subtrees a search cut into parts is split into
+// (at least one a part): a constant, so that a part is the same part on
+// every worker.
+const partSubtrees = 512
+
+// partOf is part k of n of the subtrees tasks searched in order: a run of
+// consecutive subtrees (the search's order within the part), renumbered.
+func partOf(tasks []state, order []int32, k, n int) ([]state, []int32) {
+	lo, hi := len(tasks)*k/n, len(tasks)*(k+1)/n
+	var o []int32
+	for _, i := range order {
+		if int(i) >= lo && int(i) < hi {
+			o = append(o, i-int32(lo))
+		}
+	}
+	return tasks[lo:hi], o
 }
 
 // run is one call of Solve: the tasks and what the workers found.
@@ -367,6 +409,7 @@ func (r *run) result() Result {
 	res := Result{
 		Count:      r.countG / int64(len(r.c.syms)),
 		CountAll:   r.countAll,
+		Fixed:      r.countG,
 		Complete:   r.done == len(r.tasks),
 		Symmetries: len(r.c.syms),
 		Subtrees:   len(r.tasks),

@@ -724,3 +724,56 @@ func TestPartialListing(t *testing.T) {
 		classes[k] = true
 	}
 }
+
+// TestParts: the parts of a search (Options.Parts) add up to the whole
+// search, their solutions listed part after part are the whole search's,
+// whatever the workers, on regions with 1, 2, 4 and 8 symmetries, with
+// leftover cells, listing every tiling, and parts more than the subtrees.
+func TestParts(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     Problem
+		parts int
+		opts  Options
+	}{
+		{"6 x 10", Problem{Region: mustRegion(t, 10, 6)}, 16, Options{Limit: 40}},
+		{"8 x 8 centre hole", Problem{Region: mustRegion(t, 8, 8, "d4", "e4", "d5", "e5")}, 7, Options{Limit: 30}},
+		{"8 x 8 corners, every tiling", Problem{Region: mustRegion(t, 8, 8, "a1", "h1", "a8", "h8")}, 5, Options{Limit: 50, EveryTiling: true}},
+		{"5 x 5, five pieces", Problem{Region: mustRegion(t, 5, 5), Pieces: mustPieces(t, "ILNPU", 5)}, 3, Options{Limit: 10}},
+		{"asymmetric", Problem{Region: mustRegion(t, 7, 5, "a1", "g5", "b1"), Pieces: mustPieces(t, "FILNPT", 5), AllowLeftover: true}, 9, Options{Limit: 20}},
+		{"more parts than subtrees (one)", Problem{Region: mustRegion(t, 5, 3), Pieces: mustPieces(t, "LPV", 5)}, 3, Options{Limit: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			whole, err := Solve(context.Background(), tt.p, tt.opts)
+			if err != nil || !whole.Complete || whole.CountAll == 0 {
+				t.Fatalf("whole: %v %+v", err, whole)
+			}
+			var sum Result
+			for k := range tt.parts {
+				opts := tt.opts
+				opts.Parts, opts.Part, opts.Workers = tt.parts, k, 1+k%3
+				part, err := Solve(context.Background(), tt.p, opts)
+				if err != nil || !part.Complete {
+					t.Fatalf("part %d: %v %+v", k, err, part)
+				}
+				sum.CountAll += part.CountAll
+				sum.Fixed += part.Fixed
+				for _, s := range part.Solutions {
+					if len(sum.Solutions) < tt.opts.Limit {
+						sum.Solutions = append(sum.Solutions, s)
+					}
+				}
+			}
+			if sum.Fixed/int64(whole.Symmetries) != whole.Count || sum.CountAll != whole.CountAll || sum.Fixed != whole.Fixed {
+				t.Errorf("parts: count %d, all %d, fixed %d; whole: %d, %d, %d", sum.Fixed/int64(whole.Symmetries), sum.CountAll, sum.Fixed, whole.Count, whole.CountAll, whole.Fixed)
+			}
+			if !slices.EqualFunc(sum.Solutions, whole.Solutions, slices.Equal) {
+				t.Errorf("parts list %d solutions, other than the whole search's %d", len(sum.Solutions), len(whole.Solutions))
+			}
+		})
+	}
+	if _, err := Solve(context.Background(), Problem{Region: mustRegion(t, 10, 6)}, Options{Parts: 4, Part: 4}); err == nil {
+		t.Error("part 4 of 4: no error")
+	}
+}
