@@ -59,7 +59,9 @@ type PolyominoRequest struct {
 	// Moves from the start (or after the board): <piece>:<cells>, e.g.
 	// ["L:a1,a2,a3,a4,b4"].
 	Moves []string `json:"moves"` // no example tag: swag splits it at every comma
-	// Player to move, first or second; defaults from the number of pieces
+	// Player to move in the position described: after the moves, when
+	// moves are given (with board rows, the moves are credited counting
+	// back from it). First or second; defaults from the number of pieces
 	// placed.
 	ToMove string `json:"to_move" enums:"first,second" example:"second"`
 	// Bound on the time of the answer in milliseconds, the heuristic

@@ -2941,7 +2941,7 @@ const docTemplate = `{
                     "example": 0
                 },
                 "to_move": {
-                    "description": "Player to move, first or second; defaults from the number of pieces\nplaced.",
+                    "description": "Player to move in the position described: after the moves, when\nmoves are given (with board rows, the moves are credited counting\nback from it). First or second; defaults from the number of pieces\nplaced.",
                     "type": "string",
                     "enum": [
                         "first",

@@ -64,6 +64,11 @@ func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
 		switch {
 		case errors.As(err, &te):
 			field = "moves"
+			if q.ToMove != "" && q.Board != nil {
+				// A removal refused for its marker may come from a
+				// to_move read as the player of the first turn.
+				return nil, Invalid(field, err, "%s (to_move names the player to move after the moves, %s here: the turns are credited counting back from it)", err.Error(), strings.ToLower(strings.TrimSpace(q.ToMove)))
+			}
 		// The engine prefixes the faults of these fields with their name.
 		case strings.Contains(err.Error(), "banned:"):
 			field = "banned"
