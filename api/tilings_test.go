@@ -83,6 +83,19 @@ func TestTilings(t *testing.T) {
 	if !strings.Contains(w.Body.String(), `"source":"cache"`) {
 		t.Errorf("second 6x10 answer not from the cache: %.300s", w.Body)
 	}
+	// Counts alone depend on the region up to congruence: 10 x 6 answers
+	// 6 x 10 from the cache, with its own region; with solutions it
+	// searches (they are drawn in its frame).
+	do(r, "POST", "/v1/polyomino/tilings", "application/json", `{"width":10,"height":6}`)
+	w = do(r, "POST", "/v1/polyomino/tilings", "application/json", `{"width":6,"height":10}`)
+	var turned TilingsResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &turned); err != nil || turned.Source != "cache" || turned.Count != 2339 || len(turned.Region) != 10 || turned.Region[0] != "......" {
+		t.Errorf("10 x 6, counts only, after 6 x 10: %.300s", w.Body)
+	}
+	w = do(r, "POST", "/v1/polyomino/tilings", "application/json", `{"width":6,"height":10,"limit":3}`)
+	if turned = (TilingsResponse{}); json.Unmarshal(w.Body.Bytes(), &turned) != nil || turned.Source != "search" || len(turned.Solutions) != 3 || len(turned.Solutions[0]) != 10 {
+		t.Errorf("10 x 6 with solutions: %.300s", w.Body)
+	}
 }
 
 func TestTilingsBudget(t *testing.T) {

@@ -136,14 +136,21 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 // key identifies a problem for the cache: the region's rows, the sorted
 // piece list and every option that changes the answer. Solutions are
 // listed in search order, which does not depend on the worker count.
+// Without solutions (limit 0) the answer depends on the open cells up to
+// congruence only: a region rotated, reflected or moved shares its key
+// (tiling.Region.Shape).
 func tilingKey(p tiling.Problem, q TilingQuery) string {
+	region := p.Region.String()
+	if q.Limit == 0 {
+		region = "shape:" + p.Region.Shape()
+	}
 	names := strings.Fields(p.Pieces.String())
 	if len(names) <= 1 {
 		names = strings.Split(p.Pieces.String(), "")
 	}
 	sort.Strings(names)
 	variant := fmt.Sprintf("limit=%d,every=%t,multi=%t,leftover=%t", q.Limit, q.EveryTiling, q.Multiset, q.AllowLeftover)
-	return cacheKey("tiling", variant, p.Region.String()+"|"+strings.Join(names, ","))
+	return cacheKey("tiling", variant, region+"|"+strings.Join(names, ","))
 }
 
 // Solve counts the tilings of a problem.

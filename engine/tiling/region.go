@@ -177,6 +177,52 @@ func (r Region) Symmetries() []polyomino.Transform {
 	return polyomino.BoxSymmetries(x0, y0, w, h, func(c, d polyomino.Cell) bool { return r.Open(c.X, c.Y) == r.Open(d.X, d.Y) })
 }
 
+// Shape names the open cells up to congruence: the same string for two
+// regions whose open cells one rotation, reflection or translation maps
+// onto each other, a different one otherwise. (What depends on the open
+// cells alone, such as the counts of tilings, is the same for both.) It
+// is the least of the eight images of the open cells' bounding box, as
+// rows joined by '/'.
+func (r Region) Shape() string {
+	x0, y0, w, h := r.openBox()
+	best := ""
+	var b strings.Builder
+	for t := range 8 {
+		transpose, flipX, flipY := t&4 != 0, t&1 != 0, t&2 != 0
+		outW, outH := w, h
+		if transpose {
+			outW, outH = h, w
+		}
+		b.Reset()
+		for Y := range outH {
+			if Y > 0 {
+				b.WriteByte('/')
+			}
+			for X := range outW {
+				x, y := X, Y
+				if transpose {
+					x, y = Y, X
+				}
+				if flipX {
+					x = w - 1 - x
+				}
+				if flipY {
+					y = h - 1 - y
+				}
+				c := byte('#')
+				if r.Open(x0+x, y0+y) {
+					c = '.'
+				}
+				b.WriteByte(c)
+			}
+		}
+		if s := b.String(); t == 0 || s < best {
+			best = s
+		}
+	}
+	return best
+}
+
 // openBox is the bounding box of the open cells: its top-left corner and
 // size (0 x 0 when no cell is open).
 func (r Region) openBox() (x0, y0, w, h int) {

@@ -777,3 +777,41 @@ func TestParts(t *testing.T) {
 		t.Error("part 4 of 4: no error")
 	}
 }
+
+// TestShape: congruent regions (rotated, reflected, moved within a larger
+// rectangle) have one Shape, others not; and their counts agree.
+func TestShape(t *testing.T) {
+	same := [][]Region{
+		{mustRegion(t, 8, 8, "a1", "h8"), mustRegion(t, 8, 8, "h1", "a8")},
+		{mustRegion(t, 10, 6), mustRegion(t, 6, 10), mustBoard(t, "############", "#..........#", "#..........#", "#..........#", "#..........#", "#..........#", "#..........#", "############")},
+		{mustBoard(t, "#.....", "......", "......", "......", "......"), mustBoard(t, ".....", ".....", ".....", ".....", ".....", "....#"), mustBoard(t, "......", "......", "......", "......", ".....#")},
+	}
+	var shapes []string
+	for i, group := range same {
+		s := group[0].Shape()
+		for _, r := range group[1:] {
+			if r.Shape() != s {
+				t.Errorf("group %d: %s has shape %s, %s has %s", i, group[0], s, r, r.Shape())
+			}
+		}
+		if slices.Contains(shapes, s) {
+			t.Errorf("group %d: shape %s of another group", i, s)
+		}
+		shapes = append(shapes, s)
+	}
+	// Not congruent: one blocked corner against one blocked cell beside it.
+	if a, b := mustRegion(t, 5, 5, "a1").Shape(), mustRegion(t, 5, 5, "b1").Shape(); a == b {
+		t.Errorf("a1 and b1 blocked: one shape %s", a)
+	}
+	var counts [][2]int64
+	for _, r := range same[1] {
+		res, err := Solve(context.Background(), Problem{Region: r}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, [2]int64{res.Count, res.CountAll})
+	}
+	if counts[0] != counts[1] || counts[0] != counts[2] {
+		t.Errorf("congruent regions, other counts: %v", counts)
+	}
+}
