@@ -59,3 +59,29 @@ func BenchmarkSetup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParts counts each region whole and as 16 parts searched one
+// after the other (a job's units, tiling.Options.Parts), on one worker:
+// the parts' cost is each part's setup and split.
+func BenchmarkParts(b *testing.B) {
+	for _, br := range benchRegions[:2] {
+		p := Problem{Region: mustRegion(b, br.w, br.h, br.blocked...)}
+		for _, parts := range []int{0, 16} {
+			b.Run(fmt.Sprintf("%s/parts=%d", br.name, parts), func(b *testing.B) {
+				for b.Loop() {
+					var fixed int64
+					for k := range max(parts, 1) {
+						res, err := Solve(context.Background(), p, Options{Workers: 1, Parts: parts, Part: k})
+						if err != nil || !res.Complete {
+							b.Fatalf("part %d: %v", k, err)
+						}
+						fixed += res.Fixed
+						if k == max(parts, 1)-1 && fixed/int64(res.Symmetries) != br.count {
+							b.Fatalf("count %d, want %d", fixed/int64(res.Symmetries), br.count)
+						}
+					}
+				}
+			})
+		}
+	}
+}
