@@ -134,10 +134,16 @@ func New(cfg Config, d Deps) *gin.Engine {
 			c.Redirect(code, u.String())
 			return
 		}
-		writeProblem(c, newProblem(c, "not-found", "no route for "+c.Request.Method+" "+path))
+		writeProblem(c, newProblem(c, "not-found", "no route for "+clipAt(c.Request.Method, maxLoggedMethod)+" "+clipAt(path, maxLoggedPath)))
 	})
 	r.NoMethod(func(c *gin.Context) {
-		writeProblem(c, newProblem(c, "method-not-allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; allowed: "+c.Writer.Header().Get("Allow")))
+		for _, rt := range r.Routes() {
+			if routeMatches(rt.Path, c.Request.URL.Path) {
+				c.Set(ctxRoute, rt.Path) // for the metrics and the log
+				break
+			}
+		}
+		writeProblem(c, newProblem(c, "method-not-allowed", clipAt(c.Request.Method, maxLoggedMethod)+" is not allowed on "+clipAt(c.Request.URL.Path, maxLoggedPath)+"; allowed: "+c.Writer.Header().Get("Allow")))
 	})
 
 	h := &handlers{deps: d, keys: cfg.APIKeys}

@@ -136,6 +136,7 @@ func TestProblems(t *testing.T) {
 		{"query parameter on a GET without any", "GET", "/v1/games?foo=1", "", ``, 400, "/problems/validation", "foo", `unknown query parameter "foo": this endpoint takes none`},
 		{"unknown route", "GET", "/v1/nothing", "", ``, 404, "/problems/not-found", "", "no route for GET /v1/nothing"},
 		{"unknown route with body", "POST", "/v1/nothing", "text/plain", `x`, 404, "/problems/not-found", "", "no route"},
+		{"long path", "GET", "/v1/" + strings.Repeat("x", 5000), "", ``, 404, "/problems/not-found", "", "…(5004 bytes)"},
 		{"wrong method", "DELETE", "/healthz", "", ``, 405, "/problems/method-not-allowed", "", "DELETE is not allowed on /healthz; allowed: GET, HEAD"},
 		{"wrong method with body", "POST", "/v1/games", "text/plain", `x`, 405, "/problems/method-not-allowed", "", "allowed: GET"},
 		{"panic", "GET", "/test/panic", "", ``, 500, "/problems/internal", "", "could not be completed"},
@@ -159,7 +160,7 @@ func TestProblems(t *testing.T) {
 			if tt.field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != tt.field) {
 				t.Errorf("errors = %+v, want field %q", p.Errors, tt.field)
 			}
-			if path, _, _ := strings.Cut(tt.path, "?"); p.Instance != path {
+			if path, _, _ := strings.Cut(tt.path, "?"); p.Instance != clipAt(path, maxLoggedPath) {
 				t.Errorf("instance = %q, want %q", p.Instance, path)
 			}
 		})
@@ -359,11 +360,22 @@ func TestMetrics(t *testing.T) {
 	do(r, "GET", "/healthz", "", "")
 	do(r, "GET", "/no/such/route/1", "", "")
 	do(r, "GET", "/no/such/route/2", "", "")
+	// Methods outside HTTP's are one label (any token is a method to Go's
+	// server); a 405 is labelled with the route its path matched.
+	for i := range 3 {
+		do(r, fmt.Sprintf("M%d", i), "/healthz", "", "")
+	}
+	do(r, "DELETE", "/healthz", "", "")
 	w := do(r, "GET", "/metrics", "", "")
 	body := w.Body.String()
+	if strings.Contains(body, `method="M`) {
+		t.Errorf("a method of the client's is a label: %s", body)
+	}
 	for _, want := range []string{
 		`gamesolver_http_requests_total{method="GET",route="/healthz",status="200"} 1`,
 		`gamesolver_http_requests_total{method="GET",route="unmatched",status="404"} 2`,
+		`gamesolver_http_requests_total{method="OTHER",route="/healthz",status="405"} 3`,
+		`gamesolver_http_requests_total{method="DELETE",route="/healthz",status="405"} 1`,
 		`gamesolver_http_request_duration_seconds_bucket{method="GET",route="/healthz"`,
 		`gamesolver_http_requests_in_flight{route="/metrics"} 1`,
 	} {

@@ -19,7 +19,7 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 	m := &httpMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "http_requests_total",
-			Help: "HTTP requests by route template, method and status.",
+			Help: "HTTP requests by route template (unmatched: no route), method (OTHER: none of HTTP's) and status.",
 		}, []string{"route", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "gamesolver", Name: "http_request_duration_seconds",
@@ -43,8 +43,9 @@ func (m *httpMetrics) middleware() gin.HandlerFunc {
 		start := time.Now()
 		defer func() {
 			g.Dec()
-			m.requests.WithLabelValues(route, c.Request.Method, strconv.Itoa(c.Writer.Status())).Inc()
-			m.latency.WithLabelValues(route, c.Request.Method).Observe(time.Since(start).Seconds())
+			route, method := routeOf(c), methodLabel(c.Request.Method) // a 405's route is known now
+			m.requests.WithLabelValues(route, method, strconv.Itoa(c.Writer.Status())).Inc()
+			m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		}()
 		c.Next()
 	}

@@ -72,9 +72,9 @@ func accessLog() gin.HandlerFunc {
 		c.Next()
 		status := c.Writer.Status()
 		fields := []zap.Field{
-			zap.String("method", c.Request.Method),
+			zap.String("method", clipAt(c.Request.Method, maxLoggedMethod)),
 			zap.String("route", routeOf(c)),
-			zap.String("path", c.Request.URL.Path),
+			zap.String("path", clipAt(c.Request.URL.Path, maxLoggedPath)),
 			zap.Int("status", status),
 			zap.Duration("latency", time.Since(start)),
 			zap.Int("bytes", c.Writer.Size()),
@@ -94,13 +94,48 @@ func accessLog() gin.HandlerFunc {
 	}
 }
 
-// routeOf is the route template ("/v1/jobs/:id"), or "unmatched" for paths
-// no route knows, so that metrics and logs cannot be flooded with labels.
+// routeOf is the route template ("/v1/jobs/:id"; for a 405, the template
+// its path matched), or "unmatched" for paths no route knows, so that
+// metrics and logs cannot be flooded with labels.
 func routeOf(c *gin.Context) string {
 	if r := c.FullPath(); r != "" {
 		return r
 	}
+	if r := c.GetString(ctxRoute); r != "" {
+		return r
+	}
 	return "unmatched"
+}
+
+// ctxRoute holds the route template a 405 answer's path matched (gin
+// knows none for it).
+const ctxRoute = "gamesolver.route"
+
+// methodLabel is the method as metrics label it: any method outside
+// HTTP's own is OTHER (Go's server takes any token as a method, up to the
+// header limit: one label value each would flood the metrics).
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
+}
+
+// What the access log and problem answers quote of a request's method and
+// path (a path may be tens of kilobytes).
+const (
+	maxLoggedMethod = 16
+	maxLoggedPath   = 512
+)
+
+// clipAt is clip at n bytes.
+func clipAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // recovery answers a panic with a 500 problem and logs its stack. A panic is

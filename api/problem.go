@@ -72,7 +72,7 @@ func newProblem(c *gin.Context, kind, detail string) Problem {
 	k := problemKinds[kind]
 	return Problem{
 		Type: problemType(k.Name), Title: k.Title, Status: k.Status, Detail: detail,
-		Instance: c.Request.URL.Path, RequestID: requestID(c),
+		Instance: clipAt(c.Request.URL.Path, maxLoggedPath), RequestID: requestID(c),
 	}
 }
 

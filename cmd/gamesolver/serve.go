@@ -257,16 +257,10 @@ func (a *app) close() {
 }
 
 func newLogger(cfg config) (*zap.Logger, error) {
-	var level zapcore.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		return nil, fmt.Errorf("log-level %q: expected debug, info, warn or error", cfg.LogLevel)
+	zc, err := loggerConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
-	zc := zap.NewProductionConfig()
-	if cfg.LogFormat == "console" {
-		zc = zap.NewDevelopmentConfig()
-	}
-	zc.Level = zap.NewAtomicLevelAt(level)
-	zc.DisableStacktrace = true
 	log, err := zc.Build()
 	if err == nil {
 		// go-redis's own messages (failed dials, pool trouble) join the
@@ -274,6 +268,26 @@ func newLogger(cfg config) (*zap.Logger, error) {
 		redis.SetLogger(redisLogger{log.Named("redis").WithOptions(zap.AddCallerSkip(1))})
 	}
 	return log, err
+}
+
+// loggerConfig is the logger's configuration: JSON (or console) at the
+// configured level, without stack traces and without sampling (zap's
+// production default keeps 100 lines a second of each message, then 1 in
+// 100: above 100 requests a second most access lines, panics too, were
+// dropped without a trace).
+func loggerConfig(cfg config) (zap.Config, error) {
+	var level zapcore.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return zap.Config{}, fmt.Errorf("log-level %q: expected debug, info, warn or error", cfg.LogLevel)
+	}
+	zc := zap.NewProductionConfig()
+	if cfg.LogFormat == "console" {
+		zc = zap.NewDevelopmentConfig()
+	}
+	zc.Level = zap.NewAtomicLevelAt(level)
+	zc.DisableStacktrace = true
+	zc.Sampling = nil
+	return zc, nil
 }
 
 // redisLogger writes go-redis's messages as warnings.
