@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1512,5 +1513,54 @@ func TestStoreDownFailsFast(t *testing.T) {
 	}
 	if n := fs.loads.Load() - loads; n != 5 {
 		t.Errorf("%d reads reached the store, want every one once it is back", n)
+	}
+}
+
+// TestMemoryStoreKeepsFinishedCapped: past maxFinished the oldest finished
+// jobs are forgotten, files too, before their TTL (a flood of small jobs
+// grew the store without bound); unfinished jobs are never, and stay
+// counted for the caps; a restart finds what was kept.
+func TestMemoryStoreKeepsFinishedCapped(t *testing.T) {
+	dir := t.TempDir()
+	mem, err := NewMemoryStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.maxFinished = 3
+	m, _ := newManager(t, mem, newSquares(), fastOptions(t))
+	stop := startWorker(t, m, "w", 1)
+	var ids []string
+	for i := range 5 {
+		j := submit(t, m, fmt.Sprintf(`{"n":%d,"units":1}`, i+1))
+		waitStatus(t, m, j.ID, StatusDone)
+		ids = append(ids, j.ID)
+	}
+	stop()
+	queued := submit(t, m, `{"n":3,"units":1}`) // no worker: stays queued
+	for i, id := range ids {
+		_, err := m.Get(context.Background(), id)
+		_, statErr := os.Stat(filepath.Join(dir, id+".jsonl"))
+		if kept := err == nil; kept != (i >= 2) || kept != (statErr == nil) {
+			t.Errorf("job %d: Get error %v, file %v", i, err, statErr)
+		}
+	}
+	mem.mu.Lock()
+	active := mem.unfinished("")
+	mem.mu.Unlock()
+	if active != 1 {
+		t.Errorf("unfinished = %d, want 1 (the queued job)", active)
+	}
+	if err := mem.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := NewMemoryStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	again.mu.Lock()
+	defer again.mu.Unlock()
+	if len(again.jobs) != 4 || len(again.active) != 1 || again.active[queued.ID] == nil {
+		t.Errorf("after a restart: %d jobs, %d active", len(again.jobs), len(again.active))
 	}
 }

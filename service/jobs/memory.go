@@ -37,16 +37,22 @@ type MemoryStore struct {
 	dir    string
 	unlock func() error // releases the directory's lock (LockDir); nil without a directory
 
-	mu        sync.Mutex
-	jobs      map[string]*memJob
-	queues    map[string][]*memEntry // never delivered, by job, oldest first
-	order     []string               // the jobs with queued units, oldest first
-	served    map[string]uint64      // job -> when a unit of it was last handed out (a count)
-	handouts  uint64
-	pending   map[uint64]*memEntry // delivered, not acknowledged
-	seq       uint64
-	wake      chan struct{} // closed when a unit becomes claimable
-	lastSweep time.Time
+	mu       sync.Mutex
+	jobs     map[string]*memJob
+	active   map[string]*memJob // the unfinished jobs (queued, running)
+	finished []string           // the finished jobs, oldest end first (some may be swept already)
+	// maxFinished caps the finished jobs kept (their answers and files):
+	// past it the oldest are forgotten before their TTL, so that a flood of
+	// small jobs cannot fill the memory and the disk.
+	maxFinished int
+	queues      map[string][]*memEntry // never delivered, by job, oldest first
+	order       []string               // the jobs with queued units, oldest first
+	served      map[string]uint64      // job -> when a unit of it was last handed out (a count)
+	handouts    uint64
+	pending     map[uint64]*memEntry // delivered, not acknowledged
+	seq         uint64
+	wake        chan struct{} // closed when a unit becomes claimable
+	lastSweep   time.Time
 }
 
 type memJob struct {
@@ -110,7 +116,7 @@ func LockDir(dir string) (unlock func() error, err error) {
 // needed, and locked until Close.
 func NewMemoryStore(dir string) (*MemoryStore, error) {
 	s := &MemoryStore{
-		dir: dir, jobs: map[string]*memJob{}, queues: map[string][]*memEntry{}, served: map[string]uint64{}, pending: map[uint64]*memEntry{},
+		dir: dir, jobs: map[string]*memJob{}, active: map[string]*memJob{}, maxFinished: MaxFinishedJobs, queues: map[string][]*memEntry{}, served: map[string]uint64{}, pending: map[uint64]*memEntry{},
 		wake: make(chan struct{}),
 	}
 	if dir == "" {
@@ -177,8 +183,10 @@ func (s *MemoryStore) add(st state, units []json.RawMessage, results map[int]jso
 	j := &memJob{s: st, results: map[int]json.RawMessage{}, nodes: map[int]int64{}}
 	s.jobs[st.ID] = j
 	if st.Status.Final() {
+		s.finished = append(s.finished, st.ID)
 		return
 	}
+	s.active[st.ID] = j
 	var q []*memEntry
 	if done := slices.Sorted(maps.Keys(results)); len(done) > 0 {
 		i := done[len(done)-1]
@@ -414,7 +422,29 @@ func (s *MemoryStore) finish(_ context.Context, id string, e ending) (bool, Stat
 	}
 	j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
 	j.expires = expires
+	delete(s.active, id)
+	s.finished = append(s.finished, id)
+	s.evict()
 	return true, e.Status, nil
+}
+
+// MaxFinishedJobs is how many finished jobs a memory store keeps at most
+// (about 5 KB of memory and 4 KB of disk each for a small job): past it
+// the oldest are forgotten before their TTL.
+const MaxFinishedJobs = 20_000
+
+// evict forgets the oldest finished jobs past maxFinished (s.mu held).
+func (s *MemoryStore) evict() {
+	for len(s.finished) > s.maxFinished {
+		id := s.finished[0]
+		s.finished = s.finished[1:]
+		if j, ok := s.jobs[id]; ok && j.s.Status.Final() {
+			delete(s.jobs, id)
+			if s.dir != "" {
+				_ = os.Remove(s.path(id))
+			}
+		}
+	}
 }
 
 func (s *MemoryStore) ack(_ context.Context, d *delivery) error {
@@ -464,9 +494,12 @@ func (s *MemoryStore) handBack(d *delivery, consumer string, count bool) error {
 // unfinished counts the jobs queued or running, of client unless "" (s.mu
 // held).
 func (s *MemoryStore) unfinished(client string) int {
+	if client == "" {
+		return len(s.active)
+	}
 	n := 0
-	for _, j := range s.jobs {
-		if !j.s.Status.Final() && (client == "" || j.s.Client == client) {
+	for _, j := range s.active {
+		if j.s.Client == client {
 			n++
 		}
 	}
@@ -632,6 +665,7 @@ func (s *MemoryStore) replay() error {
 		j := s.jobs[r.st.ID]
 		j.results, j.nodes, j.expires, j.slow = r.results, r.nodes, r.expires, r.slow
 	}
+	s.evict()
 	return nil
 }
 
