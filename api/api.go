@@ -196,6 +196,8 @@ type handlers struct {
 	// keys, when enabled, guard the jobs, including those that analyze's
 	// background option would start.
 	keys *service.APIKeys
+	// streams counts the open job event streams.
+	streams streamCount
 }
 
 func corsFor(origins []string) gin.HandlerFunc {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-contrib/sse"
@@ -287,8 +288,8 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
-//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
-//	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, or 32 event streams of this client open (Retry-After given)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable, or 2048 event streams open on this server (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
@@ -299,6 +300,12 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()
+	release, err := h.streams.open(service.Client(ctx))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	defer release()
 	updates, err := h.deps.Jobs.Watch(ctx, c.Param("id"))
 	if err != nil {
 		fail(c, err)
@@ -374,4 +381,46 @@ func (h *handlers) jobEvents(c *gin.Context) {
 // (Last-Event-ID) when it reconnects.
 func eventID(j jobs.Job) string {
 	return fmt.Sprintf("%s.%d.%d", j.Status, j.Progress.Done, j.Progress.Nodes)
+}
+
+// Event streams open at once: each holds a connection, goroutines and a
+// watch that polls the jobs store, for as long as its job runs.
+const (
+	maxClientStreams = 32   // of one client (its API key, else its address)
+	maxStreams       = 2048 // in all
+)
+
+// streamCount counts the open event streams, in all and by client.
+type streamCount struct {
+	mu       sync.Mutex
+	total    int
+	byClient map[string]int
+}
+
+// open takes a place for a stream of client, or says why there is none
+// (429 past the client's, 503 past the server's); release gives it back.
+func (s *streamCount) open(client string) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.byClient[client] >= maxClientStreams:
+		return nil, &service.Error{Kind: service.KindRateLimited, RetryAfter: 5 * time.Second,
+			Message: fmt.Sprintf("%d job event streams are open for this client, the most it may have: close one (or poll GET /v1/jobs/{id})", maxClientStreams)}
+	case s.total >= maxStreams:
+		return nil, &service.Error{Kind: service.KindBusy, RetryAfter: 5 * time.Second,
+			Message: fmt.Sprintf("%d job event streams are open, the most this server serves: poll GET /v1/jobs/{id}, or retry later", maxStreams)}
+	}
+	if s.byClient == nil {
+		s.byClient = map[string]int{}
+	}
+	s.total++
+	s.byClient[client]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.total--
+		if s.byClient[client]--; s.byClient[client] == 0 {
+			delete(s.byClient, client)
+		}
+	}, nil
 }

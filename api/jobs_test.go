@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -550,5 +551,45 @@ func waitJob(t *testing.T, srv *httptest.Server, resp *http.Response) (j struct 
 		if time.Now().After(deadline) {
 			t.Fatalf("job %s is still %q", created.ID, j.Status)
 		}
+	}
+}
+
+// TestStreamCount: event streams are capped per client (429) and in all
+// (503), and a closed stream gives its place back (5,000 streams held
+// 15,000 goroutines and polled the store 10,000 times a second).
+func TestStreamCount(t *testing.T) {
+	var s streamCount
+	var releases []func()
+	for range maxClientStreams {
+		r, err := s.open("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, r)
+	}
+	if _, err := s.open("a"); service.KindOf(err) != service.KindRateLimited {
+		t.Fatalf("stream %d of a client: %v, want rate limited", maxClientStreams+1, err)
+	}
+	releases[0]()
+	if r, err := s.open("a"); err != nil {
+		t.Fatalf("after a stream closed: %v", err)
+	} else {
+		releases[0] = r
+	}
+	for i := maxClientStreams; i < maxStreams; i++ {
+		r, err := s.open(fmt.Sprintf("client %d", i))
+		if err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+		releases = append(releases, r)
+	}
+	if _, err := s.open("b"); service.KindOf(err) != service.KindBusy {
+		t.Fatalf("stream %d: %v, want busy", maxStreams+1, err)
+	}
+	for _, r := range releases {
+		r()
+	}
+	if s.total != 0 || len(s.byClient) != 0 {
+		t.Errorf("after every stream closed: %d open, %d clients", s.total, len(s.byClient))
 	}
 }

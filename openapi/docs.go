@@ -1108,7 +1108,7 @@ const docTemplate = `{
                         }
                     },
                     "429": {
-                        "description": "rate limit exceeded (Retry-After given)",
+                        "description": "rate limit exceeded, or 32 event streams of this client open (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -1136,7 +1136,7 @@ const docTemplate = `{
                         }
                     },
                     "503": {
-                        "description": "jobs store unavailable (Retry-After given)",
+                        "description": "jobs store unavailable, or 2048 event streams open on this server (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
