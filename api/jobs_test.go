@@ -139,6 +139,14 @@ func TestJobLifecycleOverHTTP(t *testing.T) {
 			t.Errorf("job time %v: want UTC milliseconds", tm)
 		}
 	}
+	// Its search counts in the solver's nodes (no request searched yet).
+	if m, err := http.Get(srv.URL + "/metrics"); err == nil {
+		b, _ := io.ReadAll(m.Body)
+		m.Body.Close()
+		if !strings.Contains(string(b), `gamesolver_solver_nodes_total{game="tiling"} 1.1`) {
+			t.Errorf("the job's nodes are not in the metrics")
+		}
+	}
 	// The job's count is the requests' (a 1 ms search would not complete
 	// it), and a second job's.
 	sync := postJSON(t, srv.URL+"/v1/polyomino/tilings", `{"width":10,"height":6,"limit":1,"budget_ms":1}`)

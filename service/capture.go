@@ -401,6 +401,7 @@ func (j PolyominoAnalyzeJob) runCapture(ctx context.Context, request json.RawMes
 			return nil, false, err
 		}
 		report(nodes)
+		j.Search.observeNodes("capture", nodes)
 		b, err := json.Marshal(a)
 		if err == nil && !cacheable {
 			a.keep(ctx, j.Search, key)

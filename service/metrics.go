@@ -30,11 +30,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"layer", "outcome"}),
 		SolverNodes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "solver_nodes_total",
-			Help: "Positions visited by the solvers, by game.",
+			Help: "Positions visited by the solvers, by game: requests' searches and job units'.",
 		}, []string{"game"}),
 		Searches: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "gamesolver", Name: "solver_search_seconds",
-			Help:    "Wall time of solver searches, by game and whether they proved the value.",
+			Help:    "Wall time of the requests' solver searches (not job units'), by game and whether they proved the value.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
 		}, []string{"game", "proven"}),
 		AssemblyWaiting: prometheus.NewGauge(prometheus.GaugeOpts{

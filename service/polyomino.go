@@ -1459,6 +1459,7 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		// plies.
 		j.Search.withLength(ctx, &a, child, res, tt, lengthJobShare, j.lengthLeast())
 		report(a.Nodes)
+		j.Search.observeNodes("polyomino", a.Nodes)
 		b, err := json.Marshal(a)
 		if err == nil {
 			a.keep(ctx, j.Search, key) // for synchronous requests, which may complete it

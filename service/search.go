@@ -273,6 +273,14 @@ func knowsMore[T any](a, b *T) bool {
 	return ok && okb && slices.Compare(ra.rank(), rb.rank()) > 0
 }
 
+// observeNodes counts a job unit's search in the metrics: its nodes (the
+// searches' histogram is the requests': a unit may run for an hour).
+func (s *Searcher) observeNodes(game string, nodes int64) {
+	if s.Metrics != nil {
+		s.Metrics.SolverNodes.WithLabelValues(game).Add(float64(nodes))
+	}
+}
+
 // observe counts a search in the metrics.
 func (s *Searcher) observe(game string, nodes int64, proven bool, took time.Duration) {
 	if s.Metrics != nil {

@@ -278,6 +278,7 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 				return nil, false, ctx.Err() // handed back, not a partial answer
 			}
 			report(res.Nodes)
+			j.Tilings.search.observeNodes("tiling", res.Nodes)
 			b, err := json.Marshal(tilingAnswer{Result: res})
 			return b, res.Complete, err
 		})
@@ -325,6 +326,7 @@ func (j TilingsJob) runPart(ctx context.Context, u tilingsPart, report func(int6
 		return nil, ctx.Err() // handed back, not a partial answer
 	}
 	report(res.Nodes)
+	j.Tilings.search.observeNodes("tiling", res.Nodes)
 	return json.Marshal(tilingAnswer{Result: res})
 }
 
