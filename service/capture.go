@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/capture"
+	"github.com/gamesolver/gamesolver/service/cache"
 )
 
 // isCapture reports whether a query is about O'Dwyer's capture variant.
@@ -157,7 +158,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // missing (capturePliesMissing): a longer budget completes it with a
 // length search alone (completeCapturePlies).
 func (p *Polyomino) provenWithoutPlies(ctx context.Context, key string) (PolyominoAnswer, bool) {
-	raw, ok, err := p.search.Loader.Cache().Get(ctx, key)
+	raw, ok, err := p.search.Loader.Cache().Get(cache.Uncounted(ctx), key) // the request's lookup, again
 	if err != nil || !ok {
 		return PolyominoAnswer{}, false
 	}

@@ -23,11 +23,24 @@ type observed struct {
 	obs   Observer
 }
 
+// uncountedKey marks a context whose lookups Observe does not count as
+// hits or misses.
+type uncountedKey struct{}
+
+// Uncounted is ctx for a lookup that re-reads a key its request looked up
+// already (to check what it is about to write, or what another search
+// stored meanwhile): counted, it would make the hit ratio lie. Its errors
+// are counted.
+func Uncounted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncountedKey{}, true)
+}
+
 func (o *observed) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	v, ok, err := o.Cache.Get(ctx, key)
 	switch {
 	case err != nil:
 		o.obs(o.layer, "error")
+	case ctx.Value(uncountedKey{}) != nil:
 	case ok:
 		o.obs(o.layer, "hit")
 	default:
