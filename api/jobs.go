@@ -199,9 +199,7 @@ func (h *handlers) createJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	// The request id and the job id in one line, so that either finds
-	// the other in the logs.
-	logger(c).Info("job created", zap.String("job", j.ID), zap.String("type", req.Type), zap.Int("units", j.Progress.Total))
+	// The manager logs the job with the request's id ("job submitted").
 	c.Header("Location", jobHref(j.ID))
 	c.JSON(http.StatusAccepted, JobCreated{ID: j.ID, Status: string(j.Status), Href: jobHref(j.ID)})
 }

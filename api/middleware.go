@@ -83,10 +83,12 @@ func accessLog() gin.HandlerFunc {
 		log := logger(c)
 		switch {
 		// 503 is load shedding or a table still building: expected, and
-		// answered with Retry-After; an error is anything else of 5xx.
+		// answered with Retry-After; an error is anything else of 5xx. A
+		// 4xx is the client's (a scan of unknown paths, a bad body, a rate
+		// limit): information, counted in the metrics by status.
 		case status >= 500 && status != http.StatusServiceUnavailable:
 			log.Error("request", fields...)
-		case status >= 400:
+		case status == http.StatusServiceUnavailable:
 			log.Warn("request", fields...)
 		default:
 			log.Info("request", fields...)
