@@ -64,6 +64,22 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // RegisterRedis adds the redis_up gauge; only a process with Redis has it.
 func (m *Metrics) RegisterRedis(reg prometheus.Registerer) { reg.MustRegister(m.RedisUp) }
 
+// RegisterMemoryCache registers gauges of the in-memory cache's entries
+// and bytes (of its encoding, against --cache-bytes), read from size at
+// each scrape.
+func (m *Metrics) RegisterMemoryCache(reg prometheus.Registerer, size func() (entries int, bytes int64)) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "cache_memory_entries",
+			Help: "Answers held by the in-memory cache.",
+		}, func() float64 { n, _ := size(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "cache_memory_bytes",
+			Help: "Bytes held by the in-memory cache (its encoding of the answers), against --cache-bytes.",
+		}, func() float64 { _, b := size(); return float64(b) }),
+	)
+}
+
 // CacheObserver feeds cache lookups into CacheResults.
 func (m *Metrics) CacheObserver(layer, outcome string) {
 	m.CacheResults.WithLabelValues(layer, outcome).Inc()

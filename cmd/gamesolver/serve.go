@@ -182,7 +182,9 @@ func newSearcher(cfg config, c cache.Cache, m *service.Metrics) *service.Searche
 // newCache picks Redis (with an in-memory layer in front) when REDIS_URL is
 // set, the in-memory LRU otherwise.
 func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger) (cache.Cache, *redis.Client, error) {
-	mem := cache.Observe(cache.NewMemory(cfg.CacheBytes, cfg.CacheTTL), "memory", m.CacheObserver)
+	near := cache.NewMemory(cfg.CacheBytes, cfg.CacheTTL)
+	m.RegisterMemoryCache(reg, near.Len)
+	mem := cache.Observe(near, "memory", m.CacheObserver)
 	if cfg.RedisURL == "" {
 		return mem, nil, nil
 	}

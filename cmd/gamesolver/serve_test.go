@@ -114,6 +114,29 @@ func TestServeWithoutRedis(t *testing.T) {
 	if strings.Contains(string(body), "gamesolver_redis_up") {
 		t.Error("redis_up exported without Redis")
 	}
+	// The in-memory cache's size: an answer searched long enough is kept.
+	before := metrics(t, base)
+	post, err := http.Post(base+"/v1/polyomino/tilings", "application/json", strings.NewReader(`{"width":10,"height":6}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post.Body.Close()
+	after := metrics(t, base)
+	if !strings.Contains(before, "gamesolver_cache_memory_entries 0") || !strings.Contains(after, "gamesolver_cache_memory_entries 1") ||
+		!strings.Contains(after, "gamesolver_cache_memory_bytes ") || strings.Contains(after, "gamesolver_cache_memory_bytes 0\n") {
+		t.Errorf("cache gauges: before %q, after %q", grepLines(before, "gamesolver_cache_memory"), grepLines(after, "gamesolver_cache_memory"))
+	}
+}
+
+// grepLines is the lines of text that start with prefix.
+func grepLines(text, prefix string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // TestServeSurvivesRedisDeath kills the server's Redis: /readyz stays 200
