@@ -1527,7 +1527,7 @@ func TestMemoryStoreKeepsFinishedCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem.maxFinished = 3
-	m, _ := newManager(t, mem, newSquares(), fastOptions(t))
+	m, met := newManager(t, mem, newSquares(), fastOptions(t))
 	stop := startWorker(t, m, "w", 1)
 	var ids []string
 	for i := range 5 {
@@ -1549,6 +1549,9 @@ func TestMemoryStoreKeepsFinishedCapped(t *testing.T) {
 	mem.mu.Unlock()
 	if active != 1 {
 		t.Errorf("unfinished = %d, want 1 (the queued job)", active)
+	}
+	if g := (*met.unfinished.Load())(); g != 1 {
+		t.Errorf("gauge of unfinished jobs = %v, want 1", g)
 	}
 	if err := mem.Close(); err != nil {
 		t.Fatal(err)

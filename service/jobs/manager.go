@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -115,6 +116,20 @@ func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("jobs: kind %q registered twice", name)
 		}
 		m.kinds[name] = k
+	}
+	if opts.Metrics != nil {
+		count := func() float64 {
+			var n int
+			err := m.gated(context.Background(), "count the unfinished jobs", func(ctx context.Context) (err error) {
+				n, err = m.store.countActive(ctx)
+				return err
+			})
+			if err != nil {
+				return math.NaN()
+			}
+			return float64(n)
+		}
+		opts.Metrics.unfinished.Store(&count)
 	}
 	return m, nil
 }

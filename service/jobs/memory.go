@@ -511,6 +511,12 @@ func (s *MemoryStore) forget(context.Context, time.Duration) (int, error) { retu
 
 func (s *MemoryStore) shared() bool { return false }
 
+func (s *MemoryStore) countActive(context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unfinished(""), nil
+}
+
 // logRecord is one line of a job's file.
 type logRecord struct {
 	Op      string            `json:"op"` // create, start, nodes, unit, slow, end

@@ -1,6 +1,10 @@
 package jobs
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the jobs' counters and gauges. A nil *Metrics counts nothing.
 type Metrics struct {
@@ -23,6 +27,8 @@ type Metrics struct {
 	Reclaimed *prometheus.CounterVec
 	// Running is the number of units running now in this process, by type.
 	Running *prometheus.GaugeVec
+	// unfinished counts the store's unfinished jobs (set by NewManager).
+	unfinished atomic.Pointer[func() float64]
 }
 
 // NewMetrics registers the jobs metrics on reg. jobs, when not nil, is the
@@ -50,7 +56,15 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		}, []string{"type", "status"})
 		reg.MustRegister(m.Jobs)
 	}
-	reg.MustRegister(m.Units, m.Reclaimed, m.Running)
+	reg.MustRegister(m.Units, m.Reclaimed, m.Running, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "gamesolver", Name: "jobs_unfinished",
+		Help: "Jobs queued or running in the store (all processes sharing it), against --max-active-jobs; NaN when the store cannot say.",
+	}, func() float64 {
+		if f := m.unfinished.Load(); f != nil {
+			return (*f)()
+		}
+		return 0
+	}))
 	return m
 }
 

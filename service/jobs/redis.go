@@ -631,6 +631,13 @@ return removed
 
 func (r *RedisStore) shared() bool { return true }
 
+// countActive counts the active set (reconciled with the jobs' records when a
+// submission finds a cap reached).
+func (r *RedisStore) countActive(ctx context.Context) (int, error) {
+	n, err := r.client.SCard(ctx, activeKey).Result()
+	return int(n), err
+}
+
 func (r *RedisStore) forget(ctx context.Context, idle time.Duration) (int, error) {
 	if err := r.ensureGroup(ctx); err != nil {
 		return 0, err

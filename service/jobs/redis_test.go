@@ -78,6 +78,9 @@ func TestWorkerKilled(t *testing.T) {
 	if runs := k.get(k.started); runs[0] != 0 {
 		t.Fatalf("unit 0 was taken from a live worker: %v", runs)
 	}
+	if g := (*met.unfinished.Load())(); g != 1 {
+		t.Errorf("gauge of unfinished jobs = %v while the job runs, want 1", g)
+	}
 
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -91,6 +94,9 @@ func TestWorkerKilled(t *testing.T) {
 	}
 	if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 1 {
 		t.Errorf("reclaimed = %v, want 1", got)
+	}
+	if g := (*met.unfinished.Load())(); g != 0 {
+		t.Errorf("gauge of unfinished jobs = %v after the job, want 0", g)
 	}
 
 	// The same job in one process, in memory, gives the same answer.

@@ -53,4 +53,6 @@ type Store interface {
 	// shared tells whether other processes' workers take units from this
 	// store (and may know job types this one does not).
 	shared() bool
+	// countActive counts the unfinished jobs (queued or running).
+	countActive(ctx context.Context) (int, error)
 }
