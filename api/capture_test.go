@@ -80,7 +80,8 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		{"no neutral piece", `{"game":"capture","neutral":["X:b2,a3,b3,c3,b4"]}`, "neutral", "no neutral piece"},
 		{"markers outside capture", `{"game":"pentominoes","markers":{"I":"first"}}`, "markers", "capture"},
 		{"to_move against the turns from the start", `{"game":"capture","width":3,"height":5,"pieces":"TSL","moves":["S:b1,b2,c2,c3","T:b3,b4,c4,b5"],"to_move":"second"}`, "to_move", "first player moves first"},
-		{"to_move read as the first turn's player", `{"game":"capture","width":5,"height":6,"pieces":"PTVWXY","board":[".T...",".TTT.",".TWW.","..VWW","..V.W","..VVV"],"markers":{"V":"first","W":"second"},"pool":["P","X","Y"],"to_move":"first","moves":["~V Y:a2,a3,a4,b4,a5"]}`, "moves", "to_move names the player to move after the moves, first here"},
+		{"to_move read as the first turn's player", `{"game":"capture","width":5,"height":6,"pieces":"PTVWXY","board":[".T...",".TTT.",".TWW.","..VWW","..V.W","..VVV"],"markers":{"V":"first","W":"second"},"pool":["P","X","Y"],"to_move":"first","moves":["~V Y:a2,a3,a4,b4,a5"]}`, "moves", "to_move names the player to move after the moves, first here: the turns are credited counting back from it; with to_move second they are legal"},
+		{"a bad turn with to_move and board rows: no hint", `{"game":"capture","width":5,"height":6,"pieces":"PTVWXY","board":[".T...",".TTT.",".TWW.","..VWW","..V.W","..VVV"],"markers":{"V":"first","W":"second"},"pool":["P","X","Y"],"to_move":"second","moves":["Y:a2,a3,a4,b4,zz9"]}`, "moves", "zz9"},
 		{"board wider than any", `{"game":"capture","board":["` + strings.Repeat(".", 17) + `"]}`, "board", "1 to 16"},
 		{"pool false", `{"game":"capture","pool":false}`, "pool", ""},
 		{"pool of the wrong type", `{"game":"capture","pool":7}`, "pool", ""},
@@ -97,6 +98,9 @@ func TestCaptureIllegalTurns(t *testing.T) {
 			p := decodeProblem(t, w)
 			if len(p.Errors) == 0 || p.Errors[0].Field != tt.field || !strings.Contains(p.Detail, tt.detail) {
 				t.Errorf("problem %+v; want field %q, detail containing %q", p, tt.field, tt.detail)
+			}
+			if strings.Contains(tt.name, "no hint") && strings.Contains(p.Detail, "to_move names") {
+				t.Errorf("a hint about to_move on a turn no to_move makes legal: %s", p.Detail)
 			}
 		})
 	}

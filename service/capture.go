@@ -65,10 +65,13 @@ func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
 		switch {
 		case errors.As(err, &te):
 			field = "moves"
-			if q.ToMove != "" && q.Board != nil {
-				// A removal refused for its marker may come from a
-				// to_move read as the player of the first turn.
-				return nil, Invalid(field, err, "%s (to_move names the player to move after the moves, %s here: the turns are credited counting back from it)", err.Error(), strings.ToLower(strings.TrimSpace(q.ToMove)))
+			if other := otherPlayer(q.ToMove); other != "" && q.Board != nil {
+				// A turn refused (a removal, for its marker) that the
+				// other to_move makes legal: to_move was read as the
+				// player of the first turn.
+				if _, oerr := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: other, Turns: q.Moves}); oerr == nil {
+					return nil, Invalid(field, err, "%s (to_move names the player to move after the moves, %s here: the turns are credited counting back from it; with to_move %s they are legal)", err.Error(), strings.ToLower(strings.TrimSpace(q.ToMove)), other)
+				}
 			}
 		// The engine prefixes the faults of these fields with their name.
 		case strings.Contains(err.Error(), "banned:"):
@@ -83,6 +86,18 @@ func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
 		return nil, Invalid(field, err, "%s", err.Error())
 	}
 	return pos, nil
+}
+
+// otherPlayer is the player to_move does not name ("" when it names
+// neither).
+func otherPlayer(toMove string) string {
+	switch strings.ToLower(strings.TrimSpace(toMove)) {
+	case "first":
+		return "second"
+	case "second":
+		return "first"
+	}
+	return ""
 }
 
 // analyzeCapture values a capture position: exactly when the search proves

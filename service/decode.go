@@ -47,6 +47,13 @@ func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
 // mark is skipped. r must be bounded (the server's body limit): it is read
 // whole first, so that a body that stalls anywhere is a timeout.
 func DecodeStrict(r io.Reader, dst any) error {
+	return decodeStrict(r, dst, true)
+}
+
+// decodeStrict is DecodeStrict; without nulls, a null in a list is taken
+// as encoding/json takes it (a job's request or unit stored by a version
+// that accepted it: the body that made it was checked when it came).
+func decodeStrict(r io.Reader, dst any, nulls bool) error {
 	body, err := io.ReadAll(r)
 	if err != nil {
 		return readError(err)
@@ -87,7 +94,7 @@ func DecodeStrict(r io.Reader, dst any) error {
 		}
 		return explainDecodeError(err, dst, nil, 0)
 	}
-	if err := checkKeysAndNulls(raw); err != nil {
+	if err := checkKeysAndNulls(raw, nulls); err != nil {
 		return err
 	}
 	return exactNames(raw, reflect.TypeOf(dst), "")
@@ -98,7 +105,7 @@ func DecodeStrict(r io.Reader, dst any) error {
 // would be game b) and a null in an array (encoding/json decodes it as the
 // element type's zero: [null] as squares would be square 0, which the
 // client never sent; no list of a request holds null).
-func checkKeysAndNulls(raw json.RawMessage) error {
+func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 	type frame struct {
 		object  bool
 		keys    map[string]bool
@@ -129,7 +136,7 @@ func checkKeysAndNulls(raw json.RawMessage) error {
 				continue
 			}
 		}
-		if tok == nil && top != nil && !top.object {
+		if tok == nil && top != nil && !top.object && nulls {
 			return &DecodeFieldError{Field: top.path, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", top.index+1)}
 		}
 		if top != nil && !top.object {
@@ -485,10 +492,12 @@ func article(v string) string {
 	return "a " + v
 }
 
-// DecodeRequest decodes a job's request (or a unit) with DecodeStrict; a
-// fault is an Invalid error on the field "request.<name>".
+// DecodeRequest decodes a job's request (or a unit) with DecodeStrict,
+// nulls in lists aside (the request came in a body DecodeStrict checked,
+// or was stored by an earlier version); a fault is an Invalid error on the
+// field "request.<name>".
 func DecodeRequest(raw json.RawMessage, v any) error {
-	err := DecodeStrict(bytes.NewReader(raw), v)
+	err := decodeStrict(bytes.NewReader(raw), v, false)
 	if err == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/engine/tiling"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
@@ -99,11 +100,9 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 			return tiling.Problem{}, Invalid(field, err, "%s", err.Error())
 		}
 	}
-	spec := ""
+	spec := "" // empty: the twelve pentominoes (an empty pieces given is refused by checkPieces)
 	if q.Pieces != nil {
-		if spec = string(*q.Pieces); strings.TrimSpace(spec) == "" {
-			return tiling.Problem{}, Invalid("pieces", nil, "pieces is empty: name at least one piece (\"FILNP\", \"H01,H02\", [\"F\",\"I\"]) or a set (\"pentominoes\"), or leave it out for the twelve pentominoes")
-		}
+		spec = string(*q.Pieces)
 	}
 	pieces, err := tiling.ParsePieces(spec, q.Order)
 	if err != nil {
@@ -133,6 +132,16 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 	return p, nil
 }
 
+// checkPieces refuses an empty pieces given (it meant the twelve
+// pentominoes, as analyze's does not). Refused when asked or planned only:
+// a job stored before this check was made still runs.
+func checkPieces(q TilingQuery) error {
+	if q.Pieces != nil && strings.TrimSpace(string(*q.Pieces)) == "" {
+		return Invalid("pieces", nil, "pieces is empty: name at least one piece (\"FILNP\", \"H01,H02\", [\"F\",\"I\"]) or a set (\"pentominoes\"), or leave it out for the twelve pentominoes")
+	}
+	return nil
+}
+
 // key identifies a problem for the cache: the region's rows, the sorted
 // piece list and every option that changes the answer. Solutions are
 // listed in search order, which does not depend on the worker count.
@@ -155,6 +164,9 @@ func tilingKey(p tiling.Problem, q TilingQuery) string {
 
 // Solve counts the tilings of a problem.
 func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error) {
+	if err := checkPieces(q); err != nil {
+		return TilingAnswer{}, err
+	}
 	p, err := t.problem(q)
 	if err != nil {
 		return TilingAnswer{}, err
@@ -175,7 +187,7 @@ func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error
 // job may run up to its own cap.
 type TilingsJob struct {
 	Tilings *Tilings
-	// MaxDuration bounds one job.
+	// MaxDuration bounds a unit: a job of one unit, or each of its parts.
 	MaxDuration time.Duration
 	// Workers is the number of goroutines of the count (0: every core).
 	Workers int
@@ -215,6 +227,9 @@ type tilingsPart struct {
 	Request json.RawMessage `json:"request"`
 	Part    int             `json:"part"`
 	Parts   int             `json:"parts"`
+	// Version is the tiling.PartsVersion of the planner: a worker of
+	// another cuts the search otherwise.
+	Version int `json:"version"`
 }
 
 // Plan implements JobKind: the request is validated now. A job with a
@@ -226,6 +241,9 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 		return nil, err
 	}
 	q := r.query()
+	if err := checkPieces(q); err != nil {
+		return nil, err
+	}
 	p, err := j.Tilings.problem(q)
 	if err != nil {
 		return nil, err
@@ -238,7 +256,7 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 	}
 	units := make([]json.RawMessage, tilingParts)
 	for k := range units {
-		if units[k], err = json.Marshal(tilingsPart{Request: request, Part: k, Parts: tilingParts}); err != nil {
+		if units[k], err = json.Marshal(tilingsPart{Request: request, Part: k, Parts: tilingParts, Version: tiling.PartsVersion}); err != nil {
 			return nil, err
 		}
 	}
@@ -264,10 +282,10 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
 	// The requests' cache: a count a request or an earlier job completed
 	// is not counted again, and a complete count is kept for them. (A
-	// flight of its own: a request's search, on a shorter budget, is
-	// not the job's.)
+	// flight of the jobs of its budget: a request's search, or a job's of
+	// another budget, may stop at another point.)
 	key := tilingKey(p, q)
-	raw, origin, err := j.Tilings.search.Loader.LoadChecked(ctx, key, key+"|job", validTiling(j.Tilings.search),
+	raw, origin, err := j.Tilings.search.Loader.LoadChecked(ctx, key, key+"|job|budget="+budget.String(), validTiling(j.Tilings.search),
 		func(ctx context.Context) ([]byte, bool, error) {
 			res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget, Workers: j.Workers,
 				Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
@@ -307,6 +325,9 @@ func validTiling(s *Searcher) func([]byte) bool {
 // runPart counts one part of a job's search; its result is the engine's
 // (tilingAnswer: the part's Fixed, CountAll and solutions).
 func (j TilingsJob) runPart(ctx context.Context, u tilingsPart, report func(int64)) (json.RawMessage, error) {
+	if u.Version != tiling.PartsVersion {
+		return nil, fmt.Errorf("unit: part %d of %d planned by a version cutting the search otherwise (parts version %d, this worker's %d): submit the job again", u.Part, u.Parts, u.Version, tiling.PartsVersion)
+	}
 	var r tilingsJobRequest
 	if err := DecodeRequest(u.Request, &r); err != nil {
 		return nil, err
@@ -327,7 +348,45 @@ func (j TilingsJob) runPart(ctx context.Context, u tilingsPart, report func(int6
 	}
 	report(res.Nodes)
 	j.Tilings.search.observeNodes("tiling", res.Nodes)
-	return json.Marshal(tilingAnswer{Result: res})
+	out := tilingPartResult{Moves: make([][]string, len(res.Placements))}
+	for i, ps := range res.Placements {
+		for _, pl := range ps {
+			out.Moves[i] = append(out.Moves[i], pl.String())
+		}
+	}
+	res.Placements = nil
+	out.Result = res
+	return json.Marshal(out)
+}
+
+// tilingPartResult is what a part's unit stores: the engine's result, its
+// placements as moves ("L:a1,b1,c1,d1,a2": a sixth of their JSON; each
+// part keeps up to limit solutions, all 16 together up to 16 times what
+// the answer lists).
+type tilingPartResult struct {
+	Result tiling.Result `json:"result"`
+	Moves  [][]string    `json:"moves"`
+}
+
+// placements reads the moves of a part's tiling back.
+func placements(moves []string) ([]tiling.Placement, error) {
+	out := make([]tiling.Placement, 0, len(moves))
+	for _, m := range moves {
+		piece, cells, ok := strings.Cut(m, ":")
+		if !ok {
+			return nil, fmt.Errorf("placement %q: no cells", m)
+		}
+		p := tiling.Placement{Piece: piece}
+		for _, c := range strings.Split(cells, ",") {
+			cell, err := polyomino.ParseCell(c)
+			if err != nil {
+				return nil, fmt.Errorf("placement %q: %w", m, err)
+			}
+			p.Cells = append(p.Cells, cell)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // Combine implements JobKind: a one-unit job's answer is its unit's; the
@@ -353,7 +412,7 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 	}
 	sum := tiling.Result{Complete: true}
 	for k := range total {
-		var a tilingAnswer
+		var a tilingPartResult
 		if err := json.Unmarshal(results[k], &a); err != nil {
 			return nil, false, fmt.Errorf("decode part %d: %w", k, err)
 		}
@@ -361,15 +420,20 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 		sum.CountAll += part.CountAll
 		sum.Fixed += part.Fixed
 		sum.Nodes += part.Nodes
-		sum.Elapsed += part.Elapsed // the parts' search time, summed
+		sum.Elapsed += part.Elapsed // the parts' search time, summed (not the job's wall time)
 		sum.Subtrees += part.Subtrees
 		sum.Symmetries = part.Symmetries
 		sum.Complete = sum.Complete && part.Complete
 		for i, s := range part.Solutions {
-			if len(sum.Solutions) < q.Limit && i < len(part.Placements) {
-				sum.Solutions = append(sum.Solutions, s)
-				sum.Placements = append(sum.Placements, part.Placements[i])
+			if len(sum.Solutions) >= q.Limit || i >= len(a.Moves) {
+				break
 			}
+			ps, err := placements(a.Moves[i])
+			if err != nil {
+				return nil, false, fmt.Errorf("part %d: %w", k, err)
+			}
+			sum.Solutions = append(sum.Solutions, s)
+			sum.Placements = append(sum.Placements, ps)
 		}
 	}
 	if sum.Symmetries > 0 {

@@ -3,10 +3,13 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/tiling"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -54,7 +57,7 @@ func TestTilingsJobParts(t *testing.T) {
 		}
 		g, w := got.Result, want.Result
 		if !g.Complete || g.Count != w.Count || g.CountAll != w.CountAll || g.Symmetries != w.Symmetries ||
-			!slices.EqualFunc(g.Solutions, w.Solutions, slices.Equal) || len(g.Placements) != len(w.Placements) {
+			!slices.EqualFunc(g.Solutions, w.Solutions, slices.Equal) || !reflect.DeepEqual(g.Placements, w.Placements) {
 			t.Errorf("%s: job %d/%d, %d solutions; search %d/%d, %d solutions", body, g.Count, g.CountAll, len(g.Solutions), w.Count, w.CountAll, len(w.Solutions))
 		}
 		// Kept for the requests: a second job is one unit, answered from
@@ -69,10 +72,61 @@ func TestTilingsJobParts(t *testing.T) {
 			t.Errorf("%s: second job's unit: %v %+v", body, err, again)
 		}
 	}
+	// A part cut by another version of the split is refused, not added.
+	other, _ := json.Marshal(tilingsPart{Request: json.RawMessage(`{"width":10,"height":6}`), Part: 0, Parts: tilingParts, Version: tiling.PartsVersion + 1})
+	s0 := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
+	if _, err := (TilingsJob{Tilings: NewTilings(s0), MaxDuration: time.Minute}).Run(ctx, other, func(int64) {}); err == nil || !strings.Contains(err.Error(), "parts version") {
+		t.Errorf("a part of another version: %v", err)
+	}
 	// With a budget: one unit, whose search may stop.
 	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
 	units, err := TilingsJob{Tilings: NewTilings(s), MaxDuration: time.Minute}.Plan(ctx, json.RawMessage(`{"width":10,"height":6,"budget_ms":500}`))
 	if err != nil || len(units) != 1 {
 		t.Errorf("with a budget: %d units, %v", len(units), err)
+	}
+}
+
+// TestTilingsJobFlights: two one-unit jobs of one problem share a search
+// only with one budget (a job without a budget took the partial count of
+// a 300 ms job's, and a short job could wait for a long one).
+func TestTilingsJobFlights(t *testing.T) {
+	ctx := context.Background()
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Minute), time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	job := TilingsJob{Tilings: NewTilings(s), MaxDuration: time.Second, Workers: 1}
+	short := make(chan error, 1)
+	go func() {
+		_, err := job.Run(ctx, json.RawMessage(`{"width":8,"height":8,"allow_leftover":true,"budget_ms":100}`), func(int64) {})
+		short <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	// An old unit (one unit, no budget): its search runs its own second.
+	raw, err := job.Run(ctx, json.RawMessage(`{"width":8,"height":8,"allow_leftover":true}`), func(int64) {})
+	var a TilingAnswer
+	if err != nil || json.Unmarshal(raw, &a) != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 700*time.Millisecond || a.Result.Complete {
+		t.Errorf("the unit without a budget answered after %v (complete %t): the 100 ms job's count", took, a.Result.Complete)
+	}
+	if err := <-short; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTilingsOldUnits: units stored by the version before the checks of
+// empty pieces and of nulls in lists run as they did (the twelve
+// pentominoes).
+func TestTilingsOldUnits(t *testing.T) {
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Minute), time.Minute), Slots: NewSlots(2, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	job := TilingsJob{Tilings: NewTilings(s), MaxDuration: time.Minute, Workers: 2}
+	for _, u := range []string{`{"width":10,"height":6,"pieces":""}`, `{"width":10,"height":6,"pieces":["F","I","L","N","P","T","U","V","W","X","Y",null,"Z"]}`} {
+		raw, err := job.Run(context.Background(), json.RawMessage(u), func(int64) {})
+		var a TilingAnswer
+		if err != nil || json.Unmarshal(raw, &a) != nil || a.Result.Count != 2339 {
+			t.Errorf("%s: %v %+v", u, err, a.Result)
+		}
 	}
 }

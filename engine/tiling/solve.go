@@ -119,10 +119,11 @@ type Options struct {
 	Budget time.Duration
 	// Parts, when more than 0, cuts the search into that many parts, the
 	// same whatever the number of workers, and Solve searches part Part
-	// (0..Parts-1) only: the parts' CountAll, Fixed and Nodes add up to
-	// the whole search's, and their solutions, listed part after part,
-	// are the whole search's in its order (a job's units: a part that
-	// stops loses only its own work).
+	// (0..Parts-1) only: the parts' CountAll and Fixed add up to the
+	// whole search's (their Nodes to a search split as they are), and
+	// their solutions, listed part after part, are the whole search's in
+	// its order (a job's units: a part that stops loses only its own
+	// work). Parts of one search must all be of one PartsVersion.
 	Parts, Part int
 	// Progress, if set, is called after each subtree of the search is
 	// done, and every progressEvery (200 ms) while a long subtree runs;
@@ -276,6 +277,11 @@ func Solve(ctx context.Context, p Problem, opts Options) (Result, error) {
 // (at least one a part): a constant, so that a part is the same part on
 // every worker.
 const partSubtrees = 512
+
+// PartsVersion names how Options.Parts cuts a search (partSubtrees and
+// split): parts of two versions do not add up. Raise it with any change
+// to either.
+const PartsVersion = 1
 
 // partOf is part k of n of the subtrees tasks searched in order: a run of
 // consecutive subtrees (the search's order within the part), renumbered.

@@ -19,11 +19,12 @@ type Metrics struct {
 	// stream and left to the other slots), orphaned (its job's record was
 	// gone from the store: expired, or lost with Redis's data).
 	Units *prometheus.CounterVec
-	// Reclaimed counts units delivered again after a try that did not end
-	// (a worker that died or stalled past ReclaimAfter, a unit that
-	// panicked), by type. Units handed back (a shutdown, an express
-	// slot's limit, another process's type) are not: their outcomes
-	// (returned, deferred, passed) count them.
+	// Reclaimed counts the deliveries of units that had a try that did
+	// not end (a worker that died or stalled past ReclaimAfter, a unit
+	// that panicked), by type: once such a unit is taken over, and again
+	// at each later delivery of it. Units handed back without such a try
+	// (a shutdown, an express slot's limit, another process's type) are
+	// not counted: their outcomes (returned, deferred, passed) are.
 	Reclaimed *prometheus.CounterVec
 	// Running is the number of units running now in this process, by type.
 	Running *prometheus.GaugeVec
@@ -43,7 +44,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		}, []string{"type", "outcome"}),
 		Reclaimed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "job_units_reclaimed_total",
-			Help: "Job units delivered again after a try that did not end (a worker that died or stalled, a unit that panicked), by type; units handed back are counted by their outcome in gamesolver_job_units_total.",
+			Help: "Deliveries of job units that had a try that did not end (a worker that died or stalled, a unit that panicked), by type; units handed back otherwise are counted by their outcome in gamesolver_job_units_total.",
 		}, []string{"type"}),
 		Running: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "gamesolver", Name: "job_units_running",

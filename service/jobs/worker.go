@@ -121,8 +121,9 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	typ := start.Type
 	switch {
 	case d.Reclaimed && d.Deliveries > 1:
-		// Its last try did not end: its worker died or stalled past
-		// ReclaimAfter, or the unit panicked.
+		// A try of it did not end: its worker died or stalled past
+		// ReclaimAfter, or the unit panicked (this one or an earlier
+		// one: a hand-back after it cannot be told apart).
 		m.opts.Metrics.reclaimed(typ)
 		log.Info("unit reclaimed: delivered before, its try did not end")
 	case d.Reclaimed:
