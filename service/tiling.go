@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/engine/tiling"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
@@ -348,45 +347,7 @@ func (j TilingsJob) runPart(ctx context.Context, u tilingsPart, report func(int6
 	}
 	report(res.Nodes)
 	j.Tilings.search.observeNodes("tiling", res.Nodes)
-	out := tilingPartResult{Moves: make([][]string, len(res.Placements))}
-	for i, ps := range res.Placements {
-		for _, pl := range ps {
-			out.Moves[i] = append(out.Moves[i], pl.String())
-		}
-	}
-	res.Placements = nil
-	out.Result = res
-	return json.Marshal(out)
-}
-
-// tilingPartResult is what a part's unit stores: the engine's result, its
-// placements as moves ("L:a1,b1,c1,d1,a2": a sixth of their JSON; each
-// part keeps up to limit solutions, all 16 together up to 16 times what
-// the answer lists).
-type tilingPartResult struct {
-	Result tiling.Result `json:"result"`
-	Moves  [][]string    `json:"moves"`
-}
-
-// placements reads the moves of a part's tiling back.
-func placements(moves []string) ([]tiling.Placement, error) {
-	out := make([]tiling.Placement, 0, len(moves))
-	for _, m := range moves {
-		piece, cells, ok := strings.Cut(m, ":")
-		if !ok {
-			return nil, fmt.Errorf("placement %q: no cells", m)
-		}
-		p := tiling.Placement{Piece: piece}
-		for _, c := range strings.Split(cells, ",") {
-			cell, err := polyomino.ParseCell(c)
-			if err != nil {
-				return nil, fmt.Errorf("placement %q: %w", m, err)
-			}
-			p.Cells = append(p.Cells, cell)
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return json.Marshal(tilingAnswer{Result: res})
 }
 
 // Combine implements JobKind: a one-unit job's answer is its unit's; the
@@ -412,7 +373,7 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 	}
 	sum := tiling.Result{Complete: true}
 	for k := range total {
-		var a tilingPartResult
+		var a tilingAnswer
 		if err := json.Unmarshal(results[k], &a); err != nil {
 			return nil, false, fmt.Errorf("decode part %d: %w", k, err)
 		}
@@ -425,15 +386,11 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 		sum.Symmetries = part.Symmetries
 		sum.Complete = sum.Complete && part.Complete
 		for i, s := range part.Solutions {
-			if len(sum.Solutions) >= q.Limit || i >= len(a.Moves) {
+			if len(sum.Solutions) >= q.Limit || i >= len(part.Placements) {
 				break
 			}
-			ps, err := placements(a.Moves[i])
-			if err != nil {
-				return nil, false, fmt.Errorf("part %d: %w", k, err)
-			}
 			sum.Solutions = append(sum.Solutions, s)
-			sum.Placements = append(sum.Placements, ps)
+			sum.Placements = append(sum.Placements, part.Placements[i])
 		}
 	}
 	if sum.Symmetries > 0 {

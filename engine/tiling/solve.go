@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
@@ -177,6 +178,33 @@ type Result struct {
 type Placement struct {
 	Piece string
 	Cells []polyomino.Cell // in reading order
+}
+
+// MarshalJSON writes the placement as its move notation, a string (a
+// sixth of the size of its fields: cached answers and job results keep
+// up to a thousand tilings).
+func (p Placement) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
+
+// UnmarshalJSON reads a placement written by MarshalJSON.
+func (p *Placement) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	piece, cells, ok := strings.Cut(s, ":")
+	if !ok || piece == "" {
+		return fmt.Errorf("placement %q: expected piece:cells", s)
+	}
+	out := Placement{Piece: piece}
+	for _, c := range strings.Split(cells, ",") {
+		cell, err := polyomino.ParseCell(c)
+		if err != nil {
+			return fmt.Errorf("placement %q: %w", s, err)
+		}
+		out.Cells = append(out.Cells, cell)
+	}
+	*p = out
+	return nil
 }
 
 // String writes the placement in move notation, e.g. "L:a1,a2,a3,a4,b4".

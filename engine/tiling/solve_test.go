@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -813,5 +814,25 @@ func TestShape(t *testing.T) {
 	}
 	if counts[0] != counts[1] || counts[0] != counts[2] {
 		t.Errorf("congruent regions, other counts: %v", counts)
+	}
+}
+
+// TestPlacementJSON: a placement is written as its move notation and read
+// back the same; anything else is refused.
+func TestPlacementJSON(t *testing.T) {
+	p := Placement{Piece: "H07", Cells: []polyomino.Cell{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}, {X: 2, Y: 1}, {X: 2, Y: 2}, {X: 25, Y: 9}}}
+	b, err := json.Marshal([]Placement{p})
+	if err != nil || string(b) != `["H07:a1,b1,b2,c2,c3,z10"]` {
+		t.Fatalf("marshal: %s %v", b, err)
+	}
+	var back []Placement
+	if err := json.Unmarshal(b, &back); err != nil || len(back) != 1 || back[0].String() != p.String() || !slices.Equal(back[0].Cells, p.Cells) {
+		t.Errorf("unmarshal: %+v %v", back, err)
+	}
+	for _, bad := range []string{`"L"`, `":a1"`, `"L:a1,zz"`, `"L:"`, `5`, `{"Piece":"L"}`} {
+		var q Placement
+		if err := json.Unmarshal([]byte(bad), &q); err == nil {
+			t.Errorf("%s: read as %+v", bad, q)
+		}
 	}
 }
