@@ -599,3 +599,15 @@ func TestStreamCount(t *testing.T) {
 		t.Errorf("after every stream closed: %d open, %d clients", s.total, len(s.byClient))
 	}
 }
+
+// TestOldTilingsJobResult: a tilings job's result stored by the version
+// before placements were written as moves is still served (it answered
+// 500 for the jobs' seven days).
+func TestOldTilingsJobResult(t *testing.T) {
+	old := json.RawMessage(`{"Result":{"Count":1,"CountAll":1,"Solutions":[["LLLL","L..."]],"Placements":[[{"Piece":"L","Cells":[{"X":0,"Y":0},{"X":1,"Y":0},{"X":2,"Y":0},{"X":3,"Y":0},{"X":0,"Y":1}]}]],"Complete":true,"Symmetries":1,"Subtrees":1,"Nodes":5,"Elapsed":1},"Pieces":"L","Rows":["....","...."],"Source":"search","Budget":0}`)
+	j, err := toJob(jobs.Job{ID: "x", Type: "polyomino.tilings", Status: jobs.StatusDone, Result: old}, jobResultConverter("polyomino.tilings"))
+	b, _ := json.Marshal(j.Result)
+	if err != nil || !strings.Contains(string(b), `"placements":[["L:a1,b1,c1,d1,a2"]]`) {
+		t.Errorf("a finished job of the earlier version: %s %v", b, err)
+	}
+}

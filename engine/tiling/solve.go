@@ -187,6 +187,20 @@ func (p Placement) MarshalJSON() ([]byte, error) { return json.Marshal(p.String(
 
 // UnmarshalJSON reads a placement written by MarshalJSON.
 func (p *Placement) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		// Written before the move notation: {"Piece":..,"Cells":[{"X":..,"Y":..}]}
+		// (cached answers, job results and part results of earlier versions).
+		type fields Placement // no methods: the default decoding
+		var f fields
+		if err := json.Unmarshal(b, &f); err != nil {
+			return err
+		}
+		if f.Piece == "" || len(f.Cells) == 0 {
+			return fmt.Errorf("placement %s: expected a piece and its cells", b)
+		}
+		*p = Placement(f)
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
