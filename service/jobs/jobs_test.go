@@ -1553,6 +1553,22 @@ func TestMemoryStoreKeepsFinishedCapped(t *testing.T) {
 	if g := (*met.unfinished.Load())(); g != 1 {
 		t.Errorf("gauge of unfinished jobs = %v, want 1", g)
 	}
+	// Past the bytes kept, the oldest go too, the latest stays; a finished
+	// job keeps no unit result.
+	mem.mu.Lock()
+	mem.maxFinishedBytes = mem.finishedBytes - 1
+	mem.evict()
+	kept, results := len(mem.finished), 0
+	for _, f := range mem.finished {
+		for _, r := range mem.jobs[f.id].results {
+			results += len(r)
+		}
+	}
+	mem.maxFinishedBytes = MaxFinishedBytes
+	mem.mu.Unlock()
+	if kept != 2 || results != 0 {
+		t.Errorf("past the bytes: %d finished jobs kept (want 2), %d bytes of unit results", kept, results)
+	}
 	if err := mem.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -1563,7 +1579,7 @@ func TestMemoryStoreKeepsFinishedCapped(t *testing.T) {
 	defer again.Close()
 	again.mu.Lock()
 	defer again.mu.Unlock()
-	if len(again.jobs) != 4 || len(again.active) != 1 || again.active[queued.ID] == nil {
+	if len(again.jobs) != 3 || len(again.active) != 1 || again.active[queued.ID] == nil || len(again.finished) != 2 {
 		t.Errorf("after a restart: %d jobs, %d active", len(again.jobs), len(again.active))
 	}
 }

@@ -40,19 +40,23 @@ type MemoryStore struct {
 	mu       sync.Mutex
 	jobs     map[string]*memJob
 	active   map[string]*memJob // the unfinished jobs (queued, running)
-	finished []string           // the finished jobs, oldest end first (some may be swept already)
-	// maxFinished caps the finished jobs kept (their answers and files):
-	// past it the oldest are forgotten before their TTL, so that a flood of
-	// small jobs cannot fill the memory and the disk.
-	maxFinished int
-	queues      map[string][]*memEntry // never delivered, by job, oldest first
-	order       []string               // the jobs with queued units, oldest first
-	served      map[string]uint64      // job -> when a unit of it was last handed out (a count)
-	handouts    uint64
-	pending     map[uint64]*memEntry // delivered, not acknowledged
-	seq         uint64
-	wake        chan struct{} // closed when a unit becomes claimable
-	lastSweep   time.Time
+	finished []finishedJob      // the finished jobs, oldest end first (some may be swept already)
+	// finishedBytes is the finished jobs' size (finishedJob.bytes).
+	finishedBytes int64
+	// maxFinished and maxFinishedBytes cap the finished jobs kept (their
+	// answers and files): past either the oldest are forgotten before
+	// their TTL, so that a flood of jobs cannot fill the memory and the
+	// disk.
+	maxFinished      int
+	maxFinishedBytes int64
+	queues           map[string][]*memEntry // never delivered, by job, oldest first
+	order            []string               // the jobs with queued units, oldest first
+	served           map[string]uint64      // job -> when a unit of it was last handed out (a count)
+	handouts         uint64
+	pending          map[uint64]*memEntry // delivered, not acknowledged
+	seq              uint64
+	wake             chan struct{} // closed when a unit becomes claimable
+	lastSweep        time.Time
 }
 
 type memJob struct {
@@ -116,7 +120,7 @@ func LockDir(dir string) (unlock func() error, err error) {
 // needed, and locked until Close.
 func NewMemoryStore(dir string) (*MemoryStore, error) {
 	s := &MemoryStore{
-		dir: dir, jobs: map[string]*memJob{}, active: map[string]*memJob{}, maxFinished: MaxFinishedJobs, queues: map[string][]*memEntry{}, served: map[string]uint64{}, pending: map[uint64]*memEntry{},
+		dir: dir, jobs: map[string]*memJob{}, active: map[string]*memJob{}, maxFinished: MaxFinishedJobs, maxFinishedBytes: MaxFinishedBytes, queues: map[string][]*memEntry{}, served: map[string]uint64{}, pending: map[uint64]*memEntry{},
 		wake: make(chan struct{}),
 	}
 	if dir == "" {
@@ -183,8 +187,7 @@ func (s *MemoryStore) add(st state, units []json.RawMessage, results map[int]jso
 	j := &memJob{s: st, results: map[int]json.RawMessage{}, nodes: map[int]int64{}}
 	s.jobs[st.ID] = j
 	if st.Status.Final() {
-		s.finished = append(s.finished, st.ID)
-		return
+		return // replay retires it
 	}
 	s.active[st.ID] = j
 	var q []*memEntry
@@ -423,25 +426,55 @@ func (s *MemoryStore) finish(_ context.Context, id string, e ending) (bool, Stat
 	j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
 	j.expires = expires
 	delete(s.active, id)
-	s.finished = append(s.finished, id)
+	s.retire(j)
 	s.evict()
 	return true, e.Status, nil
 }
 
-// MaxFinishedJobs is how many finished jobs a memory store keeps at most
-// (about 5 KB of memory and 4 KB of disk each for a small job): past it
-// the oldest are forgotten before their TTL.
-const MaxFinishedJobs = 20_000
+// What a memory store keeps of finished jobs at most: past either figure
+// the oldest are forgotten before their TTL (a small job keeps about 5 KB
+// of memory and 4 KB of disk; a count listing a thousand tilings about
+// 300 KB of memory and, with its units' results in its file, megabytes
+// of disk).
+const (
+	MaxFinishedJobs  = 20_000
+	MaxFinishedBytes = 256 << 20
+)
 
-// evict forgets the oldest finished jobs past maxFinished (s.mu held).
+// finishedJob is a finished job in the order of their ends, with its size:
+// its answer's bytes in memory or, more, its file's on disk.
+type finishedJob struct {
+	id    string
+	bytes int64
+}
+
+// retire files j, just finished, with the finished jobs, and lets its
+// units' results go (only their number is read again) (s.mu held).
+func (s *MemoryStore) retire(j *memJob) {
+	for u := range j.results {
+		j.results[u] = nil
+	}
+	size := int64(len(j.s.Result))
+	if s.dir != "" {
+		if fi, err := os.Stat(s.path(j.s.ID)); err == nil {
+			size = max(size, fi.Size())
+		}
+	}
+	s.finished = append(s.finished, finishedJob{id: j.s.ID, bytes: size})
+	s.finishedBytes += size
+}
+
+// evict forgets the oldest finished jobs past maxFinished or
+// maxFinishedBytes, keeping the latest one (s.mu held).
 func (s *MemoryStore) evict() {
-	for len(s.finished) > s.maxFinished {
-		id := s.finished[0]
+	for len(s.finished) > s.maxFinished || len(s.finished) > 1 && s.finishedBytes > s.maxFinishedBytes {
+		f := s.finished[0]
 		s.finished = s.finished[1:]
-		if j, ok := s.jobs[id]; ok && j.s.Status.Final() {
-			delete(s.jobs, id)
+		s.finishedBytes -= f.bytes
+		if j, ok := s.jobs[f.id]; ok && j.s.Status.Final() {
+			delete(s.jobs, f.id)
 			if s.dir != "" {
-				_ = os.Remove(s.path(id))
+				_ = os.Remove(s.path(f.id))
 			}
 		}
 	}
@@ -662,6 +695,7 @@ func (s *MemoryStore) replay() error {
 		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b *replayed) int { return a.st.Created.Compare(b.st.Created) })
+	var ended []*memJob
 	for _, r := range all {
 		units := r.units
 		if r.st.Status.Final() {
@@ -670,6 +704,14 @@ func (s *MemoryStore) replay() error {
 		s.add(r.st, units, r.results)
 		j := s.jobs[r.st.ID]
 		j.results, j.nodes, j.expires, j.slow = r.results, r.nodes, r.expires, r.slow
+		if r.st.Status.Final() {
+			ended = append(ended, j)
+		}
+	}
+	// The finished ones in the order of their ends (eviction's).
+	slices.SortStableFunc(ended, func(a, b *memJob) int { return a.s.Finished.Compare(b.s.Finished) })
+	for _, j := range ended {
+		s.retire(j)
 	}
 	s.evict()
 	return nil
