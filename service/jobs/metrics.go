@@ -59,7 +59,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 	}
 	reg.MustRegister(m.Units, m.Reclaimed, m.Running, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "gamesolver", Name: "jobs_unfinished",
-		Help: "Jobs queued or running in the store (all processes sharing it), against --max-active-jobs; NaN when the store cannot say.",
+		Help: "Jobs queued or running in the store (all processes sharing it; with Redis, a little high until the active set is reconciled), against --max-active-jobs; NaN when the store cannot say.",
 	}, func() float64 {
 		if f := m.unfinished.Load(); f != nil {
 			return (*f)()
