@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -149,6 +150,31 @@ func FuzzSolve(f *testing.F) {
 		}
 		for i := range res.Solutions {
 			verifySolution(t, p, res.Solutions[i], res.Placements[i])
+		}
+	})
+}
+
+// FuzzPlacementJSON: whatever a placement is read from (move notation,
+// or the object form of earlier versions), it is written back as moves
+// that read the same placement.
+func FuzzPlacementJSON(f *testing.F) {
+	for _, seed := range []string{`"L:a1,a2,a3,a4,b4"`, `"H07:a1,b1,b2,c2,c3,z10"`, `{"Piece":"L","Cells":[{"X":0,"Y":0}]}`,
+		`"L"`, `":a1"`, `"L:"`, `"L:a1,,b2"`, `5`, `null`, `{"Piece":"","Cells":[]}`, `"L:a0"`, `"X:a1:b1"`,
+		`{"Piece":"L","Cells":[{"X":-1,"Y":0}]}`, `{"Piece":"L:x","Cells":[{"X":3,"Y":0}]}`, `{"Piece":"L","Cells":[{"X":0,"Y":-5}]}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p Placement
+		if err := json.Unmarshal(b, &p); err != nil {
+			return
+		}
+		out, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("%s read as %+v, not written: %v", b, p, err)
+		}
+		var back Placement
+		if err := json.Unmarshal(out, &back); err != nil || back.String() != p.String() || !slices.Equal(back.Cells, p.Cells) {
+			t.Fatalf("%s read as %+v, written %s, read back as %+v (%v)", b, p, out, back, err)
 		}
 	})
 }

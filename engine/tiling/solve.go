@@ -198,8 +198,13 @@ func (p *Placement) UnmarshalJSON(b []byte) error {
 		if f.Piece == "" || len(f.Cells) == 0 {
 			return fmt.Errorf("placement %s: expected a piece and its cells", b)
 		}
-		*p = Placement(f)
-		return nil
+		// Checked as its move notation is (cells on a board, a name
+		// without separators).
+		moves, err := json.Marshal(Placement(f).String())
+		if err != nil {
+			return err
+		}
+		return p.UnmarshalJSON(moves)
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {

@@ -834,7 +834,8 @@ func TestPlacementJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"Piece":"H07","Cells":[{"X":0,"Y":0},{"X":1,"Y":0},{"X":1,"Y":1},{"X":2,"Y":1},{"X":2,"Y":2},{"X":25,"Y":9}]}]`), &old); err != nil || len(old) != 1 || old[0].String() != p.String() {
 		t.Errorf("earlier form: %+v %v", old, err)
 	}
-	for _, bad := range []string{`"L"`, `":a1"`, `"L:a1,zz"`, `"L:"`, `5`, `{"Piece":"L"}`, `{"Cells":[{"X":0,"Y":0}]}`} {
+	for _, bad := range []string{`"L"`, `":a1"`, `"L:a1,zz"`, `"L:"`, `5`, `{"Piece":"L"}`, `{"Cells":[{"X":0,"Y":0}]}`,
+		`{"Piece":"L","Cells":[{"X":-1,"Y":0}]}`, `{"Piece":"L:x","Cells":[{"X":3,"Y":0}]}`, `{"Piece":"L","Cells":[{"X":0,"Y":-5}]}`} {
 		var q Placement
 		if err := json.Unmarshal([]byte(bad), &q); err == nil {
 			t.Errorf("%s: read as %+v", bad, q)
