@@ -132,14 +132,6 @@ const (
 	maxLoggedPath   = 512
 )
 
-// clipAt is clip at n bytes.
-func clipAt(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…(" + strconv.Itoa(len(s)) + " bytes)"
-}
-
 // recovery answers a panic with a 500 problem and logs its stack. A panic is
 // always a bug: user input must never cause one.
 func recovery() gin.HandlerFunc {

@@ -185,16 +185,19 @@ const clipLen = 64
 
 // clip shortens s to about clipLen bytes (on a character boundary) and
 // says how long it was.
-func clip(s string) string {
-	if len(s) <= clipLen {
+func clip(s string) string { return clipAt(s, clipLen) }
+
+// clipAt is clip at n bytes.
+func clipAt(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	return head(s) + "…(" + strconv.Itoa(len(s)) + " bytes)"
+	return head(s, n) + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// head is s cut to at most clipLen bytes on a character boundary.
-func head(s string) string {
-	cut := min(clipLen, len(s))
+// head is s cut to at most n bytes on a character boundary.
+func head(s string, n int) string {
+	cut := min(n, len(s))
 	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
