@@ -235,16 +235,11 @@ type tilingsPart struct {
 // budget (budget_ms), whose search may stop before the end, or whose
 // count the cache holds, is one unit; any other, tilingParts.
 func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.RawMessage, error) {
-	var r tilingsJobRequest
-	if err := DecodeRequest(request, &r); err != nil {
-		return nil, err
-	}
-	q := r.query()
-	if err := checkPieces(q); err != nil {
-		return nil, err
-	}
-	p, err := j.Tilings.problem(q)
+	q, p, err := j.problemOf(request)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPieces(q); err != nil {
 		return nil, err
 	}
 	if q.BudgetMs > 0 {
@@ -269,12 +264,7 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	if json.Unmarshal(unit, &part) == nil && part.Request != nil {
 		return j.runPart(ctx, part, report)
 	}
-	var r tilingsJobRequest
-	if err := DecodeRequest(unit, &r); err != nil {
-		return nil, err
-	}
-	q := r.query()
-	p, err := j.Tilings.problem(q)
+	q, p, err := j.problemOf(unit)
 	if err != nil {
 		return nil, err
 	}
@@ -313,6 +303,18 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	return json.Marshal(TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget})
 }
 
+// problemOf decodes a job's request (or a unit that is one) into its
+// query and problem.
+func (j TilingsJob) problemOf(raw json.RawMessage) (TilingQuery, tiling.Problem, error) {
+	var r tilingsJobRequest
+	if err := DecodeRequest(raw, &r); err != nil {
+		return TilingQuery{}, tiling.Problem{}, err
+	}
+	q := r.query()
+	p, err := j.Tilings.problem(q)
+	return q, p, err
+}
+
 // validTiling vets a cached tiling answer (a complete count).
 func validTiling(s *Searcher) func([]byte) bool {
 	return func(raw []byte) bool {
@@ -327,12 +329,7 @@ func (j TilingsJob) runPart(ctx context.Context, u tilingsPart, report func(int6
 	if u.Version != tiling.PartsVersion {
 		return nil, fmt.Errorf("unit: part %d of %d planned by a version cutting the search otherwise (parts version %d, this worker's %d): submit the job again", u.Part, u.Parts, u.Version, tiling.PartsVersion)
 	}
-	var r tilingsJobRequest
-	if err := DecodeRequest(u.Request, &r); err != nil {
-		return nil, err
-	}
-	q := r.query()
-	p, err := j.Tilings.problem(q)
+	q, p, err := j.problemOf(u.Request)
 	if err != nil {
 		return nil, err
 	}
@@ -362,12 +359,7 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 	if len(results) < total {
 		return nil, false, nil
 	}
-	var r tilingsJobRequest
-	if err := DecodeRequest(request, &r); err != nil {
-		return nil, false, err
-	}
-	q := r.query()
-	p, err := j.Tilings.problem(q)
+	q, p, err := j.problemOf(request)
 	if err != nil {
 		return nil, false, err
 	}
