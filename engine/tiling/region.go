@@ -186,35 +186,27 @@ func (r Region) Symmetries() []polyomino.Transform {
 func (r Region) Shape() string {
 	x0, y0, w, h := r.openBox()
 	best := ""
-	var b strings.Builder
-	for t := range 8 {
-		transpose, flipX, flipY := t&4 != 0, t&1 != 0, t&2 != 0
-		outW, outH := w, h
-		if transpose {
-			outW, outH = h, w
+	grid := make([]byte, w*h)
+	for _, t := range polyomino.Transforms {
+		outW := w
+		if t.SwapsAxes() {
+			outW = h
 		}
-		b.Reset()
-		for Y := range outH {
-			if Y > 0 {
+		for y := range h {
+			for x := range w {
+				d := t.ApplyInRect(polyomino.Cell{X: x, Y: y}, w, h)
+				grid[d.Y*outW+d.X] = '#'
+				if r.Open(x0+x, y0+y) {
+					grid[d.Y*outW+d.X] = '.'
+				}
+			}
+		}
+		var b strings.Builder
+		for row := 0; row < len(grid); row += outW {
+			if row > 0 {
 				b.WriteByte('/')
 			}
-			for X := range outW {
-				x, y := X, Y
-				if transpose {
-					x, y = Y, X
-				}
-				if flipX {
-					x = w - 1 - x
-				}
-				if flipY {
-					y = h - 1 - y
-				}
-				c := byte('#')
-				if r.Open(x0+x, y0+y) {
-					c = '.'
-				}
-				b.WriteByte(c)
-			}
+			b.Write(grid[row : row+outW])
 		}
 		if s := b.String(); t == 0 || s < best {
 			best = s
