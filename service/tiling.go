@@ -364,6 +364,10 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 		return nil, false, err
 	}
 	sum := tiling.Result{Complete: true}
+	// One tiling a class unless every tiling is asked for: a part cut
+	// short lists a tiling of each class it found, which another part may
+	// list too.
+	listed := map[string]bool{}
 	for k := range total {
 		var a tilingAnswer
 		if err := json.Unmarshal(results[k], &a); err != nil {
@@ -380,6 +384,13 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 		for i, s := range part.Solutions {
 			if len(sum.Solutions) >= q.Limit || i >= len(part.Placements) {
 				break
+			}
+			if !q.EveryTiling {
+				class := p.Region.TilingClass(part.Placements[i])
+				if listed[class] {
+					continue
+				}
+				listed[class] = true
 			}
 			sum.Solutions = append(sum.Solutions, s)
 			sum.Placements = append(sum.Placements, part.Placements[i])

@@ -86,6 +86,46 @@ func TestTilingsJobParts(t *testing.T) {
 	}
 }
 
+// TestTilingsCombineListsClassOnce: parts cut short may each list a
+// tiling of one class (its images); the job's answer lists the class once.
+func TestTilingsCombineListsClassOnce(t *testing.T) {
+	ctx := context.Background()
+	body := json.RawMessage(`{"width":20,"height":3,"limit":10}`)
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
+	job := TilingsJob{Tilings: NewTilings(s), MaxDuration: time.Minute}
+	_, p, err := job.problemOf(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := tiling.Solve(ctx, p, tiling.Options{EveryTiling: true, Limit: 8})
+	if err != nil || len(all.Placements) != 8 || all.Count != 2 {
+		t.Fatalf("every tiling of 3 x 20: %v %d %d", err, len(all.Placements), all.Count)
+	}
+	results := map[int]json.RawMessage{}
+	for k := range tilingParts {
+		part := tiling.Result{Symmetries: all.Symmetries, Complete: k >= 4}
+		if k < 4 { // the first four parts each list two tilings
+			for _, i := range []int{2 * k, (2*k + 3) % 8} {
+				part.Solutions = append(part.Solutions, all.Solutions[i])
+				part.Placements = append(part.Placements, all.Placements[i])
+			}
+		}
+		results[k], _ = json.Marshal(tilingAnswer{Result: part})
+	}
+	raw, done, err := job.Combine(ctx, body, tilingParts, results)
+	var got TilingAnswer
+	if err != nil || !done || json.Unmarshal(raw, &got) != nil {
+		t.Fatalf("combine: %v %t", err, done)
+	}
+	classes := map[string]bool{}
+	for _, pl := range got.Result.Placements {
+		classes[p.Region.TilingClass(pl)] = true
+	}
+	if got.Result.Complete || len(got.Result.Solutions) != 2 || len(classes) != 2 {
+		t.Errorf("%d solutions in %d classes (complete %t), want one of each of the 2 classes", len(got.Result.Solutions), len(classes), got.Result.Complete)
+	}
+}
+
 // TestTilingsJobFlights: two one-unit jobs of one problem share a search
 // only with one budget (a job without a budget took the partial count of
 // a 300 ms job's, and a short job could wait for a long one).

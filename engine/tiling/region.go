@@ -3,6 +3,7 @@ package tiling
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -209,6 +210,31 @@ func (r Region) Shape() string {
 			b.Write(grid[row : row+outW])
 		}
 		if s := b.String(); t == 0 || s < best {
+			best = s
+		}
+	}
+	return best
+}
+
+// TilingClass names a tiling of the region up to its symmetries: the same
+// string for two tilings that one of Symmetries maps onto each other, a
+// different one otherwise. (Parts of a search cut short may each list a
+// tiling of one class; this tells them apart.)
+func (r Region) TilingClass(tiling []Placement) string {
+	x0, y0, w, h := r.openBox()
+	best := ""
+	names := make([]string, len(tiling))
+	for i, t := range r.Symmetries() {
+		for j, p := range tiling {
+			img := Placement{Piece: p.Piece, Cells: make([]polyomino.Cell, len(p.Cells))}
+			for k, c := range p.Cells {
+				img.Cells[k] = polyomino.MapInBox(t, c, x0, y0, w, h)
+			}
+			slices.SortFunc(img.Cells, cellOrder)
+			names[j] = img.String()
+		}
+		slices.Sort(names)
+		if s := strings.Join(names, " "); i == 0 || s < best {
 			best = s
 		}
 	}

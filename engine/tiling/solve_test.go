@@ -817,6 +817,33 @@ func TestShape(t *testing.T) {
 	}
 }
 
+// TestTilingClass: every tiling of two regions, listed with their images,
+// falls into as many classes as the count says, each holding as many
+// tilings as its images.
+func TestTilingClass(t *testing.T) {
+	for _, r := range []Region{mustRegion(t, 8, 8, "d4", "e4", "d5", "e5"), mustRegion(t, 20, 3), mustRegion(t, 10, 6)} {
+		res, err := Solve(context.Background(), Problem{Region: r}, Options{EveryTiling: true, Limit: 1000})
+		if err != nil || !res.Complete {
+			t.Fatal(err)
+		}
+		classes := map[string]int{}
+		for _, p := range res.Placements {
+			classes[r.TilingClass(p)]++
+		}
+		if res.CountAll <= 1000 && (len(res.Placements) != int(res.CountAll) || len(classes) != int(res.Count)) {
+			t.Errorf("%s: %d tilings in %d classes; counted %d in %d", r, len(res.Placements), len(classes), res.CountAll, res.Count)
+		}
+		for k, n := range classes {
+			if n > len(r.Symmetries()) {
+				t.Errorf("%s: class %s holds %d tilings, more than the %d symmetries", r, k, n, len(r.Symmetries()))
+			}
+		}
+		if len(res.Placements) > 1 && r.TilingClass(res.Placements[0]) == "" {
+			t.Errorf("%s: empty class", r)
+		}
+	}
+}
+
 // TestPlacementJSON: a placement is written as its move notation and read
 // back the same; anything else is refused.
 func TestPlacementJSON(t *testing.T) {
