@@ -153,8 +153,9 @@ type unitStart struct {
 	Type      string
 	Request   json.RawMessage
 	Total     int
-	HasResult bool // the unit was finished before (its worker died before acking)
-	Slow      bool // a unit of the job outlasted an express slot's limit
+	HasResult bool      // the unit was finished before (its worker died before acking)
+	Slow      bool      // a unit of the job outlasted an express slot's limit
+	Created   time.Time // the job's submission (zero if unknown)
 }
 
 // ending is how a job ends.

@@ -489,6 +489,28 @@ func TestGracefulShutdownHandsUnitsBack(t *testing.T) {
 	})
 }
 
+// TestUnitTimesObserved: each run of a unit is observed in the wait
+// (submission to start) and run time histograms.
+func TestUnitTimesObserved(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		m, met := newManager(t, e.store, k, fastOptions(t))
+		j := submit(t, m, `{"n":40,"units":4}`)
+		time.Sleep(300 * time.Millisecond) // queued before any worker runs
+		startWorker(t, m, "a", 1)
+		wantSum(t, waitStatus(t, m, j.ID, StatusDone), 40)
+		if n, sum := histogram(met.Wait.WithLabelValues("toy.squares")); n != 4 || sum < 4*0.3 {
+			t.Errorf("waits: %d observed, %.3f s in all; want 4, at least 1.2 s", n, sum)
+		}
+		if n, _ := histogram(met.Run.WithLabelValues("toy.squares", "done")); n != 4 {
+			t.Errorf("runs done: %d observed, want 4", n)
+		}
+		if n, _ := histogram(met.Run.WithLabelValues("toy.squares", "failed")); n != 0 {
+			t.Errorf("runs failed: %d observed, want 0", n)
+		}
+	})
+}
+
 func TestRestartEverything(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		k := newSquares()
@@ -576,6 +598,15 @@ func TestOptionsAndKinds(t *testing.T) {
 }
 
 // value reads a counter or gauge.
+// histogram reads a histogram's count and sum.
+func histogram(o prometheus.Observer) (uint64, float64) {
+	var m dto.Metric
+	if err := o.(prometheus.Metric).Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+}
+
 func value(c prometheus.Metric) float64 {
 	var m dto.Metric
 	if err := c.Write(&m); err != nil {

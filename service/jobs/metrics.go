@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -28,9 +29,22 @@ type Metrics struct {
 	Reclaimed *prometheus.CounterVec
 	// Running is the number of units running now in this process, by type.
 	Running *prometheus.GaugeVec
+	// Wait is the time from a job's submission to the start of each run
+	// of one of its units, by type: the queue's latency (a job's later
+	// units wait behind its earlier ones; a rerun after a hand-back or a
+	// reclaim is observed again).
+	Wait *prometheus.HistogramVec
+	// Run is the time of each run of a unit in this process, by type and
+	// outcome: done (a result), failed (the kind's error), stopped
+	// (handed back, cut, panicked, or its job over).
+	Run *prometheus.HistogramVec
 	// unfinished counts the store's unfinished jobs (set by NewManager).
 	unfinished atomic.Pointer[func() float64]
 }
+
+// unitBuckets span a unit's times: from 10 ms to the hour of
+// --max-job-duration.
+var unitBuckets = prometheus.ExponentialBuckets(0.01, 4, 10)
 
 // NewMetrics registers the jobs metrics on reg. jobs, when not nil, is the
 // service's gamesolver_jobs_total counter (service.Metrics.Jobs, labels
@@ -50,6 +64,16 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 			Namespace: "gamesolver", Name: "job_units_running",
 			Help: "Job units running now in this process, by type.",
 		}, []string{"type"}),
+		Wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "gamesolver", Name: "job_unit_wait_seconds",
+			Help:    "Seconds from a job's submission to the start of each run of one of its units, by type (a job's later units wait behind its earlier ones).",
+			Buckets: unitBuckets,
+		}, []string{"type"}),
+		Run: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "gamesolver", Name: "job_unit_run_seconds",
+			Help:    "Seconds of each run of a job unit in this process, by type and outcome (done, failed, stopped: handed back, cut, panicked or its job over).",
+			Buckets: unitBuckets,
+		}, []string{"type", "outcome"}),
 	}
 	if m.Jobs == nil {
 		m.Jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -57,7 +81,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		}, []string{"type", "status"})
 		reg.MustRegister(m.Jobs)
 	}
-	reg.MustRegister(m.Units, m.Reclaimed, m.Running, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	reg.MustRegister(m.Units, m.Reclaimed, m.Running, m.Wait, m.Run, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "gamesolver", Name: "jobs_unfinished",
 		Help: "Jobs queued or running in the store (all processes sharing it; with Redis, a little high until the active set is reconciled), against --max-active-jobs; NaN when the store cannot say.",
 	}, func() float64 {
@@ -90,5 +114,17 @@ func (m *Metrics) reclaimed(typ string) {
 func (m *Metrics) running(typ string, delta float64) {
 	if m != nil {
 		m.Running.WithLabelValues(typ).Add(delta)
+	}
+}
+
+func (m *Metrics) waited(typ string, d time.Duration) {
+	if m != nil {
+		m.Wait.WithLabelValues(typ).Observe(max(d, 0).Seconds())
+	}
+}
+
+func (m *Metrics) ran(typ, outcome string, d time.Duration) {
+	if m != nil {
+		m.Run.WithLabelValues(typ, outcome).Observe(d.Seconds())
 	}
 }

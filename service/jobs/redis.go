@@ -387,14 +387,14 @@ func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bo
 // request, total, whether the unit has a result and whether the job is
 // slow; nil for no job.
 var beginScript = redis.NewScript(`
-local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow')
+local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow', 'created')
 if not h[1] then return false end
 local st = h[1]
 if st == 'queued' then
   redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[2])
   st = 'running'
 end
-return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or ''}
+return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or '', h[6] or ''}
 `)
 
 func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error) {
@@ -408,7 +408,7 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	if err != nil {
 		return unitStart{}, err
 	}
-	if len(v) != 6 {
+	if len(v) != 7 {
 		return unitStart{}, fmt.Errorf("jobs: begin script returned %d values", len(v))
 	}
 	st, _ := v[0].(string)
@@ -417,7 +417,9 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	total, _ := v[3].(string)
 	has, _ := v[4].(int64)
 	slow, _ := v[5].(string)
-	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1, Slow: slow == "1"}, nil
+	created, _ := v[6].(string)
+	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1, Slow: slow == "1",
+		Created: msTime(created)}, nil
 }
 
 // heartbeatScript: if ARGV[2] still owns entry ARGV[3], reset its idle time

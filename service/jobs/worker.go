@@ -166,7 +166,12 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	var nodes int64
 	if !start.HasResult {
 		var err error
+		began := time.Now()
+		if !start.Created.IsZero() {
+			m.opts.Metrics.waited(typ, began.Sub(start.Created))
+		}
 		result, nodes, err = m.run(ctx, d, kind, consumer, log, limit)
+		m.opts.Metrics.ran(typ, runOutcome(err), time.Since(began))
 		var p *panicError
 		switch {
 		case errors.As(err, &p):
@@ -274,6 +279,19 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	}
 	m.ack(bg, d, log)
 	return false
+}
+
+// runOutcome labels a run's time by how the run ended (Metrics.Run).
+func runOutcome(err error) string {
+	var p *panicError
+	switch {
+	case err == nil:
+		return "done"
+	case errors.As(err, &p), errors.Is(err, errShutdown), errors.Is(err, errSlow), errors.Is(err, errJobOver),
+		errors.Is(err, errLeaseLost), errors.Is(err, errJobGone):
+		return "stopped"
+	}
+	return "failed"
 }
 
 // run runs one unit with a heartbeat beside it, for at most limit when
