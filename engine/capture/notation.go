@@ -37,12 +37,17 @@ func ParseTurn(s string) (Turn, error) {
 	rest := strings.TrimSpace(s)
 	seen := map[string]bool{}
 	for strings.HasPrefix(rest, "~") {
-		rest = strings.TrimLeft(rest[1:], " \t")
+		after := rest[1:]
+		rest = strings.TrimLeft(after, " \t")
 		end := strings.IndexAny(rest, " \t~:")
 		if end < 0 {
 			end = len(rest)
 		}
 		name := strings.ToUpper(rest[:end])
+		if end < len(rest) && rest[end] == ':' && len(rest) < len(after) {
+			// "~ O:a4": a mark, then a placement.
+			return Turn{}, faultf(ErrBadNotation, "turn %q: the removal mark ~ is followed by a placement (%s:...), not by the name of a piece to remove; write each removal as ~P, then the placement, e.g. ~Y Z:b3,c3,c4,c5,d5", s, name)
+		}
 		if end < len(rest) && rest[end] == ':' {
 			return Turn{}, faultf(ErrBadNotation, "turn %q: a removal (~%s) is followed by a colon; write removals first, then the placement, e.g. ~Y Z:b3,c3,c4,c5,d5", s, name)
 		}

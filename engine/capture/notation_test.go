@@ -44,6 +44,8 @@ func TestParseTurn(t *testing.T) {
 		{"Z:b3,b3,c4,c5,d5", "lists cell b3 twice"},
 		{"~Y ~y Z:b3", "removes Y twice"},
 		{"~Y:b3 Z:b3", "followed by a colon"},
+		{"~ O:a4", "the removal mark ~ is followed by a placement (O:...)"},
+		{"~Y ~\tO:a4", "the removal mark ~ is followed by a placement (O:...)"},
 		{"Z:b0", "cell"},
 		{"Z:3b", "cell"},
 		{"Z-1:b3", "letters and digits only"},
