@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -1465,6 +1466,14 @@ func (f *frozenStore) load(ctx context.Context, id string) (state, bool, error) 
 	return f.Store.load(ctx, id)
 }
 
+func (f *frozenStore) countActive(ctx context.Context) (int, error) {
+	if f.frozen.Load() {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	return f.Store.countActive(ctx)
+}
+
 func (f *frozenStore) create(ctx context.Context, s state, units []json.RawMessage, lim limits) error {
 	if f.full.Load() {
 		return errors.New("write jobs/x.log: no space left on device")
@@ -1544,6 +1553,51 @@ func TestStoreDownFailsFast(t *testing.T) {
 	}
 	if n := fs.loads.Load() - loads; n != 5 {
 		t.Errorf("%d reads reached the store, want every one once it is back", n)
+	}
+}
+
+// TestScrapeWhileStoreDown: the gauge of unfinished jobs waits at most
+// scrapeWait for a store that cannot be reached, even as the gate's probe
+// (it waited the store's whole timeout), shows NaN, and leaves the gate as
+// it was; once the store answers, the scrape's probe opens the gate.
+func TestScrapeWhileStoreDown(t *testing.T) {
+	mem, err := NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := &frozenStore{Store: mem, inLoad: make(chan struct{}, 1)}
+	opts := fastOptions(t)
+	opts.OpTimeout = 2 * time.Second
+	m, met := newManager(t, fs, newSquares(), opts)
+	m.scrapeWait = 100 * time.Millisecond
+	gauge := *met.unfinished.Load()
+	j := submit(t, m, `{"n":4,"units":1}`)
+	if g := gauge(); g != 1 {
+		t.Fatalf("gauge %v, want 1", g)
+	}
+	fs.frozen.Store(true)
+	for i := range 2 { // the first is the gate's probe
+		start := time.Now()
+		if g := gauge(); !math.IsNaN(g) || time.Since(start) > time.Second {
+			t.Fatalf("scrape %d with the store down: %v after %v", i, g, time.Since(start))
+		}
+	}
+	// The scrapes closed nothing: a read waits for the store's timeout.
+	start := time.Now()
+	if _, err := m.Get(context.Background(), j.ID); service.KindOf(err) != service.KindUnavailable || time.Since(start) < opts.OpTimeout {
+		t.Fatalf("a read after the scrapes: %v after %v", err, time.Since(start))
+	}
+	// Now closed: a scrape answers NaN at once.
+	if g := gauge(); !math.IsNaN(g) {
+		t.Fatalf("scrape with the gate closed: %v", g)
+	}
+	fs.frozen.Store(false)
+	time.Sleep(opts.OpTimeout)
+	if g := gauge(); g != 1 {
+		t.Fatalf("scrape with the store back: %v", g)
+	}
+	if _, err := m.Get(context.Background(), j.ID); err != nil {
+		t.Fatalf("a read after the scrape's probe: %v", err)
 	}
 }
 

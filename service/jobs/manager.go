@@ -96,6 +96,10 @@ type Manager struct {
 	opts  Options
 	log   *zap.Logger
 	gate  storeGate // the API's calls while the store is down
+	// scrapeWait bounds the count of unfinished jobs for a /metrics
+	// scrape (a second): a scrape may be the gate's probe of a store that
+	// could not be reached, and a count cut short closes nothing (NaN).
+	scrapeWait time.Duration
 }
 
 // NewManager returns a Manager for the given job kinds over store.
@@ -106,7 +110,7 @@ func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	m := &Manager{store: store, kinds: make(map[string]Kind, len(kinds)), opts: opts, log: opts.Logger}
+	m := &Manager{store: store, kinds: make(map[string]Kind, len(kinds)), opts: opts, log: opts.Logger, scrapeWait: time.Second}
 	for _, k := range kinds {
 		name := k.Name()
 		if name == "" {
@@ -120,7 +124,9 @@ func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
 	if opts.Metrics != nil {
 		count := func() float64 {
 			var n int
-			err := m.gated(context.Background(), "count the unfinished jobs", func(ctx context.Context) (err error) {
+			ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
+			defer cancel()
+			err := m.gated(ctx, "count the unfinished jobs", func(ctx context.Context) (err error) {
 				n, err = m.store.countActive(ctx)
 				return err
 			})
