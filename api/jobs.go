@@ -213,7 +213,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
 //	@Header			200	{string}	Cache-Control	"no-store: a job's state changes"
-//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days; without Redis at most the latest 20,000 and 256 MiB)"
+//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
@@ -254,7 +254,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Param			id	path		string	true	"job id"
 //	@Success		200	{object}	Job
 //	@Header			200	{string}	Cache-Control	"no-store: a job's state changes"
-//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days; without Redis at most the latest 20,000 and 256 MiB)"
+//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)"
 //	@Failure		409	{object}	Problem	"job already finished"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
@@ -283,7 +283,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Param			Last-Event-ID	header		string	false	"the id of the last event received (sent by an EventSource when it reconnects)"
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
 //	@Success		204	"the client has had the job's final event (Last-Event-ID): nothing more will come"
-//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days; without Redis at most the latest 20,000 and 256 MiB)"
+//	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded, or 32 event streams of this client open (Retry-After given)"

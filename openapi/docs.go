@@ -697,7 +697,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "no job with this id (unknown, or expired: a finished job is kept 7 days; without Redis at most the latest 20,000 and 256 MiB)",
+                        "description": "no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -866,7 +866,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "no job with this id (unknown, or expired: a finished job is kept 7 days; without Redis at most the latest 20,000 and 256 MiB)",
+                        "description": "no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -1084,7 +1084,7 @@ const docTemplate = `{
                         }
                     },
                     "404": {
-                        "description": "no job with this id (unknown, or expired: a finished job is kept 7 days; without Redis at most the latest 20,000 and 256 MiB)",
+                        "description": "no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },

@@ -38,6 +38,10 @@
 //	gs:jobs:active          set of the unfinished jobs' ids (Options.MaxActive)
 //	gs:jobs:active:<client> set of one client's unfinished jobs' ids
 //	                        (Options.MaxPerClient; the job hash's "client")
+//	gs:jobs:finished        sorted set of the finished jobs' ids by their
+//	                        ends (unix ms); ":bytes" a hash of their sizes,
+//	                        ":total" their sum (MaxFinishedJobs,
+//	                        MaxFinishedBytes)
 //
 // A job puts its first units in the stream (RedisStore.Window, 8 by
 // default); each unit finished (its result written) queues the next at
@@ -56,8 +60,13 @@
 // a burst of submissions cannot pass them together. (The memory
 // store hands out the next unit of the job with the fewest units out.)
 //
-// The three job keys get the finished-job TTL when the job ends, and its
-// units hash is deleted; an unfinished job has none. (A job admitted
+// The job hash and its nodes hash get the finished-job TTL when the job
+// ends; its results hash (the number of results kept as the job hash's
+// "done") and units hash are deleted, and the job is filed in
+// gs:jobs:finished. Past MaxFinishedJobs or MaxFinishedBytes there, the
+// oldest finished jobs' keys are deleted before their TTL (at most 100 at
+// each job's end, with those past their TTL). An unfinished job has no
+// TTL. (A job admitted
 // under the caps is marked queued before it is written; the mark expires
 // after a minute unless the job's write follows, so that a submission cut
 // off in between does not hold its places for ever.) A unit's stream entry is acknowledged and deleted when the

@@ -256,11 +256,18 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("units_total{done} = %v", got)
 		}
 		if e.rdb != nil {
-			for _, key := range []string{jobKey(j.ID), resultsKey(j.ID), nodesKey(j.ID)} {
+			for _, key := range []string{jobKey(j.ID), nodesKey(j.ID)} {
 				ttl, err := e.rdb.PTTL(ctx, key).Result()
 				if err != nil || ttl <= 6*24*time.Hour || ttl > 7*24*time.Hour {
 					t.Errorf("PTTL %s = %v, %v; want about 7 days", key, ttl, err)
 				}
+			}
+			// The units' results are let go; their number stays.
+			if n, err := e.rdb.Exists(ctx, resultsKey(j.ID), unitsKey(j.ID)).Result(); n != 0 || err != nil {
+				t.Errorf("%d of the results and units hashes kept, %v", n, err)
+			}
+			if got, err := m.Get(ctx, j.ID); err != nil || got.Progress.Done != 5 {
+				t.Errorf("finished job's progress %+v, %v; want 5 done", got.Progress, err)
 			}
 		}
 	})

@@ -431,11 +431,13 @@ func (s *MemoryStore) finish(_ context.Context, id string, e ending) (bool, Stat
 	return true, e.Status, nil
 }
 
-// What a memory store keeps of finished jobs at most: past either figure
-// the oldest are forgotten before their TTL (a small job keeps about 5 KB
-// of memory and 4 KB of disk; a count listing a thousand tilings about
-// 300 KB of memory and, with its units' results in its file, megabytes
-// of disk).
+// What a store keeps of finished jobs at most: past either figure the
+// oldest are forgotten before their TTL. A memory store counts their
+// answers' bytes in memory or, more, their files' on disk (a small job
+// keeps about 5 KB of memory and 4 KB of disk; a count listing a thousand
+// tilings about 300 KB of memory and, with its units' results in its
+// file, megabytes of disk); a Redis store their requests', answers' and
+// errors' bytes (the units' results are let go when a job ends).
 const (
 	MaxFinishedJobs  = 20_000
 	MaxFinishedBytes = 256 << 20

@@ -27,6 +27,11 @@ const (
 	claimScans = 100
 	// activeKey is the set of unfinished jobs' ids.
 	activeKey = keyPrefix + "active"
+	// finishedKey is the sorted set of finished jobs' ids by their ends
+	// (":bytes", a hash of their sizes; ":total", the sum).
+	finishedKey = keyPrefix + "finished"
+	// evictBatch bounds the finished jobs one job's end forgets.
+	evictBatch = 100
 	// unitWindow is how many units of a job wait in the stream at once:
 	// the others wait in the job's units hash, and each finished unit
 	// queues the next, at the stream's end. Jobs so take turns: a job of
@@ -61,6 +66,10 @@ type RedisStore struct {
 	// admitHold is how long an admitted job's placeholder lives without
 	// the job written (admitScript); tests shorten it.
 	admitHold time.Duration
+	// maxFinished and maxFinishedBytes cap the finished jobs kept
+	// (MaxFinishedJobs, MaxFinishedBytes: requests and answers).
+	maxFinished      int
+	maxFinishedBytes int64
 }
 
 // admitHold is RedisStore.admitHold's default: far longer than a job's
@@ -72,7 +81,7 @@ const admitHold = time.Minute
 // NewRedisStore returns a store over client. It does not talk to Redis
 // until used.
 func NewRedisStore(client redis.UniversalClient) *RedisStore {
-	return &RedisStore{client: client, window: unitWindow, admitHold: admitHold}
+	return &RedisStore{client: client, window: unitWindow, admitHold: admitHold, maxFinished: MaxFinishedJobs, maxFinishedBytes: MaxFinishedBytes}
 }
 
 // Window sets how many units of a job wait in the stream at once (default
@@ -269,6 +278,9 @@ func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
 		ID: id, Type: f["type"], Status: Status(f["status"]),
 		Created: msTime(f["created"]), Started: msTime(f["started"]), Finished: msTime(f["finished"]),
 		Total: atoi(f["total"]), Done: int(done.Val()), Error: f["error"],
+	}
+	if n, ok := f["done"]; ok {
+		s.Done = atoi(n) // finished: the units' results are gone
 	}
 	if v, ok := f["request"]; ok {
 		s.Request = json.RawMessage(v)
@@ -538,6 +550,11 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 // finishScript ends a queued or running job: status, finished, result or
 // error, and the TTL on its keys. Returns {1, status} when it ended it,
 // {0, status} otherwise (an empty status when there is no job).
+//
+// It lets the units' results go (their number stays, as the job hash's
+// "done"), files the job in the finished set with its size, and forgets
+// the oldest finished jobs past ARGV[7] jobs or ARGV[8] bytes (the latest
+// kept), and those past their TTL, at most evictBatch of them a call.
 var finishScript = redis.NewScript(`
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then
@@ -545,21 +562,42 @@ if not st then
   return {0, ''}
 end
 if st ~= 'queued' and st ~= 'running' then return {0, st} end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2])
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2], 'done', redis.call('HLEN', KEYS[2]))
 local client = redis.call('HGET', KEYS[1], 'client')
 if client and client ~= '' then redis.call('SREM', KEYS[5] .. ':' .. client, ARGV[6]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
+redis.call('DEL', KEYS[2], KEYS[4])
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
-redis.call('DEL', KEYS[4])
 redis.call('SREM', KEYS[5], ARGV[6])
+local size = redis.call('HSTRLEN', KEYS[1], 'request') + #ARGV[3] + #ARGV[4] + 200
+redis.call('ZADD', KEYS[6], ARGV[2], ARGV[6])
+redis.call('HSET', KEYS[7], ARGV[6], size)
+local total = redis.call('INCRBY', KEYS[8], size)
+local function forget(id)
+  local pre = ARGV[10]
+  redis.call('DEL', pre .. id, pre .. id .. ':results', pre .. id .. ':nodes')
+  redis.call('ZREM', KEYS[6], id)
+  total = redis.call('DECRBY', KEYS[8], tonumber(redis.call('HGET', KEYS[7], id) or '0'))
+  redis.call('HDEL', KEYS[7], id)
+end
+local n = 0
+local old = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[5]), 'LIMIT', 0, tonumber(ARGV[9]))
+for _, id in ipairs(old) do forget(id); n = n + 1 end
+while n < tonumber(ARGV[9]) do
+  local count = redis.call('ZCARD', KEYS[6])
+  if count <= tonumber(ARGV[7]) and (count <= 1 or total <= tonumber(ARGV[8])) then break end
+  forget(redis.call('ZRANGE', KEYS[6], 0, 0)[1])
+  n = n + 1
+end
 return {1, ARGV[1]}
 `)
 
 func (r *RedisStore) finish(ctx context.Context, id string, e ending) (bool, Status, error) {
 	v, err := finishScript.Run(ctx, r.client,
-		[]string{jobKey(id), resultsKey(id), nodesKey(id), unitsKey(id), activeKey},
-		string(e.Status), e.At.UnixMilli(), []byte(e.Result), e.Error, max(e.TTL.Milliseconds(), 1), id).Slice()
+		[]string{jobKey(id), resultsKey(id), nodesKey(id), unitsKey(id), activeKey, finishedKey, finishedKey + ":bytes", finishedKey + ":total"},
+		string(e.Status), e.At.UnixMilli(), []byte(e.Result), e.Error, max(e.TTL.Milliseconds(), 1), id,
+		r.maxFinished, r.maxFinishedBytes, evictBatch, keyPrefix).Slice()
 	if err != nil {
 		return false, "", err
 	}

@@ -3,8 +3,10 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -178,4 +180,71 @@ func TestForeignUnitsAreLeftToTheirWorkers(t *testing.T) {
 		t.Fatalf("the stranger ran %d units", n)
 	}
 	assertQueueEmpty(t, &env{rdb: rdb})
+}
+
+// TestRedisStoreKeepsFinishedCapped: past maxFinished jobs or
+// maxFinishedBytes the oldest finished jobs are forgotten, keys and all,
+// before their TTL (Redis kept every finished job for its TTL); a finished
+// job keeps no unit result, only their number; unfinished jobs stay.
+func TestRedisStoreKeepsFinishedCapped(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	store := NewRedisStore(rdb)
+	store.maxFinished = 3
+	m, _ := newManager(t, store, newSquares(), fastOptions(t))
+	stop := startWorker(t, m, "w", 1)
+	var ids []string
+	for i := range 5 {
+		j := waitStatus(t, m, submit(t, m, fmt.Sprintf(`{"n":%d,"units":2}`, i+2)).ID, StatusDone)
+		if j.Progress.Done != 2 || j.Progress.Total != 2 {
+			t.Errorf("job %d: progress %+v, want 2 of 2 done", i, j.Progress)
+		}
+		ids = append(ids, j.ID)
+	}
+	stop()
+	queued := submit(t, m, `{"n":3,"units":1}`) // no worker: stays queued
+	for i, id := range ids {
+		_, err := m.Get(ctx, id)
+		keys, _ := rdb.Exists(ctx, jobKey(id), nodesKey(id), resultsKey(id)).Result()
+		if kept := err == nil; kept != (i >= 2) || (kept && keys != 2) || (!kept && keys != 0) {
+			t.Errorf("job %d: Get error %v, %d keys", i, err, keys)
+		}
+	}
+	if n, _ := rdb.ZCard(ctx, finishedKey).Result(); n != 3 {
+		t.Errorf("%d finished jobs filed, want 3", n)
+	}
+	// Past the bytes kept, the oldest go at the next job's end, the
+	// latest stays; the total is the sum of the sizes kept.
+	store.maxFinishedBytes = 1
+	stop = startWorker(t, m, "w2", 1)
+	last := waitStatus(t, m, queued.ID, StatusDone)
+	stop()
+	kept, _ := rdb.ZRange(ctx, finishedKey, 0, -1).Result()
+	sizes, _ := rdb.HGetAll(ctx, finishedKey+":bytes").Result()
+	total, _ := rdb.Get(ctx, finishedKey+":total").Int64()
+	if len(kept) != 1 || kept[0] != last.ID || len(sizes) != 1 || strconv.Itoa(int(total)) != sizes[last.ID] {
+		t.Errorf("past the bytes: kept %v, sizes %v, total %d", kept, sizes, total)
+	}
+	if _, err := m.Get(ctx, ids[4]); err == nil {
+		t.Errorf("job 4 kept past the bytes")
+	}
+	// Past the TTL: gone from the finished set at the next end.
+	store.maxFinishedBytes = MaxFinishedBytes
+	opts := fastOptions(t)
+	opts.TTL = time.Millisecond
+	m2, _ := newManager(t, store, newSquares(), opts)
+	stop = startWorker(t, m2, "w3", 1)
+	defer stop()
+	filed := func(id string) func() bool {
+		return func() bool { return rdb.ZScore(ctx, finishedKey, id).Err() == nil }
+	}
+	waitFor(t, "the first job filed", filed(submit(t, m2, `{"n":2,"units":1}`).ID))
+	time.Sleep(50 * time.Millisecond)
+	j := submit(t, m2, `{"n":2,"units":1}`)
+	waitFor(t, "the second job filed", filed(j.ID))
+	if kept, _ := rdb.ZRange(ctx, finishedKey, 0, -1).Result(); len(kept) != 1 || kept[0] != j.ID {
+		t.Errorf("past the TTL: kept %v, want the last job only", kept)
+	}
 }
