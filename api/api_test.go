@@ -376,7 +376,8 @@ func TestMetrics(t *testing.T) {
 		`gamesolver_http_requests_total{method="GET",route="unmatched",status="404"} 2`,
 		`gamesolver_http_requests_total{method="OTHER",route="/healthz",status="405"} 3`,
 		`gamesolver_http_requests_total{method="DELETE",route="/healthz",status="405"} 1`,
-		`gamesolver_http_request_duration_seconds_bucket{method="GET",route="/healthz"`,
+		`gamesolver_http_request_duration_seconds_bucket{method="GET",route="/healthz",status="200"`,
+		`gamesolver_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"} 2`,
 		`gamesolver_http_requests_in_flight{route="/metrics"} 1`,
 	} {
 		if !strings.Contains(body, want) {

@@ -160,7 +160,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
-//	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-jobs unfinished jobs of this client already (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, more job submissions from this client than --job-rate-limit allows (60 a minute by default), or --max-client-jobs unfinished jobs of this client already (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"

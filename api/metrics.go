@@ -23,9 +23,9 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 		}, []string{"route", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "gamesolver", Name: "http_request_duration_seconds",
-			Help:    "HTTP request latency by route template and method.",
+			Help:    "HTTP request latency by route template, method and status.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
-		}, []string{"route", "method"}),
+		}, []string{"route", "method", "status"}),
 		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "gamesolver", Name: "http_requests_in_flight",
 			Help: "HTTP requests being served, by route template.",
@@ -44,8 +44,9 @@ func (m *httpMetrics) middleware() gin.HandlerFunc {
 		defer func() {
 			g.Dec()
 			route, method := routeOf(c), methodLabel(c.Request.Method) // a 405's route is known now
-			m.requests.WithLabelValues(route, method, strconv.Itoa(c.Writer.Status())).Inc()
-			m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			status := strconv.Itoa(c.Writer.Status())
+			m.requests.WithLabelValues(route, method, status).Inc()
+			m.latency.WithLabelValues(route, method, status).Observe(time.Since(start).Seconds())
 		}()
 		c.Next()
 	}

@@ -550,7 +550,7 @@ const docTemplate = `{
                         }
                     },
                     "429": {
-                        "description": "rate limit exceeded, or --max-client-jobs unfinished jobs of this client already (Retry-After given)",
+                        "description": "rate limit exceeded, more job submissions from this client than --job-rate-limit allows (60 a minute by default), or --max-client-jobs unfinished jobs of this client already (Retry-After given)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -2601,7 +2601,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.JobLink"
                 },
                 "job_error": {
-                    "description": "With background, when no job was queued: why (the jobs store\ncannot be reached, or the position is beyond the search); the\nanswer stands, without a job.",
+                    "description": "With background, when no job was queued: why (the jobs store\ncannot be reached, the position is beyond the search, or a cap on\njobs: the server's unfinished jobs, the client's, or the client's\nsubmissions per period, --job-rate-limit); the answer stands,\nwithout a job.",
                     "type": "string",
                     "example": "jobs store unavailable: could not store the job"
                 },

@@ -1141,7 +1141,8 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		a.JobError = err.Error()
 		return a, nil
 	case KindOf(err) == KindBusy, KindOf(err) == KindRateLimited:
-		// The server's cap on unfinished jobs, all or this client's.
+		// The server's cap on unfinished jobs, all or this client's, or
+		// on this client's submissions.
 		a.JobError = err.Error()
 		return a, nil
 	}

@@ -42,6 +42,7 @@ type config struct {
 	ShutdownGrace  time.Duration
 	Worker         bool
 	RateLimit      string
+	JobRateLimit   string
 	APIKeys        string
 	MaxJobDuration time.Duration
 	MaxActiveJobs  int
@@ -93,6 +94,7 @@ func (c *config) settings() []setting {
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
 		{flag: "max-active-jobs", env: "GAMESOLVER_MAX_ACTIVE_JOBS", usage: "unfinished jobs (queued or running) beyond which POST /v1/jobs answers 503 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxActiveJobs)},
+		{flag: "job-rate-limit", env: "GAMESOLVER_JOB_RATE_LIMIT", usage: "job submissions per client (API key, else address) per period, background analyses included: 60-M, 600-H, ...; off to disable", value: (*stringValue)(&c.JobRateLimit)},
 		{flag: "max-client-jobs", env: "GAMESOLVER_MAX_CLIENT_JOBS", usage: "unfinished jobs of one client (API key, else address) beyond which its POST /v1/jobs answers 429 with Retry-After (0: no cap)", value: (*intValue)(&c.MaxClientJobs)},
 		{flag: "job-window", env: "GAMESOLVER_JOB_WINDOW", usage: "with Redis: units of one job queued at once (jobs take turns: a later job waits behind at most this many units of each earlier one; more lets one job use more worker slots)", value: (*intValue)(&c.JobWindow)},
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit's search uses job-workers goroutines)", value: (*intValue)(&c.WorkerSlots)},
@@ -129,6 +131,7 @@ func defaultConfig() config {
 		ExpressLimit:   10 * time.Second,
 		BookTableMB:    256,
 		RateLimit:      "100-S",
+		JobRateLimit:   "60-M",
 		TrustedProxies: "private",
 	}
 }
@@ -202,9 +205,11 @@ func (c *config) validate() error {
 	if _, err := api.OriginMatcher(c.corsOrigins()); err != nil {
 		errs = append(errs, "cors-origins: "+err.Error())
 	}
-	if c.RateLimit != "" && c.RateLimit != "off" {
-		if err := service.CheckRate(c.RateLimit); err != nil {
-			errs = append(errs, err.Error())
+	for _, rate := range []struct{ flag, value string }{{"rate-limit", c.RateLimit}, {"job-rate-limit", c.JobRateLimit}} {
+		if rate.value != "" && rate.value != "off" {
+			if err := service.CheckRate(rate.value); err != nil {
+				errs = append(errs, rate.flag+": "+err.Error())
+			}
 		}
 	}
 	switch c.LogFormat {

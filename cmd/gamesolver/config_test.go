@@ -62,6 +62,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--max-job-duration", "0s"}, nil, "max-job-duration must be positive"},
 		{[]string{"--rate-limit", "bogus"}, nil, `rate limit "bogus": expected <requests>-<S|M|H|D>`},
 		{nil, map[string]string{"GAMESOLVER_RATE_LIMIT": "5-fortnight"}, `rate limit "5-fortnight"`},
+		{[]string{"--job-rate-limit", "often"}, nil, `job-rate-limit: rate limit "often"`},
+		{nil, map[string]string{"GAMESOLVER_JOB_RATE_LIMIT": "1-Y"}, `job-rate-limit: rate limit "1-Y"`},
 		{[]string{"--cors-origins", "https://a.example,/^https://(x/"}, nil, "cors-origins: origin pattern /^https://(x/"},
 	}
 	for _, ok := range []struct {

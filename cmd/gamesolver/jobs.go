@@ -35,7 +35,7 @@ func jobKinds(cfg config, s *service.Searcher, workers int) []jobs.Kind {
 // newJobs builds the job manager: on Redis (its own client, with timeouts
 // fit for submitting a whole job in one transaction) when REDIS_URL is set,
 // in process with a journal in the data directory otherwise.
-func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger, kinds ...jobs.Kind) (*jobs.Manager, func(), error) {
+func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger, submissions jobs.SubmitLimiter, kinds ...jobs.Kind) (*jobs.Manager, func(), error) {
 	var store jobs.Store
 	closeStore := func() {}
 	if cfg.RedisURL != "" {
@@ -67,6 +67,7 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		Metrics:      jobs.NewMetrics(reg, m.Jobs),
 		MaxActive:    cfg.MaxActiveJobs,
 		MaxPerClient: cfg.MaxClientJobs,
+		Submissions:  submissions,
 		Express:      cfg.expressLimit(),
 	})
 	if err != nil {
@@ -116,7 +117,7 @@ func worker(args []string, getenv func(string) string) error {
 	searcher := newSearcher(cfg, c, metrics)
 	// A worker process has the machine to itself: every core per unit.
 	workers := max(cfg.JobWorkers, 0)
-	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher, workers)...)
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, nil, jobKinds(cfg, searcher, workers)...)
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,16 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	if jobWorkers < 0 {
 		jobWorkers = cfg.SolverWorkers
 	}
-	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, jobKinds(cfg, searcher, jobWorkers)...)
+	var submissions jobs.SubmitLimiter
+	if cfg.JobRateLimit != "" && cfg.JobRateLimit != "off" {
+		rl, err := service.NewRateLimiter(cfg.JobRateLimit, rdb, cfg.RedisTimeout, log.Named("jobratelimit"))
+		if err != nil {
+			return nil, err
+		}
+		submissions = rl
+		a.closers = append(a.closers, rl.Close)
+	}
+	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, submissions, jobKinds(cfg, searcher, jobWorkers)...)
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,7 @@ func solveDefaults() config {
 	c.LogLevel = "error"
 	c.LogFormat = "console"
 	c.RateLimit = "off"
+	c.JobRateLimit = "off"
 	c.DefaultBudget = time.Minute
 	c.MaxBudget = 24 * time.Hour
 	c.SolverWorkers = runtime.NumCPU()

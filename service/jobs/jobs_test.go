@@ -1153,6 +1153,50 @@ func TestMaxPerClient(t *testing.T) {
 	})
 }
 
+// TestSubmissionRate: past Options.Submissions' rate a client's
+// submissions are refused with a Retry-After until the period ends (the
+// jobs finished at once, so no cap on unfinished jobs stopped them);
+// another client, and a submission without a client, are not counted.
+func TestSubmissionRate(t *testing.T) {
+	rl, err := service.NewRateLimiter("3-M", nil, time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	opts := fastOptions(t)
+	opts.Submissions = rl
+	mem, err := NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newManager(t, mem, newSquares(), opts)
+	startWorker(t, m, "w", 1)
+	a, b := service.WithClient(context.Background(), "ip:192.0.2.1"), service.WithClient(context.Background(), "ip:192.0.2.2")
+	req := json.RawMessage(`{"n":4,"units":1}`)
+	for i := range 3 {
+		j, err := m.Submit(a, "toy.squares", req)
+		if err != nil {
+			t.Fatalf("client a's job %d: %v", i, err)
+		}
+		waitStatus(t, m, j.ID, StatusDone)
+	}
+	_, err = m.Submit(a, "toy.squares", req)
+	var se *service.Error
+	if !errors.As(err, &se) || se.Kind != service.KindRateLimited || se.RetryAfter < time.Second || se.RetryAfter > time.Minute ||
+		!strings.Contains(se.Message, "more than 3 job submissions") {
+		t.Fatalf("client a's fourth job: %v, want KindRateLimited with a Retry-After within the minute", err)
+	}
+	if _, err := m.Submit(a, "toy.squares", json.RawMessage(`{"units":"x"}`)); service.KindOf(err) != service.KindInvalid {
+		t.Errorf("an invalid request past the rate: %v, want KindInvalid", err)
+	}
+	if _, err := m.Submit(b, "toy.squares", req); err != nil {
+		t.Errorf("client b: %v", err)
+	}
+	for range 4 {
+		submit(t, m, string(req)) // no client: not counted
+	}
+}
+
 // TestMaxPerClientAfterRestart: a restarted store still knows whose the
 // unfinished jobs are (the memory store's journal keeps the client).
 func TestMaxPerClientAfterRestart(t *testing.T) {

@@ -51,6 +51,12 @@ type Options struct {
 	// a job beyond it with KindRateLimited (429 and Retry-After), so that
 	// one client cannot take every place under MaxActive [0: no cap].
 	MaxPerClient int
+	// Submissions, when set, counts each client's submissions (the
+	// service.Client of Submit's context; none: not counted): Submit
+	// refuses a job beyond its rate with KindRateLimited (429 and
+	// Retry-After), so that one client cannot push every other client's
+	// finished jobs out of the store (MaxFinishedJobs) [nil: no limit].
+	Submissions SubmitLimiter
 	// Express, when positive, gives each RunWorker an express slot
 	// besides its others: it runs only units of jobs none of whose units
 	// outlasted it, each for at most Express, so that a small job never
@@ -179,6 +185,13 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	lim := limits{all: m.opts.MaxActive}
 	if s.Client != "" {
 		lim.client = m.opts.MaxPerClient
+		if m.opts.Submissions != nil {
+			if d := m.opts.Submissions.Allow(ctx, "jobs:"+s.Client); !d.Allowed {
+				wait := max(time.Until(d.Reset), time.Second)
+				return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
+					Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %v", d.Limit, wait.Round(time.Second))}
+			}
+		}
 	}
 	if err := m.gated(ctx, "store the job", func(ctx context.Context) error { return m.store.create(ctx, s, units, lim) }); err != nil {
 		var full *tooManyError
@@ -199,6 +212,12 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	}
 	m.log.Info("job submitted", fields...)
 	return s.view(time.Now()), nil
+}
+
+// SubmitLimiter counts a client's submissions under key (a
+// service.RateLimiter).
+type SubmitLimiter interface {
+	Allow(ctx context.Context, key string) service.RateDecision
 }
 
 // busyRetry is the Retry-After of a job refused by Options.MaxActive or
