@@ -62,6 +62,7 @@ func registerDocs(r *gin.Engine) {
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			200,304	{string}	ETag	"the document's version (a hash of it): send it back in If-None-Match"
 //	@Header			200,304	{string}	Cache-Control	"no-cache: keep it, but revalidate it (If-None-Match) before use"
+//	@ID				getOpenAPI
 //	@Router			/openapi.json [get]
 func openapiJSON(c *gin.Context) {
 	revalidated(c, "application/json", openapi.JSON, openapiETag())
@@ -116,6 +117,7 @@ func noneMatch(header, etag string) bool {
 //	@Produce		html
 //	@Success		200	{string}	string	"the page"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@ID				getSwaggerUI
 //	@Router			/swagger/index.html [get]
 func swaggerUI(h gin.HandlerFunc) gin.HandlerFunc { return h }
 
@@ -127,6 +129,7 @@ func swaggerUI(h gin.HandlerFunc) gin.HandlerFunc { return h }
 //	@Produce		plain
 //	@Success		200	{string}	string	"the metrics"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@ID				getMetrics
 //	@Router			/metrics [get]
 func metrics(g prometheus.Gatherer) gin.HandlerFunc {
 	return gin.WrapH(promhttp.HandlerFor(g, promhttp.HandlerOpts{}))

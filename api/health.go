@@ -26,6 +26,7 @@ type Health struct {
 //	@Produce		json
 //	@Success		200	{object}	Health
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@ID				getHealth
 //	@Router			/healthz [get]
 func (h *handlers) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, Health{Status: "ok", Version: h.deps.Version, UptimeSeconds: time.Since(h.deps.StartedAt).Seconds()})
@@ -41,6 +42,7 @@ func (h *handlers) healthz(c *gin.Context) {
 //	@Failure		503	{object}	service.ReadyReport
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				getReadiness
 //	@Router			/readyz [get]
 func (h *handlers) readyz(c *gin.Context) {
 	rep := h.deps.Readiness.Report(c.Request.Context())
@@ -75,6 +77,7 @@ type GamesResponse struct {
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
+//	@ID				listGames
 //	@Router			/v1/games [get]
 func (h *handlers) games(c *gin.Context) {
 	body, err := json.Marshal(GamesResponse{Games: h.deps.Catalogue.Games()})

@@ -167,6 +167,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				createJob
 //	@Router			/v1/jobs [post]
 func (h *handlers) createJob(c *gin.Context) {
 	var req JobRequest
@@ -225,6 +226,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
+//	@ID				getJob
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Get(c.Request.Context(), c.Param("id"))
@@ -267,6 +269,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
+//	@ID				cancelJob
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
 	j, err := h.deps.Jobs.Cancel(c.Request.Context(), c.Param("id"))
@@ -295,6 +298,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
+//	@ID				streamJobEvents
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()

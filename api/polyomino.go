@@ -42,8 +42,13 @@ type PolyominoRequest struct {
 	// the start), before the moves are played (default: every piece not
 	// on the board).
 	Pool *PoolField `json:"pool" swaggertype:"boolean" example:"true"`
-	// Each player's pieces (implies pool false).
+
+	// hands has no doc comment: swag would wrap the reference in allOf,
+	// which client generators make an object always sent (two empty
+	// hands: a deal). service.Hands's fields say what hands are.
+
 	Hands *service.Hands `json:"hands"`
+
 	// Neutral placements made before the first move, in move notation,
 	// e.g. ["X:d3,c4,d4,e4,d5"].
 	Neutral *[]string `json:"neutral"` // no example tag: swag splits it at every comma
@@ -333,6 +338,7 @@ type PolyominoAnalysis struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				analyzePolyomino
 //	@Router			/v1/polyomino/analyze [post]
 func (h *handlers) polyominoAnalyze(c *gin.Context) {
 	var req PolyominoRequest
@@ -565,6 +571,7 @@ type PolyominoMovesResponse struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				listPolyominoMoves
 //	@Router			/v1/polyomino/moves [post]
 func (h *handlers) polyominoMoves(c *gin.Context) {
 	var req PolyominoRequest

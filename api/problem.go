@@ -170,6 +170,7 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 //	@Success		200		{object}	problemKind
 //	@Failure		404		{object}	Problem	"no such kind of problem"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+//	@ID				describeProblem
 //	@Router			/problems/{name} [get]
 func describeProblem(c *gin.Context) {
 	k, ok := problemKinds[c.Param("name")]

@@ -103,6 +103,7 @@ type TeekoAnalysis struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				analyzeTeeko
 //	@Router			/v1/teeko/analyze [post]
 func (h *handlers) teekoAnalyze(c *gin.Context) {
 	var req TeekoAnalyzeRequest
@@ -183,8 +184,10 @@ type TeekoAnnotatedPly struct {
 	Move    string `json:"move" example:"13"`
 	// Annotation mark: "!" unique best, "!!" only move that does not
 	// lose, "?=" win turned into a draw, "??" draw into a loss, "???" win
-	// into a loss, "" otherwise.
-	Mark   string     `json:"mark" enums:",!,!!,?=,??,???" example:"!"`
+	// into a loss, "" otherwise: one of these six. (Not an enum in the
+	// document: client generators name an enum's values after them, and
+	// punctuation gives names that clash.)
+	Mark   string     `json:"mark" example:"!"`
 	Before TeekoValue `json:"before"`
 	After  TeekoValue `json:"after"`
 	// What the one who decided could have played: the best moves.
@@ -228,6 +231,7 @@ type TeekoAnnotation struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				annotateTeeko
 //	@Router			/v1/teeko/annotate [post]
 func (h *handlers) teekoAnnotate(c *gin.Context) {
 	var req TeekoAnnotateRequest
@@ -315,6 +319,7 @@ type TeekoTablebase struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				getTeekoTablebase
 //	@Router			/v1/teeko/tablebase [get]
 func (h *handlers) teekoTablebase(c *gin.Context) {
 	if !knownQuery(c, "rules", "drop_style") {

@@ -86,6 +86,7 @@ type TilingsResponse struct {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
+//	@ID				countTilings
 //	@Router			/v1/polyomino/tilings [post]
 func (h *handlers) tilings(c *gin.Context) {
 	var req TilingsRequest

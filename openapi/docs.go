@@ -31,6 +31,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Liveness",
+                "operationId": "getHealth",
                 "responses": {
                     "200": {
                         "description": "OK",
@@ -57,6 +58,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Prometheus metrics",
+                "operationId": "getMetrics",
                 "responses": {
                     "200": {
                         "description": "the metrics",
@@ -83,6 +85,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "The OpenAPI document",
+                "operationId": "getOpenAPI",
                 "parameters": [
                     {
                         "type": "string",
@@ -143,6 +146,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Describe a problem type",
+                "operationId": "describeProblem",
                 "parameters": [
                     {
                         "type": "string",
@@ -190,6 +194,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Readiness",
+                "operationId": "getReadiness",
                 "responses": {
                     "200": {
                         "description": "OK",
@@ -232,6 +237,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Swagger UI",
+                "operationId": "getSwaggerUI",
                 "responses": {
                     "200": {
                         "description": "the page",
@@ -259,6 +265,7 @@ const docTemplate = `{
                     "service"
                 ],
                 "summary": "Games served",
+                "operationId": "listGames",
                 "parameters": [
                     {
                         "type": "string",
@@ -385,6 +392,7 @@ const docTemplate = `{
                     "jobs"
                 ],
                 "summary": "Start a long computation",
+                "operationId": "createJob",
                 "parameters": [
                     {
                         "description": "job type and request",
@@ -624,6 +632,7 @@ const docTemplate = `{
                     "jobs"
                 ],
                 "summary": "A job's state",
+                "operationId": "getJob",
                 "parameters": [
                     {
                         "type": "string",
@@ -793,6 +802,7 @@ const docTemplate = `{
                     "jobs"
                 ],
                 "summary": "Cancel a job",
+                "operationId": "cancelJob",
                 "parameters": [
                     {
                         "type": "string",
@@ -988,6 +998,7 @@ const docTemplate = `{
                     "jobs"
                 ],
                 "summary": "Stream a job's progress",
+                "operationId": "streamJobEvents",
                 "parameters": [
                     {
                         "type": "string",
@@ -1180,6 +1191,7 @@ const docTemplate = `{
                     "polyomino"
                 ],
                 "summary": "Analyze a polyomino game position",
+                "operationId": "analyzePolyomino",
                 "parameters": [
                     {
                         "description": "the position",
@@ -1413,6 +1425,7 @@ const docTemplate = `{
                     "polyomino"
                 ],
                 "summary": "Legal moves of a polyomino game position",
+                "operationId": "listPolyominoMoves",
                 "parameters": [
                     {
                         "description": "the position (all_moves and background are ignored; budget_ms is checked, not used)",
@@ -1590,6 +1603,7 @@ const docTemplate = `{
                     "polyomino"
                 ],
                 "summary": "Count and list tilings",
+                "operationId": "countTilings",
                 "parameters": [
                     {
                         "description": "the puzzle",
@@ -1795,6 +1809,7 @@ const docTemplate = `{
                     "teeko"
                 ],
                 "summary": "Analyze a Teeko position",
+                "operationId": "analyzeTeeko",
                 "parameters": [
                     {
                         "description": "the position",
@@ -2000,6 +2015,7 @@ const docTemplate = `{
                     "teeko"
                 ],
                 "summary": "Annotate a Teeko game",
+                "operationId": "annotateTeeko",
                 "parameters": [
                     {
                         "description": "the game",
@@ -2202,6 +2218,7 @@ const docTemplate = `{
                     "teeko"
                 ],
                 "summary": "Teeko tablebase statistics",
+                "operationId": "getTeekoTablebase",
                 "parameters": [
                     {
                         "enum": [
@@ -2884,12 +2901,7 @@ const docTemplate = `{
                     "example": "pentominoes"
                 },
                 "hands": {
-                    "description": "Each player's pieces (implies pool false).",
-                    "allOf": [
-                        {
-                            "$ref": "#/definitions/service.Hands"
-                        }
-                    ]
+                    "$ref": "#/definitions/service.Hands"
                 },
                 "height": {
                     "description": "Board height, overriding the preset's (1..16).",
@@ -3291,16 +3303,8 @@ const docTemplate = `{
                     "example": true
                 },
                 "mark": {
-                    "description": "Annotation mark: \"!\" unique best, \"!!\" only move that does not\nlose, \"?=\" win turned into a draw, \"??\" draw into a loss, \"???\" win\ninto a loss, \"\" otherwise.",
+                    "description": "Annotation mark: \"!\" unique best, \"!!\" only move that does not\nlose, \"?=\" win turned into a draw, \"??\" draw into a loss, \"???\" win\ninto a loss, \"\" otherwise: one of these six. (Not an enum in the\ndocument: client generators name an enum's values after them, and\npunctuation gives names that clash.)",
                     "type": "string",
-                    "enum": [
-                        "",
-                        "!",
-                        "!!",
-                        "?=",
-                        "??",
-                        "???"
-                    ],
                     "example": "!"
                 },
                 "move": {
@@ -3823,6 +3827,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "first": {
+                    "description": "The first player's pieces (hands imply pool false). With one hand\ngiven, the game's other pieces make the other; with both, the\ngame's other pieces are out of the game; two empty hands ({}) are\na deal from seed (house rule). Leave hands out for the preset's own.",
                     "type": "array",
                     "items": {
                         "type": "string"
@@ -3837,6 +3842,7 @@ const docTemplate = `{
                     ]
                 },
                 "second": {
+                    "description": "The second player's pieces.",
                     "type": "array",
                     "items": {
                         "type": "string"

@@ -76,11 +76,18 @@ func (p *Polyomino) SetJobs(submit func(ctx context.Context, typ string, request
 	p.submit = submit
 }
 
-// Hands are the pieces of each player in hand mode. With one hand given,
-// the game's other pieces make the other; with both, the game's other
-// pieces are out of the game; two empty hands are a deal (house rules).
+// Hands are each player's pieces (implies pool false). With one hand
+// given, the game's other pieces make the other; with both, the game's
+// other pieces are out of the game; two empty hands ({}) are a deal from
+// seed (house rules). Leave hands out for the preset's own (a common pool
+// for pentominoes).
 type Hands struct {
-	First  []string `json:"first" example:"F,I,L,N,P,T"`
+	// The first player's pieces (hands imply pool false). With one hand
+	// given, the game's other pieces make the other; with both, the
+	// game's other pieces are out of the game; two empty hands ({}) are
+	// a deal from seed (house rule). Leave hands out for the preset's own.
+	First []string `json:"first" example:"F,I,L,N,P,T"`
+	// The second player's pieces.
 	Second []string `json:"second" example:"U,V,W,X,Y,Z"`
 }
 
