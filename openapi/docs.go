@@ -3902,10 +3902,8 @@ const docTemplate = `{
                         "type": "string"
                     },
                     "example": [
-                        "X.",
-                        "X.",
-                        "X.",
-                        "XX"
+                        "XXXX",
+                        "X..."
                     ]
                 },
                 "symbol": {
@@ -3978,8 +3976,13 @@ const docTemplate = `{
                     ]
                 },
                 "variant": {
+                    "description": "The rules: standard (placement) or capture (O'Dwyer's variant).",
                     "type": "string",
-                    "example": ""
+                    "enum": [
+                        "standard",
+                        "capture"
+                    ],
+                    "example": "standard"
                 },
                 "width": {
                     "type": "integer",

@@ -45,7 +45,8 @@ type PresetInfo struct {
 	Pieces      []string `json:"pieces" example:"F,I,L,N,P,T,U,V,W,X,Y,Z"`
 	Mode        string   `json:"mode" example:"pool"`
 	EndRule     string   `json:"end_rule" example:"normal"`
-	Variant     string   `json:"variant,omitempty" example:""`
+	// The rules: standard (placement) or capture (O'Dwyer's variant).
+	Variant string `json:"variant,omitempty" enums:"standard,capture" example:"standard"`
 }
 
 // PieceSet lists the free polyominoes of one order with text pictures.
@@ -60,7 +61,7 @@ type PieceSet struct {
 type PieceInfo struct {
 	Name         string   `json:"name" example:"L"`
 	Orientations int      `json:"orientations" example:"8"`
-	Picture      []string `json:"picture" example:"X.,X.,X.,XX"`
+	Picture      []string `json:"picture" example:"XXXX,X..."`
 	// The character that stands for the piece in the rows of a tiling's
 	// solutions: the name of a tetromino or pentomino, and for H01..H35
 	// one base-36 digit, 1..9 then A..Z.

@@ -180,3 +180,22 @@ func TestDeployConfigMap(t *testing.T) {
 		t.Logf("%s: %d settings", file, len(env))
 	}
 }
+
+// TestHelpExitsZero: -h on any command prints its usage and exits 0 (the
+// commands with flag sets of their own exited 1 with "help requested");
+// an unknown flag still fails.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{
+		{"healthcheck", "-h"}, {"teeko", "build", "-h"}, {"book", "stats", "-h"}, {"book", "build", "-h"},
+		{"serve", "-h"}, {"worker", "-h"}, {"solve", "-h"}, {"-h"},
+	} {
+		var out, errb strings.Builder
+		if code := run(args, &out, &errb); code != 0 || strings.Contains(errb.String(), "help requested") {
+			t.Errorf("%v: exit %d, %s", args, code, errb.String())
+		}
+	}
+	var out, errb strings.Builder
+	if code := run([]string{"healthcheck", "--bogus"}, &out, &errb); code == 0 {
+		t.Errorf("an unknown flag: exit 0")
+	}
+}

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,6 +79,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "gamesolver: unknown command %q\n\n%s", cmd, usage)
 		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, flagHelp) {
+		return 0 // -h: the flags' usage is printed
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "gamesolver:", err)

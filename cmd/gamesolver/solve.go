@@ -37,8 +37,8 @@ and read the same environment variables, with defaults fit for one
 request: --default-budget 1m (the budget when the body has no budget_ms),
 --max-budget 24h, --solver-workers every core, --log-level error, no rate
 limit. --data-dir (default ./data) holds the Teeko tables: the Teeko
-operations build them there first when missing (about 20 s, once); the
-others write nothing. REDIS_URL shares the servers' cache, and there
+operations build them there first when missing (about 10 s on two idle
+cores, once); the others write nothing. REDIS_URL shares the servers' cache, and there
 "background": true queues a job for the workers; without it no job is
 made (the answer says so in job_error). Exit status: 0 when the answer
 is 2xx, 1 otherwise (the problem+json answer is printed all the same).
