@@ -380,7 +380,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Queues a job of the given type; ` + "`" + `request` + "`" + ` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory. Jobs take turns in the workers (a job of many units does not hold back the jobs after it), and the server caps the unfinished jobs (503 beyond). Units: polyomino.analyze one per class of moves (one for the capture variant, or a position the opening book answers); polyomino.tilings 16 parts of the search (one unit with ` + "`" + `budget_ms` + "`" + `, or when the cache holds the count; a finished count serves the synchronous endpoint); polyomino.book one per class of moves.",
+                "description": "Queues a job of the given type; ` + "`" + `request` + "`" + ` is the body the synchronous endpoint takes. Answers 202 with the job's id and a Location header. Job ids are unguessable (128 random bits): an id is the job's capability, whoever holds it may read, watch and cancel the job (with API keys, any valid key; share an id only with whom may cancel it). With Redis, jobs and their work units live in Redis (Streams with a consumer group) and survive restarts; without, they are kept in process and logged to the data directory. Jobs take turns in the workers (a job of many units does not hold back the jobs after it), and the server caps the unfinished jobs (503 beyond). Units: polyomino.analyze one per class of moves (one for the capture variant, or a position the opening book answers); polyomino.tilings 16 parts of the search (one unit with ` + "`" + `budget_ms` + "`" + `, or when the cache holds the count; a finished count serves the synchronous endpoint); polyomino.book one per class of moves.",
                 "consumes": [
                     "application/json"
                 ],
@@ -793,7 +793,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409.",
+                "description": "Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409. Whoever holds the id may cancel the job (with API keys, under any valid key): the id is the capability.",
                 "produces": [
                     "application/json",
                     "application/problem+json"
