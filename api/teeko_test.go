@@ -98,6 +98,7 @@ func TestTeekoBadInput(t *testing.T) {
 		{"short board", "/v1/teeko/analyze", `{"board":"bbb"}`, "board", "25"},
 		{"bad character", "/v1/teeko/analyze", `{"board":"x........................"}`, "board", "'x'"},
 		{"two ways", "/v1/teeko/analyze", `{"board":".........................","moves":[]}`, "board", "one way only"},
+		{"empty lists and moves", "/v1/teeko/analyze", `{"black":[],"red":[],"moves":["13","3"]}`, "board", "empty lists are the empty board: leave them out, or send null"},
 		{"to_move required", "/v1/teeko/analyze", `{"black":[1,2,3,7],"red":[20,21,22,23]}`, "to_move", "to move"},
 		{"to_move wrong word", "/v1/teeko/analyze", `{"board":".........................","to_move":"green"}`, "to_move", "expected black or red"},
 		{"to_move contradicts", "/v1/teeko/analyze", `{"board":".........................","to_move":"red"}`, "to_move", ""},

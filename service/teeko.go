@@ -282,7 +282,13 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 		given++
 	}
 	if given > 1 {
-		return teeko.Position{}, Invalid("board", nil, "give the position one way only: board, black and red, or moves")
+		msg := "give the position one way only: board, black and red, or moves"
+		if len(q.Black) == 0 && len(q.Red) == 0 && q.Board == nil {
+			// {"black":[],"red":[],"moves":[...]}: an empty list is a
+			// position (the empty board), not a field left out.
+			msg += " (black and red given as empty lists are the empty board: leave them out, or send null, to give moves)"
+		}
+		return teeko.Position{}, Invalid("board", nil, "%s", msg)
 	}
 	var toMove teeko.Color
 	if q.ToMove != "" {
