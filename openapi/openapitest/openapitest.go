@@ -50,6 +50,10 @@ func Load() (*Validator, error) {
 }
 
 func parse(raw []byte) (*Validator, error) {
+	raw, err := nullableRefs(raw)
+	if err != nil {
+		return nil, err
+	}
 	var v2 openapi2.T
 	if err := json.Unmarshal(raw, &v2); err != nil {
 		return nil, fmt.Errorf("swagger.json: %w", err)
@@ -82,6 +86,29 @@ func parse(raw []byte) (*Validator, error) {
 func init() {
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 	openapi3filter.RegisterBodyDecoder("text/event-stream", eventDecoder)
+}
+
+// nullableRefs rewrites a property that is a reference with x-nullable
+// beside it ({"$ref": ..., "x-nullable": true}: swag's pointer to a
+// struct, which go-swagger reads as a nullable reference) as allOf the
+// reference, x-nullable: the conversion to OpenAPI 3 drops a $ref's
+// siblings, and null would be refused.
+func nullableRefs(raw []byte) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("swagger.json: %w", err)
+	}
+	defs, _ := doc["definitions"].(map[string]any)
+	for _, d := range defs {
+		props, _ := d.(map[string]any)["properties"].(map[string]any)
+		for name, p := range props {
+			prop, _ := p.(map[string]any)
+			if ref, ok := prop["$ref"]; ok && prop["x-nullable"] == true {
+				props[name] = map[string]any{"allOf": []any{map[string]any{"$ref": ref}}, "x-nullable": true}
+			}
+		}
+	}
+	return json.Marshal(doc)
 }
 
 // eventDecoder reads one server-sent event and decodes the JSON of its
