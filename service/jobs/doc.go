@@ -93,6 +93,16 @@
 // context as it cancels a run's; a worker shutting down hands the unit back
 // for another to combine.
 //
+// A store that was down or frozen saw no heartbeat meanwhile: when it is
+// back every running unit looks idle. So a process whose call failed to
+// reach the store, or that started a worker, within the last ReclaimAfter
+// reclaims only units handed back (their idle time is a year), not those
+// a live worker may hold: their workers renew the claims within a
+// Heartbeat. (Reclaiming them ran each again and counted a delivery:
+// three Redis restarts failed a job.) A unit finished during an outage
+// keeps trying to store its result, up to 10 minutes (a worker shutting
+// down: a third of ReclaimAfter).
+//
 // # The express slot
 //
 // With Options.Express each RunWorker adds a slot that runs only units of

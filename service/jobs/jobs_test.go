@@ -1295,6 +1295,49 @@ func TestResultAfterShortOutage(t *testing.T) {
 	}
 }
 
+// TestOutageReclaimsNothing: after a Redis outage longer than
+// ReclaimAfter, every running unit looks idle; a worker that saw the
+// outage reclaims none for ReclaimAfter, and the live worker's heartbeat
+// keeps its unit. Before, the idle slot of another process took the unit
+// over at once: the run was dropped and a delivery counted (three outages
+// failed a job, "delivered 3 times without finishing").
+func TestOutageReclaimsNothing(t *testing.T) {
+	e := backends[1].open(t)
+	addr := e.rdb.Options().Addr
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	opts := fastOptions(t)
+	opts.MaxDeliveries = 1 // a reclaim would fail the job
+	opts.OpTimeout = 300 * time.Millisecond
+	// The live worker's heartbeat lands up to 2 s after Redis is back;
+	// the idle worker, started late in the outage, tries at once.
+	opts.Heartbeat, opts.ReclaimAfter = 2*time.Second, 4*time.Second
+	var managers []*Manager
+	for range 2 { // two processes, each with its own client
+		rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		t.Cleanup(func() { _ = rdb.Close() })
+		m, _ := newManager(t, NewRedisStore(rdb), k, opts)
+		managers = append(managers, m)
+	}
+	j := submit(t, managers[0], `{"n":4,"units":1}`)
+	startWorker(t, managers[0], "a", 1)
+	waitFor(t, "the unit running", func() bool { return total(k.get(k.started)) == 1 })
+	e.crash()
+	time.Sleep(opts.ReclaimAfter + time.Second)
+	startWorker(t, managers[1], "b", 1) // idle: it would reclaim
+	time.Sleep(300 * time.Millisecond)
+	e.restart()
+	time.Sleep(opts.ReclaimAfter + time.Second)
+	if n := total(k.get(k.started)); n != 1 {
+		t.Fatalf("the unit ran %d times after the outage", n)
+	}
+	close(gate)
+	wantSum(t, waitStatus(t, managers[1], j.ID, StatusDone), 4)
+	if n := total(k.get(k.started)); n != 1 {
+		t.Errorf("the unit ran %d times", n)
+	}
+}
+
 // TestExpressSlot: with Options.Express, a small job submitted while a
 // slow job's unit holds the worker's only slot finishes at once, on the
 // express slot; the slow job's unit the express slot took is handed back

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -106,6 +107,10 @@ type Manager struct {
 	// scrape (a second): a scrape may be the gate's probe of a store that
 	// could not be reached, and a count cut short closes nothing (NaN).
 	scrapeWait time.Duration
+	// holdReclaims is until when (unix ns) the workers reclaim no unit a
+	// live worker may hold: ReclaimAfter after a worker's call failed to
+	// reach the store, or a worker started (reclaimAfter).
+	holdReclaims atomic.Int64
 }
 
 // NewManager returns a Manager for the given job kinds over store.

@@ -52,6 +52,7 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 	concurrency = max(concurrency, 1)
 	log := m.log.With(zap.String("worker", name))
 	log.Info("worker started", zap.Int("concurrency", concurrency), zap.Duration("express", m.opts.Express))
+	m.storeFailed() // no reclaim of a live worker's unit before it could heartbeat (reclaimAfter)
 	if n, err := m.store.forget(ctx, m.opts.forgetAfter); err != nil {
 		log.Warn("could not forget dead workers", zap.Error(err))
 	} else if n > 0 {
@@ -79,8 +80,9 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, limit time.Duration) {
 	var backoff time.Duration
 	for ctx.Err() == nil {
-		d, err := m.store.claim(ctx, consumer, m.opts.ReclaimAfter, m.opts.Poll, limit > 0)
+		d, err := m.store.claim(ctx, consumer, m.reclaimAfter(), m.opts.Poll, limit > 0)
 		if err != nil {
+			m.storeFailed()
 			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
 			log.Warn("could not claim a unit", zap.Error(err), zap.Duration("retry_in", backoff))
 			sleep(ctx, backoff)
@@ -158,7 +160,7 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	}
 	if d.Deliveries > int64(m.opts.MaxDeliveries) {
 		m.opts.Metrics.unit(typ, "failed")
-		m.fail(bg, start, d, log, fmt.Sprintf("unit %d was delivered %d times without finishing: the workers running it died", d.Unit, d.Deliveries-1))
+		m.fail(bg, start, d, log, fmt.Sprintf("unit %d was delivered %d times without finishing: the workers running it died or stalled", d.Unit, d.Deliveries-1))
 		return
 	}
 
@@ -217,10 +219,14 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 
 	var status Status
 	var results map[int]json.RawMessage
-	// A result is worth waiting for: a store that is back within a third
-	// of ReclaimAfter (a Redis restart) takes it, instead of the unit
-	// running again after a reclaim.
-	if m.retryFor(bg, log, "store the unit's result", m.opts.ReclaimAfter/3, func(ctx context.Context) (err error) {
+	// A result is worth waiting for: a store that comes back (a Redis
+	// restart) takes it, instead of the unit running again after a
+	// reclaim. The other workers reclaim nothing until ReclaimAfter after
+	// the store is back (reclaimAfter), so the worker tries for up to
+	// resultPatience; shutting down, for a third of ReclaimAfter.
+	if m.retryFor(bg, log, "store the unit's result", func(elapsed time.Duration) bool {
+		return elapsed < m.opts.ReclaimAfter/3 || ctx.Err() == nil && elapsed < resultPatience
+	}, func(ctx context.Context) (err error) {
 		status, results, err = m.store.complete(ctx, d, result, nodes)
 		return err
 	}) != nil {
@@ -279,6 +285,35 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	}
 	m.ack(bg, d, log)
 	return false
+}
+
+// outageIdle is the idle time a unit must have for a reclaim while the
+// store was unreachable moments ago: more than any outage, less than a
+// handed-back unit's (handBackIdle, which stays claimable).
+const outageIdle = 30 * 24 * time.Hour
+
+// storeFailed records that a worker's call could not reach the store: the
+// workers hold their reclaims for ReclaimAfter (reclaimAfter).
+func (m *Manager) storeFailed() {
+	m.holdReclaims.Store(time.Now().Add(m.opts.ReclaimAfter).UnixNano())
+}
+
+// reclaimAfter is the idle time after which a slot reclaims a unit:
+// ReclaimAfter, unless this process failed to reach the store, or started
+// a worker, within the last ReclaimAfter. A store that was down or frozen
+// (a Redis restart) saw no heartbeat meanwhile, so every running unit
+// looks idle when it is back; their live workers renew their claims
+// within a Heartbeat, while a reclaim would run the units again and count
+// a delivery (three outages failed a job: "delivered 3 times without
+// finishing"). A worker starting (perhaps just after such an outage, its
+// first calls blocked rather than failed) holds its reclaims the same
+// way. Units handed back stay claimable; a dead worker's are reclaimed up
+// to ReclaimAfter later.
+func (m *Manager) reclaimAfter() time.Duration {
+	if time.Now().UnixNano() < m.holdReclaims.Load() {
+		return outageIdle
+	}
+	return m.opts.ReclaimAfter
 }
 
 // runOutcome labels a run's time by how the run ended (Metrics.Run).
@@ -360,8 +395,11 @@ func (m *Manager) heartbeat(ctx context.Context, d *delivery, consumer string, n
 		hcancel()
 		switch {
 		case err != nil:
-			// Keep running: the result is still wanted if the store comes
-			// back before ReclaimAfter, and harmless (written once) if not.
+			// Keep running: the result is still wanted, and the other
+			// workers, who cannot reach the store either, reclaim nothing
+			// until ReclaimAfter after it is back (reclaimAfter); if the
+			// unit is run again anyway, a result is written once.
+			m.storeFailed()
 			log.Warn("heartbeat failed", zap.Error(err))
 		case status == "":
 			// Checked first: a store that lost its data lost the claim too.
@@ -425,12 +463,16 @@ func (m *Manager) release(ctx context.Context, d *delivery, consumer string, cou
 // in all). A call that still fails leaves the unit pending in the store,
 // where another worker reclaims it after ReclaimAfter.
 func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op func(context.Context) error) error {
-	return m.retryFor(ctx, log, what, 0, op)
+	return m.retryFor(ctx, log, what, func(time.Duration) bool { return false }, op)
 }
 
-// retryFor is retry, trying on (pauses of at most a second) until
-// patience has passed.
-func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, patience time.Duration, op func(context.Context) error) error {
+// resultPatience is how long a live worker tries to store a finished
+// unit's result while the store cannot be reached.
+const resultPatience = 10 * time.Minute
+
+// retryFor is retry, trying on (pauses of at most a second) while
+// patient(the time since the first try, the next pause included) holds.
+func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, patient func(elapsed time.Duration) bool, op func(context.Context) error) error {
 	const attempts = 5
 	delay := 50 * time.Millisecond
 	start := time.Now()
@@ -439,7 +481,10 @@ func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, pa
 		opCtx, cancel := context.WithTimeout(ctx, m.opts.OpTimeout)
 		err = op(opCtx)
 		cancel()
-		if err == nil || i >= attempts && time.Since(start)+delay > patience {
+		if err != nil {
+			m.storeFailed()
+		}
+		if err == nil || i >= attempts && !patient(time.Since(start)+delay) {
 			break
 		}
 		time.Sleep(delay)
