@@ -10,6 +10,7 @@ import (
 
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/engine/polyomino"
+	"github.com/gamesolver/gamesolver/service/cache"
 )
 
 // SourceBook marks answers read from the embedded opening book.
@@ -185,7 +186,7 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 // when it holds one for a position of the book's outcome.
 func keptBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, outcome polyomino.Outcome) (PolyominoAnswer, bool) {
 	var kept PolyominoAnswer
-	raw, ok, err := s.Loader.Cache().Get(context.WithoutCancel(ctx), bookMovesKey(pos))
+	raw, ok, err := s.Loader.Cache().Get(cache.Fresh(context.WithoutCancel(ctx)), bookMovesKey(pos)) // requests and jobs elsewhere value more
 	if err != nil || !ok || json.Unmarshal(raw, &kept) != nil || kept.Outcome != string(outcome) {
 		return PolyominoAnswer{}, false
 	}
@@ -194,12 +195,18 @@ func keptBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, ou
 
 // keepBookMoves puts the move values of res, a result of the book
 // position pos, in the cache for the next requests (bookMoves), with
-// tried, how long a search tried when some are missing.
+// tried, how long a search tried when some are missing, unless the cache
+// holds as many values already (a job or another process valued more
+// since this request read the entry).
 func keepBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, res polyomino.Result, tried int64) {
 	entry := answerOf(res, pos.Frame().ToCanonical)
 	entry.Nodes, entry.ElapsedNs = 0, 0
 	if !allValued(res) {
 		entry.BestTriedNs = tried
+	}
+	if kept, ok := keptBookMoves(ctx, s, pos, polyomino.Outcome(entry.Outcome)); ok && provenMoves(kept.Moves) >= provenMoves(entry.Moves) &&
+		(provenMoves(kept.Moves) > provenMoves(entry.Moves) || kept.BestTriedNs >= entry.BestTriedNs) {
+		return
 	}
 	if raw, err := json.Marshal(entry); err == nil {
 		_ = s.Loader.Replace(context.WithoutCancel(ctx), bookMovesKey(pos), raw)
@@ -304,7 +311,7 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 	}
 	key := bookLengthKey(pos, allMoves)
 	var kept PolyominoAnswer // canonical: the lengths found, and how long a search tried
-	raw, ok, err := p.search.Loader.Cache().Get(context.WithoutCancel(ctx), key)
+	raw, ok, err := p.search.Loader.Cache().Get(cache.Fresh(context.WithoutCancel(ctx)), key)
 	if err != nil {
 		return withBookLength(a, known, pos) // what the cache holds is unknown: it may hold more
 	}

@@ -603,3 +603,53 @@ func TestBookComponent(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 }
+
+// TestBookMovesAcrossProcesses: two processes share Redis (here a far
+// memory layer), each with its own near layer. Once one has stored more
+// move values of a book position (a job valuing every move), the other
+// reads them, not its near copy of fewer, and its own write of fewer
+// leaves them: replicas kept serving 529 moves unknown of 727 a job had
+// valued, and could write them back over the job's.
+func TestBookMovesAcrossProcesses(t *testing.T) {
+	ctx := context.Background()
+	q := PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"}}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fewer, ok := bookResult(pos, true, true)
+	if !ok || !fewer.Proven {
+		t.Fatal("the book does not answer the position")
+	}
+	more := fewer
+	more.Moves = slices.Clone(fewer.Moves)
+	added := 0
+	for i := range more.Moves {
+		if !more.Moves[i].Proven && added < 5 {
+			// The values a job found (a cache test: which value does not
+			// matter, only that there are more of them).
+			more.Moves[i].Proven, more.Moves[i].Outcome, added = true, polyomino.Loss, added+1
+		}
+	}
+	if added == 0 {
+		t.Fatal("the book values every move: nothing to add")
+	}
+	far := cache.NewMemory(1<<24, time.Hour)
+	searcher := func() *Searcher {
+		return &Searcher{Loader: cache.NewLoader(&cache.Tiered{Near: cache.NewMemory(1<<24, time.Hour), Far: far}, time.Hour)}
+	}
+	one, two := searcher(), searcher()
+	keepBookMoves(ctx, one, pos, fewer, int64(time.Second))
+	if kept, ok := keptBookMoves(ctx, one, pos, fewer.Outcome); !ok || provenMoves(kept.Moves) != provenMoves(answerOf(fewer, pos.Frame().ToCanonical).Moves) {
+		t.Fatalf("process one's entry: %t", ok)
+	}
+	keepBookMoves(ctx, two, pos, more, 0) // the job, elsewhere
+	want := provenMoves(answerOf(more, pos.Frame().ToCanonical).Moves)
+	if kept, _ := keptBookMoves(ctx, one, pos, fewer.Outcome); provenMoves(kept.Moves) != want {
+		t.Errorf("process one reads %d values, want the job's %d", provenMoves(kept.Moves), want)
+	}
+	keepBookMoves(ctx, one, pos, fewer, int64(2*time.Second)) // a request of process one, from an older copy
+	if kept, _ := keptBookMoves(ctx, searcher(), pos, fewer.Outcome); provenMoves(kept.Moves) != want {
+		t.Errorf("after process one's write of fewer: %d values, want the job's %d", provenMoves(kept.Moves), want)
+	}
+}

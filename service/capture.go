@@ -173,7 +173,7 @@ func solveCapture(ctx context.Context, pos *capture.Position, opts capture.Optio
 // missing (capturePliesMissing): a longer budget completes it with a
 // length search alone (completeCapturePlies).
 func (p *Polyomino) provenWithoutPlies(ctx context.Context, key string) (PolyominoAnswer, bool) {
-	raw, ok, err := p.search.Loader.Cache().Get(cache.Uncounted(ctx), key) // the request's lookup, again
+	raw, ok, err := p.search.Loader.Cache().Get(cache.Fresh(cache.Uncounted(ctx)), key) // the request's lookup, again (another process may have completed it)
 	if err != nil || !ok {
 		return PolyominoAnswer{}, false
 	}

@@ -998,7 +998,7 @@ func completeNeed(a PolyominoAnswer) time.Duration {
 // cachedBetter is the answer the cache holds for key when it is better
 // than a, an answer of the same position (betterAnswer).
 func (p *Polyomino) cachedBetter(ctx context.Context, key string, a PolyominoAnswer) (PolyominoAnswer, bool) {
-	raw, ok, err := p.search.Loader.Cache().Get(cache.Uncounted(context.WithoutCancel(ctx)), key)
+	raw, ok, err := p.search.Loader.Cache().Get(cache.Fresh(cache.Uncounted(context.WithoutCancel(ctx))), key)
 	if err != nil || !ok {
 		return a, false
 	}
@@ -1056,7 +1056,7 @@ func withFirst(a *PolyominoAnswer, old PolyominoAnswer) {
 // next request completes this one again.) A cache failure costs the next
 // request the search that found a.
 func storeBetter(ctx context.Context, s *Searcher, key string, a PolyominoAnswer) {
-	raw, ok, err := s.Loader.Cache().Get(cache.Uncounted(context.WithoutCancel(ctx)), key)
+	raw, ok, err := s.Loader.Cache().Get(cache.Fresh(cache.Uncounted(context.WithoutCancel(ctx))), key)
 	if err != nil {
 		return // what the cache holds is unknown: it may be better
 	}
@@ -1692,7 +1692,7 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 // the units' summed time would make completeNeed refuse a request the
 // completion of its best moves.
 func (j PolyominoAnalyzeJob) cacheAnswer(ctx context.Context, key string, c PolyominoAnswer) {
-	raw, ok, err := j.Search.Loader.Cache().Get(cache.Uncounted(context.WithoutCancel(ctx)), key)
+	raw, ok, err := j.Search.Loader.Cache().Get(cache.Fresh(cache.Uncounted(context.WithoutCancel(ctx))), key)
 	if err != nil {
 		return // what the cache holds is unknown: it may know more
 	}

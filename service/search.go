@@ -191,7 +191,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		defer release()
 		// Another budget's search may have proven it while this one
 		// waited for the slot.
-		if v, ok, _ := s.Loader.Cache().Get(cache.Uncounted(ctx), key); ok {
+		if v, ok, _ := s.Loader.Cache().Get(cache.Fresh(cache.Uncounted(ctx)), key); ok {
 			if _, ok := usable(v); ok {
 				return v, false, nil
 			}

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -88,8 +89,15 @@ type Valid func(value []byte) bool
 // cache holds: a value it refuses (corrupt, or written by other code)
 // counts as a miss, and the computed value, when final, replaces it.
 func (l *Loader) LoadChecked(ctx context.Context, key, flight string, valid Valid, compute Compute) ([]byte, Origin, error) {
-	if v, ok, _ := l.cache.Get(ctx, key); ok && (valid == nil || valid(v)) {
-		return v, Cached, nil
+	if v, ok, _ := l.cache.Get(ctx, key); ok {
+		if valid == nil || valid(v) {
+			return v, Cached, nil
+		}
+		// Refused: another process may have stored better (a partial
+		// answer completed), which a near layer hides.
+		if fv, ok, _ := l.cache.Get(Uncounted(Fresh(ctx)), key); ok && !bytes.Equal(fv, v) && valid(fv) {
+			return fv, Cached, nil
+		}
 	}
 	l.mu.Lock()
 	c, joined := l.calls[flight]
