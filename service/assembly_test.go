@@ -149,7 +149,7 @@ func TestRunCachedSharesBigDecodes(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					joined.Done()
-					a, _, err := runCached(context.Background(), s, "test", "k", time.Second, search)
+					a, _, err := runCached(context.Background(), s, "test", "k", time.Second, nil, search)
 					if err != nil {
 						t.Error(err)
 					}

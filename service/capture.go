@@ -111,7 +111,7 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	key := captureCacheKey(pos, q.AllMoves)
-	a, source, err := runCached(ctx, p.search, "capture", key, budget,
+	a, source, err := runCached(ctx, p.search, "capture", key, budget, nil,
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			if old, ok := p.provenWithoutPlies(ctx, key); ok {
 				return completeCapturePlies(ctx, old, pos, q.AllMoves, p.search.minLengthTime())

@@ -416,7 +416,7 @@ func TestSearchKnowingLessKeepsCached(t *testing.T) {
 				t.Fatal("the cached answer serves the budget: nothing searched")
 			}
 			searched := false
-			got, source, err := runCached(ctx, p.search, "capture", key, budget, func(context.Context) (PolyominoAnswer, int64, bool, error) {
+			got, source, err := runCached(ctx, p.search, "capture", key, budget, nil, func(context.Context) (PolyominoAnswer, int64, bool, error) {
 				searched = true
 				return c.searched, 1, c.searched.final(), nil
 			})

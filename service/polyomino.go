@@ -425,6 +425,13 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 	return pos, nil
 }
 
+// A quick try (runCached's quick) searches at most quickNodes nodes with
+// a table of quickTableMB.
+const (
+	quickNodes   = 20_000
+	quickTableMB = 1
+)
+
 // Analyze values a position: exactly when the search proves it within the
 // budget, otherwise with the heuristic player's move and what was proven.
 func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
@@ -467,6 +474,21 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	key := analyzeKey(pos, q.AllMoves)
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
+		func(ctx context.Context) (PolyominoAnswer, int64, bool) {
+			// A tiny board, a game nearly over: proven, every best move
+			// (every move's value) and plies in a few milliseconds.
+			tt := polyomino.NewTable(quickTableMB)
+			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: 1, Table: tt, MaxNodes: quickNodes})
+			if err != nil || !res.Proven || !res.BestComplete || q.AllMoves && !allValued(res) {
+				return PolyominoAnswer{}, res.Nodes, false
+			}
+			a := answerOf(res, pos.Frame().ToCanonical)
+			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, quickTime)
+			if a.Plies == nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
+				return PolyominoAnswer{}, a.Nodes, false
+			}
+			return a, a.Nodes, true
+		},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
 			tt := p.search.tables.get(pos.Game())

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -44,6 +45,9 @@ type Searcher struct {
 	shared sharedDecode
 	// tables lends the polyomino searches their transposition tables.
 	tables tablePool
+	// quickBusy: a quick try (runCached's quick) is under way; one at a
+	// time, so that tries cost at most a core's sliver.
+	quickBusy atomic.Bool
 }
 
 // tablePool lends polyomino transposition tables (solveTableMB) to
@@ -127,6 +131,10 @@ func (d *sharedDecode) of(raw []byte) *decoding {
 	return d.cur
 }
 
+// quickTime bounds a quick try of runCached (its search and its length
+// search): a position proven this fast is cheaper to answer than to queue.
+const quickTime = 20 * time.Millisecond
+
 // searchOutcome is what a computation reports besides its answer.
 type searchOutcome struct {
 	nodes  int64
@@ -142,9 +150,15 @@ const (
 // runCached answers key from the cache or by compute. compute runs with a
 // slot taken and ctx bounded by the budget; it returns its answer, the
 // nodes searched and whether the answer is final (proven and complete).
+// quick, when not nil, first tries without a slot (unless another try is
+// under way): a search bounded to a few milliseconds, whose answer serves
+// when it is final (ok), so that a position with nothing to search (a
+// game over, a tiny board) does not wait behind a long search for the
+// slot (it waited 2 s, then was refused 503).
 // A big answer may be shared with the other requests of its flight: its
 // slices are read-only.
 func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget time.Duration,
+	quick func(ctx context.Context) (v T, nodes int64, ok bool),
 	compute func(ctx context.Context) (T, int64, bool, error)) (T, string, error) {
 	var zero T
 	// Concurrent requests share a search only with the same budget: its
@@ -184,6 +198,23 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 		// The flight's search is not the first request's: it holds no
 		// place in the assembly gate.
 		ctx = withoutHold(ctx)
+		budget := budget // what the quick try leaves
+		if quick != nil && s.quickBusy.CompareAndSwap(false, true) {
+			start := time.Now()
+			v, nodes, ok := func() (T, int64, bool) {
+				defer s.quickBusy.Store(false)
+				qctx, cancel := context.WithTimeout(ctx, min(quickTime, budget))
+				defer cancel()
+				return quick(qctx)
+			}()
+			if took := time.Since(start); ok {
+				s.observe(game, nodes, true, took)
+				b, err := json.Marshal(v)
+				return b, took >= s.MinCacheTime, err // final: cached as the slot's search's answers
+			}
+			s.observeNodes(game, nodes) // a try, no search of its own
+			budget = max(budget-time.Since(start), time.Millisecond)
+		}
 		release, err := s.Slots.AcquireFor(ctx, budget)
 		if err != nil {
 			return nil, false, err

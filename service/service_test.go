@@ -127,7 +127,7 @@ func TestRunCachedKeepsEachBudget(t *testing.T) {
 	}
 	short, long := make(chan string, 1), make(chan string, 1)
 	ask := func(budget time.Duration, name string, to chan<- string) {
-		v, _, err := runCached(context.Background(), s, "test", "k", budget, search(name))
+		v, _, err := runCached(context.Background(), s, "test", "k", budget, nil, search(name))
 		if err != nil {
 			t.Error(err)
 		}
@@ -174,7 +174,7 @@ func TestRunCachedRefusesInvalidEntries(t *testing.T) {
 			return proven, 1, true, nil
 		}
 		for i, want := range []string{SourceSearch, SourceCache} {
-			a, source, err := runCached(ctx, s, "test", "k", time.Second, search)
+			a, source, err := runCached(ctx, s, "test", "k", time.Second, nil, search)
 			if err != nil || source != want || a.Outcome != "win" || !a.Proven || len(a.BestMoves) != 1 {
 				t.Fatalf("stored %s, request %d: %+v from %q, %v; want the search's answer from %q", stored, i, a, source, err, want)
 			}

@@ -146,10 +146,10 @@ func TestLongerBudgetFallsBackToKeptAnswer(t *testing.T) {
 		return PolyominoAnswer{Capture: true, Outcome: "unknown", Heuristic: true, BestMoves: []string{"guess"}}, 1, false, nil
 	}
 	// 150 ms: served by the kept answer (tried 100 ms).
-	if a, source, err := runCached(ctx, s, "capture", "k", 150*time.Millisecond, search); err != nil || searched || source != SourceCache || a.BestMoves[0] != "kept" {
+	if a, source, err := runCached(ctx, s, "capture", "k", 150*time.Millisecond, nil, search); err != nil || searched || source != SourceCache || a.BestMoves[0] != "kept" {
 		t.Fatalf("150 ms: %v from %s (searched %v), %v", a.BestMoves, source, searched, err)
 	}
-	a, source, err := runCached(ctx, s, "capture", "k", time.Second, search)
+	a, source, err := runCached(ctx, s, "capture", "k", time.Second, nil, search)
 	if err != nil || !searched || source != SourceCache || !a.Proven || a.BestMoves[0] != "kept" {
 		t.Fatalf("1 s: %v (proven %v) from %s, searched %v, %v; want a search, then the kept answer", a.BestMoves, a.Proven, source, searched, err)
 	}

@@ -171,7 +171,7 @@ func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error
 		return TilingAnswer{}, err
 	}
 	budget := t.search.Budgets.Clamp(q.BudgetMs)
-	a, source, err := runCached(ctx, t.search, "tiling", tilingKey(p, q), budget,
+	a, source, err := runCached(ctx, t.search, "tiling", tilingKey(p, q), budget, nil,
 		func(ctx context.Context) (tilingAnswer, int64, bool, error) {
 			r, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Workers: t.search.Workers})
 			return tilingAnswer{Result: r}, r.Nodes, r.Complete, err

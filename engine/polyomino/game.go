@@ -2,6 +2,7 @@ package polyomino
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -99,6 +100,8 @@ func NewGame(cfg Config) (*Game, error) {
 				e.err = fmt.Errorf("building the game: %v", v)
 			}
 		}()
+		builds <- struct{}{}
+		defer func() { <-builds }()
 		e.g, e.err = buildGame(r)
 	})
 	if e.err != nil {
@@ -112,6 +115,12 @@ func NewGame(cfg Config) (*Game, error) {
 	}
 	return e.g, nil
 }
+
+// builds bounds the games built at once to every core but one (at least
+// one): a build takes up to a few tenths of a second (the hexomino board
+// with a new blocked cell), and twenty new boards at once took every core
+// from the searches and the cheap requests for seconds.
+var builds = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 
 // gameCache keeps recently compiled games: compiling the hexomino preset
 // takes milliseconds, a request should not pay for it every time.

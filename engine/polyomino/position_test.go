@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func mustPreset(t testing.TB, name string) Config {
@@ -433,5 +434,32 @@ func TestBoardSymbols(t *testing.T) {
 	}
 	if !slices.Equal(back.Board(), board) || !slices.Equal(back.Available(First), pos.Available(First)) {
 		t.Errorf("the board read back: %q, pieces %v; want %q, %v", back.Board(), back.Available(First), board, pos.Available(First))
+	}
+}
+
+// TestGameBuildsBounded: a game is built only with a build slot free (at
+// most every core but one at once); the others wait.
+func TestGameBuildsBounded(t *testing.T) {
+	for range cap(builds) {
+		builds <- struct{}{}
+	}
+	cfg, _ := Preset("hexominoes")
+	cfg.Blocked = []string{"c7", "n2"} // a board no other test builds
+	done := make(chan error, 1)
+	go func() {
+		_, err := NewGame(cfg)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("built with every build slot taken (%v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	<-builds
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for range cap(builds) - 1 {
+		<-builds
 	}
 }

@@ -1,0 +1,48 @@
+package service
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+// TestQuickWithoutSlot: while a long search holds the only solver slot,
+// positions with (nearly) nothing to search are answered at once, proven,
+// without waiting for it (they waited for the queue's 2 s, then were
+// refused 503); a position that needs a real search still waits, and is
+// refused when the slot does not free.
+func TestQuickWithoutSlot(t *testing.T) {
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Hour), time.Hour), Slots: NewSlots(1, 4, 300*time.Millisecond, nil),
+		Budgets: Budgets{Default: 2 * time.Second, Max: 10 * time.Second}, Workers: 1, MinCacheTime: 20 * time.Millisecond}
+	p := NewPolyomino(s)
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	ctx := context.Background()
+	for _, q := range []PolyominoQuery{
+		{Game: "pentominoes", Width: ptr(3), Height: ptr(3)},
+		{Game: "tetrominoes", Width: ptr(4), Height: ptr(4)},
+		{Game: "pentominoes", Width: ptr(5), Height: ptr(5), AllMoves: true},
+		{Game: "pentominoes", Width: ptr(5), Height: ptr(4), EndRule: "score", Pool: ptr(false)},
+		{Game: "pentominoes", Board: []string{"#####", "#...#", "#####"}},
+	} {
+		start := time.Now()
+		a, err := p.Analyze(ctx, q)
+		if err != nil || !a.Proven || time.Since(start) > 250*time.Millisecond {
+			t.Errorf("%+v: proven %t after %v, %v", q, a.Proven, time.Since(start), err)
+		}
+		if q.EndRule == "" && a.Plies == nil {
+			t.Errorf("%+v: no plies", q)
+		}
+	}
+	// The empty 8 x 8 board with a blocked cell: beyond a quick try.
+	if _, err := p.Analyze(ctx, PolyominoQuery{Game: "pentominoes", Blocked: &[]string{"g5"}, BudgetMs: 1000}); KindOf(err) != KindBusy {
+		t.Errorf("a real search with the slot held: %v, want KindBusy", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
