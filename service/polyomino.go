@@ -1,10 +1,12 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
@@ -473,8 +475,9 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		budget = max(budget-spent, time.Millisecond).Truncate(time.Millisecond)
 	}
 	key := analyzeKey(pos, q.AllMoves)
-	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget,
-		func(ctx context.Context) (PolyominoAnswer, int64, bool) {
+	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget, &runOptions[PolyominoAnswer]{
+		Consistent: func(a PolyominoAnswer) bool { return consistentWith(a, pos) },
+		Quick: func(ctx context.Context) (PolyominoAnswer, int64, bool) {
 			// A tiny board, a game nearly over: proven, every best move
 			// (every move's value) and plies in a few milliseconds.
 			tt := polyomino.NewTable(quickTableMB)
@@ -483,12 +486,12 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				return PolyominoAnswer{}, res.Nodes, false
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
-			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, quickTime)
+			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, cmp.Or(p.search.QuickTime, quickTime))
 			if a.Plies == nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
 				return PolyominoAnswer{}, a.Nodes, false
 			}
 			return a, a.Nodes, true
-		},
+		}},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
 			tt := p.search.tables.get(pos.Game())
@@ -1216,6 +1219,66 @@ func (p *Polyomino) toPosition(ctx context.Context, canon PolyominoAnswer, pos *
 	}
 	defer release()
 	return fromCanonical(canon, pos), nil
+}
+
+// consistentWith checks a, a cached answer in the canonical frame, against
+// pos, the position asked about: its outcome a proven one, its moves
+// legal there and each listed once, every legal move listed when it lists
+// moves, best moves unless the game is over (or the player to move must
+// pass), and plies that fit the outcome (normal play: odd when the player
+// to move wins, 0 when the game is over). An entry that fails (written by
+// another version, a bug, or a hand) is refused: Redis cannot make an
+// answer wrong that this check can see. (A value flipped in a coherent
+// entry is beyond it.)
+func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
+	switch polyomino.Outcome(a.Outcome) {
+	case polyomino.Win, polyomino.Loss, polyomino.Draw:
+	default:
+		return false
+	}
+	legal := map[string]bool{}
+	for _, m := range pos.LegalMoves() {
+		legal[pos.ToCanonical(m).String()] = false
+	}
+	seen := func(s string, used map[string]bool) bool {
+		m, err := polyomino.ParseMove(s)
+		if err != nil {
+			return false
+		}
+		k := m.String()
+		if was, ok := used[k]; !ok || was {
+			return false // not legal, or listed twice
+		}
+		used[k] = true
+		return true
+	}
+	best := maps.Clone(legal)
+	for _, s := range a.BestMoves {
+		if !seen(s, best) {
+			return false
+		}
+	}
+	if len(a.BestMoves) == 0 && len(legal) > 0 && !pos.MustPass() {
+		return false
+	}
+	if len(a.Moves) > 0 {
+		all := maps.Clone(legal)
+		for _, m := range a.Moves {
+			if !seen(m.Move, all) {
+				return false
+			}
+		}
+		if len(a.Moves) != len(legal) {
+			return false
+		}
+	}
+	if a.Plies != nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
+		p := *a.Plies
+		if p < 0 || (p == 0) != pos.Over() || (p%2 == 1) != (a.Outcome == string(polyomino.Win)) {
+			return false
+		}
+	}
+	return true
 }
 
 // fromCanonicalMove reads a move of a canonical answer in the position's

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,6 +40,9 @@ type Searcher struct {
 	// Assembly bounds the decoding, mapping and encoding of big answers
 	// outside the slots (nil: unbounded).
 	Assembly *Assembly
+	// QuickTime bounds a quick try without a slot (runOptions.Quick;
+	// 0: quickTime).
+	QuickTime time.Duration
 
 	// shared is the last big search answer decoded, for the other
 	// requests of its flight.
@@ -131,6 +135,21 @@ func (d *sharedDecode) of(raw []byte) *decoding {
 	return d.cur
 }
 
+// runOptions are runCached's options.
+type runOptions[T any] struct {
+	// Quick, when set, first tries without a slot (unless another try
+	// is under way): a search bounded to quickTime, whose answer serves
+	// when it is final (ok), so that a position with nothing to search (a
+	// game over, a tiny board) does not wait behind a long search for the
+	// slot (it waited 2 s, then was refused 503).
+	Quick func(ctx context.Context) (v T, nodes int64, ok bool)
+	// Consistent, when set, checks a cached answer against the request's
+	// position (its moves legal there, its figures coherent): an entry
+	// another version, a bug or a hand wrote that fails it is a miss,
+	// computed again and replaced, rather than an answer.
+	Consistent func(v T) bool
+}
+
 // quickTime bounds a quick try of runCached (its search and its length
 // search): a position proven this fast is cheaper to answer than to queue.
 const quickTime = 20 * time.Millisecond
@@ -150,17 +169,18 @@ const (
 // runCached answers key from the cache or by compute. compute runs with a
 // slot taken and ctx bounded by the budget; it returns its answer, the
 // nodes searched and whether the answer is final (proven and complete).
-// quick, when not nil, first tries without a slot (unless another try is
-// under way): a search bounded to a few milliseconds, whose answer serves
-// when it is final (ok), so that a position with nothing to search (a
-// game over, a tiny board) does not wait behind a long search for the
-// slot (it waited 2 s, then was refused 503).
+// opts (nil: none) may add a quick try and a check of cached answers
+// (runOptions).
 // A big answer may be shared with the other requests of its flight: its
 // slices are read-only.
 func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget time.Duration,
-	quick func(ctx context.Context) (v T, nodes int64, ok bool),
-	compute func(ctx context.Context) (T, int64, bool, error)) (T, string, error) {
+	opts *runOptions[T], compute func(ctx context.Context) (T, int64, bool, error)) (T, string, error) {
 	var zero T
+	var quick func(ctx context.Context) (T, int64, bool)
+	var consistent func(T) bool
+	if opts != nil {
+		quick, consistent = opts.Quick, opts.Consistent
+	}
 	// Concurrent requests share a search only with the same budget: its
 	// answer, when not proven, is what that budget found.
 	flight := key + "|budget=" + budget.String()
@@ -172,6 +192,13 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	keptStale := false // this request's search knew less than stale
 	usable := func(raw []byte) (T, bool) {
 		v, ok := validCached[T](s, raw)
+		if ok && consistent != nil && !consistent(v) {
+			// Refused: computed again, and replaced.
+			if s.Metrics != nil {
+				s.Metrics.CacheResults.WithLabelValues("answer", "invalid").Inc()
+			}
+			return v, false
+		}
 		if b, isB := any(&v).(budgetedAnswer); ok && isB && !b.serves(budget) {
 			stale, haveStale = v, true
 			ok = false // a longer budget may do better: search again
@@ -203,7 +230,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 			start := time.Now()
 			v, nodes, ok := func() (T, int64, bool) {
 				defer s.quickBusy.Store(false)
-				qctx, cancel := context.WithTimeout(ctx, min(quickTime, budget))
+				qctx, cancel := context.WithTimeout(ctx, min(cmp.Or(s.QuickTime, quickTime), budget))
 				defer cancel()
 				return quick(qctx)
 			}()

@@ -1,0 +1,70 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service/cache"
+)
+
+// TestCachedAnswerChecked: a cached answer is checked against the
+// position asked about; an entry edited in Redis (a move off the board, a
+// piece that does not exist, plies that do not fit, a move missing or
+// listed twice, no best move, an outcome that is none) is refused and the
+// position searched again, its answer replacing the entry. Before, any
+// entry that decoded was served.
+func TestCachedAnswerChecked(t *testing.T) {
+	ctx := context.Background()
+	c := cache.NewMemory(1<<24, time.Hour)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
+		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1}
+	p := NewPolyomino(s)
+	q := PolyominoQuery{Game: "pentominoes", Width: ptr(6), Height: ptr(5), Pieces: ptr(PieceNames("FILNPTUVWXY")), AllMoves: true, Moves: []string{"I:a1,a2,a3,a4,a5"}}
+	want, err := p.Analyze(ctx, q)
+	if err != nil || !want.Proven || want.Plies == nil || len(want.Moves) == 0 {
+		t.Fatalf("first answer: %v %+v", err, want)
+	}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := analyzeKey(pos, true)
+	raw, ok, _ := c.Get(ctx, key)
+	if !ok {
+		t.Fatal("not cached")
+	}
+	if again, err := p.Analyze(ctx, q); err != nil || again.Source != SourceCache {
+		t.Fatalf("the entry as stored: %v, source %s", err, again.Source)
+	}
+	edits := map[string]func(a *PolyominoAnswer){
+		"best move off the board": func(a *PolyominoAnswer) { a.BestMoves[0] = "I:b9,c9,d9,e9,f9" },
+		"no such piece":           func(a *PolyominoAnswer) { a.BestMoves[0] = "Q:f1,f2" },
+		"negative plies":          func(a *PolyominoAnswer) { a.Plies = ptr(-5) },
+		"plies of the other side": func(a *PolyominoAnswer) { a.Plies = ptr(*a.Plies + 1) },
+		"no best move":            func(a *PolyominoAnswer) { a.BestMoves = []string{} },
+		"a move missing":          func(a *PolyominoAnswer) { a.Moves = a.Moves[1:] },
+		"a move twice":            func(a *PolyominoAnswer) { a.Moves[1] = a.Moves[0] },
+		"a best move twice":       func(a *PolyominoAnswer) { a.BestMoves = append(a.BestMoves, a.BestMoves[0]) },
+		"outcome none":            func(a *PolyominoAnswer) { a.Outcome = "maybe" },
+	}
+	for name, edit := range edits {
+		var a PolyominoAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		edit(&a)
+		b, _ := json.Marshal(a)
+		_ = c.Set(ctx, key, b, time.Hour)
+		got, err := p.Analyze(ctx, q)
+		if err != nil || got.Source != SourceSearch || got.Outcome != want.Outcome || !reflect.DeepEqual(got.BestMoves, want.BestMoves) ||
+			len(got.Moves) != len(want.Moves) || *got.Plies != *want.Plies {
+			t.Errorf("%s: %v, source %s, %s %v in %v plies", name, err, got.Source, got.Outcome, got.BestMoves, got.Plies)
+		}
+		if fixed, _, _ := c.Get(ctx, key); string(fixed) == string(b) {
+			t.Errorf("%s: the edited entry stayed", name)
+		}
+	}
+}
