@@ -71,8 +71,12 @@ type PolyominoRequest struct {
 	ToMove string `json:"to_move" enums:"first,second" example:"second"`
 	// Bound on the time of the answer in milliseconds, the heuristic
 	// player's move included when the search does not finish, not counting
-	// a wait for a free solver slot (server default when 0, capped by the
-	// server).
+	// a wait for a free solver slot, nor the first build of a new board's
+	// placements (up to a few tenths of a second for a hexomino board), nor
+	// the encoding of a big answer (all_moves on the hexomino board: about
+	// a megabyte, a few tenths of a second more, and big answers are
+	// encoded as many at once as searches run) (server default when 0,
+	// capped by the server).
 	BudgetMs int64 `json:"budget_ms" example:"2000"`
 	// When true, every legal move is valued, as far as the budget goes
 	// (moves not proven by then are listed unknown). An answer from the

@@ -2875,7 +2875,7 @@ const docTemplate = `{
                     ]
                 },
                 "budget_ms": {
-                    "description": "Bound on the time of the answer in milliseconds, the heuristic\nplayer's move included when the search does not finish, not counting\na wait for a free solver slot (server default when 0, capped by the\nserver).",
+                    "description": "Bound on the time of the answer in milliseconds, the heuristic\nplayer's move included when the search does not finish, not counting\na wait for a free solver slot, nor the first build of a new board's\nplacements (up to a few tenths of a second for a hexomino board), nor\nthe encoding of a big answer (all_moves on the hexomino board: about\na megabyte, a few tenths of a second more, and big answers are\nencoded as many at once as searches run) (server default when 0,\ncapped by the server).",
                     "type": "integer",
                     "example": 2000
                 },
