@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/capture"
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -111,7 +113,8 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	key := captureCacheKey(pos, q.AllMoves)
-	a, source, err := runCached(ctx, p.search, "capture", key, budget, nil,
+	a, source, err := runCached(ctx, p.search, "capture", key, budget,
+		&runOptions[PolyominoAnswer]{Consistent: func(a PolyominoAnswer) bool { return consistentCapture(a, pos) }},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			if old, ok := p.provenWithoutPlies(ctx, key); ok {
 				return completeCapturePlies(ctx, old, pos, q.AllMoves, p.search.minLengthTime())
@@ -124,6 +127,57 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	a = withCapturePosition(a, pos)
 	a.Source = source
 	return p.inBackground(ctx, q, key, a)
+}
+
+// consistentCapture is consistentWith for the capture variant, whose
+// cached answers are in the position's own frame: a proven outcome, turns
+// legal there and listed once, every turn when it lists them, a best turn
+// unless the game is over, and plies that fit the outcome (odd when the
+// player to move wins, even when he loses, none for a draw, 0 when the
+// game is over).
+func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
+	switch polyomino.Outcome(a.Outcome) {
+	case polyomino.Win, polyomino.Loss, polyomino.Draw:
+	default:
+		return false
+	}
+	legal := map[string]bool{}
+	for _, t := range pos.LegalTurns() {
+		legal[t.String()] = false
+	}
+	listed := func(turns []string) bool {
+		used := maps.Clone(legal)
+		for _, s := range turns {
+			t, err := capture.ParseTurn(s)
+			if err != nil {
+				return false
+			}
+			if was, ok := used[t.String()]; !ok || was {
+				return false
+			}
+			used[t.String()] = true
+		}
+		return true
+	}
+	if !listed(a.BestMoves) || len(a.BestMoves) == 0 && len(legal) > 0 && !pos.Over() {
+		return false
+	}
+	if len(a.Moves) > 0 {
+		turns := make([]string, len(a.Moves))
+		for i, m := range a.Moves {
+			turns[i] = m.Move
+		}
+		if !listed(turns) || len(turns) != len(legal) {
+			return false
+		}
+	}
+	if a.Plies != nil {
+		n := *a.Plies
+		if n < 0 || a.Outcome == string(polyomino.Draw) || (n == 0) != pos.Over() || (n%2 == 1) != (a.Outcome == string(polyomino.Win)) {
+			return false
+		}
+	}
+	return true
 }
 
 // captureCacheKey keys a capture answer by the position and its history

@@ -68,3 +68,48 @@ func TestCachedAnswerChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestCachedCaptureAnswerChecked: the same for the capture variant, whose
+// answers are kept in the position's own frame.
+func TestCachedCaptureAnswerChecked(t *testing.T) {
+	ctx := context.Background()
+	c := cache.NewMemory(1<<24, time.Hour)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
+		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1}
+	p := NewPolyomino(s)
+	q := PolyominoQuery{Game: "capture", Width: ptr(5), Height: ptr(4), Pieces: ptr(PieceNames("tetrominoes")), AllMoves: true}
+	want, err := p.Analyze(ctx, q)
+	if err != nil || !want.Proven || want.Plies == nil || len(want.Moves) == 0 {
+		t.Fatalf("first answer: %v %+v", err, want)
+	}
+	pos, err := q.capturePosition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := captureCacheKey(pos, true)
+	raw, ok, _ := c.Get(ctx, key)
+	if !ok {
+		t.Fatal("not cached")
+	}
+	if again, err := p.Analyze(ctx, q); err != nil || again.Source != SourceCache {
+		t.Fatalf("the entry as stored: %v, source %s", err, again.Source)
+	}
+	for name, edit := range map[string]func(a *PolyominoAnswer){
+		"best turn off the board": func(a *PolyominoAnswer) { a.BestMoves[0] = "O:e9,f9,e10,f10" },
+		"plies of the other side": func(a *PolyominoAnswer) { a.Plies = ptr(*a.Plies + 1) },
+		"a draw with plies":       func(a *PolyominoAnswer) { a.Outcome = "draw" },
+		"a turn missing":          func(a *PolyominoAnswer) { a.Moves = a.Moves[1:] },
+	} {
+		var a PolyominoAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		edit(&a)
+		b, _ := json.Marshal(a)
+		_ = c.Set(ctx, key, b, time.Hour)
+		got, err := p.Analyze(ctx, q)
+		if err != nil || got.Source != SourceSearch || got.Outcome != want.Outcome || !reflect.DeepEqual(got.BestMoves, want.BestMoves) || *got.Plies != *want.Plies {
+			t.Errorf("%s: %v, source %s, %s %v in %v plies", name, err, got.Source, got.Outcome, got.BestMoves, got.Plies)
+		}
+	}
+}
