@@ -429,9 +429,11 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 
 // A quick try (runCached's quick) searches at most quickNodes nodes with
 // a table of quickTableMB.
+// Positions of more than quickMoves legal moves get none.
 const (
 	quickNodes   = 20_000
 	quickTableMB = 1
+	quickMoves   = 1000
 )
 
 // Analyze values a position: exactly when the search proves it within the
@@ -479,7 +481,12 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		Consistent: func(a PolyominoAnswer) bool { return consistentWith(a, pos) },
 		Quick: func(ctx context.Context) (PolyominoAnswer, int64, bool) {
 			// A tiny board, a game nearly over: proven, every best move
-			// (every move's value) and plies in a few milliseconds.
+			// (every move's value) and plies in a few milliseconds. Not
+			// tried with many moves: the search's set-up alone outlasts
+			// the try.
+			if pos.LegalMoveCount() > quickMoves {
+				return PolyominoAnswer{}, 0, false
+			}
 			tt := polyomino.NewTable(quickTableMB)
 			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: 1, Table: tt, MaxNodes: quickNodes})
 			if err != nil || !res.Proven || !res.BestComplete || q.AllMoves && !allValued(res) {
@@ -1237,8 +1244,9 @@ func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
 		return false
 	}
 	legal := map[string]bool{}
+	frame := pos.Frame() // found once (pos.ToCanonical finds it each time: 15 s for the hexomino board's moves)
 	for _, m := range pos.LegalMoves() {
-		legal[pos.ToCanonical(m).String()] = false
+		legal[frame.ToCanonical(m).String()] = false
 	}
 	seen := func(s string, used map[string]bool) bool {
 		m, err := polyomino.ParseMove(s)

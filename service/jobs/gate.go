@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -83,8 +84,10 @@ func (g *storeGate) leave(ctx context.Context, probe bool, err error, down time.
 
 // unreachable: err says the store could not be reached or did not answer
 // in time (not that it answered with an error).
+// (Redis loading its data after a restart answers LOADING: not there yet.)
 func unreachable(err error) bool {
 	var ne net.Error
 	return err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) || errors.Is(err, redis.ErrClosed))
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) || errors.Is(err, redis.ErrClosed) ||
+		strings.HasPrefix(err.Error(), "LOADING"))
 }

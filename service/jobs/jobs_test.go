@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1760,5 +1761,31 @@ func TestMemoryStoreKeepsFinishedCapped(t *testing.T) {
 	defer again.mu.Unlock()
 	if len(again.jobs) != 3 || len(again.active) != 1 || again.active[queued.ID] == nil || len(again.finished) != 2 {
 		t.Errorf("after a restart: %d jobs, %d active", len(again.jobs), len(again.active))
+	}
+}
+
+// TestReclaimHold: reclaims of units a live worker may hold wait after a
+// call that could not reach the store (or Redis still loading its data),
+// not after an error the store answered (a full Redis refusing writes
+// would never let a dead worker's units be reclaimed).
+func TestReclaimHold(t *testing.T) {
+	mem, err := NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newManager(t, mem, newSquares(), fastOptions(t))
+	if got := m.reclaimAfter(); got != fastOptions(t).ReclaimAfter {
+		t.Fatalf("a new manager holds its reclaims: %v", got)
+	}
+	m.storeFailed(errors.New("OOM command not allowed when used memory > 'maxmemory'"))
+	if got := m.reclaimAfter(); got != fastOptions(t).ReclaimAfter {
+		t.Errorf("after an answered error: %v", got)
+	}
+	for _, err := range []error{syscall.ECONNREFUSED, context.DeadlineExceeded, errors.New("LOADING Redis is loading the dataset in memory")} {
+		m.holdReclaims.Store(0)
+		m.storeFailed(err)
+		if got := m.reclaimAfter(); got != outageIdle {
+			t.Errorf("after %v: %v, want the hold", err, got)
+		}
 	}
 }

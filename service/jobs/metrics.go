@@ -42,9 +42,9 @@ type Metrics struct {
 	unfinished atomic.Pointer[func() float64]
 }
 
-// unitBuckets span a unit's times: from 10 ms to the hour of
-// --max-job-duration.
-var unitBuckets = prometheus.ExponentialBuckets(0.01, 4, 10)
+// unitBuckets span a unit's times: from 10 ms to beyond the hour of
+// --max-job-duration (10 ms x 4^k: ..., 2621 s, 10486 s).
+var unitBuckets = prometheus.ExponentialBuckets(0.01, 4, 11)
 
 // NewMetrics registers the jobs metrics on reg. jobs, when not nil, is the
 // service's gamesolver_jobs_total counter (service.Metrics.Jobs, labels

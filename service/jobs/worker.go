@@ -52,7 +52,9 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 	concurrency = max(concurrency, 1)
 	log := m.log.With(zap.String("worker", name))
 	log.Info("worker started", zap.Int("concurrency", concurrency), zap.Duration("express", m.opts.Express))
-	m.storeFailed() // no reclaim of a live worker's unit before it could heartbeat (reclaimAfter)
+	// No reclaim of a live worker's unit before it could heartbeat
+	// (reclaimAfter).
+	m.holdReclaims.Store(time.Now().Add(m.opts.ReclaimAfter).UnixNano())
 	if n, err := m.store.forget(ctx, m.opts.forgetAfter); err != nil {
 		log.Warn("could not forget dead workers", zap.Error(err))
 	} else if n > 0 {
@@ -82,7 +84,7 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, li
 	for ctx.Err() == nil {
 		d, err := m.store.claim(ctx, consumer, m.reclaimAfter(), m.opts.Poll, limit > 0)
 		if err != nil {
-			m.storeFailed()
+			m.storeFailed(err)
 			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
 			log.Warn("could not claim a unit", zap.Error(err), zap.Duration("retry_in", backoff))
 			sleep(ctx, backoff)
@@ -224,8 +226,8 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	// reclaim. The other workers reclaim nothing until ReclaimAfter after
 	// the store is back (reclaimAfter), so the worker tries for up to
 	// resultPatience; shutting down, for a third of ReclaimAfter.
-	if m.retryFor(bg, log, "store the unit's result", func(elapsed time.Duration) bool {
-		return elapsed < m.opts.ReclaimAfter/3 || ctx.Err() == nil && elapsed < resultPatience
+	if m.retryFor(bg, log, "store the unit's result", func(elapsed time.Duration, err error) bool {
+		return elapsed < m.opts.ReclaimAfter/3 || ctx.Err() == nil && unreachable(err) && elapsed < resultPatience
 	}, func(ctx context.Context) (err error) {
 		status, results, err = m.store.complete(ctx, d, result, nodes)
 		return err
@@ -292,10 +294,13 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 // handed-back unit's (handBackIdle, which stays claimable).
 const outageIdle = 30 * 24 * time.Hour
 
-// storeFailed records that a worker's call could not reach the store: the
-// workers hold their reclaims for ReclaimAfter (reclaimAfter).
-func (m *Manager) storeFailed() {
-	m.holdReclaims.Store(time.Now().Add(m.opts.ReclaimAfter).UnixNano())
+// storeFailed records a worker's failed call: when it could not reach
+// the store (not an error the store answered), the workers hold their
+// reclaims for ReclaimAfter (reclaimAfter).
+func (m *Manager) storeFailed(err error) {
+	if unreachable(err) {
+		m.holdReclaims.Store(time.Now().Add(m.opts.ReclaimAfter).UnixNano())
+	}
 }
 
 // reclaimAfter is the idle time after which a slot reclaims a unit:
@@ -399,7 +404,7 @@ func (m *Manager) heartbeat(ctx context.Context, d *delivery, consumer string, n
 			// workers, who cannot reach the store either, reclaim nothing
 			// until ReclaimAfter after it is back (reclaimAfter); if the
 			// unit is run again anyway, a result is written once.
-			m.storeFailed()
+			m.storeFailed(err)
 			log.Warn("heartbeat failed", zap.Error(err))
 		case status == "":
 			// Checked first: a store that lost its data lost the claim too.
@@ -463,7 +468,7 @@ func (m *Manager) release(ctx context.Context, d *delivery, consumer string, cou
 // in all). A call that still fails leaves the unit pending in the store,
 // where another worker reclaims it after ReclaimAfter.
 func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op func(context.Context) error) error {
-	return m.retryFor(ctx, log, what, func(time.Duration) bool { return false }, op)
+	return m.retryFor(ctx, log, what, func(time.Duration, error) bool { return false }, op)
 }
 
 // resultPatience is how long a live worker tries to store a finished
@@ -471,8 +476,9 @@ func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op fu
 const resultPatience = 10 * time.Minute
 
 // retryFor is retry, trying on (pauses of at most a second) while
-// patient(the time since the first try, the next pause included) holds.
-func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, patient func(elapsed time.Duration) bool, op func(context.Context) error) error {
+// patient(the time since the first try, the next pause included; the
+// last error) holds.
+func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, patient func(elapsed time.Duration, err error) bool, op func(context.Context) error) error {
 	const attempts = 5
 	delay := 50 * time.Millisecond
 	start := time.Now()
@@ -482,9 +488,9 @@ func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, pa
 		err = op(opCtx)
 		cancel()
 		if err != nil {
-			m.storeFailed()
+			m.storeFailed(err)
 		}
-		if err == nil || i >= attempts && !patient(time.Since(start)+delay) {
+		if err == nil || i >= attempts && !patient(time.Since(start)+delay, err) {
 			break
 		}
 		time.Sleep(delay)
