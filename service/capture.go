@@ -177,7 +177,7 @@ func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
 			return false
 		}
 	}
-	return true
+	return coherent(a, false, true, false)
 }
 
 // captureCacheKey keys a capture answer by the position and its history

@@ -49,6 +49,27 @@ func TestCachedAnswerChecked(t *testing.T) {
 		"a move twice":            func(a *PolyominoAnswer) { a.Moves[1] = a.Moves[0] },
 		"a best move twice":       func(a *PolyominoAnswer) { a.BestMoves = append(a.BestMoves, a.BestMoves[0]) },
 		"outcome none":            func(a *PolyominoAnswer) { a.Outcome = "maybe" },
+		// Entries that contradict themselves (an end-to-end check found
+		// them served).
+		"a draw without draws": func(a *PolyominoAnswer) { a.Outcome, a.Value, a.Plies = "draw", 0, nil },
+		"a loss whose moves win": func(a *PolyominoAnswer) {
+			a.Outcome, a.Value, a.Plies = "loss", -1, ptr(*a.Plies+1)
+		},
+		"a losing best move": func(a *PolyominoAnswer) {
+			for _, m := range a.Moves {
+				if m.Value < 0 {
+					a.BestMoves = []string{m.Move}
+				}
+			}
+		},
+		"every win marked lost": func(a *PolyominoAnswer) {
+			for i := range a.Moves {
+				if a.Moves[i].Value > 0 {
+					a.Moves[i].Outcome, a.Moves[i].Value = "loss", -1
+				}
+			}
+		},
+		"a move's plies negative": func(a *PolyominoAnswer) { a.Moves[0].Plies = ptr(-5) },
 	}
 	for name, edit := range edits {
 		var a PolyominoAnswer

@@ -1280,9 +1280,64 @@ func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
 			return false
 		}
 	}
-	if a.Plies != nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
+	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
+	if a.Plies != nil && normal {
 		p := *a.Plies
 		if p < 0 || (p == 0) != pos.Over() || (p%2 == 1) != (a.Outcome == string(polyomino.Win)) {
+			return false
+		}
+	}
+	return coherent(a, normal, normal, true)
+}
+
+// coherent: a's figures agree with each other. Its outcome and each
+// proven move's fit their values (values: the answers carry them; a draw
+// only where the rules have draws, not when drawless); a move's plies fit
+// its outcome (even after a winning move, odd after a losing one, none
+// after a drawing one) when plies counts them; when every move is valued,
+// the position's value (or outcome) is the best of theirs; a best move
+// valued is of the position's value. (Edited entries that contradicted
+// themselves were served: a draw in a game without draws, a loss whose
+// moves win.)
+func coherent(a PolyominoAnswer, drawless, plies, values bool) bool {
+	// rank orders outcomes, or values when the answers carry them.
+	rank := func(outcome string, v int) (int, bool) {
+		r := map[polyomino.Outcome]int{polyomino.Win: 1, polyomino.Draw: 0, polyomino.Loss: -1}
+		o, ok := r[polyomino.Outcome(outcome)]
+		if !ok || drawless && o == 0 {
+			return 0, false
+		}
+		if !values {
+			return o, true
+		}
+		return v, (v > 0) == (o > 0) && (v < 0) == (o < 0)
+	}
+	own, ok := rank(a.Outcome, a.Value)
+	if !ok {
+		return false
+	}
+	valued := map[string]int{}
+	best, every := math.MinInt, true
+	for _, m := range a.Moves {
+		if !m.Proven {
+			every = false
+			continue
+		}
+		r, ok := rank(m.Outcome, m.Value)
+		if !ok {
+			return false
+		}
+		if m.Plies != nil && plies && (*m.Plies < 0 || m.Outcome == string(polyomino.Draw) || (*m.Plies%2 == 0) != (m.Outcome == string(polyomino.Win))) {
+			return false
+		}
+		valued[m.Move] = r
+		best = max(best, r)
+	}
+	if len(a.Moves) > 0 && every && best != own {
+		return false
+	}
+	for _, s := range a.BestMoves {
+		if r, ok := valued[s]; ok && r != own {
 			return false
 		}
 	}
