@@ -134,3 +134,40 @@ func TestCachedCaptureAnswerChecked(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCachedAnswerCheck: the check of a cached all_moves answer
+// against its position (consistentWith), against the decoding of the
+// same answer's JSON that every cache hit pays anyway.
+func BenchmarkCachedAnswerCheck(b *testing.B) {
+	for _, game := range []string{"hexominoes", "pentominoes"} {
+		pos, err := PolyominoQuery{Game: game, AllMoves: true}.position()
+		if err != nil {
+			b.Fatal(err)
+		}
+		frame := pos.Frame()
+		a := PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestComplete: true}
+		for _, m := range pos.LegalMoves() {
+			a.Moves = append(a.Moves, PolyominoMove{Move: frame.ToCanonical(m).String()})
+		}
+		a.BestMoves = []string{a.Moves[0].Move}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(game+"/check", func(b *testing.B) {
+			for b.Loop() {
+				if !consistentWith(a, pos) {
+					b.Fatal("refused")
+				}
+			}
+		})
+		b.Run(game+"/decode", func(b *testing.B) {
+			for b.Loop() {
+				var v PolyominoAnswer
+				if err := json.Unmarshal(raw, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1249,11 +1249,14 @@ func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
 		legal[frame.ToCanonical(m).String()] = false
 	}
 	seen := func(s string, used map[string]bool) bool {
-		m, err := polyomino.ParseMove(s)
-		if err != nil {
-			return false
+		k := s // as the search writes it: no parse needed
+		if _, ok := used[k]; !ok {
+			m, err := polyomino.ParseMove(s)
+			if err != nil {
+				return false
+			}
+			k = m.String()
 		}
-		k := m.String()
 		if was, ok := used[k]; !ok || was {
 			return false // not legal, or listed twice
 		}
