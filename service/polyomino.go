@@ -436,6 +436,16 @@ const (
 	quickMoves   = 1000
 )
 
+// quickServes: a quick try's answer a of pos serves the request: under
+// normal play it has the position's plies and, with all_moves, every
+// move's (a request's own search finds those its try had no time for: a
+// CI run served a move without plies to a request with a minute for its
+// length search).
+func quickServes(a PolyominoAnswer, pos *polyomino.Position) bool {
+	return pos.Game().Config().EndRule != polyomino.NormalPlay ||
+		a.Plies != nil && !slices.ContainsFunc(a.Moves, func(m PolyominoMove) bool { return m.Plies == nil })
+}
+
 // Analyze values a position: exactly when the search proves it within the
 // budget, otherwise with the heuristic player's move and what was proven.
 func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
@@ -494,10 +504,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
 			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, cmp.Or(p.search.QuickTime, quickTime))
-			if a.Plies == nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
-				return PolyominoAnswer{}, a.Nodes, false
-			}
-			return a, a.Nodes, true
+			return a, a.Nodes, quickServes(a, pos)
 		}},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.

@@ -48,3 +48,36 @@ func TestQuickWithoutSlot(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestQuickServes: a quick try's answer serves only with the position's
+// plies and every move's (under normal play); under the score rule there
+// are none to wait for.
+func TestQuickServes(t *testing.T) {
+	q := PolyominoQuery{Game: "pentominoes", Width: ptr(5), Height: ptr(5), AllMoves: true}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := PolyominoAnswer{Plies: ptr(5), Moves: []PolyominoMove{{Move: "a", Plies: ptr(4)}, {Move: "b", Plies: ptr(3)}}}
+	if !quickServes(full, pos) {
+		t.Error("every plies known: refused")
+	}
+	moveLacks := full
+	moveLacks.Moves = []PolyominoMove{{Move: "a", Plies: ptr(4)}, {Move: "b"}}
+	if quickServes(moveLacks, pos) {
+		t.Error("a move without plies: served")
+	}
+	positionLacks := full
+	positionLacks.Plies = nil
+	if quickServes(positionLacks, pos) {
+		t.Error("the position without plies: served")
+	}
+	q.EndRule, q.Pool = "score", ptr(false)
+	score, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !quickServes(PolyominoAnswer{}, score) {
+		t.Error("the score rule: refused")
+	}
+}
