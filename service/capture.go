@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -136,40 +135,19 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 // player to move wins, even when he loses, none for a draw, 0 when the
 // game is over).
 func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
-	switch polyomino.Outcome(a.Outcome) {
-	case polyomino.Win, polyomino.Loss, polyomino.Draw:
-	default:
-		return false
-	}
 	legal := map[string]bool{}
 	for _, t := range pos.LegalTurns() {
 		legal[t.String()] = false
 	}
-	listed := func(turns []string) bool {
-		used := maps.Clone(legal)
-		for _, s := range turns {
-			t, err := capture.ParseTurn(s)
-			if err != nil {
-				return false
-			}
-			if was, ok := used[t.String()]; !ok || was {
-				return false
-			}
-			used[t.String()] = true
+	normalize := func(s string) (string, bool) {
+		t, err := capture.ParseTurn(s)
+		if err != nil {
+			return "", false
 		}
-		return true
+		return t.String(), true
 	}
-	if !listed(a.BestMoves) || len(a.BestMoves) == 0 && len(legal) > 0 && !pos.Over() {
+	if !movesListed(a, legal, normalize, pos.Over()) {
 		return false
-	}
-	if len(a.Moves) > 0 {
-		turns := make([]string, len(a.Moves))
-		for i, m := range a.Moves {
-			turns[i] = m.Move
-		}
-		if !listed(turns) || len(turns) != len(legal) {
-			return false
-		}
 	}
 	if a.Plies != nil {
 		n := *a.Plies

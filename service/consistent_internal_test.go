@@ -10,28 +10,25 @@ import (
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
-// TestCachedAnswerChecked: a cached answer is checked against the
-// position asked about; an entry edited in Redis (a move off the board, a
-// piece that does not exist, plies that do not fit, a move missing or
-// listed twice, no best move, an outcome that is none) is refused and the
-// position searched again, its answer replacing the entry. Before, any
-// entry that decoded was served.
-func TestCachedAnswerChecked(t *testing.T) {
+// checkEditsRefused answers q once (the entry cached under the key keyOf
+// gives), serves it again from the cache, then puts each edit of the entry
+// in the cache: each must be refused, the position searched again (the
+// first answer's outcome, best moves and plies) and the entry replaced.
+func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, error), edits map[string]func(a *PolyominoAnswer)) {
+	t.Helper()
 	ctx := context.Background()
 	c := cache.NewMemory(1<<24, time.Hour)
 	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
 		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1}
 	p := NewPolyomino(s)
-	q := PolyominoQuery{Game: "pentominoes", Width: ptr(6), Height: ptr(5), Pieces: ptr(PieceNames("FILNPTUVWXY")), AllMoves: true, Moves: []string{"I:a1,a2,a3,a4,a5"}}
 	want, err := p.Analyze(ctx, q)
 	if err != nil || !want.Proven || want.Plies == nil || len(want.Moves) == 0 {
 		t.Fatalf("first answer: %v %+v", err, want)
 	}
-	pos, err := q.position()
+	key, err := keyOf()
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := analyzeKey(pos, true)
 	raw, ok, _ := c.Get(ctx, key)
 	if !ok {
 		t.Fatal("not cached")
@@ -39,6 +36,33 @@ func TestCachedAnswerChecked(t *testing.T) {
 	if again, err := p.Analyze(ctx, q); err != nil || again.Source != SourceCache {
 		t.Fatalf("the entry as stored: %v, source %s", err, again.Source)
 	}
+	for name, edit := range edits {
+		var a PolyominoAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		edit(&a)
+		b, _ := json.Marshal(a)
+		_ = c.Set(ctx, key, b, time.Hour)
+		got, err := p.Analyze(ctx, q)
+		if err != nil || got.Source != SourceSearch || got.Outcome != want.Outcome || !reflect.DeepEqual(got.BestMoves, want.BestMoves) ||
+			len(got.Moves) != len(want.Moves) || got.Plies == nil || *got.Plies != *want.Plies {
+			t.Errorf("%s: %v, source %s, %s %v in %v plies", name, err, got.Source, got.Outcome, got.BestMoves, got.Plies)
+		}
+		if fixed, _, _ := c.Get(ctx, key); string(fixed) == string(b) {
+			t.Errorf("%s: the edited entry stayed", name)
+		}
+	}
+}
+
+// TestCachedAnswerChecked: a cached answer is checked against the
+// position asked about; an entry edited in Redis (a move off the board, a
+// piece that does not exist, plies that do not fit, a move missing or
+// listed twice, no best move, an outcome that is none, figures that
+// contradict each other) is refused and the position searched again, its
+// answer replacing the entry. Before, any entry that decoded was served.
+func TestCachedAnswerChecked(t *testing.T) {
+	q := PolyominoQuery{Game: "pentominoes", Width: ptr(6), Height: ptr(5), Pieces: ptr(PieceNames("FILNPTUVWXY")), AllMoves: true, Moves: []string{"I:a1,a2,a3,a4,a5"}}
 	edits := map[string]func(a *PolyominoAnswer){
 		"best move off the board": func(a *PolyominoAnswer) { a.BestMoves[0] = "I:b9,c9,d9,e9,f9" },
 		"no such piece":           func(a *PolyominoAnswer) { a.BestMoves[0] = "Q:f1,f2" },
@@ -71,68 +95,31 @@ func TestCachedAnswerChecked(t *testing.T) {
 		},
 		"a move's plies negative": func(a *PolyominoAnswer) { a.Moves[0].Plies = ptr(-5) },
 	}
-	for name, edit := range edits {
-		var a PolyominoAnswer
-		if err := json.Unmarshal(raw, &a); err != nil {
-			t.Fatal(err)
+	checkEditsRefused(t, q, func() (string, error) {
+		pos, err := q.position()
+		if err != nil {
+			return "", err
 		}
-		edit(&a)
-		b, _ := json.Marshal(a)
-		_ = c.Set(ctx, key, b, time.Hour)
-		got, err := p.Analyze(ctx, q)
-		if err != nil || got.Source != SourceSearch || got.Outcome != want.Outcome || !reflect.DeepEqual(got.BestMoves, want.BestMoves) ||
-			len(got.Moves) != len(want.Moves) || *got.Plies != *want.Plies {
-			t.Errorf("%s: %v, source %s, %s %v in %v plies", name, err, got.Source, got.Outcome, got.BestMoves, got.Plies)
-		}
-		if fixed, _, _ := c.Get(ctx, key); string(fixed) == string(b) {
-			t.Errorf("%s: the edited entry stayed", name)
-		}
-	}
+		return analyzeKey(pos, true), nil
+	}, edits)
 }
 
 // TestCachedCaptureAnswerChecked: the same for the capture variant, whose
 // answers are kept in the position's own frame.
 func TestCachedCaptureAnswerChecked(t *testing.T) {
-	ctx := context.Background()
-	c := cache.NewMemory(1<<24, time.Hour)
-	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
-		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1}
-	p := NewPolyomino(s)
 	q := PolyominoQuery{Game: "capture", Width: ptr(5), Height: ptr(4), Pieces: ptr(PieceNames("tetrominoes")), AllMoves: true}
-	want, err := p.Analyze(ctx, q)
-	if err != nil || !want.Proven || want.Plies == nil || len(want.Moves) == 0 {
-		t.Fatalf("first answer: %v %+v", err, want)
-	}
-	pos, err := q.capturePosition()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := captureCacheKey(pos, true)
-	raw, ok, _ := c.Get(ctx, key)
-	if !ok {
-		t.Fatal("not cached")
-	}
-	if again, err := p.Analyze(ctx, q); err != nil || again.Source != SourceCache {
-		t.Fatalf("the entry as stored: %v, source %s", err, again.Source)
-	}
-	for name, edit := range map[string]func(a *PolyominoAnswer){
+	checkEditsRefused(t, q, func() (string, error) {
+		pos, err := q.capturePosition()
+		if err != nil {
+			return "", err
+		}
+		return captureCacheKey(pos, true), nil
+	}, map[string]func(a *PolyominoAnswer){
 		"best turn off the board": func(a *PolyominoAnswer) { a.BestMoves[0] = "O:e9,f9,e10,f10" },
 		"plies of the other side": func(a *PolyominoAnswer) { a.Plies = ptr(*a.Plies + 1) },
 		"a draw with plies":       func(a *PolyominoAnswer) { a.Outcome = "draw" },
 		"a turn missing":          func(a *PolyominoAnswer) { a.Moves = a.Moves[1:] },
-	} {
-		var a PolyominoAnswer
-		if err := json.Unmarshal(raw, &a); err != nil {
-			t.Fatal(err)
-		}
-		edit(&a)
-		b, _ := json.Marshal(a)
-		_ = c.Set(ctx, key, b, time.Hour)
-		got, err := p.Analyze(ctx, q)
-		if err != nil || got.Source != SourceSearch || got.Outcome != want.Outcome || !reflect.DeepEqual(got.BestMoves, want.BestMoves) || *got.Plies != *want.Plies {
-			t.Errorf("%s: %v, source %s, %s %v in %v plies", name, err, got.Source, got.Outcome, got.BestMoves, got.Plies)
-		}
-	}
+	})
 }
 
 // BenchmarkCachedAnswerCheck: the check of a cached all_moves answer

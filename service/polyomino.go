@@ -1245,50 +1245,20 @@ func (p *Polyomino) toPosition(ctx context.Context, canon PolyominoAnswer, pos *
 // answer wrong that this check can see. (A value flipped in a coherent
 // entry is beyond it.)
 func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
-	switch polyomino.Outcome(a.Outcome) {
-	case polyomino.Win, polyomino.Loss, polyomino.Draw:
-	default:
-		return false
-	}
 	legal := map[string]bool{}
 	frame := pos.Frame() // found once (pos.ToCanonical finds it each time: 15 s for the hexomino board's moves)
 	for _, m := range pos.LegalMoves() {
 		legal[frame.ToCanonical(m).String()] = false
 	}
-	seen := func(s string, used map[string]bool) bool {
-		k := s // as the search writes it: no parse needed
-		if _, ok := used[k]; !ok {
-			m, err := polyomino.ParseMove(s)
-			if err != nil {
-				return false
-			}
-			k = m.String()
+	normalize := func(s string) (string, bool) {
+		m, err := polyomino.ParseMove(s)
+		if err != nil {
+			return "", false
 		}
-		if was, ok := used[k]; !ok || was {
-			return false // not legal, or listed twice
-		}
-		used[k] = true
-		return true
+		return m.String(), true
 	}
-	best := maps.Clone(legal)
-	for _, s := range a.BestMoves {
-		if !seen(s, best) {
-			return false
-		}
-	}
-	if len(a.BestMoves) == 0 && len(legal) > 0 && !pos.MustPass() {
+	if !movesListed(a, legal, normalize, pos.MustPass()) {
 		return false
-	}
-	if len(a.Moves) > 0 {
-		all := maps.Clone(legal)
-		for _, m := range a.Moves {
-			if !seen(m.Move, all) {
-				return false
-			}
-		}
-		if len(a.Moves) != len(legal) {
-			return false
-		}
 	}
 	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
 	if a.Plies != nil && normal {
@@ -1298,6 +1268,47 @@ func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
 		}
 	}
 	return coherent(a, normal, normal, true)
+}
+
+// movesListed: a's outcome is a proven one; its best moves and its moves
+// are among legal (the keys: moves as the search writes them; normalize
+// writes another way so), each listed once; it lists every legal move when
+// it lists moves, and a best move unless there is none (or noBest: the
+// player to move passes, the game is over).
+func movesListed(a PolyominoAnswer, legal map[string]bool, normalize func(string) (string, bool), noBest bool) bool {
+	switch polyomino.Outcome(a.Outcome) {
+	case polyomino.Win, polyomino.Loss, polyomino.Draw:
+	default:
+		return false
+	}
+	listed := func(moves []string) bool {
+		used := maps.Clone(legal)
+		for _, s := range moves {
+			k := s // as the search writes it: no parse needed
+			if _, ok := used[k]; !ok {
+				var valid bool
+				if k, valid = normalize(s); !valid {
+					return false
+				}
+			}
+			if was, ok := used[k]; !ok || was {
+				return false // not legal, or listed twice
+			}
+			used[k] = true
+		}
+		return true
+	}
+	if !listed(a.BestMoves) || len(a.BestMoves) == 0 && len(legal) > 0 && !noBest {
+		return false
+	}
+	if len(a.Moves) == 0 {
+		return true
+	}
+	moves := make([]string, len(a.Moves))
+	for i, m := range a.Moves {
+		moves[i] = m.Move
+	}
+	return len(moves) == len(legal) && listed(moves)
 }
 
 // coherent: a's figures agree with each other. Its outcome and each
