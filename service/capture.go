@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gamesolver/gamesolver/engine/capture"
-	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -146,16 +145,7 @@ func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
 		}
 		return t.String(), true
 	}
-	if !movesListed(a, legal, normalize, pos.Over()) {
-		return false
-	}
-	if a.Plies != nil {
-		n := *a.Plies
-		if n < 0 || a.Outcome == string(polyomino.Draw) || (n == 0) != pos.Over() || (n%2 == 1) != (a.Outcome == string(polyomino.Win)) {
-			return false
-		}
-	}
-	return coherent(a, false, true, false)
+	return movesListed(a, legal, normalize, pos.Over()) && coherent(a, false, true, false, pos.Over())
 }
 
 // captureCacheKey keys a capture answer by the position and its history

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -503,7 +502,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				return PolyominoAnswer{}, res.Nodes, false
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
-			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, cmp.Or(p.search.QuickTime, quickTime))
+			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, p.search.quickTime())
 			return a, a.Nodes, quickServes(a, pos)
 		}},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
@@ -1257,30 +1256,16 @@ func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
 		}
 		return m.String(), true
 	}
-	if !movesListed(a, legal, normalize, pos.MustPass()) {
-		return false
-	}
 	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
-	if a.Plies != nil && normal {
-		p := *a.Plies
-		if p < 0 || (p == 0) != pos.Over() || (p%2 == 1) != (a.Outcome == string(polyomino.Win)) {
-			return false
-		}
-	}
-	return coherent(a, normal, normal, true)
+	return movesListed(a, legal, normalize, pos.MustPass()) && coherent(a, normal, normal, true, pos.Over())
 }
 
-// movesListed: a's outcome is a proven one; its best moves and its moves
-// are among legal (the keys: moves as the search writes them; normalize
-// writes another way so), each listed once; it lists every legal move when
-// it lists moves, and a best move unless there is none (or noBest: the
-// player to move passes, the game is over).
+// movesListed: a's best moves and its moves are among legal (the keys:
+// moves as the search writes them; normalize writes another way so), each
+// listed once; it lists every legal move when it lists moves, and a best
+// move unless there is none (or noBest: the player to move passes, the
+// game is over).
 func movesListed(a PolyominoAnswer, legal map[string]bool, normalize func(string) (string, bool), noBest bool) bool {
-	switch polyomino.Outcome(a.Outcome) {
-	case polyomino.Win, polyomino.Loss, polyomino.Draw:
-	default:
-		return false
-	}
 	listed := func(moves []string) bool {
 		used := maps.Clone(legal)
 		for _, s := range moves {
@@ -1311,20 +1296,24 @@ func movesListed(a PolyominoAnswer, legal map[string]bool, normalize func(string
 	return len(moves) == len(legal) && listed(moves)
 }
 
-// coherent: a's figures agree with each other. Its outcome and each
-// proven move's fit their values (values: the answers carry them; a draw
-// only where the rules have draws, not when drawless); a move's plies fit
-// its outcome (even after a winning move, odd after a losing one, none
-// after a drawing one) when plies counts them; when every move is valued,
-// the position's value (or outcome) is the best of theirs; a best move
-// valued is of the position's value. (Edited entries that contradicted
-// themselves were served: a draw in a game without draws, a loss whose
-// moves win.)
-func coherent(a PolyominoAnswer, drawless, plies, values bool) bool {
+// outcomeRank orders the proven outcomes.
+var outcomeRank = map[polyomino.Outcome]int{polyomino.Win: 1, polyomino.Draw: 0, polyomino.Loss: -1}
+
+// coherent: a's figures agree with each other. Its outcome is a proven
+// one; it and each proven move's fit their values (values: the answers
+// carry them; a draw only where the rules have draws, not when drawless);
+// when plies counts them, the position's plies fit its outcome (odd when
+// the player to move wins, even when he loses, none for a draw, 0 exactly
+// when the game is over) and a move's fit its own (even after a winning
+// move, odd after a losing one, none after a drawing one); when every
+// move is valued, the position's value (or outcome) is the best of
+// theirs; a best move valued is of the position's value. (Edited entries
+// that contradicted themselves were served: a draw in a game without
+// draws, a loss whose moves win.)
+func coherent(a PolyominoAnswer, drawless, plies, values, over bool) bool {
 	// rank orders outcomes, or values when the answers carry them.
 	rank := func(outcome string, v int) (int, bool) {
-		r := map[polyomino.Outcome]int{polyomino.Win: 1, polyomino.Draw: 0, polyomino.Loss: -1}
-		o, ok := r[polyomino.Outcome(outcome)]
+		o, ok := outcomeRank[polyomino.Outcome(outcome)]
 		if !ok || drawless && o == 0 {
 			return 0, false
 		}
@@ -1335,6 +1324,10 @@ func coherent(a PolyominoAnswer, drawless, plies, values bool) bool {
 	}
 	own, ok := rank(a.Outcome, a.Value)
 	if !ok {
+		return false
+	}
+	if n := a.Plies; n != nil && plies &&
+		(*n < 0 || a.Outcome == string(polyomino.Draw) || (*n == 0) != over || (*n%2 == 1) != (a.Outcome == string(polyomino.Win))) {
 		return false
 	}
 	valued := map[string]int{}

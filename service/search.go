@@ -154,6 +154,9 @@ type runOptions[T any] struct {
 // search): a position proven this fast is cheaper to answer than to queue.
 const quickTime = 20 * time.Millisecond
 
+// quickTime is Searcher.QuickTime, or its default.
+func (s *Searcher) quickTime() time.Duration { return cmp.Or(s.QuickTime, quickTime) }
+
 // searchOutcome is what a computation reports besides its answer.
 type searchOutcome struct {
 	nodes  int64
@@ -230,7 +233,7 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 			start := time.Now()
 			v, nodes, ok := func() (T, int64, bool) {
 				defer s.quickBusy.Store(false)
-				qctx, cancel := context.WithTimeout(ctx, min(cmp.Or(s.QuickTime, quickTime), budget))
+				qctx, cancel := context.WithTimeout(ctx, min(s.quickTime(), budget))
 				defer cancel()
 				return quick(qctx)
 			}()
