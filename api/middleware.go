@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -259,7 +258,7 @@ func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {
 		if !d.Allowed {
 			wait := max(time.Until(d.Reset), time.Second)
 			fail(c, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
-				Message: fmt.Sprintf("more than %d requests in this period; retry after %v", d.Limit, time.Duration(math.Ceil(wait.Seconds()))*time.Second)})
+				Message: fmt.Sprintf("more than %d requests in this period; retry after %ds", d.Limit, service.RetrySeconds(wait))})
 			return
 		}
 		c.Next()

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -141,7 +140,7 @@ func fail(c *gin.Context, err error) {
 		p = newProblem(c, "internal", "the request could not be completed")
 	}
 	if se.RetryAfter > 0 {
-		p.RetryAfterSeconds = int(math.Ceil(se.RetryAfter.Seconds()))
+		p.RetryAfterSeconds = service.RetrySeconds(se.RetryAfter)
 	} else if p.Status == http.StatusServiceUnavailable || p.Status == http.StatusTooManyRequests {
 		p.RetryAfterSeconds = int(time.Second.Seconds())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -41,6 +42,10 @@ type Error struct {
 	Progress *float64
 	Cause    error
 }
+
+// RetrySeconds is d in whole seconds, rounded up: the Retry-After header
+// of an error whose RetryAfter is d, and what its message should say.
+func RetrySeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
 func (e *Error) Error() string {
 	if e.Cause != nil {

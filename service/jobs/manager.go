@@ -194,7 +194,7 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 			if d := m.opts.Submissions.Allow(ctx, "jobs:"+s.Client); !d.Allowed {
 				wait := max(time.Until(d.Reset), time.Second)
 				return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
-					Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %v", d.Limit, time.Duration(math.Ceil(wait.Seconds()))*time.Second)}
+					Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %ds", d.Limit, service.RetrySeconds(wait))}
 			}
 		}
 	}
