@@ -204,9 +204,11 @@ func keepBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, re
 	if !allValued(res) {
 		entry.BestTriedNs = tried
 	}
-	if kept, ok := keptBookMoves(ctx, s, pos, polyomino.Outcome(entry.Outcome)); ok && provenMoves(kept.Moves) >= provenMoves(entry.Moves) &&
-		(provenMoves(kept.Moves) > provenMoves(entry.Moves) || kept.BestTriedNs >= entry.BestTriedNs) {
-		return
+	if kept, ok := keptBookMoves(ctx, s, pos, polyomino.Outcome(entry.Outcome)); ok {
+		have, mine := provenMoves(kept.Moves), provenMoves(entry.Moves)
+		if have > mine || have == mine && kept.BestTriedNs >= entry.BestTriedNs {
+			return
+		}
 	}
 	if raw, err := json.Marshal(entry); err == nil {
 		_ = s.Loader.Replace(context.WithoutCancel(ctx), bookMovesKey(pos), raw)
