@@ -215,6 +215,44 @@ func keepBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, re
 	}
 }
 
+// keepBookLengths adds the plies of a, a job's proven answer of the book
+// position pos (in its frame, with the position's plies), to the cache's
+// entry of its lengths (bookLengthKey), which the requests read (fromBook)
+// rather than the job's own entry: the job's moves' plies (with all_moves
+// it searched every move, a request a few) join those the entry holds,
+// unless the two disagree on the position's plies.
+func keepBookLengths(ctx context.Context, s *Searcher, pos *polyomino.Position, a PolyominoAnswer, allMoves bool) {
+	if !a.Proven || a.Plies == nil {
+		return
+	}
+	c := canonicalAnswer(a, pos)
+	c.Nodes, c.ElapsedNs = 0, 0
+	key := bookLengthKey(pos, allMoves)
+	raw, ok, err := s.Loader.Cache().Get(cache.Fresh(context.WithoutCancel(ctx)), key)
+	if err != nil {
+		return // what the cache holds is unknown: it may hold more
+	}
+	var kept PolyominoAnswer
+	if ok && (json.Unmarshal(raw, &kept) != nil || kept.Outcome != c.Outcome) {
+		kept = PolyominoAnswer{}
+	}
+	if kept.Plies != nil && *kept.Plies != *c.Plies {
+		return
+	}
+	merged := withMovePlies(c, kept)
+	withFirst(&merged, kept)
+	if kept.Plies != nil && movesWithPlies(merged) <= movesWithPlies(kept) && (kept.PerfectFirst || !merged.PerfectFirst) {
+		return // nothing new
+	}
+	merged.LengthTriedNs = 0
+	if !lengthComplete(merged, allMoves) {
+		merged.LengthTriedNs = kept.LengthTriedNs
+	}
+	if raw, err := json.Marshal(merged); err == nil {
+		_ = s.Loader.Replace(context.WithoutCancel(ctx), key, raw)
+	}
+}
+
 // keptBookMove is the value a job's unit reads for the child of a book
 // position pos (all_moves): when the cache keeps the value of one of the
 // child's moves (bookMoves found it), the child's answer, proven, without

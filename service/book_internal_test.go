@@ -659,3 +659,86 @@ func TestBookMovesAcrossProcesses(t *testing.T) {
 		t.Errorf("after process one's write of fewer: %d values, want the job's %d", provenMoves(kept.Moves), want)
 	}
 }
+
+// TestJobLengthsServeBookRequests: the plies a job found for the moves of
+// a book position are served to the requests, which answer from the book
+// and read the lengths of bookLengthKey, not the job's own entry (an
+// end-to-end check found 25 moves with plies in the job's entry, 1 in the
+// answers); an entry that disagrees on the position's plies is kept.
+func TestJobLengthsServeBookRequests(t *testing.T) {
+	p, _ := bookPolyomino(t)
+	p.search.MinLengthTime = time.Hour // no length search of the request's own
+	ctx := context.Background()
+	q := PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"}, AllMoves: true, BudgetMs: 100}
+	pos := mustPosition(t, q.Moves)
+	res, ok := bookResult(pos, true, true)
+	if !ok || !res.Proven {
+		t.Fatal("the book does not answer the position")
+	}
+	withPlies := func(a PolyominoAnswer) map[string]int {
+		got := map[string]int{}
+		for _, m := range a.Moves {
+			if m.Proven && m.Plies != nil {
+				got[m.Move] = *m.Plies
+			}
+		}
+		return got
+	}
+	before, err := p.Analyze(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job's answer: the book's moves, a few more valued, each with
+	// plies (a cache test: which plies does not matter, only that they
+	// come back), the position's as the book's lengths say when they know.
+	more := res
+	more.Moves = slices.Clone(res.Moves)
+	added := 0
+	for i := range more.Moves {
+		if !more.Moves[i].Proven && added < 5 {
+			more.Moves[i].Proven, more.Moves[i].Outcome, more.Moves[i].Value, added = true, polyomino.Loss, -1, added+1
+		}
+	}
+	keepBookMoves(ctx, p.search, pos, more, 0) // as the job does
+	job := bookAnswerOf(more, pos)
+	plies := 9
+	if known, ok := bookLength(pos, res); ok && known.Plies != nil {
+		plies = *known.Plies
+	}
+	job.Plies = &plies
+	want := map[string]int{}
+	for i, m := range job.Moves {
+		if m.Proven {
+			n := plies - 1 + 2*(i%3)
+			if m.Outcome == string(polyomino.Loss) {
+				n = plies + 2*(i%3)
+			}
+			job.Moves[i].Plies = &n
+			want[m.Move] = n
+		}
+	}
+	if len(withPlies(before)) >= len(want) {
+		t.Fatalf("before the job: %d moves with plies, the job's %d: nothing to add", len(withPlies(before)), len(want))
+	}
+	other := plies + 2
+	wrong := job
+	wrong.Plies = &other
+	keepBookLengths(ctx, p.search, pos, job, true)
+	keepBookLengths(ctx, p.search, pos, wrong, true) // disagrees: not taken
+	after, err := p.Analyze(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Plies == nil || *after.Plies != plies {
+		t.Errorf("the position's plies %v, want %d", after.Plies, plies)
+	}
+	got := withPlies(after)
+	for m, n := range want {
+		if got[m] != n {
+			t.Errorf("move %s: plies %d, the job found %d", m, got[m], n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%d moves with plies before the job, %d after, the job's %d", len(withPlies(before)), len(got), len(want))
+	}
+}

@@ -1837,6 +1837,11 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 		if a.Plies == nil {
 			j.finalLength(ctx, &a, pos, res)
 		}
+		if b, ok := bookResult(pos, false, true); ok && b.Outcome == res.Outcome && ctx.Err() == nil && j.Search != nil {
+			// The requests of a book position answer from the book, with
+			// the lengths of this entry (fromBook), not the job's.
+			keepBookLengths(ctx, j.Search, pos, a, q.AllMoves)
+		}
 	}
 	if a.Proven && ctx.Err() == nil && j.Search != nil && a.final() {
 		// For the requests, here and in every process sharing the
