@@ -449,7 +449,7 @@ func TestBookMovesJob(t *testing.T) {
 	line := []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"} // won: the long L refuted
 	request, _ := json.Marshal(PolyominoQuery{Game: "pentominoes", Moves: line, AllMoves: true})
 	p.search.MinLengthTime = time.Millisecond // the units' plies are not this test's
-	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: time.Minute, Workers: 1}
+	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: 2 * time.Second, Workers: 1}
 	units, err := job.Plan(ctx, request)
 	if err != nil {
 		t.Fatal(err)
@@ -740,5 +740,72 @@ func TestJobLengthsServeBookRequests(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("%d moves with plies before the job, %d after, the job's %d", len(withPlies(before)), len(got), len(want))
+	}
+}
+
+// TestJobKeepsSomeBookMoveValues: a job on a book position with all_moves
+// whose units left some moves unknown (out of time) still gives the
+// requests the values it found (it used to keep them only when it valued
+// every move), with its units' limit as the time tried: a request does
+// not search them again.
+func TestJobKeepsSomeBookMoveValues(t *testing.T) {
+	p, _ := bookPolyomino(t)
+	p.search.MinLengthTime = time.Hour // no length search: the nodes below are bookMoves'
+	ctx := context.Background()
+	q := PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"}, AllMoves: true}
+	pos := mustPosition(t, q.Moves)
+	res, ok := bookResult(pos, true, true)
+	if !ok || !res.Proven || res.Outcome != polyomino.Win {
+		t.Fatal("the book does not answer the position with a win")
+	}
+	wins := map[string]bool{}
+	for _, m := range res.Moves {
+		if m.Proven && m.Value > 0 {
+			wins[m.Move.String()] = true
+		}
+	}
+	// The units' answers, for the other player after each move: lost
+	// after the book's winning moves, won after 5 others (a cache test:
+	// which moves does not matter), unknown after the rest.
+	children := pos.Children()
+	results := map[int]json.RawMessage{}
+	want := map[string]bool{}
+	lost := 0
+	for i, c := range children {
+		a := PolyominoAnswer{Outcome: string(polyomino.OutcomeUnknown), BestMoves: []string{}}
+		switch {
+		case wins[c.Moves[0].String()]:
+			a.Outcome, a.Proven, a.Value = string(polyomino.Loss), true, -1
+		case lost < 5:
+			a.Outcome, a.Proven, a.Value = string(polyomino.Win), true, 1
+			lost++
+			for _, m := range c.Moves {
+				want[m.String()] = true
+			}
+		}
+		results[i], _ = json.Marshal(a)
+	}
+	req, _ := json.Marshal(q)
+	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: 2 * time.Second, Workers: 1}
+	raw, done, err := job.Combine(ctx, req, len(children), results)
+	if err != nil || !done {
+		t.Fatalf("combine: done %v, %v", done, err)
+	}
+	var a PolyominoAnswer
+	if err := json.Unmarshal(raw, &a); err != nil || !a.Proven || a.BestComplete {
+		t.Fatalf("the job's answer: proven %v, best_complete %v (%v); want a win with moves unknown", a.Proven, a.BestComplete, err)
+	}
+	q.BudgetMs = 2000 // a request that would search moves for 1 s: the units tried 2
+	got, err := p.Analyze(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range got.Moves {
+		if want[m.Move] && (!m.Proven || m.Value >= 0) {
+			t.Errorf("move %s: proven %v, value %d; the job found it loses", m.Move, m.Proven, m.Value)
+		}
+	}
+	if got.SpentNodes != 0 {
+		t.Errorf("the request searched %d nodes: the job's units tried longer", got.SpentNodes)
 	}
 }

@@ -1825,11 +1825,20 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if !done {
 		return nil, false, nil
 	}
-	if q.AllMoves && res.Proven && res.BestComplete && j.Search != nil {
-		if b, ok := bookResult(pos, false, true); ok && b.Outcome == res.Outcome && pos.Game().Config().EndRule == polyomino.NormalPlay {
-			// Every move of a book position valued: for the requests
-			// (bookMoves), which then need no search.
-			keepBookMoves(ctx, j.Search, pos, res, 0)
+	if q.AllMoves && j.Search != nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
+		if b, ok := bookResult(pos, false, true); ok && (!res.Proven || b.Outcome == res.Outcome) {
+			// The moves of a book position the job valued, for the
+			// requests (bookMoves), which then need no search of them;
+			// when some are left unknown (units out of time), with the
+			// units' limit as the time tried: a request's search would
+			// not find them.
+			kept := res
+			kept.Outcome, kept.Proven, kept.Value = b.Outcome, true, b.Value // the book's, which a job that left moves unknown may not know
+			var tried int64
+			if !allValued(kept) {
+				tried = int64(j.MaxDuration)
+			}
+			keepBookMoves(ctx, j.Search, pos, kept, tried)
 		}
 	}
 	if res.Proven && !pos0(children) && pos.Game().Config().EndRule == polyomino.NormalPlay {
