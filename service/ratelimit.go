@@ -126,7 +126,10 @@ func (rl *RateLimiter) tryShared() bool {
 }
 
 func decision(c limiter.Context) RateDecision {
-	return RateDecision{Allowed: !c.Reached, Limit: c.Limit, Remaining: c.Remaining, Reset: time.Unix(c.Reset, 0)}
+	// The limiter's Reset is the period's end rounded down to the second:
+	// a client retrying then (or after a Retry-After counted from it) was
+	// refused again. The next second is past the end.
+	return RateDecision{Allowed: !c.Reached, Limit: c.Limit, Remaining: c.Remaining, Reset: time.Unix(c.Reset+1, 0)}
 }
 
 // APIKeys checks API keys in constant time. Keys are kept hashed, so that a

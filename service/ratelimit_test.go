@@ -105,3 +105,29 @@ func TestRateLimiterLease(t *testing.T) {
 		t.Error("a second request tried the shared counters while the first held the lease")
 	}
 }
+
+// A client refused waits until the decision's Reset and is served: the
+// reset it is told is not before the period's end (ulule's Reset is the
+// end rounded down to the second; an audit's retry after Retry-After was
+// refused again, the period ending 0.8 s later).
+func TestRateLimiterResetNotEarly(t *testing.T) {
+	for try := range 2 {
+		rl, err := NewRateLimiter("1-S", nil, time.Second, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if d := rl.Allow(ctx, "c"); !d.Allowed {
+			t.Fatal("the first request refused")
+		}
+		d := rl.Allow(ctx, "c")
+		if d.Allowed {
+			t.Fatal("the second request in a second allowed")
+		}
+		time.Sleep(time.Until(d.Reset))
+		if again := rl.Allow(ctx, "c"); !again.Allowed {
+			t.Fatalf("try %d: refused again at the Reset told (%v)", try, d.Reset)
+		}
+		rl.Close()
+	}
+}
