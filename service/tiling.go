@@ -152,9 +152,13 @@ func tilingKey(p tiling.Problem, q TilingQuery) string {
 	if q.Limit == 0 {
 		region = "shape:" + p.Region.Shape()
 	}
-	names := strings.Fields(p.Pieces.String())
-	if len(names) <= 1 {
-		names = strings.Split(p.Pieces.String(), "")
+	// Each piece by its order and name: I, L and T name a tetromino and a
+	// pentomino, and hexomino names are three characters (a key of the
+	// list's characters sorted gave H12 and H21 one key: an audit got
+	// another puzzle's answer from the cache).
+	names := make([]string, len(p.Pieces))
+	for i, pc := range p.Pieces {
+		names[i] = fmt.Sprintf("%d%s", pc.Size(), pc.Name)
 	}
 	sort.Strings(names)
 	variant := fmt.Sprintf("limit=%d,every=%t,multi=%t,leftover=%t", q.Limit, q.EveryTiling, q.Multiset, q.AllowLeftover)

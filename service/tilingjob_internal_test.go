@@ -170,3 +170,63 @@ func TestTilingsOldUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestTilingKeysTellPiecesApart: two piece lists share a cache key only
+// when they are one multiset of pieces (an audit found hexomino lists
+// with the same characters, H12 and H21, and the tetromino and pentomino
+// I, L, T, served each other's answers from the cache).
+func TestTilingKeysTellPiecesApart(t *testing.T) {
+	names := func(s string) *PieceNames { n := PieceNames(s); return &n }
+	key := func(q TilingQuery) string {
+		t.Helper()
+		p, err := NewTilings(nil).problem(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tilingKey(p, q)
+	}
+	board := func(pieces string, order int) TilingQuery {
+		return TilingQuery{Width: 8, Height: 8, Pieces: names(pieces), Order: order, AllowLeftover: true, Limit: 1}
+	}
+	for _, tc := range []struct {
+		a, b TilingQuery
+		same bool
+	}{
+		{board("H12,H13,H23,H11", 0), board("H21,H31,H32,H11", 0), false},
+		{board("H12", 0), board("H21", 0), false},
+		{board("ILT", 4), board("ILT", 5), false},
+		{board("ILT", 0), board("ILT", 5), true},  // pentominoes unless O or S is listed
+		{board("F,I,L", 0), board("LIF", 0), true}, // one multiset
+		{board("H01,H02", 0), board("H2 H1", 0), true},
+	} {
+		if got := key(tc.a) == key(tc.b); got != tc.same {
+			t.Errorf("%s (order %d) and %s (order %d): one key %v, want %v", *tc.a.Pieces, tc.a.Order, *tc.b.Pieces, tc.b.Order, got, tc.same)
+		}
+	}
+	// Through the cache: the second puzzle gets its own count.
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	ts := NewTilings(s)
+	ctx := context.Background()
+	counts := map[int]int64{}
+	for _, order := range []int{4, 5, 4} {
+		q := TilingQuery{Width: 5, Height: 4, Pieces: names("ILT"), Order: order, AllowLeftover: true}
+		a, err := ts.Solve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := NewTilings(&Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Slots: NewSlots(1, 4, time.Second, nil),
+			Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}).Solve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Result.Count != fresh.Result.Count || a.Result.CountAll != fresh.Result.CountAll {
+			t.Errorf("ILT of order %d: %d (%d) from %s, a search without the cache %d (%d)", order, a.Result.Count, a.Result.CountAll, a.Source, fresh.Result.Count, fresh.Result.CountAll)
+		}
+		counts[order] = a.Result.CountAll
+	}
+	if counts[4] == counts[5] {
+		t.Errorf("the two orders count %d tilings each: the test needs puzzles that differ", counts[4])
+	}
+}
