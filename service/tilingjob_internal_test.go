@@ -195,7 +195,7 @@ func TestTilingKeysTellPiecesApart(t *testing.T) {
 		{board("H12,H13,H23,H11", 0), board("H21,H31,H32,H11", 0), false},
 		{board("H12", 0), board("H21", 0), false},
 		{board("ILT", 4), board("ILT", 5), false},
-		{board("ILT", 0), board("ILT", 5), true},  // pentominoes unless O or S is listed
+		{board("ILT", 0), board("ILT", 5), true},   // pentominoes unless O or S is listed
 		{board("F,I,L", 0), board("LIF", 0), true}, // one multiset
 		{board("H01,H02", 0), board("H2 H1", 0), true},
 	} {
