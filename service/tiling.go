@@ -175,7 +175,8 @@ func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error
 		return TilingAnswer{}, err
 	}
 	budget := t.search.Budgets.Clamp(q.BudgetMs)
-	a, source, err := runCached(ctx, t.search, "tiling", tilingKey(p, q), budget, nil,
+	a, source, err := runCached(ctx, t.search, "tiling", tilingKey(p, q), budget, &runOptions[tilingAnswer]{
+		Consistent: func(a tilingAnswer) bool { return consistentTiling(a, p, q) }},
 		func(ctx context.Context) (tilingAnswer, int64, bool, error) {
 			r, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Workers: t.search.Workers})
 			return tilingAnswer{Result: r}, r.Nodes, r.Complete, err
@@ -249,7 +250,7 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 	if q.BudgetMs > 0 {
 		return []json.RawMessage{request}, nil
 	}
-	if raw, ok, err := j.Tilings.search.Loader.Cache().Get(ctx, tilingKey(p, q)); err == nil && ok && validTiling(j.Tilings.search)(raw) {
+	if raw, ok, err := j.Tilings.search.Loader.Cache().Get(ctx, tilingKey(p, q)); err == nil && ok && validTiling(j.Tilings.search, p, q)(raw) {
 		return []json.RawMessage{request}, nil // Run answers from the cache
 	}
 	units := make([]json.RawMessage, tilingParts)
@@ -278,7 +279,7 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	// flight of the jobs of its budget: a request's search, or a job's of
 	// another budget, may stop at another point.)
 	key := tilingKey(p, q)
-	raw, origin, err := j.Tilings.search.Loader.LoadChecked(ctx, key, key+"|job|budget="+budget.String(), validTiling(j.Tilings.search),
+	raw, origin, err := j.Tilings.search.Loader.LoadChecked(ctx, key, key+"|job|budget="+budget.String(), validTiling(j.Tilings.search, p, q),
 		func(ctx context.Context) ([]byte, bool, error) {
 			res, err := tiling.Solve(ctx, p, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling, Budget: budget, Workers: j.Workers,
 				Progress: func(pr tiling.Progress) { report(pr.Nodes) }})
@@ -319,12 +320,28 @@ func (j TilingsJob) problemOf(raw json.RawMessage) (TilingQuery, tiling.Problem,
 	return q, p, err
 }
 
-// validTiling vets a cached tiling answer (a complete count).
-func validTiling(s *Searcher) func([]byte) bool {
+// validTiling vets a cached tiling answer of the problem p asked by q (a
+// complete count, consistentTiling).
+func validTiling(s *Searcher, p tiling.Problem, q TilingQuery) func([]byte) bool {
 	return func(raw []byte) bool {
-		_, ok := validCached[tilingAnswer](s, raw)
+		a, ok := validCached[tilingAnswer](s, raw)
+		if ok && !consistentTiling(a, p, q) {
+			if s.Metrics != nil {
+				s.Metrics.CacheResults.WithLabelValues("answer", "invalid").Inc()
+			}
+			return false
+		}
 		return ok
 	}
+}
+
+// consistentTiling checks a cached answer against the problem asked
+// (tiling.Problem.Check: its counts coherent, its tilings real tilings of
+// the region by the pieces, as many as the limit lists): an entry an
+// earlier version, a bug or a hand wrote that fails is counted again and
+// replaced (an audit's edited Redis entry was served).
+func consistentTiling(a tilingAnswer, p tiling.Problem, q TilingQuery) bool {
+	return p.Check(a.Result, tiling.Options{Limit: q.Limit, EveryTiling: q.EveryTiling}) == nil
 }
 
 // runPart counts one part of a job's search; its result is the engine's

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -228,5 +229,48 @@ func TestTilingKeysTellPiecesApart(t *testing.T) {
 	}
 	if counts[4] == counts[5] {
 		t.Errorf("the two orders count %d tilings each: the test needs puzzles that differ", counts[4])
+	}
+}
+
+// TestCachedTilingChecked: a cached tilings answer that is not one of
+// the problem asked (edited in Redis by an audit: counts 7 and 3, a row
+// "garbage", a placement "Q:z99") is counted again and replaced, by the
+// requests and by the jobs.
+func TestCachedTilingChecked(t *testing.T) {
+	ctx := context.Background()
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
+	ts := NewTilings(s)
+	q := TilingQuery{Width: 12, Height: 5, Limit: 2}
+	want, err := ts.Solve(ctx, q)
+	if err != nil || !want.Result.Complete {
+		t.Fatalf("%v %+v", err, want.Result)
+	}
+	p, err := ts.problem(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := tilingKey(p, q)
+	edits := map[string]string{
+		"the audit's": `{"result":{"Count":7,"CountAll":3,"Solutions":[["XXXX","garbage"]],"Placements":[["Q:z99"]],"Complete":true,"Symmetries":4}}`,
+		"counts only": fmt.Sprintf(`{"result":{"Count":%d,"CountAll":%d,"Fixed":%d,"Complete":true,"Symmetries":4}}`, want.Result.Count, want.Result.CountAll, want.Result.Fixed),
+	}
+	job := TilingsJob{Tilings: ts, MaxDuration: time.Minute, Workers: 1}
+	body, _ := json.Marshal(map[string]any{"width": 12, "height": 5, "limit": 2})
+	for name, entry := range edits {
+		if err := c.Set(ctx, key, []byte(entry), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ts.Solve(ctx, q)
+		if err != nil || got.Source == SourceCache || got.Result.Count != want.Result.Count || !reflect.DeepEqual(got.Result.Placements, want.Result.Placements) {
+			t.Errorf("%s entry: %v, source %s, count %d, %d tilings; want %d", name, err, got.Source, got.Result.Count, len(got.Result.Placements), want.Result.Count)
+		}
+		if err := c.Set(ctx, key, []byte(entry), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if units, err := job.Plan(ctx, body); err != nil || len(units) != tilingParts {
+			t.Errorf("%s entry: a job of %d units (%v); want %d parts, not the cache's answer", name, len(units), err, tilingParts)
+		}
 	}
 }

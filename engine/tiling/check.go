@@ -1,0 +1,141 @@
+package tiling
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// Check reports whether r can be the complete answer of Solve for p with
+// o's Limit and EveryTiling (an answer read back from a cache or a store,
+// which may have been edited): its counts agree with each other
+// (Burnside: Fixed is Count times the region's symmetries, at least
+// CountAll, which is at least Count), it lists as many tilings as the
+// limit and the count allow, and each is a tiling of the region by the
+// pieces, every piece placed as often as listed, in its rows and its
+// placements alike, one per class of tilings (each tiling once with
+// EveryTiling). A count changed in a way that keeps all this is beyond
+// such a check.
+func (p Problem) Check(r Result, o Options) error {
+	if !r.Complete {
+		return fmt.Errorf("the count is not complete")
+	}
+	syms := p.Region.Symmetries()
+	if r.Symmetries != len(syms) {
+		return fmt.Errorf("%d symmetries; the region has %d", r.Symmetries, len(syms))
+	}
+	if r.Count < 0 || r.CountAll < r.Count || r.Fixed != r.Count*int64(len(syms)) || r.CountAll > r.Fixed {
+		return fmt.Errorf("counts %d, %d and %d (fixed) disagree", r.Count, r.CountAll, r.Fixed)
+	}
+	listable := r.Count
+	if o.EveryTiling {
+		listable = r.CountAll
+	}
+	want := min(int64(max(o.Limit, 0)), listable)
+	if int64(len(r.Placements)) != want || len(r.Solutions) != len(r.Placements) {
+		return fmt.Errorf("%d tilings and %d rows listed; want %d", len(r.Placements), len(r.Solutions), want)
+	}
+	pieces := p.Pieces
+	if len(pieces) == 0 {
+		pieces = DefaultPieces()
+	}
+	times := map[string]int{}
+	byName := map[string]*polyomino.Piece{}
+	for _, pc := range pieces {
+		times[pc.Name]++
+		byName[pc.Name] = pc
+	}
+	seen := make(map[string]bool, len(r.Placements))
+	for i, t := range r.Placements {
+		if err := p.checkTiling(t, r.Solutions[i], times, byName); err != nil {
+			return fmt.Errorf("tiling %d: %w", i+1, err)
+		}
+		name := p.Region.TilingClass(t)
+		if o.EveryTiling {
+			name = tilingName(t)
+		}
+		if seen[name] {
+			return fmt.Errorf("tiling %d: listed before", i+1)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// checkTiling reports whether t, drawn as rows, places every piece of
+// times (names and how often) on open cells of the region, each cell once,
+// in one of its piece's orientations.
+func (p Problem) checkTiling(t []Placement, rows []string, times map[string]int, byName map[string]*polyomino.Piece) error {
+	want := p.Region.Rows()
+	grid := make([][]byte, len(want))
+	for y, row := range want {
+		grid[y] = []byte(row)
+	}
+	used := map[string]int{}
+	for _, pl := range t {
+		pc, ok := byName[pl.Piece]
+		if !ok {
+			return fmt.Errorf("%s: no such piece in the problem", pl)
+		}
+		used[pl.Piece]++
+		if len(pl.Cells) != pc.Size() {
+			return fmt.Errorf("%s: %d cells, the piece has %d", pl, len(pl.Cells), pc.Size())
+		}
+		for _, c := range pl.Cells {
+			if !p.Region.Open(c.X, c.Y) || grid[c.Y][c.X] != '.' {
+				return fmt.Errorf("%s: cell %s is not open or is covered twice", pl, c)
+			}
+			grid[c.Y][c.X] = Symbol(pc)
+		}
+		if !slices.ContainsFunc(pc.Orientations, func(s polyomino.Shape) bool { return slices.Equal(s, normalized(pl.Cells)) }) {
+			return fmt.Errorf("%s: not a shape of %s", pl, pc.Name)
+		}
+	}
+	for name, n := range times {
+		if used[name] != n {
+			return fmt.Errorf("%s placed %d times, listed %d", name, used[name], n)
+		}
+	}
+	if len(used) != len(times) {
+		return fmt.Errorf("pieces placed that are not listed")
+	}
+	if len(rows) != len(grid) {
+		return fmt.Errorf("%d rows; the region has %d", len(rows), len(grid))
+	}
+	for y, row := range grid {
+		if rows[y] != string(row) {
+			return fmt.Errorf("row %d is %q; its placements draw %q", y+1, rows[y], row)
+		}
+	}
+	return nil
+}
+
+// normalized is cells as a Shape: moved to the top-left corner, in
+// reading order.
+func normalized(cells []polyomino.Cell) polyomino.Shape {
+	s := slices.Clone(cells)
+	x0, y0 := s[0].X, s[0].Y
+	for _, c := range s {
+		x0, y0 = min(x0, c.X), min(y0, c.Y)
+	}
+	for i := range s {
+		s[i].X -= x0
+		s[i].Y -= y0
+	}
+	slices.SortFunc(s, cellOrder)
+	return s
+}
+
+// tilingName names a tiling itself: its placements, sorted.
+func tilingName(t []Placement) string {
+	names := make([]string, len(t))
+	for i, pl := range t {
+		c := Placement{Piece: pl.Piece, Cells: slices.Clone(pl.Cells)}
+		slices.SortFunc(c.Cells, cellOrder)
+		names[i] = c.String()
+	}
+	slices.Sort(names)
+	return strings.Join(names, " ")
+}
