@@ -47,14 +47,26 @@ func (p Problem) Check(r Result, o Options) error {
 		times[pc.Name]++
 		byName[pc.Name] = pc
 	}
+	// Without a piece listed twice a tiling's rows name it (each symbol
+	// one piece), and its class is the least of its rows' images, a
+	// quarter of the cost of TilingClass.
+	distinct := len(byName) == len(pieces)
+	x0, y0, w, h := p.Region.openBox()
 	seen := make(map[string]bool, len(r.Placements))
 	for i, t := range r.Placements {
 		if err := p.checkTiling(t, r.Solutions[i], times, byName); err != nil {
 			return fmt.Errorf("tiling %d: %w", i+1, err)
 		}
-		name := p.Region.TilingClass(t)
-		if o.EveryTiling {
+		var name string
+		switch {
+		case o.EveryTiling && distinct:
+			name = strings.Join(r.Solutions[i], "/")
+		case o.EveryTiling:
 			name = tilingName(t)
+		case distinct:
+			name = rowsClass(r.Solutions[i], syms, x0, y0, w, h)
+		default:
+			name = p.Region.TilingClass(t)
 		}
 		if seen[name] {
 			return fmt.Errorf("tiling %d: listed before", i+1)
@@ -138,4 +150,23 @@ func tilingName(t []Placement) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, " ")
+}
+
+// rowsClass names the class of a tiling drawn as rows, its pieces told
+// apart by their symbols, under the region's symmetries syms of its open
+// cells' box: the least of the box's images.
+func rowsClass(rows []string, syms []polyomino.Transform, x0, y0, w, h int) string {
+	best, img := "", make([]byte, w*h)
+	for i, t := range syms {
+		for y := y0; y < y0+h; y++ {
+			for x := x0; x < x0+w; x++ {
+				c := polyomino.MapInBox(t, polyomino.Cell{X: x, Y: y}, x0, y0, w, h)
+				img[(c.Y-y0)*w+c.X-x0] = rows[y][x]
+			}
+		}
+		if i == 0 || string(img) < best {
+			best = string(img)
+		}
+	}
+	return best
 }

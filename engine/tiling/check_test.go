@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -72,6 +73,34 @@ func TestCheck(t *testing.T) {
 			"a piece moved off": func(c *Result) { c.Placements[0][0] = moved(c.Placements[0][0], 40) },
 			"a cell changed":    func(c *Result) { c.Placements[0][0].Cells[0] = c.Placements[0][1].Cells[0] },
 			"a piece dropped":   func(c *Result) { c.Placements[0] = c.Placements[0][1:] },
+			"a symmetric image": func(c *Result) {
+				// The last tiling replaced by an image of the first (a
+				// tiling of its class; itself when the region has no
+				// symmetry but the identity: listed twice).
+				x0, y0, w, h := tc.p.Region.openBox()
+				syms := tc.p.Region.Symmetries()
+				img := make([]Placement, len(c.Placements[0]))
+				for j, pl := range c.Placements[0] {
+					img[j] = Placement{Piece: pl.Piece}
+					for _, cell := range pl.Cells {
+						img[j].Cells = append(img[j].Cells, polyomino.MapInBox(syms[len(syms)-1], cell, x0, y0, w, h))
+					}
+					slices.SortFunc(img[j].Cells, cellOrder)
+				}
+				rows := tc.p.Region.Rows()
+				for _, pl := range img {
+					for _, cell := range pl.Cells {
+						b := []byte(rows[cell.Y])
+						b[cell.X] = polyomino.Symbol(pl.Piece)
+						rows[cell.Y] = string(b)
+					}
+				}
+				last := len(c.Placements) - 1
+				if tc.o.EveryTiling {
+					img, rows = c.Placements[0], c.Solutions[0] // every tiling: listed twice
+				}
+				c.Placements[last], c.Solutions[last] = img, rows
+			},
 			"a misshapen piece": func(c *Result) {
 				// A cell of the first piece moved a row down: covered
 				// twice, or the piece misshapen.
@@ -86,4 +115,35 @@ func TestCheck(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkCheck: the check of a cached answer listing 1000 tilings of
+// the 6 x 10 rectangle, against decoding its JSON, which every cache hit
+// pays anyway.
+func BenchmarkCheck(b *testing.B) {
+	p := Problem{Region: mustRegion(b, 10, 6)}
+	o := Options{Limit: 1000}
+	r, err := Solve(context.Background(), p, o)
+	if err != nil || len(r.Placements) != 1000 {
+		b.Fatalf("%v, %d tilings", err, len(r.Placements))
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if err := p.Check(r, o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			var back Result
+			if err := json.Unmarshal(raw, &back); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
