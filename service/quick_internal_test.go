@@ -81,3 +81,34 @@ func TestQuickServes(t *testing.T) {
 		t.Error("the score rule: refused")
 	}
 }
+
+// TestQuickTilingWithoutSlot: a small tilings puzzle is counted without
+// the solver slot, which a long count holds (an audit's 5 x 1 strip
+// waited 2 s behind one and got 503); a real count still waits for it.
+func TestQuickTilingWithoutSlot(t *testing.T) {
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Hour), time.Hour), Slots: NewSlots(1, 4, 300*time.Millisecond, nil),
+		Budgets: Budgets{Default: 2 * time.Second, Max: 10 * time.Second}, Workers: 1, MinCacheTime: 20 * time.Millisecond,
+		QuickTime: 2 * time.Second} // no timing in the test: the try's nodes bound it
+	ts := NewTilings(s)
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	ctx := context.Background()
+	names := func(s string) *PieceNames { n := PieceNames(s); return &n }
+	for _, q := range []TilingQuery{
+		{Width: 5, Height: 1, Pieces: names("I")},
+		{Width: 5, Height: 4, Pieces: names("ILT"), Order: 4, AllowLeftover: true, Limit: 10},
+		{Board: []string{"#......", "......#", ".......", "......."}, Pieces: names("ILNPU"), AllowLeftover: true, Limit: 1000},
+	} {
+		a, err := ts.Solve(ctx, q)
+		if err != nil || !a.Result.Complete || a.Result.CountAll == 0 {
+			t.Errorf("%+v: %v, complete %v, %d tilings", q, err, a.Result.Complete, a.Result.CountAll)
+		}
+	}
+	// The 6 x 10 rectangle: beyond a quick try.
+	if _, err := ts.Solve(ctx, TilingQuery{Width: 10, Height: 6, BudgetMs: 1000}); KindOf(err) != KindBusy {
+		t.Errorf("a real count with the slot held: %v, want KindBusy", err)
+	}
+}
