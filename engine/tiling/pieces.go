@@ -90,6 +90,12 @@ func splitPieceNames(spec string) ([]string, error) {
 	var names []string
 	words := strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) })
 	for _, w := range words {
+		if _, ok := polyomino.SetOrder(strings.ToLower(w)); ok {
+			// Read letter by letter it named pieces of two orders ("S is
+			// a tetromino but F a pentomino"): say what is wrong.
+			return nil, fmt.Errorf("%w: %q names a whole set, which is given alone (\"pieces\": %q); with other pieces, list each by name",
+				ErrBadPieces, w, strings.ToLower(w))
+		}
 		for i := 0; i < len(w); {
 			ch := w[i]
 			switch {

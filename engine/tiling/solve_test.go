@@ -553,6 +553,8 @@ func TestErrors(t *testing.T) {
 		{"set of other order", func() error { _, err := ParsePieces("hexominoes", 5); return err }, ErrBadPieces, "order 6"},
 		{"too many", func() error { _, err := ParsePieces(strings.Repeat("I", 65), 0); return err }, ErrBadPieces, "at most 64"},
 		{"only commas", func() error { _, err := ParsePieces(",,", 0); return err }, ErrBadPieces, "no piece names"},
+		{"a set's name in a list", func() error { _, err := ParsePieces("tetrominoes,F", 0); return err }, ErrBadPieces, `"tetrominoes" names a whole set`},
+		{"a set's name twice", func() error { _, err := ParsePieces("pentominoes pentominoes", 0); return err }, ErrBadPieces, `"pentominoes" names a whole set`},
 		{"repeated", func() error {
 			_, err := Solve(context.Background(), Problem{Region: mustRegion(t, 5, 2), Pieces: mustPieces(t, "II", 5)}, Options{})
 			return err
