@@ -57,8 +57,10 @@ type TilingsResponse struct {
 	Solutions [][]string `json:"solutions"`
 	// The same tilings, piece by piece, in move notation.
 	Placements [][]string `json:"placements"`
-	// False when the budget stopped the search; the counts are then
-	// those found so far.
+	// False when the budget stopped the search: count_all is then the
+	// tilings found so far, and count their share (the symmetries each
+	// found tiling has, summed and divided by the region's, rounded down:
+	// no count of classes, which solutions may list more of).
 	Complete bool     `json:"complete" example:"true"`
 	Region   []string `json:"region" example:"..........,..........,..........,..........,..........,.........."`
 	Pieces   string   `json:"pieces" example:"FILNPTUVWXYZ"`

@@ -3590,7 +3590,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "complete": {
-                    "description": "False when the budget stopped the search; the counts are then\nthose found so far.",
+                    "description": "False when the budget stopped the search: count_all is then the\ntilings found so far, and count their share (the symmetries each\nfound tiling has, summed and divided by the region's, rounded down:\nno count of classes, which solutions may list more of).",
                     "type": "boolean",
                     "example": true
                 },
