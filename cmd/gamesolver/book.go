@@ -26,6 +26,7 @@ import (
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/engine/verify"
 	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
@@ -520,9 +521,9 @@ func bookManager(redisURL, dir string, kind service.BookJob) (*jobs.Manager, fun
 	var store jobs.Store
 	closeStore := func() {}
 	if redisURL != "" {
-		opt, err := redis.ParseURL(redisURL)
+		opt, err := cache.ParseRedisURL(redisURL)
 		if err != nil {
-			return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
+			return nil, nil, err
 		}
 		client := redis.NewClient(opt)
 		// A build's job is the batch the workers are there for: every

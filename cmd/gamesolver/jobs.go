@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
@@ -39,9 +40,9 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 	var store jobs.Store
 	closeStore := func() {}
 	if cfg.RedisURL != "" {
-		opt, err := redis.ParseURL(cfg.RedisURL)
+		opt, err := cache.ParseRedisURL(cfg.RedisURL)
 		if err != nil {
-			return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
+			return nil, nil, err
 		}
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
 		// A caller's deadline (a background job's submission: 1 s) cuts

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"time"
 
@@ -62,9 +63,9 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	if opts.ProbeInterval <= 0 {
 		opts.ProbeInterval = time.Second
 	}
-	ro, err := redis.ParseURL(opts.URL)
+	ro, err := ParseRedisURL(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
+		return nil, err
 	}
 	ro.DialTimeout = opts.Timeout
 	ro.ReadTimeout = opts.Timeout
@@ -219,4 +220,20 @@ func (r *Redis) Close() error {
 	close(r.stop)
 	r.wg.Wait()
 	return r.client.Close()
+}
+
+// ParseRedisURL is redis.ParseURL with errors that never show the URL: a
+// URL that does not parse (a password with an unencoded '/' or '#') made
+// net/url's error quote it whole, password included, into the logs and
+// the terminal.
+func ParseRedisURL(raw string) (*redis.Options, error) {
+	o, err := redis.ParseURL(raw)
+	var ue *url.Error
+	switch {
+	case errors.As(err, &ue):
+		return nil, errors.New("REDIS_URL is not a valid URL (its text is not shown: it may hold a password); characters such as / # ? @ : in a user name or password must be percent-encoded (%2F %23 %3F %40 %3A)")
+	case err != nil:
+		return nil, fmt.Errorf("REDIS_URL: %w", err) // go-redis's own: scheme, database, options
+	}
+	return o, nil
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,5 +124,25 @@ func TestTieredServesFromMemoryWhileRedisIsDown(t *testing.T) {
 func TestRedisBadURL(t *testing.T) {
 	if _, err := NewRedis(RedisOptions{URL: "http://nope"}); err == nil {
 		t.Error("NewRedis accepted a non-redis URL")
+	}
+}
+
+// A REDIS_URL that does not parse is named in no error: net/url quoted it
+// whole, password included (an audit's unencoded '/' in a password).
+func TestRedisBadURLHidesPassword(t *testing.T) {
+	for _, raw := range []string{"redis://:s3c/retPW@127.0.0.1:6379/0", "redis://user:p#ss@host:6379", "redis://:pa ss@host:6379"} {
+		_, err := NewRedis(RedisOptions{URL: raw})
+		if err == nil {
+			t.Errorf("%s: accepted", raw)
+			continue
+		}
+		for _, secret := range []string{"s3c", "retPW", "p#ss", "pa ss", "ss@"} {
+			if strings.Contains(raw, secret) && strings.Contains(err.Error(), secret) {
+				t.Errorf("the error shows %q: %v", secret, err)
+			}
+		}
+	}
+	if _, err := ParseRedisURL("redis://127.0.0.1:6379/x"); err == nil || !strings.Contains(err.Error(), "database") {
+		t.Errorf("go-redis's own error, kept: %v", err)
 	}
 }
