@@ -24,13 +24,12 @@ func decodeJSON(c *gin.Context, dst any) bool {
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
+		closeUnread(c)
 		writeProblem(c, newProblem(c, "body-too-large", fmt.Sprintf("the request body exceeds %d bytes", tooLarge.Limit)))
 		return false
 	}
 	if errors.Is(err, service.ErrBodyTimeout) {
-		// The connection is closed after the answer: the rest of the body
-		// may still arrive.
-		c.Header("Connection", "close")
+		closeUnread(c) // the rest of the body may still arrive
 		writeProblem(c, newProblem(c, "request-timeout", err.Error()))
 		return false
 	}

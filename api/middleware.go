@@ -161,6 +161,7 @@ func limitBody(max int64) gin.HandlerFunc {
 			return
 		}
 		if c.Request.ContentLength > max {
+			closeUnread(c)
 			writeProblem(c, newProblem(c, "body-too-large", fmt.Sprintf("the request body has %d bytes; the limit is %d", c.Request.ContentLength, max)))
 			return
 		}
@@ -170,6 +171,12 @@ func limitBody(max int64) gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// closeUnread marks the connection to be closed after the answer: the
+// rest of the request's body is not read (net/http would read it first to
+// keep the connection, and a body that never arrives whole held the
+// answer until the read timeout, 30 s).
+func closeUnread(c *gin.Context) { c.Header("Connection", "close") }
 
 // requireJSON answers 415 to a request with a body that is not JSON.
 func requireJSON() gin.HandlerFunc {

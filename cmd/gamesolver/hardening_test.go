@@ -172,6 +172,27 @@ func TestHostileRequests(t *testing.T) {
 			}
 		})
 	}
+	// A body over the limit that never arrives whole (a Content-Length
+	// above the limit, or chunks past it without an end) gets its 413 at
+	// once, not after the server's read timeout (30 s: net/http tried to
+	// read the rest of the body to keep the connection).
+	addr := strings.TrimPrefix(base, "http://")
+	for name, head := range map[string]string{
+		"a length over the limit": "Content-Length: 100000\r\n\r\n{\"moves\":[",
+		"chunks past the limit":   "Transfer-Encoding: chunked\r\n\r\n11170\r\n{\"board\":\"" + strings.Repeat("b", 70000-10),
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /v1/teeko/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%s", head)
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := io.ReadAll(io.LimitReader(conn, 12))
+		if err != nil || string(line) != "HTTP/1.1 413" {
+			t.Errorf("%s: %q, %v; want a 413 at once", name, line, err)
+		}
+		conn.Close()
+	}
 	// An enormous budget is capped: the answer comes within the cap.
 	start := time.Now()
 	resp, err := http.Post(base+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{"game":"hexominoes","budget_ms":999999999999}`))
