@@ -100,7 +100,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&f.classes, "classes", "", "--what position or openings: class indices in the order of the position's classes, e.g. 0-49,60 (default all)")
 	fs.IntVar(&f.tableMB, "table-mb", 2048, "transposition table shared by the searches of this process (MB)")
 	fs.IntVar(&f.workers, "workers", 0, "search goroutines of the certificate's search for the first move (0: every core)")
-	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "classes solved at once (in process; with --jobs: slots of the local worker)")
+	fs.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "classes solved at once (in process; with --jobs: slots of the local worker)")
 	fs.IntVar(&f.classWorkers, "class-workers", 1, "search goroutines of each class's search")
 	fs.IntVar(&f.preferReplies, "prefer-replies", 8, "--what position or openings: each search tries first the N winning replies found most often so far in this process (0: none; 8 took a quarter to a half off the first 300 replies of two edge openings)")
 	fs.BoolVar(&f.lengths, "lengths", false, "--what position: also how many plies the game lasts after each move (plies=N), a losing move's reply then a fastest win (not with --jobs)")

@@ -33,7 +33,7 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	out := fs.String("out", filepath.Join(envOr("GAMESOLVER_DATA_DIR", "./data"), "book"), "directory of lower-bound.txt")
 	plies := fs.Int("plies", 5, "the bound: a reply after which the first player cannot end the game within this many plies (odd)")
-	parallel := fs.Int("parallel", runtime.NumCPU(), "openings searched at once")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "openings searched at once")
 	tableMB := fs.Int("table-mb", 256, "each search's transposition table (MB)")
 	tries := fs.Int("tries", 8, "reply classes tried per opening, in class order, before giving up")
 	classes := fs.String("classes", "", "opening classes (indices of the 296 classes of first moves), e.g. 0-49 (default all)")

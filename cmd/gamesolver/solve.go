@@ -163,7 +163,7 @@ func solveDefaults() config {
 	c.JobRateLimit = "off"
 	c.DefaultBudget = time.Minute
 	c.MaxBudget = 24 * time.Hour
-	c.SolverWorkers = runtime.NumCPU()
+	c.SolverWorkers = runtime.GOMAXPROCS(0)
 	c.SolverSlots = 1
 	c.Worker = false
 	return c
