@@ -155,6 +155,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 	r.GET("/metrics", metrics(d.Gatherer))
 	r.HEAD("/metrics", metrics(d.Gatherer))
 	r.GET("/problems/:name", describeProblem)
+	r.HEAD("/problems/:name", describeProblem)
 	registerDocs(r)
 
 	v1 := r.Group("/v1")

@@ -410,7 +410,7 @@ func TestServiceEndpoints(t *testing.T) {
 			t.Errorf("GET %s = %d to %q", path, w.Code, w.Header().Get("Location"))
 		}
 	}
-	for _, path := range []string{"/healthz", "/readyz"} {
+	for _, path := range []string{"/healthz", "/readyz", "/problems/busy"} {
 		if w := do(r, "HEAD", path, "", ""); w.Code != 200 {
 			t.Errorf("HEAD %s = %d", path, w.Code)
 		}
