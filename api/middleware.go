@@ -88,7 +88,9 @@ func accessLog() gin.HandlerFunc {
 		// limit): information, counted in the metrics by status.
 		case status >= 500 && status != http.StatusServiceUnavailable:
 			log.Error("request", fields...)
-		case status == http.StatusServiceUnavailable:
+		case status == http.StatusServiceUnavailable && routeOf(c) != "/readyz":
+			// (Not ready is a readiness probe's answer while tables
+			// build or Redis is away, every few seconds: information.)
 			log.Warn("request", fields...)
 		default:
 			log.Info("request", fields...)
