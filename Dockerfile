@@ -3,7 +3,7 @@
 # gamesolver: a static binary on distroless/static, running as uid 65532.
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always --dirty) -t gamesolver .
-#   docker run -p 8080:8080 -v gamesolver-data:/data gamesolver
+#   docker run --stop-timeout 40 -p 8080:8080 -v gamesolver-data:/data gamesolver
 #
 # Needs BuildKit (the default builder of Docker 23+) for the cache mounts.
 # The build stage runs on the builder's platform and cross-compiles, so

@@ -51,6 +51,7 @@ type config struct {
 	WorkerSlots    int
 	ExpressLimit   time.Duration
 	WorkerName     string
+	MetricsAddr    string
 	BookTableMB    int
 
 	// Set by the solve command, never by a flag or the environment.
@@ -88,7 +89,7 @@ func (c *config) settings() []setting {
 		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
-		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM", value: (*durationValue)(&c.ShutdownGrace)},
+		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM (above max-budget, or the longest searches are cut without an answer)", value: (*durationValue)(&c.ShutdownGrace)},
 		{flag: "rate-limit", env: "GAMESOLVER_RATE_LIMIT", usage: "requests per client (API key, else address) per period on /v1: 100-S, 3000-M, ...; off to disable", value: (*stringValue)(&c.RateLimit)},
 		{flag: "api-keys", env: "GAMESOLVER_API_KEYS", usage: "comma-separated API keys; when set, the jobs endpoints (and analyze with background) require X-API-Key", secret: true, value: (*stringValue)(&c.APIKeys)},
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
@@ -100,6 +101,7 @@ func (c *config) settings() []setting {
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit's search uses job-workers goroutines)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs each unit for at most this long; one that outlasts it goes back to the other slots and its job is marked slow (the slot takes none of its units again): a small job waits at most this long behind a long job's units, not their whole time (0: no express slot; at most half of max-job-duration)", value: (*durationValue)(&c.ExpressLimit)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
+		{flag: "metrics-addr", env: "GAMESOLVER_METRICS_ADDR", usage: "worker only: HOST:PORT serving /metrics and /healthz (default: none; serve has them on --addr)", value: (*stringValue)(&c.MetricsAddr)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
 	}
 }
@@ -121,7 +123,7 @@ func defaultConfig() config {
 		CacheBytes:     256 << 20,
 		CacheTTL:       7 * 24 * time.Hour,
 		RedisTimeout:   20 * time.Millisecond,
-		ShutdownGrace:  20 * time.Second,
+		ShutdownGrace:  35 * time.Second, // above MaxBudget: a search in flight answers
 		Worker:         true,
 		MaxJobDuration: time.Hour,
 		MaxActiveJobs:  100,

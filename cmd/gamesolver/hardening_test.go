@@ -254,3 +254,46 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Error("server still accepts connections after shutdown")
 	}
 }
+
+// TestWorkerMetrics: a worker process serves its metrics (the job units'
+// among them, which only workers run on a deployment whose API pods run
+// none) and a liveness check on --metrics-addr; it had no listener, and
+// could not be scraped.
+func TestWorkerMetrics(t *testing.T) {
+	srv := redistest.Start(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg, err := parseConfig("worker", []string{"--data-dir", servicetest.DataDir(t), "--metrics-addr", addr}, func(k string) string {
+		return map[string]string{"REDIS_URL": srv.URL()}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runWorker(ctx, cfg, zap.NewNop()) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}()
+	base := "http://" + addr
+	waitUntil(t, func() bool {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == 200
+	})
+	_, body := get(t, base+"/metrics")
+	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes"} {
+		if !strings.Contains(body, name) {
+			t.Errorf("metrics without %s", name)
+		}
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -11,6 +14,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
@@ -93,8 +98,9 @@ func workerName(cfg config) string {
 	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
-// worker runs `gamesolver worker`: a job worker without an HTTP server, for
-// other machines sharing the same Redis.
+// worker runs `gamesolver worker`: a job worker without the API (its metrics
+// and a liveness check on --metrics-addr when set), for other machines
+// sharing the same Redis.
 func worker(args []string, getenv func(string) string) error {
 	cfg, log, err := start("worker", args, getenv)
 	if err != nil || log == nil {
@@ -106,8 +112,31 @@ func worker(args []string, getenv func(string) string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	return runWorker(ctx, cfg, log)
+}
+
+// runWorker runs a job worker until ctx ends, with its metrics and a
+// liveness check on --metrics-addr when set.
+func runWorker(ctx context.Context, cfg config, log *zap.Logger) error {
 	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := service.NewMetrics(reg)
+	if cfg.MetricsAddr != "" {
+		ln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics-addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+		})
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		log.Info("metrics listening", zap.String("addr", ln.Addr().String()))
+	}
 	// The same cache as the servers: sub-results proven by one worker are
 	// found by the others (and by the servers) in Redis.
 	c, _, err := newCache(cfg, metrics, reg, log)
