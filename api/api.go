@@ -174,7 +174,11 @@ func New(cfg Config, d Deps) *gin.Engine {
 		jobsGroup.GET("/:id", noQuery, h.getJob)
 		jobsGroup.HEAD("/:id", noQuery, h.getJob)
 		jobsGroup.DELETE("/:id", noQuery, h.cancelJob)
-		jobsGroup.GET("/:id/events", noQuery, h.jobEvents)
+		jobsGroup.GET("/:id/events", func(c *gin.Context) {
+			if knownQuery(c, queryAPIKey) {
+				c.Next()
+			}
+		}, h.jobEvents)
 	}
 	if d.Polyomino != nil {
 		v1.POST("/polyomino/analyze", h.polyominoAnalyze)

@@ -284,6 +284,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Produce		text/event-stream,application/problem+json
 //	@Param			id				path		string	true	"job id"
 //	@Param			Last-Event-ID	header		string	false	"the id of the last event received (sent by an EventSource when it reconnects)"
+//	@Param			api_key			query		string	false	"the API key (when the server has keys), for an EventSource, which cannot send the X-API-Key header; the header wins when both are sent. The server's log leaves query strings out; a proxy in front may log them"
 //	@Success		200	{object}	Job	"a stream of events whose data is a Job"
 //	@Success		204	"the client has had the job's final event (Last-Event-ID): nothing more will come"
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)"
@@ -297,7 +298,7 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
-//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
+//	@Failure		400		{object}	Problem	"a query parameter other than api_key"
 //	@ID				streamJobEvents
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {

@@ -247,7 +247,7 @@ func securityHeaders() gin.HandlerFunc {
 // in the request's context: the jobs it starts count against its cap.
 func withClient(keys *service.APIKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id := keys.ClientID(c.GetHeader(headerAPIKey), c.ClientIP())
+		id := keys.ClientID(apiKeyOf(c), c.ClientIP())
 		c.Request = c.Request.WithContext(service.WithClient(c.Request.Context(), id))
 		c.Next()
 	}
@@ -257,7 +257,7 @@ func withClient(keys *service.APIKeys) gin.HandlerFunc {
 // Retry-After; every answer carries the X-RateLimit-* headers.
 func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		d := rl.Allow(c.Request.Context(), keys.ClientID(c.GetHeader(headerAPIKey), c.ClientIP()))
+		d := rl.Allow(c.Request.Context(), keys.ClientID(apiKeyOf(c), c.ClientIP()))
 		if d.Limit > 0 {
 			h := c.Writer.Header()
 			h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
@@ -276,11 +276,33 @@ func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {
 
 const headerAPIKey = "X-API-Key"
 
+// eventsRoute is the job events stream's route, the one that also takes
+// its API key in the query (queryAPIKey): a browser's EventSource cannot
+// send a header, and with API keys on it could not follow a job.
+const (
+	eventsRoute = "/v1/jobs/:id/events"
+	queryAPIKey = "api_key"
+)
+
+// apiKeyOf is the request's API key: its X-API-Key header, or on the
+// events stream without one, its api_key query parameter. (The access log
+// writes paths without their query; a proxy in front may log URLs.)
+func apiKeyOf(c *gin.Context) string {
+	if k := c.GetHeader(headerAPIKey); k != "" || c.FullPath() != eventsRoute {
+		return k
+	}
+	return c.Query(queryAPIKey)
+}
+
 // requireAPIKey answers 401 unless the request carries a valid X-API-Key.
 func requireAPIKey(keys *service.APIKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if !keys.Valid(c.GetHeader(headerAPIKey)) {
-			refuseKey(c, "this endpoint needs a valid API key in the X-API-Key header")
+		if !keys.Valid(apiKeyOf(c)) {
+			msg := "this endpoint needs a valid API key in the X-API-Key header"
+			if c.FullPath() == eventsRoute {
+				msg += " (or, for an EventSource, which cannot send headers, in the api_key query parameter)"
+			}
+			refuseKey(c, msg)
 			return
 		}
 		c.Next()

@@ -1012,6 +1012,12 @@ const docTemplate = `{
                         "description": "the id of the last event received (sent by an EventSource when it reconnects)",
                         "name": "Last-Event-ID",
                         "in": "header"
+                    },
+                    {
+                        "type": "string",
+                        "description": "the API key (when the server has keys), for an EventSource, which cannot send the X-API-Key header; the header wins when both are sent. The server's log leaves query strings out; a proxy in front may log them",
+                        "name": "api_key",
+                        "in": "query"
                     }
                 ],
                 "responses": {
@@ -1061,7 +1067,7 @@ const docTemplate = `{
                         }
                     },
                     "400": {
-                        "description": "a query parameter: this endpoint takes none",
+                        "description": "a query parameter other than api_key",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         }
