@@ -63,16 +63,29 @@ func (t *Teeko) Start(ctx context.Context) (done <-chan struct{}) {
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
+		// Every table on disk first: one that loads is served while
+		// another is built (a damaged standard table kept the advanced
+		// one, loaded in 0.15 s, waiting for the standard one's build).
+		var missing []*teekoTable
 		for _, tt := range t.tables {
-			t.prepare(ctx, tt)
+			if !t.load(tt) {
+				missing = append(missing, tt)
+			}
+		}
+		for _, tt := range missing {
+			tt.set("waiting", "", 0, nil)
+		}
+		for _, tt := range missing {
+			t.build(ctx, tt)
 		}
 	}()
 	return ch
 }
 
-// prepare loads a table, or builds and saves it when it is missing or
-// damaged. A damaged file is never served: it is replaced.
-func (t *Teeko) prepare(ctx context.Context, tt *teekoTable) {
+// load serves the table of tt from the data directory, and reports
+// whether it could: a missing or damaged file is left to build. A damaged
+// file is never served: it is replaced.
+func (t *Teeko) load(tt *teekoTable) bool {
 	path := teeko.TablePath(t.dataDir, tt.rules)
 	tt.set("loading", "", 0, nil)
 	start := time.Now()
@@ -81,14 +94,20 @@ func (t *Teeko) prepare(ctx context.Context, tt *teekoTable) {
 	case err == nil:
 		tt.ready(tb, time.Since(start))
 		t.log.Info("teeko table loaded", zap.Stringer("rules", tt.rules), zap.String("path", path), zap.Duration("took", time.Since(start)))
-		return
+		return true
 	case errors.Is(err, os.ErrNotExist):
 		t.log.Info("teeko table missing: building it", zap.Stringer("rules", tt.rules), zap.String("path", path))
 	default:
 		t.log.Warn("teeko table unusable: rebuilding it", zap.Stringer("rules", tt.rules), zap.String("path", path), zap.Error(err))
 	}
+	return false
+}
+
+// build builds the table of tt, saves it and serves it.
+func (t *Teeko) build(ctx context.Context, tt *teekoTable) {
+	path := teeko.TablePath(t.dataDir, tt.rules)
 	tt.set("building", "starting", 0, nil)
-	start = time.Now()
+	start := time.Now()
 	if _, err := teeko.BuildFile(ctx, t.dataDir, tt.rules, t.workers, func(p teeko.Progress) {
 		if p.Total > 0 {
 			tt.set("building", p.Phase, float64(p.Done)/float64(p.Total), nil)
@@ -100,7 +119,7 @@ func (t *Teeko) prepare(ctx context.Context, tt *teekoTable) {
 	}
 	built := time.Since(start)
 	start = time.Now()
-	tb, err = teeko.LoadFile(path, tt.rules)
+	tb, err := teeko.LoadFile(path, tt.rules)
 	if err != nil {
 		tt.set("failed", "", 0, err)
 		t.log.Error("teeko table unreadable after build", zap.Stringer("rules", tt.rules), zap.Error(err))

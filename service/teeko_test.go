@@ -59,6 +59,11 @@ func TestTeekoRebuildsDamagedTable(t *testing.T) {
 			if service.KindOf(err) != service.KindNotReady {
 				t.Fatalf("Analyze while building: %v", err)
 			}
+			// The advanced table, whose file is sound, is served
+			// meanwhile (it waited for the standard table's build).
+			if _, err := svc.Analyze(context.Background(), service.TeekoQuery{Rules: "advanced"}); err != nil {
+				t.Fatalf("the advanced table while the standard one builds: %v", err)
+			}
 		}
 		select {
 		case <-done:
