@@ -115,6 +115,8 @@ func TestTeekoBadInput(t *testing.T) {
 		{"bad rules", "/v1/teeko/analyze", `{"rules":"expert"}`, "rules", "expected standard or advanced"},
 		{"bad drop style", "/v1/teeko/analyze", `{"drop_style":"random"}`, "drop_style", "three-move-standard"},
 		{"annotate empty", "/v1/teeko/annotate", `{"moves":[]}`, "moves", "empty"},
+		{"annotate without moves", "/v1/teeko/annotate", `{}`, "moves", "moves is required"},
+		{"annotate null moves", "/v1/teeko/annotate", `{"moves":null}`, "moves", "moves is required"},
 		{"annotate illegal", "/v1/teeko/annotate", `{"moves":["13","7","12-8"]}`, "moves", "move 3"},
 		{"annotate unknown field", "/v1/teeko/annotate", `{"moves":["13"],"board":"x"}`, "board", "unknown field"},
 	}

@@ -417,7 +417,10 @@ func (t *Teeko) Annotate(_ context.Context, rules, style string, moves []string)
 	if err != nil {
 		return TeekoAnnotation{}, err
 	}
-	if len(moves) == 0 {
+	switch {
+	case moves == nil:
+		return TeekoAnnotation{}, Invalid("moves", nil, "moves is required: give the game as a list of moves from the empty board, e.g. [\"13\",\"7\"]")
+	case len(moves) == 0:
 		return TeekoAnnotation{}, Invalid("moves", nil, "moves is empty: give the game as a list of moves from the empty board, e.g. [\"13\",\"7\"]")
 	}
 	final, err := teeko.ParseGame(r, moves)
