@@ -119,6 +119,9 @@ func New(cfg Config, d Deps) *gin.Engine {
 		if strings.HasPrefix(other, "//") {
 			routes = nil // no redirect to another host
 		}
+		if c.Request.URL.Query().Has(queryAPIKey) {
+			routes = nil // no redirect repeating a key in its Location (cached, logged by proxies)
+		}
 		for _, rt := range routes {
 			if rt.Method != c.Request.Method || !routeMatches(rt.Path, other) {
 				continue

@@ -512,6 +512,9 @@ func TestRequestShapeProblems(t *testing.T) {
 		{"GET", "/healthz/?x=1", http.StatusMovedPermanently, "/healthz?x=1"},
 		{"POST", "/test/echo/", http.StatusTemporaryRedirect, "/test/echo"},
 		{"GET", "//healthz/", http.StatusNotFound, ""},
+		// An API key in the query is not repeated in a Location (a
+		// review: cacheable, logged by proxies).
+		{"GET", "/healthz/?api_key=secret", http.StatusNotFound, ""},
 	} {
 		w := do(r, tc.method, tc.path, js, `{}`)
 		if w.Code != tc.code || w.Header().Get("Location") != tc.location || w.Header().Get("X-Request-ID") == "" {

@@ -744,7 +744,8 @@ func TestJobLengthsServeBookRequests(t *testing.T) {
 }
 
 // TestJobKeepsSomeBookMoveValues: a job on a book position with all_moves
-// whose units left some moves unknown (out of time) still gives the
+// whose units left some moves unknown (children beyond the search; a unit
+// out of time fails instead) still gives the
 // requests the values it found (it used to keep them only when it valued
 // every move), with its units' limit as the time tried: a request does
 // not search them again.

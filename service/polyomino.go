@@ -1829,9 +1829,9 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 		if b, ok := bookResult(pos, false, true); ok && (!res.Proven || b.Outcome == res.Outcome) {
 			// The moves of a book position the job valued, for the
 			// requests (bookMoves), which then need no search of them;
-			// when some are left unknown (units out of time), with the
-			// units' limit as the time tried: a request's search would
-			// not find them.
+			// when some are left unknown (children beyond the search,
+			// polyomino.Searchable), with the units' limit as the time
+			// tried: a request's search would not value them either.
 			kept := res
 			kept.Outcome, kept.Proven, kept.Value = b.Outcome, true, b.Value // the book's, which a job that left moves unknown may not know
 			var tried int64

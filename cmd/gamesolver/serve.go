@@ -73,7 +73,7 @@ func withApp(cfg config, log *zap.Logger, f func(ctx context.Context, a *app) er
 // build constructs every layer from the configuration.
 func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	log.Info("starting", zap.String("version", versionString()), zap.Any("config", cfg.effective()))
-	if cfg.ShutdownGrace < cfg.MaxBudget {
+	if cfg.ShutdownGrace < cfg.MaxBudget && !cfg.noJournal { // a server (solve has no shutdown to wait for)
 		log.Warn("shutdown-grace is shorter than max-budget: on SIGTERM a search with the longest budget is cut without an answer",
 			zap.Duration("shutdown_grace", cfg.ShutdownGrace), zap.Duration("max_budget", cfg.MaxBudget))
 	}
