@@ -14,16 +14,8 @@ import (
 // refused 503); a position that needs a real search still waits, and is
 // refused when the slot does not free.
 func TestQuickWithoutSlot(t *testing.T) {
-	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Hour), time.Hour), Slots: NewSlots(1, 4, 300*time.Millisecond, nil),
-		Budgets: Budgets{Default: 2 * time.Second, Max: 10 * time.Second}, Workers: 1, MinCacheTime: 20 * time.Millisecond,
-		QuickTime: 2 * time.Second} // no timing in the test: the try's nodes bound it
-
+	s := slotTaken(t)
 	p := NewPolyomino(s)
-	release, ok := s.Slots.TryAcquire()
-	if !ok {
-		t.Fatal("no slot")
-	}
-	defer release()
 	ctx := context.Background()
 	for _, q := range []PolyominoQuery{
 		{Game: "pentominoes", Width: ptr(3), Height: ptr(3)},
@@ -48,6 +40,22 @@ func TestQuickWithoutSlot(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// slotTaken is a searcher of one solver slot, held until the test ends
+// (a search waits 300 ms for it, then is refused), whose quick tries are
+// bounded by their nodes only.
+func slotTaken(t *testing.T) *Searcher {
+	t.Helper()
+	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Hour), time.Hour), Slots: NewSlots(1, 4, 300*time.Millisecond, nil),
+		Budgets: Budgets{Default: 2 * time.Second, Max: 10 * time.Second}, Workers: 1, MinCacheTime: 20 * time.Millisecond,
+		QuickTime: 2 * time.Second} // no timing in the test: the try's nodes bound it
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	t.Cleanup(release)
+	return s
+}
 
 // TestQuickServes: a quick try's answer serves only with the position's
 // plies and every move's (under normal play); under the score rule there
@@ -86,15 +94,7 @@ func TestQuickServes(t *testing.T) {
 // the solver slot, which a long count holds (an audit's 5 x 1 strip
 // waited 2 s behind one and got 503); a real count still waits for it.
 func TestQuickTilingWithoutSlot(t *testing.T) {
-	s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<24, time.Hour), time.Hour), Slots: NewSlots(1, 4, 300*time.Millisecond, nil),
-		Budgets: Budgets{Default: 2 * time.Second, Max: 10 * time.Second}, Workers: 1, MinCacheTime: 20 * time.Millisecond,
-		QuickTime: 2 * time.Second} // no timing in the test: the try's nodes bound it
-	ts := NewTilings(s)
-	release, ok := s.Slots.TryAcquire()
-	if !ok {
-		t.Fatal("no slot")
-	}
-	defer release()
+	ts := NewTilings(slotTaken(t))
 	ctx := context.Background()
 	names := func(s string) *PieceNames { n := PieceNames(s); return &n }
 	for _, q := range []TilingQuery{
