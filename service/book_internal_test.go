@@ -810,3 +810,60 @@ func TestJobKeepsSomeBookMoveValues(t *testing.T) {
 		t.Errorf("the request searched %d nodes: the job's units tried longer", got.SpentNodes)
 	}
 }
+
+// TestKeptBookMoveUnitHasPlies: a job's unit whose move a request valued
+// (keptBookMove) takes the value without a proof, and still looks for the
+// child's plies (an end-to-end check found the 147 moves a request had
+// valued without plies in the job's answer, 0.1 s each for a request).
+func TestKeptBookMoveUnitHasPlies(t *testing.T) {
+	p, _ := bookPolyomino(t)
+	p.search.MinLengthTime = 10 * time.Second // the search ends when it has them: no timing in the test
+	ctx := context.Background()
+	q := PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"}, AllMoves: true}
+	pos := mustPosition(t, q.Moves)
+	res, ok := bookResult(pos, true, true)
+	if !ok {
+		t.Fatal("not in the book")
+	}
+	// A move the book does not value, valued as a request would.
+	children := pos.Children()
+	unit := -1
+	for i, c := range children {
+		j := slices.IndexFunc(res.Moves, func(m polyomino.MoveResult) bool { return m.Move.String() == c.Moves[0].String() })
+		if j >= 0 && !res.Moves[j].Proven {
+			unit = i
+			break
+		}
+	}
+	if unit < 0 {
+		t.Fatal("the book values every move")
+	}
+	child := children[unit]
+	solved, err := polyomino.Solve(ctx, child.Position, polyomino.Options{FirstWin: true, Workers: 1, TableMB: 16})
+	if err != nil || !solved.Proven {
+		t.Fatalf("the child: %+v %v", solved.Outcome, err)
+	}
+	kept := res
+	kept.Moves = slices.Clone(res.Moves)
+	for i, m := range kept.Moves {
+		if m.Move.String() == child.Moves[0].String() {
+			kept.Moves[i].Proven, kept.Moves[i].Value = true, -solved.Value
+			kept.Moves[i].Outcome = polyomino.Loss
+			if -solved.Value > 0 {
+				kept.Moves[i].Outcome = polyomino.Win
+			}
+		}
+	}
+	keepBookMoves(ctx, p.search, pos, kept, 0)
+	req, _ := json.Marshal(q)
+	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: time.Minute, Workers: 1}
+	u, _ := json.Marshal(polyUnit{Index: unit, Move: child.Moves[0].String(), Query: req})
+	raw, err := job.Run(ctx, u, func(int64) {})
+	var a PolyominoAnswer
+	if err != nil || json.Unmarshal(raw, &a) != nil {
+		t.Fatalf("the unit: %v", err)
+	}
+	if !a.Proven || a.Value != solved.Value || a.Plies == nil {
+		t.Errorf("the unit's answer: proven %v, value %d (the child's %d), plies %v; want the kept value with plies", a.Proven, a.Value, solved.Value, a.Plies)
+	}
+}

@@ -1601,7 +1601,18 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	}
 	if q.AllMoves {
 		if a, ok := keptBookMove(ctx, j.Search, pos, children[u.Index]); ok {
-			return json.Marshal(a) // a request valued the move (bookMoves)
+			// A request valued the move (bookMoves): no proof, but the
+			// child's plies, which the request did not look for (an
+			// end-to-end check: 147 moves a request had valued were the
+			// job's moves without plies).
+			res := polyomino.Result{Outcome: polyomino.Outcome(a.Outcome), Proven: true, Value: a.Value}
+			lctx, cancel := context.WithTimeout(ctx, j.MaxDuration)
+			defer cancel()
+			tt := j.Search.tables.get(child.Game())
+			defer j.Search.tables.put(tt)
+			j.Search.withLength(lctx, &a, child, res, tt, lengthJobShare, max(j.lengthLeast(), keptLengthMin))
+			report(a.Nodes)
+			return json.Marshal(a)
 		}
 	}
 	if !polyomino.Searchable(child) {
@@ -1642,6 +1653,11 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 	}
 	return raw, nil
 }
+
+// keptLengthMin is the least time of the length search of a unit whose
+// value a request found (keptBookMove): the proof it skipped would have
+// taken longer (a child of a 3-ply position: about 0.1 s for its plies).
+const keptLengthMin = 250 * time.Millisecond
 
 // lengthLeast is the least time of a unit's length search: a first-win
 // proof can take microseconds, its length search much longer (with a
