@@ -177,8 +177,13 @@ func limitBody(max int64) gin.HandlerFunc {
 // closeUnread marks the connection to be closed after the answer: the
 // rest of the request's body is not read (net/http would read it first to
 // keep the connection, and a body that never arrives whole held the
-// answer until the read timeout, 30 s).
-func closeUnread(c *gin.Context) { c.Header("Connection", "close") }
+// answer until the read timeout, 30 s). Its read deadline passes at once,
+// so that the server does not wait for the rest either (it read up to
+// 256 KiB of it after the answer, holding the connection 30 s).
+func closeUnread(c *gin.Context) {
+	c.Header("Connection", "close")
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now())
+}
 
 // requireJSON answers 415 to a request with a body that is not JSON.
 func requireJSON() gin.HandlerFunc {

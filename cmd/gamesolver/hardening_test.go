@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -222,6 +224,12 @@ func TestHostileRequests(t *testing.T) {
 		line, err := io.ReadAll(io.LimitReader(conn, 12))
 		if err != nil || string(line) != "HTTP/1.1 413" {
 			t.Errorf("%s: %q, %v; want a 413 at once", name, line, err)
+		}
+		// And the server closes the connection, without waiting for the
+		// rest of the body (it read on until its read timeout): an end,
+		// or a reset for the chunks it did not read.
+		if _, err := io.ReadAll(conn); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("%s: the connection stays open: %v", name, err)
 		}
 		conn.Close()
 	}
