@@ -506,23 +506,29 @@ func TestBookMovesJob(t *testing.T) {
 			t.Errorf("move %s: the request's value %d, the job's %d (%v)", m.Move, m.Value, v, ok)
 		}
 	}
-	// A later job's units read the values: no search, the same answers
-	// (on a server whose cache holds the values alone, not the children).
+	// A later job's units read the values: no proof (the child's answer,
+	// which a proof caches, is not made), the same answers (on a server
+	// whose cache holds the values alone, not the children); only the
+	// child's plies are looked for (TestKeptBookMoveUnitHasPlies).
 	p2, c2 := bookPolyomino(t)
 	kept, _, _ := c.Get(ctx, bookMovesKey(pos))
 	if err := c2.Set(ctx, bookMovesKey(pos), kept, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	job.Search = p2.search
+	children := pos.Children()
 	for _, i := range searched[:min(20, len(searched))] {
-		raw, err := job.Run(ctx, units[i], func(int64) { t.Errorf("unit %d searched", i) })
+		raw, err := job.Run(ctx, units[i], func(int64) {})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var again, before PolyominoAnswer
 		_ = json.Unmarshal(results[i], &before)
-		if err := json.Unmarshal(raw, &again); err != nil || again.Nodes != 0 || !again.Proven || again.Outcome != before.Outcome || again.Value != before.Value {
-			t.Errorf("unit %d again: %s %d, proven %v, %d nodes; before: %s %d (%v)", i, again.Outcome, again.Value, again.Proven, again.Nodes, before.Outcome, before.Value, err)
+		if err := json.Unmarshal(raw, &again); err != nil || !again.Proven || again.Outcome != before.Outcome || again.Value != before.Value {
+			t.Errorf("unit %d again: %s %d, proven %v; before: %s %d (%v)", i, again.Outcome, again.Value, again.Proven, before.Outcome, before.Value, err)
+		}
+		if _, proved, _ := c2.Get(ctx, cacheKey("polyomino", "all=false", polyomino.CanonicalKey(children[i].Position))); proved {
+			t.Errorf("unit %d again: its child was proven", i)
 		}
 	}
 }
