@@ -400,15 +400,12 @@ func (p *Polyomino) fromBook(ctx context.Context, pos *polyomino.Position, res p
 		withFastest(&found, pos.Frame().ToCanonical(*f).String())
 	}
 	spent, nodes := time.Since(start), found.Nodes
-	switch {
-	case found.Plies == nil && kept.Plies != nil:
-		// What was known stands, on the moves valued now.
-		found.Plies = kept.Plies
-		withFirst(&found, kept)
-		found = withMovePlies(found, kept)
-	case found.Plies != nil && kept.Plies != nil && *found.Plies == *kept.Plies:
-		// The moves' plies the entry knows (a job's: keepBookLengths)
-		// and this search did not find stay in it.
+	if found.Plies == nil {
+		found.Plies = kept.Plies // what was known stands, on the moves valued now
+	}
+	if found.Plies != nil && kept.Plies != nil && *found.Plies == *kept.Plies {
+		// The entry's first move and moves' plies (a job's among them:
+		// keepBookLengths) that this search did not find stay in it.
 		withFirst(&found, kept)
 		found = withMovePlies(found, kept)
 	}

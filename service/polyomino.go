@@ -1841,28 +1841,32 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if !done {
 		return nil, false, nil
 	}
-	if q.AllMoves && j.Search != nil && pos.Game().Config().EndRule == polyomino.NormalPlay {
-		if b, ok := bookResult(pos, false, true); ok && (!res.Proven || b.Outcome == res.Outcome) {
-			// The moves of a book position the job valued, for the
-			// requests (bookMoves), which then need no search of them;
-			// when some are left unknown (children beyond the search,
-			// polyomino.Searchable), with the units' limit as the time
-			// tried: a request's search would not value them either.
-			kept := res
-			kept.Outcome, kept.Proven, kept.Value = b.Outcome, true, b.Value // the book's, which a job that left moves unknown may not know
-			var tried int64
-			if !allValued(kept) {
-				tried = int64(j.MaxDuration)
-			}
-			keepBookMoves(ctx, j.Search, pos, kept, tried)
-		}
+	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
+	var known polyomino.Result // the book's value of pos, when it knows it
+	inBook := false
+	if normal && j.Search != nil {
+		known, inBook = bookResult(pos, false, true)
 	}
-	if res.Proven && !pos0(children) && pos.Game().Config().EndRule == polyomino.NormalPlay {
+	if q.AllMoves && inBook && (!res.Proven || known.Outcome == res.Outcome) {
+		// The moves of a book position the job valued, for the requests
+		// (bookMoves), which then need no search of them; when some are
+		// left unknown (children beyond the search, polyomino.Searchable),
+		// with the units' limit as the time tried: a request's search
+		// would not value them either.
+		kept := res
+		kept.Outcome, kept.Proven, kept.Value = known.Outcome, true, known.Value // the book's, which a job that left moves unknown may not know
+		var tried int64
+		if !allValued(kept) {
+			tried = int64(j.MaxDuration)
+		}
+		keepBookMoves(ctx, j.Search, pos, kept, tried)
+	}
+	if res.Proven && !pos0(children) && normal {
 		a = withBookLengths(a, res, pos)
 		if a.Plies == nil {
 			j.finalLength(ctx, &a, pos, res)
 		}
-		if b, ok := bookResult(pos, false, true); ok && b.Outcome == res.Outcome && ctx.Err() == nil && j.Search != nil {
+		if inBook && known.Outcome == res.Outcome && ctx.Err() == nil {
 			// The requests of a book position answer from the book, with
 			// the lengths of this entry (fromBook), not the job's.
 			keepBookLengths(ctx, j.Search, pos, a, q.AllMoves)
