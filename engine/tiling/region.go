@@ -223,22 +223,32 @@ func (r Region) Shape() string {
 func (r Region) TilingClass(tiling []Placement) string {
 	x0, y0, w, h := r.openBox()
 	best := ""
-	names := make([]string, len(tiling))
 	for i, t := range r.Symmetries() {
-		for j, p := range tiling {
-			img := Placement{Piece: p.Piece, Cells: make([]polyomino.Cell, len(p.Cells))}
-			for k, c := range p.Cells {
-				img.Cells[k] = polyomino.MapInBox(t, c, x0, y0, w, h)
-			}
-			slices.SortFunc(img.Cells, cellOrder)
-			names[j] = img.String()
-		}
-		slices.Sort(names)
-		if s := strings.Join(names, " "); i == 0 || s < best {
+		s := tilingName(tiling, func(c polyomino.Cell) polyomino.Cell { return polyomino.MapInBox(t, c, x0, y0, w, h) })
+		if i == 0 || s < best {
 			best = s
 		}
 	}
 	return best
+}
+
+// tilingName names the image of a tiling under mapCell (nil: the tiling
+// itself): its placements' names, each with its cells in reading order,
+// sorted.
+func tilingName(tiling []Placement, mapCell func(polyomino.Cell) polyomino.Cell) string {
+	names := make([]string, len(tiling))
+	for j, p := range tiling {
+		img := Placement{Piece: p.Piece, Cells: slices.Clone(p.Cells)}
+		if mapCell != nil {
+			for k, c := range img.Cells {
+				img.Cells[k] = mapCell(c)
+			}
+		}
+		slices.SortFunc(img.Cells, cellOrder)
+		names[j] = img.String()
+	}
+	slices.Sort(names)
+	return strings.Join(names, " ")
 }
 
 // openBox is the bounding box of the open cells: its top-left corner and
