@@ -98,6 +98,26 @@ func workerName(cfg config) string {
 	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
+// listenMetrics serves /metrics (from reg) and /healthz on addr, apart
+// from the API: a worker has no other listener, and a server's operators
+// may keep its metrics off the port the clients reach.
+func listenMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("metrics listening", zap.String("addr", ln.Addr().String()))
+	return func() { _ = srv.Close() }, nil
+}
+
 // worker runs `gamesolver worker`: a job worker without the API (its metrics
 // and a liveness check on --metrics-addr when set), for other machines
 // sharing the same Redis.
@@ -122,20 +142,11 @@ func runWorker(ctx context.Context, cfg config, log *zap.Logger) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := service.NewMetrics(reg)
 	if cfg.MetricsAddr != "" {
-		ln, err := net.Listen("tcp", cfg.MetricsAddr)
+		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)
 		if err != nil {
-			return fmt.Errorf("metrics-addr: %w", err)
+			return err
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
-		})
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-		go func() { _ = srv.Serve(ln) }()
-		defer srv.Close()
-		log.Info("metrics listening", zap.String("addr", ln.Addr().String()))
+		defer closeMetrics()
 	}
 	// The same cache as the servers: sub-results proven by one worker are
 	// found by the others (and by the servers) in Redis.

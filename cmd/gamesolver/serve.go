@@ -86,6 +86,13 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := service.NewMetrics(reg)
 	a := &app{cfg: cfg, log: log, draining: make(chan struct{})}
+	if cfg.MetricsAddr != "" {
+		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)
+		if err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, closeMetrics)
+	}
 
 	c, rdb, err := newCache(cfg, metrics, reg, log)
 	if err != nil {

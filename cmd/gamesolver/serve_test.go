@@ -128,6 +128,33 @@ func TestServeWithoutRedis(t *testing.T) {
 	}
 }
 
+// TestServeMetricsAddr: serve's --metrics-addr has the metrics and a
+// liveness check apart from the API (which keeps its own /metrics).
+func TestServeMetricsAddr(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	base := startApp(t, nil, "--metrics-addr", addr)
+	_, body := get(t, "http://"+addr+"/metrics")
+	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes"} {
+		if !strings.Contains(body, name) {
+			t.Errorf("metrics on --metrics-addr without %s", name)
+		}
+	}
+	if resp, _ := get(t, "http://"+addr+"/healthz"); resp.StatusCode != 200 {
+		t.Errorf("healthz on --metrics-addr: %d", resp.StatusCode)
+	}
+	if resp, _ := get(t, "http://"+addr+"/v1/games"); resp.StatusCode != 404 {
+		t.Errorf("the API on --metrics-addr: %d", resp.StatusCode)
+	}
+	if !strings.Contains(metrics(t, base), "gamesolver_solver_slots_in_use") {
+		t.Error("no metrics on --addr any more")
+	}
+}
+
 // grepLines is the lines of text that start with prefix.
 func grepLines(text, prefix string) []string {
 	var out []string
