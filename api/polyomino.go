@@ -66,7 +66,8 @@ type PolyominoRequest struct {
 	Moves []string `json:"moves"` // no example tag: swag splits it at every comma
 	// Player to move in the position described: after the moves, when
 	// moves are given (with board rows, the moves are credited counting
-	// back from it). First or second; defaults from the number of pieces
+	// back from it; the house rules of /v1/games say what happens when no
+	// crediting ends with it). First or second; defaults from the pieces
 	// placed.
 	ToMove string `json:"to_move" enums:"first,second" example:"second"`
 	// Bound on the time of the answer in milliseconds, the heuristic

@@ -2959,7 +2959,7 @@ const docTemplate = `{
                     "example": 0
                 },
                 "to_move": {
-                    "description": "Player to move in the position described: after the moves, when\nmoves are given (with board rows, the moves are credited counting\nback from it). First or second; defaults from the number of pieces\nplaced.",
+                    "description": "Player to move in the position described: after the moves, when\nmoves are given (with board rows, the moves are credited counting\nback from it; the house rules of /v1/games say what happens when no\ncrediting ends with it). First or second; defaults from the pieces\nplaced.",
                     "type": "string",
                     "enum": [
                         "first",

@@ -48,7 +48,12 @@
 //     pieces are unknown and the first player is credited with ceil(n/2).
 //   - Moves: in a common pool the players alternate; in hand mode each move
 //     is made by the owner of its piece, and under the score rule a player
-//     who cannot place passes without a move being written.
+//     who cannot place passes without a move being written. After board
+//     rows, a given player to move is the one after the moves, and the
+//     moves are credited counting back from it; when no crediting ends with
+//     that player to move (in hand mode the pieces' owners fix it), they
+//     are credited from the rows' own player to move and the given one
+//     moves next (as from the start, where the first player moves first).
 //
 // # Notation
 //

@@ -38,7 +38,11 @@ func (p *Position) clone() *Position {
 // toMove names the player to move in the resulting position; with
 // DefaultToMove it follows from the pieces each player placed (in a common
 // pool: first to move after an even number of pieces). In hand mode each
-// move is made by the owner of its piece.
+// move is made by the owner of its piece. After board rows the moves are
+// credited counting back from toMove; when no crediting of them ends with
+// toMove to move (in hand mode the pieces' owners say who moved), they are
+// credited from the rows' own player to move and toMove then overrides who
+// moves next (from the start position too: the first player moves first).
 func NewPosition(cfg Config, board []string, moves []string, toMove Player) (*Position, error) {
 	g, err := NewGame(cfg)
 	if err != nil {
@@ -58,7 +62,31 @@ func (g *Game) NewPosition(board []string, moves []string, toMove Player) (*Posi
 		if pos, err = g.parseBoard(board); err != nil {
 			return nil, err
 		}
+		if toMove != DefaultToMove && len(moves) > 0 {
+			// toMove is the player to move after the moves: the moves are
+			// credited counting back from it (the rows' own player to move
+			// is a guess), the guess first when both players could.
+			for _, first := range []Player{pos.toMove, pos.toMove.Opponent()} {
+				at := pos.clone()
+				at.toMove = first
+				if end, err := playMoves(at, moves); err == nil && end.toMove == toMove {
+					return end, nil
+				}
+			}
+		}
 	}
+	pos, err := playMoves(pos, moves)
+	if err != nil {
+		return nil, err
+	}
+	if toMove != DefaultToMove {
+		pos.toMove = toMove
+	}
+	return pos, nil
+}
+
+// playMoves plays the moves in notation from pos in turn.
+func playMoves(pos *Position, moves []string) (*Position, error) {
 	for i, s := range moves {
 		m, err := ParseMove(s)
 		if err != nil {
@@ -69,9 +97,6 @@ func (g *Game) NewPosition(board []string, moves []string, toMove Player) (*Posi
 			return nil, fmt.Errorf("move %d: %w", i+1, err)
 		}
 		pos = next
-	}
-	if toMove != DefaultToMove {
-		pos.toMove = toMove
 	}
 	return pos, nil
 }

@@ -463,3 +463,50 @@ func TestGameBuildsBounded(t *testing.T) {
 		<-builds
 	}
 }
+
+// TestToMoveCountsBack: after board rows, the player to move given is the
+// one after the moves, and the moves are credited counting back from it;
+// when no crediting ends with it, the moves are credited from the rows'
+// player and the one given moves next.
+func TestToMoveCountsBack(t *testing.T) {
+	tetro := mustPreset(t, "tetrominoes")
+	tetro.Width, tetro.Height, tetro.Pieces, tetro.EndRule = 4, 4, []string{"I", "L", "T"}, ScoreRule
+	hands := tetro
+	hands.Pool, hands.Hands = false, [2][]string{{"I"}, {"L", "T"}}
+	empty := []string{"....", "....", "....", "...."}
+	tests := []struct {
+		name   string
+		cfg    Config
+		board  []string
+		moves  []string
+		toMove Player
+		scores [2]int
+		next   Player
+		err    string
+	}{
+		{"pool, to_move as the rows say", tetro, empty, []string{"I:a1,b1,c1,d1"}, Second, [2]int{1, 0}, Second, ""},
+		{"pool, counted back", tetro, empty, []string{"I:a1,b1,c1,d1"}, First, [2]int{0, 1}, First, ""},
+		{"pool, two moves counted back", tetro, empty, []string{"I:a1,b1,c1,d1", "L:a2,b2,c2,a3"}, Second, [2]int{1, 1}, Second, ""},
+		{"pool, default", tetro, empty, []string{"I:a1,b1,c1,d1"}, DefaultToMove, [2]int{1, 0}, Second, ""},
+		{"pool from the start: to_move takes the turn", tetro, nil, []string{"I:a1,b1,c1,d1"}, First, [2]int{1, 0}, First, ""},
+		{"hands, the owner moved from the rows", hands, empty, []string{"L:a1,b1,c1,a2"}, First, [2]int{0, 1}, First, ""},
+		{"hands, the owners fix the crediting", hands, empty, []string{"I:a1,b1,c1,d1"}, First, [2]int{1, 0}, First, ""},
+		{"hands from the start: the first moves first", hands, nil, []string{"L:a1,b1,c1,a2"}, First, [2]int{}, First, "belongs to the second player, but the first player is to move"},
+	}
+	for _, tt := range tests {
+		pos, err := NewPosition(tt.cfg, tt.board, tt.moves, tt.toMove)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if pos.Scores() != tt.scores || pos.ToMove() != tt.next {
+			t.Errorf("%s: scores %v, %s to move; want %v, %s", tt.name, pos.Scores(), pos.ToMove(), tt.scores, tt.next)
+		}
+	}
+}
