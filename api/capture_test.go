@@ -173,3 +173,34 @@ func TestCapturePlies(t *testing.T) {
 		t.Errorf("stuck: %+v", o)
 	}
 }
+
+// TestCaptureMovesListed: past 20,000 turns the capture variant lists each
+// placement once and says the list is cut only when optional removals
+// make more turns than placements; a complete list has its classes.
+func TestCaptureMovesListed(t *testing.T) {
+	r := newPolyominoServer(t, 5*time.Second)
+	moves := func(body string) PolyominoMovesResponse {
+		t.Helper()
+		w := do(r, "POST", "/v1/polyomino/moves", "application/json", body)
+		var m PolyominoMovesResponse
+		if err := json.Unmarshal(w.Body.Bytes(), &m); w.Code != 200 || err != nil {
+			t.Fatalf("%s: %d %s", body, w.Code, w.Body)
+		}
+		return m
+	}
+	// The empty 16 x 16 board with hexominoes: every turn a placement.
+	capt := moves(`{"game":"capture","width":16,"height":16,"order":6}`)
+	plain := moves(`{"game":"pentominoes","width":16,"height":16,"order":6}`)
+	if capt.Count <= 20000 || capt.Truncated || len(capt.Moves) != capt.Count || capt.Count != plain.Count ||
+		capt.DistinctUpToSymmetry == nil || plain.DistinctUpToSymmetry == nil || *capt.DistinctUpToSymmetry != *plain.DistinctUpToSymmetry {
+		t.Errorf("empty 16 x 16 board: capture %d turns (truncated %v, %d listed, classes %v), without capture %d moves (classes %v)",
+			capt.Count, capt.Truncated, len(capt.Moves), capt.DistinctUpToSymmetry, plain.Count, plain.DistinctUpToSymmetry)
+	}
+	// One marked piece of the mover's: each placement with or without its
+	// removal.
+	rows := `"AAAAAA.........."` + strings.Repeat(`,"................"`, 15)
+	marked := moves(`{"game":"capture","width":16,"height":16,"order":6,"board":[` + rows + `],"markers":{"H01":"first"},"to_move":"first"}`)
+	if !marked.Truncated || len(marked.Moves) >= marked.Count || marked.DistinctUpToSymmetry != nil {
+		t.Errorf("a marked piece: %d turns, truncated %v, %d listed, classes %v", marked.Count, marked.Truncated, len(marked.Moves), marked.DistinctUpToSymmetry)
+	}
+}

@@ -532,11 +532,13 @@ type PolyominoMovesResponse struct {
 	// symmetries, as tilings count them). For the capture variant: turns
 	// with the same removals whose placements are images of each other
 	// under the symmetries of the cells not drawn '#' (pieces and markers
-	// kept); absent when its turns are too many to list.
+	// kept); absent when the list is truncated.
 	DistinctUpToSymmetry *int `json:"distinct_up_to_symmetry,omitempty" example:"296"`
-	// Capture variant: true when the turns are too many to list (every
-	// subset of removals no placement needs is a turn too); moves then
-	// lists each placement once with only the removals it needs.
+	// Capture variant: true when the turns are too many to list (more
+	// than 20,000, and more than the placements: every subset of removals
+	// no placement needs is a turn too); moves then lists each placement
+	// once with only the removals it needs. A longer list of turns that
+	// are all placements is given whole.
 	Truncated bool     `json:"truncated,omitempty" example:"false"`
 	Moves     []string `json:"moves"`
 	ToMove    string   `json:"to_move" example:"first"`

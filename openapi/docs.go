@@ -2791,7 +2791,7 @@ const docTemplate = `{
                     "example": 2308
                 },
                 "distinct_up_to_symmetry": {
-                    "description": "Classes of moves equal under the symmetries of the position: the\nrotations and reflections that map its empty cells onto themselves,\nwherever they lie in the rectangle (a blocked cell and a '#' are\nalike; an 8 x 8 region beside a blocked column has the square's 8\nsymmetries, as tilings count them). For the capture variant: turns\nwith the same removals whose placements are images of each other\nunder the symmetries of the cells not drawn '#' (pieces and markers\nkept); absent when its turns are too many to list.",
+                    "description": "Classes of moves equal under the symmetries of the position: the\nrotations and reflections that map its empty cells onto themselves,\nwherever they lie in the rectangle (a blocked cell and a '#' are\nalike; an 8 x 8 region beside a blocked column has the square's 8\nsymmetries, as tilings count them). For the capture variant: turns\nwith the same removals whose placements are images of each other\nunder the symmetries of the cells not drawn '#' (pieces and markers\nkept); absent when the list is truncated.",
                     "type": "integer",
                     "example": 296
                 },
@@ -2821,7 +2821,7 @@ const docTemplate = `{
                     "example": "first"
                 },
                 "truncated": {
-                    "description": "Capture variant: true when the turns are too many to list (every\nsubset of removals no placement needs is a turn too); moves then\nlists each placement once with only the removals it needs.",
+                    "description": "Capture variant: true when the turns are too many to list (more\nthan 20,000, and more than the placements: every subset of removals\nno placement needs is a turn too); moves then lists each placement\nonce with only the removals it needs. A longer list of turns that\nare all placements is given whole.",
                     "type": "boolean",
                     "example": false
                 }

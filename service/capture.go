@@ -379,17 +379,21 @@ func (p *Polyomino) captureMoves(q PolyominoQuery) (PolyominoMoves, error) {
 	if err != nil {
 		return PolyominoMoves{}, err
 	}
-	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: pos.DistinctTurns(maxListedTurns), ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{},
+	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: -1, ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{},
 		Over: pos.Over(), Drawn: pos.Drawn()}
-	if out.Count <= maxListedTurns {
-		for _, t := range pos.LegalTurns() {
-			out.Moves = append(out.Moves, t.String())
-		}
-	} else {
-		out.Truncated = true
-		for _, t := range pos.Placements() {
-			out.Moves = append(out.Moves, t.String())
-		}
+	turns := pos.LegalTurns
+	if out.Count > maxListedTurns {
+		placements := pos.Placements()
+		// Without optional removals every turn is a placement: the list
+		// is complete however long (a 16 x 16 board has 40,376).
+		out.Truncated = len(placements) < out.Count
+		turns = func() []capture.Turn { return placements }
+	}
+	for _, t := range turns() {
+		out.Moves = append(out.Moves, t.String())
+	}
+	if !out.Truncated {
+		out.DistinctUpToSymmetry = pos.DistinctTurns(max(maxListedTurns, out.Count))
 	}
 	return out, nil
 }
