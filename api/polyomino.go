@@ -62,7 +62,12 @@ type PolyominoRequest struct {
 	// show the whole position, neutral pieces included.
 	Board []string `json:"board" example:"........,........,........,........,........,........,........,........"`
 	// Moves from the start (or after the board): <piece>:<cells>, e.g.
-	// ["L:a1,a2,a3,a4,b4"].
+	// ["L:a1,a2,a3,a4,b4"]. Capture variant: turns, "~Y Z:b3,c3,c4,c5,d5"
+	// (remove Y, place Z); for the draw on a third repetition (house rule)
+	// the board (or the start) is the first occurrence of its position and
+	// each turn adds one, so a caller who knows a game's history sends its
+	// start and every turn (the same position as board rows alone has no
+	// history, and may have another value).
 	Moves []string `json:"moves"` // no example tag: swag splits it at every comma
 	// Player to move in the position described: after the moves, when
 	// moves are given (with board rows, the moves are credited counting
@@ -282,7 +287,11 @@ type PolyominoAnalysis struct {
 	// time) is taken for a long game, as it most often is: after the
 	// wins with plies, before the losses with plies (in a lost position
 	// whose plies are known, right after its slowest losses, since no
-	// loss lasts longer). best_moves follow the same order.
+	// loss lasts longer). best_moves follow the same order. A capture
+	// position of more than 2^20 (1,048,576) turns (every subset of the
+	// mover's marked pieces may be removed) is not searched: the list is
+	// empty, legal_moves counts them, best_moves[0] is the heuristic
+	// player's turn.
 	Moves *[]PolyominoMoveValue `json:"moves,omitempty"`
 	// True when the game has ended (the player to move cannot move, or
 	// under the score rule neither can; in the capture variant also when

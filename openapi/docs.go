@@ -2640,7 +2640,7 @@ const docTemplate = `{
                     }
                 },
                 "moves": {
-                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst; where plies are known (normal play, capture), the fastest\nfirst), proven draws, the moves not proven, proven losses (the\nslowest first). A move without plies (its length search ran out of\ntime) is taken for a long game, as it most often is: after the\nwins with plies, before the losses with plies (in a lost position\nwhose plies are known, right after its slowest losses, since no\nloss lasts longer). best_moves follow the same order.",
+                    "description": "With all_moves: every legal move with its own value where\nproven, best first: when the position is not proven, the heuristic\nplayer's move (best_moves[0]) first; then proven wins (best value\nfirst; where plies are known (normal play, capture), the fastest\nfirst), proven draws, the moves not proven, proven losses (the\nslowest first). A move without plies (its length search ran out of\ntime) is taken for a long game, as it most often is: after the\nwins with plies, before the losses with plies (in a lost position\nwhose plies are known, right after its slowest losses, since no\nloss lasts longer). best_moves follow the same order. A capture\nposition of more than 2^20 (1,048,576) turns (every subset of the\nmover's marked pieces may be removed) is not searched: the list is\nempty, legal_moves counts them, best_moves[0] is the heuristic\nplayer's turn.",
                     "type": "array",
                     "items": {
                         "$ref": "#/definitions/api.PolyominoMoveValue"
@@ -2925,7 +2925,7 @@ const docTemplate = `{
                     }
                 },
                 "moves": {
-                    "description": "Moves from the start (or after the board): \u003cpiece\u003e:\u003ccells\u003e, e.g.\n[\"L:a1,a2,a3,a4,b4\"].",
+                    "description": "Moves from the start (or after the board): \u003cpiece\u003e:\u003ccells\u003e, e.g.\n[\"L:a1,a2,a3,a4,b4\"]. Capture variant: turns, \"~Y Z:b3,c3,c4,c5,d5\"\n(remove Y, place Z); for the draw on a third repetition (house rule)\nthe board (or the start) is the first occurrence of its position and\neach turn adds one, so a caller who knows a game's history sends its\nstart and every turn (the same position as board rows alone has no\nhistory, and may have another value).",
                     "type": "array",
                     "items": {
                         "type": "string"

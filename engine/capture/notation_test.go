@@ -125,6 +125,8 @@ func TestSetup(t *testing.T) {
 		{"marker value", Setup{Board: board, Markers: map[string]string{"I": "black"}}, ErrBadPosition, "expected first or second"},
 		{"marker value of a piece off the board", Setup{Board: board, Markers: map[string]string{"X": "third"}}, ErrBadPosition, `piece X has marker "third" (expected first or second)`},
 		{"marker piece", Setup{Board: board, Markers: map[string]string{"Q": "first"}}, ErrBadPosition, "no piece"},
+		{"marker twice", Setup{Board: board, Markers: map[string]string{"I": "first", "i": "second"}}, ErrBadPosition, `markers: piece I listed twice (keys "I" and "i")`},
+		{"marker twice, spaced", Setup{Board: board, Markers: map[string]string{"I": "first", " I ": "first"}}, ErrBadPosition, "markers: piece I listed twice"},
 		{"pool with a piece on the board", Setup{Board: board, Pool: []string{"I", "X"}}, ErrBadPosition, "I is on the board"},
 		{"pool twice", Setup{Pool: []string{"X", "x"}}, ErrBadPosition, "listed twice"},
 		{"banned not in the pool", Setup{Board: board, Pool: []string{"X"}, Banned: []string{"P"}}, ErrBadPosition, "not in the pool"},

@@ -253,11 +253,18 @@ func (g *Game) applyMarkers(s *state, markers map[string]string) error {
 		names = append(names, name)
 	}
 	sort.Strings(names) // report the first fault deterministically
+	seen := make(map[int]string, len(names))
 	for _, name := range names {
 		p, err := g.lookupPiece(strings.TrimSpace(name))
 		if err != nil {
 			return faultf(ErrBadPosition, "markers: %v", err)
 		}
+		if other, ok := seen[p]; ok {
+			// "I" and "i" (or " I ") name one piece: which marker it
+			// carries would depend on the keys' order.
+			return faultf(ErrBadPosition, "markers: piece %s listed twice (keys %q and %q)", g.pieces[p].Name, other, name)
+		}
+		seen[p] = name
 		// The value first: a bad one is a fault whatever the board.
 		side := first
 		switch strings.ToLower(strings.TrimSpace(markers[name])) {
