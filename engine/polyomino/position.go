@@ -146,7 +146,11 @@ func (g *Game) parseBoard(rows []string) (*Position, error) {
 	for _, ch := range order {
 		cells := labels[ch]
 		if len(cells) != g.set.Order {
-			return nil, faultf(ErrBadBoard, "piece labelled %q has %s (%s), expected %d", ch, cellCount(len(cells)), cellList(cells), g.set.Order)
+			hint := ""
+			if len(cells) > g.set.Order {
+				hint = " (each placed piece needs a character of its own)"
+			}
+			return nil, faultf(ErrBadBoard, "piece labelled %q has %s (%s), expected %d%s", ch, cellCount(len(cells)), cellList(cells), g.set.Order, hint)
 		}
 		if !connected(cells) {
 			return nil, faultf(ErrBadBoard, "cells labelled %q (%s) are not connected", ch, cellList(cells))

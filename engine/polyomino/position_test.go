@@ -92,6 +92,7 @@ func TestPositionErrors(t *testing.T) {
 		{"row length", pent, with("........", "........", "........."), nil, ErrBadBoard, "board row 3 has 9 cells (characters), expected 8"},
 		{"piece size", pent, with("LLLL...."), nil, ErrBadBoard, "has 4 cells"},
 		{"one cell", pent, with("....Q..."), nil, ErrBadBoard, "piece labelled 'Q' has 1 cell (e1), expected 5"},
+		{"two pieces, one label", pent, with("LLLL.LLL", "L....LL."), nil, ErrBadBoard, "piece labelled 'L' has 10 cells (a1,b1,c1,d1,f1,g1,h1,a2,f2,g2), expected 5 (each placed piece needs a character of its own)"},
 		{"disconnected", pent, with("LLLL.L.."), nil, ErrBadBoard, "not connected"},
 		{"used twice", pent, with("LLLL....", "L.......", "MMMM....", "M......."), nil, ErrPieceUsed, "piece L is placed twice"},
 		{"not in game", Config{Width: 8, Height: 8, Order: 5, Pool: true, Pieces: []string{"F", "I"}}, with("LLLL....", "L......."), nil, ErrBadBoard, "not in this game"},
