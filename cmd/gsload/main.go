@@ -55,8 +55,15 @@ func main() {
 	longJob := flag.String("long-job", `{"type":"polyomino.analyze","request":{"game":"pentominoes","board":["#.......","........","........","........","........","........","........","........"],"all_moves":true}}`,
 		"--job-wait: the long job's POST /v1/jobs body (the default: 1150 units of minutes each)")
 	smallJob := flag.String("small-job", `{"type":"polyomino.tilings","request":{"width":12,"height":5}}`, "--job-wait: the small job's POST /v1/jobs body")
+	ready := flag.Duration("ready-wait", 2*time.Minute, "wait up to this long for the server's /readyz to answer 200 before measuring (a fresh data directory builds the Teeko tables first; 0: do not wait)")
 	flag.Parse()
 
+	if *ready > 0 {
+		if err := waitReady(*url, *ready); err != nil {
+			fmt.Fprintln(os.Stderr, "gsload:", err)
+			os.Exit(1)
+		}
+	}
 	if *jobWait > 0 {
 		if err := measureJobWait(*url, *longJob, *smallJob, *jobWait); err != nil {
 			fmt.Fprintln(os.Stderr, "gsload:", err)
@@ -101,6 +108,34 @@ func main() {
 	drive(*url, reqs, *duration, *concurrency).print("gamesolver " + *scenario)
 }
 
+// waitReady polls base's /readyz until it answers 200 or d has passed:
+// a server still building its Teeko tables answers their routes 503, and
+// a measure of those would be a measure of refusals.
+func waitReady(base string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	said := false
+	for {
+		status := "no answer"
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			status = resp.Status
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s/readyz not ready after %v (%s); --ready-wait 0 measures anyway", base, d, status)
+		}
+		if !said {
+			fmt.Fprintf(os.Stderr, "gsload: waiting for %s/readyz (%s)\n", base, status)
+			said = true
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
 // floodBodies are the flood's requests by kind, for client i.
 var floodBodies = map[string]func(i int) string{
 	"search": func(i int) string { return fmt.Sprintf(`{"game":"hexominoes","seed":%d,"budget_ms":2000}`, i) },
@@ -138,7 +173,7 @@ func startFlood(base string, n int, body func(i int) string) (stop func(), repor
 	return func() { cancel(); wg.Wait() }, func() {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Printf("  flood answers by status: %v (503: refused at once, no slot free)\n", statuses)
+		fmt.Printf("  flood answers by status: %v (503: refused, the queue full or its wait over)\n", statuses)
 	}
 }
 
