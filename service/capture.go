@@ -374,22 +374,29 @@ func withCapturePosition(a PolyominoAnswer, pos *capture.Position) PolyominoAnsw
 // no placement needs are legal too, so the number of turns grows as 2^k
 // with the mover's k marked pieces: the list is cut at maxListedTurns,
 // while Count is exact.
-func (p *Polyomino) captureMoves(q PolyominoQuery) (PolyominoMoves, error) {
+func (p *Polyomino) captureMoves(ctx context.Context, q PolyominoQuery) (PolyominoMoves, error) {
 	pos, err := q.capturePosition()
 	if err != nil {
 		return PolyominoMoves{}, err
 	}
 	out := PolyominoMoves{Count: pos.CountTurns(), DistinctUpToSymmetry: -1, ToMove: pos.ToMove(), Board: pos.Board(), Moves: []string{},
 		Over: pos.Over(), Drawn: pos.Drawn()}
-	turns := pos.LegalTurns
+	var listed []capture.Turn
 	if out.Count > maxListedTurns {
-		placements := pos.Placements()
+		listed = pos.Placements()
 		// Without optional removals every turn is a placement: the list
 		// is complete however long (a 16 x 16 board has 40,376).
-		out.Truncated = len(placements) < out.Count
-		turns = func() []capture.Turn { return placements }
+		out.Truncated = len(listed) < out.Count
+	} else {
+		listed = pos.LegalTurns()
 	}
-	for _, t := range turns() {
+	// A big list is assembled as many at once as searches run (as Moves).
+	release, err := p.Assemble(ctx, len(listed))
+	if err != nil {
+		return PolyominoMoves{}, err
+	}
+	defer release()
+	for _, t := range listed {
 		out.Moves = append(out.Moves, t.String())
 	}
 	if !out.Truncated {

@@ -86,13 +86,6 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := service.NewMetrics(reg)
 	a := &app{cfg: cfg, log: log, draining: make(chan struct{})}
-	if cfg.MetricsAddr != "" {
-		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)
-		if err != nil {
-			return nil, err
-		}
-		a.closers = append(a.closers, closeMetrics)
-	}
 
 	c, rdb, err := newCache(cfg, metrics, reg, log)
 	if err != nil {
@@ -160,6 +153,13 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		}
 		apiCfg.RateLimiter = rl
 		a.closers = append(a.closers, rl.Close)
+	}
+	if cfg.MetricsAddr != "" { // last: nothing after it fails and leaves it open
+		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)
+		if err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, closeMetrics)
 	}
 	gin.SetMode(gin.ReleaseMode)
 	a.handler = api.New(apiCfg, api.Deps{

@@ -110,6 +110,9 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 	}
 	cfg.noJournal = true
 	cfg.noTeeko = !strings.HasPrefix(path, "/v1/teeko/")
+	// One request in process: no metrics to serve (a worker container's
+	// GAMESOLVER_METRICS_ADDR names the port its worker holds).
+	cfg.MetricsAddr = ""
 
 	log, err := newLogger(cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,13 @@ func TestSolveCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	unused := filepath.Join(dir, "never-made")
+	// A port held (a worker container's GAMESOLVER_METRICS_ADDR): solve
+	// serves no metrics and answers.
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
 	cases := []struct {
 		name  string
 		cmd   string
@@ -46,6 +54,8 @@ func TestSolveCommand(t *testing.T) {
 			want: map[string]any{"result": "win", "proven": true, "source": "book"}},
 		{name: "analyze by search", cmd: "solve", args: []string{"--data-dir", unused, "polyomino", `{"game":"tetrominoes","width":5,"height":5}`},
 			want: map[string]any{"proven": true, "source": "search"}},
+		{name: "a metrics address already taken", cmd: "solve", args: []string{"--data-dir", unused, "--metrics-addr", held.Addr().String(), "polyomino/moves", `{"game":"pentominoes"}`},
+			want: map[string]any{"count": 2308.0}},
 		{name: "tile from stdin", cmd: "tile", stdin: `{"width":10,"height":6,"pieces":"FILNPTUVWXYZ"}`, args: []string{"--data-dir", unused},
 			want: map[string]any{"count": 2339.0, "count_all": 9356.0, "complete": true}},
 		{name: "tile with -", cmd: "tile", stdin: `{"width":5,"height":4,"pieces":"ILPY"}`, args: []string{"--data-dir", unused, "-"},

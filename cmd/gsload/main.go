@@ -113,10 +113,11 @@ func main() {
 // a measure of those would be a measure of refusals.
 func waitReady(base string, d time.Duration) error {
 	deadline := time.Now().Add(d)
+	client := &http.Client{Timeout: 5 * time.Second} // a server that never answers
 	said := false
 	for {
 		status := "no answer"
-		resp, err := http.Get(base + "/readyz")
+		resp, err := client.Get(base + "/readyz")
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()

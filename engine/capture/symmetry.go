@@ -1,6 +1,10 @@
 package capture
 
-import "github.com/gamesolver/gamesolver/engine/polyomino"
+import (
+	"strings"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
 
 // DistinctTurns counts the legal turns up to the symmetries of the
 // position: the rotations and reflections, with the translation that keeps
@@ -15,21 +19,35 @@ func (p *Position) DistinctTurns(limit int) int {
 		return -1
 	}
 	stab := symmetries(p.Board())
-	seen := map[string]bool{}
+	// A turn is known by its removals and the cells it covers (no two
+	// pieces cover the same cells); boards are at most 16 x 16.
+	type key struct {
+		removals string
+		cells    [4]uint64
+	}
+	keyOf := func(removals string, cells []polyomino.Cell, s func(polyomino.Cell) polyomino.Cell) key {
+		k := key{removals: removals}
+		for _, c := range cells {
+			c = s(c)
+			i := c.Y*16 + c.X
+			k.cells[i>>6] |= 1 << (i & 63)
+		}
+		return k
+	}
+	identity := func(c polyomino.Cell) polyomino.Cell { return c }
+	turns := p.LegalTurns()
+	seen := make(map[key]bool, len(turns))
 	distinct := 0
-	for _, t := range p.LegalTurns() {
-		if seen[t.String()] {
+	for _, t := range turns {
+		removals := strings.Join(t.Removals, " ")
+		if seen[keyOf(removals, t.Cells, identity)] {
 			continue
 		}
 		// A new class: mark every image (the stabilizer is a group, the
 		// identity among them).
 		distinct++
-		img := Turn{Removals: t.Removals, Piece: t.Piece, Cells: make([]polyomino.Cell, len(t.Cells))}
 		for _, s := range stab {
-			for i, c := range t.Cells {
-				img.Cells[i] = s(c)
-			}
-			seen[img.String()] = true
+			seen[keyOf(removals, t.Cells, s)] = true
 		}
 	}
 	return distinct

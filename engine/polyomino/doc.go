@@ -45,15 +45,19 @@
 //     a placed piece named by its shape. A blocked cell of the Config drawn
 //     as '.' stays blocked. In hand mode a placed piece counts for the
 //     player whose hand holds it; in a common pool the placers of labelled
-//     pieces are unknown and the first player is credited with ceil(n/2).
+//     pieces are unknown: the players alternated, so the player to move at
+//     the rows placed floor(n/2) of them and the other ceil(n/2) (by
+//     default the first player ceil(n/2)).
 //   - Moves: in a common pool the players alternate; in hand mode each move
 //     is made by the owner of its piece, and under the score rule a player
 //     who cannot place passes without a move being written. After board
 //     rows, a given player to move is the one after the moves, and the
-//     moves are credited counting back from it; when no crediting ends with
-//     that player to move (in hand mode the pieces' owners fix it), they
-//     are credited from the rows' own player to move and the given one
-//     moves next (as from the start, where the first player moves first).
+//     moves are credited counting back from it (which says who was to move
+//     at the rows); when no crediting ends with that player to move (in
+//     hand mode the pieces' owners fix it), they are credited from a
+//     player at the rows for whom they are legal, the rows' default first,
+//     and the given one moves next (as from the start, where the first
+//     player moves first).
 //
 // # Notation
 //

@@ -39,10 +39,13 @@ func (p *Position) clone() *Position {
 // DefaultToMove it follows from the pieces each player placed (in a common
 // pool: first to move after an even number of pieces). In hand mode each
 // move is made by the owner of its piece. After board rows the moves are
-// credited counting back from toMove; when no crediting of them ends with
-// toMove to move (in hand mode the pieces' owners say who moved), they are
-// credited from the rows' own player to move and toMove then overrides who
-// moves next (from the start position too: the first player moves first).
+// credited counting back from toMove (in a common pool the player to move
+// at the rows placed the smaller half of their pieces, the players having
+// alternated); when no crediting of them ends with toMove to move (in hand
+// mode the pieces' owners say who moved), they are credited from a player
+// at the rows for whom they are legal, the rows' own first, and toMove
+// then overrides who moves next (from the start position too: the first
+// player moves first).
 func NewPosition(cfg Config, board []string, moves []string, toMove Player) (*Position, error) {
 	g, err := NewGame(cfg)
 	if err != nil {
@@ -56,49 +59,77 @@ func (g *Game) NewPosition(board []string, moves []string, toMove Player) (*Posi
 	if toMove != DefaultToMove && toMove != First && toMove != Second {
 		return nil, faultf(ErrBadConfig, "player to move %d (expected first or second)", toMove)
 	}
-	pos := g.Start()
+	starts := []*Position{g.Start()}
 	if board != nil {
-		var err error
-		if pos, err = g.parseBoard(board); err != nil {
+		pos, err := g.parseBoard(board)
+		if err != nil {
 			return nil, err
 		}
-		if toMove != DefaultToMove && len(moves) > 0 {
-			// toMove is the player to move after the moves: the moves are
-			// credited counting back from it (the rows' own player to move
-			// is a guess), the guess first when both players could.
-			for _, first := range []Player{pos.toMove, pos.toMove.Opponent()} {
-				at := pos.clone()
-				at.toMove = first
-				if end, err := playMoves(at, moves); err == nil && end.toMove == toMove {
-					return end, nil
-				}
-			}
+		switch {
+		case toMove == DefaultToMove:
+			starts = []*Position{pos}
+		case len(moves) == 0:
+			return pos.moverAtRows(toMove), nil
+		default:
+			// The rows' own player to move is a guess: the other may have
+			// made the moves end with toMove to move. (Never both: in a
+			// pool each move changes the player; in hand mode the last
+			// piece's owner does, and the two replays, when both legal,
+			// reach the same position.)
+			starts = []*Position{pos, pos.moverAtRows(pos.toMove.Opponent())}
 		}
 	}
-	pos, err := playMoves(pos, moves)
-	if err != nil {
-		return nil, err
+	var legal *Position
+	var fault error
+	furthest := -1
+	for _, start := range starts {
+		end, at, err := playMoves(start, moves)
+		switch {
+		case err != nil:
+			if at > furthest { // the error of the replay that went furthest
+				furthest, fault = at, err
+			}
+		case toMove == DefaultToMove || end.toMove == toMove:
+			return end, nil
+		case legal == nil:
+			legal = end
+		}
 	}
-	if toMove != DefaultToMove {
-		pos.toMove = toMove
+	if legal == nil {
+		return nil, fault
 	}
-	return pos, nil
+	legal.toMove = toMove
+	return legal, nil
 }
 
-// playMoves plays the moves in notation from pos in turn.
-func playMoves(pos *Position, moves []string) (*Position, error) {
+// moverAtRows is p, a position read from board rows, with who to move: in
+// a common pool, where the players alternate, he placed the smaller half
+// of the rows' pieces (whose placers the rows do not tell).
+func (p *Position) moverAtRows(who Player) *Position {
+	q := p.clone()
+	q.toMove = who
+	if p.game.pool {
+		n := p.score[First] + p.score[Second]
+		q.score[who], q.score[who.Opponent()] = n/2, (n+1)/2
+	}
+	return q
+}
+
+// playMoves plays the moves in notation from pos in turn; on a fault it
+// returns the index of the move at fault.
+func playMoves(pos *Position, moves []string) (*Position, int, error) {
 	for i, s := range moves {
 		m, err := ParseMove(s)
 		if err != nil {
-			return nil, fmt.Errorf("move %d: %w", i+1, err)
+			return nil, i, fmt.Errorf("move %d: %w", i+1, err)
 		}
 		next, err := pos.Play(m)
 		if err != nil {
-			return nil, fmt.Errorf("move %d: %w", i+1, err)
+			return nil, i, fmt.Errorf("move %d: %w", i+1, err)
 		}
 		pos = next
 	}
-	return pos, nil
+	return pos, len(moves), nil
 }
 
 // parseBoard reads board rows: '.' empty, '#' blocked or covered by a piece

@@ -493,6 +493,16 @@ func TestToMoveCountsBack(t *testing.T) {
 		{"hands, the owner moved from the rows", hands, empty, []string{"L:a1,b1,c1,a2"}, First, [2]int{0, 1}, First, ""},
 		{"hands, the owners fix the crediting", hands, empty, []string{"I:a1,b1,c1,d1"}, First, [2]int{1, 0}, First, ""},
 		{"hands from the start: the first moves first", hands, nil, []string{"L:a1,b1,c1,a2"}, First, [2]int{}, First, "belongs to the second player, but the first player is to move"},
+		// A pool's rows of an odd number of pieces: the player to move
+		// at them placed the smaller half (the mover's lead is 0 or -1).
+		{"pool, odd rows, counted back", tetro, []string{"IIII", "....", "....", "...."}, []string{"L:a2,b2,c2,a3"}, Second, [2]int{1, 1}, Second, ""},
+		{"pool, odd rows, as the rows say", tetro, []string{"IIII", "....", "....", "...."}, []string{"L:a2,b2,c2,a3"}, First, [2]int{1, 1}, First, ""},
+		{"pool, odd rows, to_move without moves", tetro, []string{"IIII", "....", "....", "...."}, nil, First, [2]int{0, 1}, First, ""},
+		{"pool, odd rows, default", tetro, []string{"IIII", "....", "....", "...."}, nil, DefaultToMove, [2]int{1, 0}, Second, ""},
+		// In hand mode the owners say who moved: a to_move that disagrees
+		// takes the turn after moves legal from either player at the rows.
+		{"hands, legal from the other player only", hands, empty, []string{"L:a1,b1,c1,a2", "I:a4,b4,c4,d4"}, First, [2]int{1, 1}, First, ""},
+		{"hands, the furthest fault", hands, empty, []string{"L:a1,b1,c1,a2", "I:a1,b1,c1,d1"}, First, [2]int{}, First, "move 2: cell a1 is covered"},
 	}
 	for _, tt := range tests {
 		pos, err := NewPosition(tt.cfg, tt.board, tt.moves, tt.toMove)
