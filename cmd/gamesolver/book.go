@@ -111,7 +111,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
 	fs.BoolVar(&f.costs, "costs", true, "record each class's nodes and time in the file (progress.txt always has them)")
 	fs.BoolVar(&f.resume, "resume", true, "take the lines of <out>/progress.txt (an earlier, interrupted build) instead of searching their classes again (not with --jobs, whose job store keeps its work)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -421,6 +421,11 @@ func positionArg(moves []string) string {
 	return strings.Join(moves, " ")
 }
 
+// maxClass bounds the class indices parseClasses takes: no position has
+// that many classes of moves (the empty board has 296, the positions one
+// move in about 1,200).
+const maxClass = 99_999
+
 // parseClasses reads "0-49,60".
 func parseClasses(s string) ([]int, error) {
 	if s == "" {
@@ -438,6 +443,11 @@ func parseClasses(s string) ([]int, error) {
 			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
 				return nil, fmt.Errorf("--classes %q: bad range %q", s, part)
 			}
+		}
+		if a < 0 || b > maxClass {
+			// Checked before the range is listed: 0-9999999999 would
+			// take all the memory first.
+			return nil, fmt.Errorf("--classes %q: %q is beyond any position's classes (0-%d)", s, part, maxClass)
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, i)
@@ -555,7 +565,7 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	tableMB := fs.Int("table-mb", 1024, "transposition table shared by this worker's units (MB)")
 	redisURL := fs.String("redis-url", os.Getenv("REDIS_URL"), "Redis URL (default REDIS_URL)")
 	name := fs.String("name", "", "worker name (default book-<pid>)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *redisURL == "" {
@@ -584,10 +594,13 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	file := fs.String("file", "", "certificate, refutation or reply file to check (default: the embedded certificate)")
 	sample := fs.Int("sample", 0, "re-solve only this many positions after the answers (third-ply positions of the certificate; 0: all)")
 	workers := fs.Int("workers", 2, "positions re-solved at once")
-	memoBits := fs.Int("memo-bits", 23, "memo of each checker solver: 2^N entries of 16 bytes")
+	memoBits := fs.Int("memo-bits", 23, "memo of each checker solver: 2^N entries of 16 bytes (10-30)")
 	costs := fs.String("costs", "", "write each re-solved position's nodes and time to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *memoBits < 10 || *memoBits > 30 {
+		return fmt.Errorf("--memo-bits %d: from 10 to 30 (2^30 entries are 16 GiB per solver)", *memoBits)
 	}
 	data := book.EmbeddedCertificate()
 	if *file != "" {
@@ -627,9 +640,22 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	// A sample re-solves some answers: the others were checked for form
+	// and legality only, and the message must not say they win.
+	partial := rep.Solved < rep.Classes
 	if rep.Root == "" {
+		if partial {
+			fmt.Fprintf(stdout, "sampled check passed: first move %s; %d replies in %d classes, each with a legal third move; %d of the %d third-ply positions re-solved (each lost for the player to move), the other answers not re-checked (--sample 0 re-solves them all), %d nodes, %.1fs\n",
+				rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Classes, rep.Nodes, rep.Elapsed.Seconds())
+			return nil
+		}
 		fmt.Fprintf(stdout, "certificate accepted: first move %s; %d replies in %d classes, each with a winning third move; %d third-ply positions re-solved (each lost for the player to move), %d nodes, %.1fs\n",
 			rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Nodes, rep.Elapsed.Seconds())
+		return nil
+	}
+	if partial {
+		fmt.Fprintf(stdout, "sampled check passed: after %s, %s; %d replies in %d classes, each with a legal answer; %d of the %d positions after the answers re-solved (each lost for the player to move), the other answers not re-checked (--sample 0 re-solves them all), %d nodes, %.1fs\n",
+			rep.Root, rep.FirstMove, rep.Replies, rep.Classes, rep.Solved, rep.Classes, rep.Nodes, rep.Elapsed.Seconds())
 		return nil
 	}
 	fmt.Fprintf(stdout, "refutation accepted: after %s, %s wins; %d replies in %d classes, each with a winning answer; %d positions after the answers re-solved (each lost for the player to move), %d nodes, %.1fs\n",
@@ -699,7 +725,7 @@ func bookStats(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("book stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	all := fs.Bool("all", false, "index the reply files too (seconds; the server indexes each when a position of its opening is first asked)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	t0 := time.Now()

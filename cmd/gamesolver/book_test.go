@@ -361,6 +361,12 @@ func TestBookLowerBound(t *testing.T) {
 	if got := runLB("--classes", "41"); !strings.Contains(got, "1 done before, 0 to search") {
 		t.Fatalf("second run searched again: %s", got)
 	}
+	// Another bound into the same file: refused (it claimed the file's
+	// 5-ply lines as 7-ply ones, "at least 11 plies").
+	var mixed, mixedErr bytes.Buffer
+	if code := run([]string{"book", "lower-bound", "--out", dir, "--plies", "7", "--classes", "41"}, &mixed, &mixedErr); code == 0 || !strings.Contains(mixedErr.String(), "holds the lines of --plies 5") {
+		t.Fatalf("--plies 7 into a file of --plies 5: exit %d: %s%s", code, mixed.String(), mixedErr.String())
+	}
 	dir7 := t.TempDir()
 	var out, errb bytes.Buffer
 	if code := run([]string{"book", "lower-bound", "--out", dir7, "--table-mb", "16", "--parallel", "1", "--tries", "1", "--plies", "7", "--classes", "41"}, &out, &errb); code != 0 {
@@ -389,4 +395,29 @@ func TestBookBuildLocksOut(t *testing.T) {
 		t.Error("the refused build wrote progress.txt")
 	}
 	_ = unlock()
+}
+
+// TestCommandsRefuseArguments: a word after a command's flags (a file
+// meant for --file, a URL meant for --url) is refused instead of being
+// ignored with every flag after it; bounds checked before any work.
+func TestCommandsRefuseArguments(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"book", "verify", "--sample", "1", "cert.txt"}, `book verify: unexpected argument "cert.txt"`},
+		{[]string{"book", "build", "openings", "--classes", "42"}, `book build: unexpected argument "openings"`},
+		{[]string{"book", "stats", "x"}, `book stats: unexpected argument "x"`},
+		{[]string{"book", "lower-bound", "--out", t.TempDir(), "now"}, `book lower-bound: unexpected argument "now"`},
+		{[]string{"healthcheck", "http://127.0.0.1:1/healthz"}, `healthcheck: unexpected argument`},
+		{[]string{"teeko", "build", "extra"}, `teeko build: unexpected argument "extra"`},
+		{[]string{"version", "x"}, `version: unexpected argument "x"`},
+		{[]string{"book", "verify", "--memo-bits", "70"}, "--memo-bits 70: from 10 to 30"},
+		{[]string{"book", "lower-bound", "--out", t.TempDir(), "--classes", "0-9999999999"}, "is beyond any position's classes"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(tc.args, &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("%v: exit %d, %q; want an error with %q", tc.args, code, errb.String(), tc.msg)
+		}
+	}
 }

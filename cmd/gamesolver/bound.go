@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +39,7 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	tries := fs.Int("tries", 8, "reply classes tried per opening, in class order, before giving up")
 	classes := fs.String("classes", "", "opening classes (indices of the 296 classes of first moves), e.g. 0-49 (default all)")
 	verbose := fs.Bool("v", false, "a line per opening")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *plies < 1 || *plies%2 == 0 {
@@ -93,9 +94,19 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f, err := os.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 3 || strings.HasPrefix(fields[0], "#") {
+				continue
+			}
+			// One bound per file: a line of another would make this run
+			// claim its bound of an opening it never searched for it.
+			if within := strings.TrimPrefix(fields[2], "within="); within != strconv.Itoa(*plies) {
+				_ = f.Close()
+				return fmt.Errorf("%s holds the lines of --plies %s: give --plies %d its own --out (or remove the file)", path, within, *plies)
+			}
 			// A "none" line (no reply found among those tried) is tried
 			// again.
-			if fields := strings.Fields(sc.Text()); len(fields) > 3 && !strings.HasPrefix(fields[0], "#") && fields[3] == "no" {
+			if len(fields) > 3 && fields[3] == "no" {
 				done[fields[0]] = true
 			}
 		}

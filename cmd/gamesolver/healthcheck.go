@@ -13,7 +13,7 @@ func healthcheck(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	url := fs.String("url", "http://127.0.0.1:8080/healthz", "URL that must answer 200")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	client := &http.Client{Timeout: *timeout}

@@ -73,6 +73,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "healthcheck":
 		err = healthcheck(rest, stdout)
 	case "version", "--version", "-v":
+		if len(rest) > 0 {
+			err = fmt.Errorf("version: unexpected argument %q", rest[0])
+			break
+		}
 		fmt.Fprintln(stdout, "gamesolver", versionString())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -88,4 +92,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseNoArgs parses the flags of a command that takes no argument: a word
+// left after them (a file meant for --file, the flags after it) is refused
+// instead of being ignored with everything after it.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (this command takes flags only, and flags come before anything else)", fs.Name(), fs.Arg(0))
+	}
+	return nil
 }

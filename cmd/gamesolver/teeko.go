@@ -27,7 +27,7 @@ func teekoCommand(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "rebuild even when a valid table exists")
 	workers := fs.Int("workers", 0, "goroutines (0: every core)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
 	var sets []teeko.Rules
