@@ -217,13 +217,13 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		data := cf.Format()
 		path := filepath.Join(f.out, "certificate.txt")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := writeFileAtomic(path, data, 0o644); err != nil {
 			return err
 		}
 		if len(refuted) > 0 {
 			of := &book.File{Comments: []string{" First moves refuted by the search for the first player's winning move."},
 				Sections: []book.Section{{Lines: refuted}}}
-			if err := os.WriteFile(filepath.Join(f.out, "openings-refuted.txt"), of.Format(), 0o644); err != nil {
+			if err := writeFileAtomic(filepath.Join(f.out, "openings-refuted.txt"), of.Format(), 0o644); err != nil {
 				return err
 			}
 		}
@@ -266,7 +266,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Sprintf(" Pentominoes 8x8, the position after %q: %d classes of moves proven by search, %d of them winning for their maker", positionArg(moves), len(sec.Lines), wins),
 			" (a losing move with a winning reply found by the search). Written by gamesolver book build; see package engine/book.",
 		}}
-		if err := os.WriteFile(path, file.Format(), 0o644); err != nil {
+		if err := writeFileAtomic(path, file.Format(), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "position %q: %d classes classified, %d win for their maker; %d nodes, %.1fs; %s\n",
@@ -289,7 +289,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			nodes += l.Nodes
 		}
 		path := filepath.Join(f.out, "refutation.txt")
-		if err := os.WriteFile(path, rf.Format(), 0o644); err != nil {
+		if err := writeFileAtomic(path, rf.Format(), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "position %q: %s wins, all %d classes of replies lose; %d nodes, %.1fs; %s\n",
@@ -349,7 +349,7 @@ func bookOpenings(ctx context.Context, f bookFlags, classify classifier, stdout 
 			return fmt.Errorf("class %d (%s): %w", c, m, err)
 		}
 		rf := &book.File{Sections: []book.Section{sec}}
-		if err := os.WriteFile(filepath.Join(f.out, fmt.Sprintf("replies-%d.txt", c)), rf.Format(), 0o644); err != nil {
+		if err := writeFileAtomic(filepath.Join(f.out, fmt.Sprintf("replies-%d.txt", c)), rf.Format(), 0o644); err != nil {
 			return err
 		}
 		b := (&book.File{Sections: []book.Section{{Lines: []book.Line{l}}}}).Format()
@@ -633,7 +633,7 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			c := rep.Costs[i]
 			fmt.Fprintf(&sb, "%d %d %d %s\n", i, c.Nodes, c.Elapsed.Milliseconds(), c.Line)
 		}
-		if werr := os.WriteFile(*costs, []byte(sb.String()), 0o644); werr != nil && err == nil {
+		if werr := writeFileAtomic(*costs, []byte(sb.String()), 0o644); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -701,7 +701,7 @@ func bookMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*into, merged.Format(), 0o644); err != nil {
+	if err := writeFileAtomic(*into, merged.Format(), 0o644); err != nil {
 		return err
 	}
 	before := 0
@@ -754,4 +754,32 @@ func bookStats(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d positions with the %d reply files, indexed in %v\n", b.Size(), lazy, time.Since(t1).Round(time.Millisecond))
 	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory renamed over it: a build killed or a disk full mid-write
+// leaves the old file whole (the openings file is the book's own, and a
+// file cut at a line boundary still parses, its last classes lost).
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, there is none
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

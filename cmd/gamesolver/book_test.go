@@ -61,7 +61,7 @@ func TestBookVerifyAndStats(t *testing.T) {
 	if code := run([]string{"book", "verify", "--sample", "1", "--workers", "1", "--memo-bits", "20"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "certificate accepted: first move L:c5,d5,e5,f5,c6; 1189 replies in 1189 classes") {
+	if !strings.Contains(out.String(), "sampled check passed: first move L:c5,d5,e5,f5,c6; 1189 replies in 1189 classes, each with a legal third move; 1 of the 1189") {
 		t.Fatal(out.String())
 	}
 	bad := filepath.Join(t.TempDir(), "bad.txt")
@@ -419,5 +419,26 @@ func TestCommandsRefuseArguments(t *testing.T) {
 		if code := run(tc.args, &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.msg) {
 			t.Errorf("%v: exit %d, %q; want an error with %q", tc.args, code, errb.String(), tc.msg)
 		}
+	}
+}
+
+// TestWriteFileAtomic: the book's outputs replace a file whole, leaving no
+// temporary file beside it.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "openings.txt")
+	for _, data := range []string{"first\n", "second, longer\n", ""} {
+		if err := writeFileAtomic(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != data {
+			t.Errorf("after writing %q: %q, %v", data, b, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the directory, want the file alone", len(entries))
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "missing", "x.txt"), []byte("x"), 0o644); err == nil {
+		t.Error("a file in a missing directory written")
 	}
 }
