@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
 
 // MergeOpenings adds the start-position lines of the build outputs in
@@ -21,7 +23,8 @@ func MergeOpenings(openings *File, from ...*File) (*File, error) {
 		return nil, err
 	}
 	index := map[string]int{}
-	for i, c := range start.Children() {
+	children := start.Children()
+	for i, c := range children {
 		index[c.Moves[0].String()] = i
 	}
 	byClass := map[int]Line{}
@@ -37,6 +40,9 @@ func MergeOpenings(openings *File, from ...*File) (*File, error) {
 		c, ok := index[l.Move]
 		if !ok {
 			return nil, fmt.Errorf("%s is not the canonical move of a class of the empty board", l.Move)
+		}
+		if err := checkOpening(l, c, children[c]); err != nil {
+			return nil, err
 		}
 		l.Nodes, l.Elapsed = 0, 0
 		if old, seen := byClass[c]; seen {
@@ -64,6 +70,33 @@ func MergeOpenings(openings *File, from ...*File) (*File, error) {
 		out.Comments[0] = soFar.ReplaceAllString(out.Comments[0], "classified by search, "+strconv.Itoa(len(classes))+" so far (classes "+ranges(classes)+");")
 	}
 	return out, nil
+}
+
+// checkOpening checks the form of l, the line of class c (child): its
+// class size, and for a losing move a winning reply that is a legal move
+// after it (the file is the book's: a line written by hand, or cut short,
+// must not reach it).
+func checkOpening(l Line, c int, child polyomino.Child) error {
+	if l.Class != len(child.Moves) {
+		return fmt.Errorf("class %d (%s): %d moves in the line, the class has %d", c, l.Move, l.Class, len(child.Moves))
+	}
+	if l.Wins {
+		if l.Reply != "" {
+			return fmt.Errorf("class %d (%s): a winning move with a reply %s", c, l.Move, l.Reply)
+		}
+		return nil
+	}
+	if l.Reply == "" {
+		return fmt.Errorf("class %d (%s): a loss without its winning reply", c, l.Move)
+	}
+	m, err := polyomino.ParseMove(l.Reply)
+	if err == nil {
+		_, err = child.Position.Play(m)
+	}
+	if err != nil {
+		return fmt.Errorf("class %d (%s): reply %s: %w", c, l.Move, l.Reply, err)
+	}
+	return nil
 }
 
 // soFar is the part of the openings file's first comment that counts the

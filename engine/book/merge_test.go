@@ -110,3 +110,45 @@ func listsClass(comment string, c int) bool {
 	}
 	return false
 }
+
+// TestMergeOpeningsChecksLines: a build output's line of the wrong class
+// size, a loss without a reply, or a reply that is no legal move after the
+// opening is refused before it reaches the book.
+func TestMergeOpeningsChecksLines(t *testing.T) {
+	data, err := files.ReadFile("data/openings.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := PositionAfter(nil)
+	class := start.Children()[29]
+	m, n := class.Moves[0].String(), itoa(len(class.Moves))
+	if m != "F:f5,g5,g6,h6,g7" {
+		t.Fatalf("class 29 is %s", m)
+	}
+	merged := 0
+	for _, tc := range []struct{ line, msg string }{
+		{m + " 3 loss I:a4,b4,c4,d4,e4", "3 moves in the line, the class has " + n},
+		{m + " " + n + " loss X:a1,a1,a1,a1,a1", "reply X:a1,a1,a1,a1,a1"},
+		{m + " " + n + " loss I:a4,b4,c4,d4", "reply I:a4,b4,c4,d4"},
+		{m + " " + n + " loss I:f1,f2,f3,f4,f5", "reply I:f1,f2,f3,f4,f5"}, // on the opening's f5
+		{m + " " + n + " loss", "a loss without its winning reply"},
+		{m + " " + n + " win I:a4,b4,c4,d4,e4", "a winning move with a reply"},
+	} {
+		build, err := Parse([]byte("position start\n" + tc.line + "\n"))
+		if err != nil {
+			// The parser refuses it first: as good.
+			continue
+		}
+		merged++
+		if _, err := MergeOpenings(committed, build); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: %v, want an error with %q", tc.line, err, tc.msg)
+		}
+	}
+	if merged < 4 {
+		t.Errorf("only %d of the lines parsed: the merge's checks untested", merged)
+	}
+}
