@@ -114,6 +114,22 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
+	if f.what == "position" && f.moves == "" {
+		f.moves = "L:c4,d4,e4,f4,c5"
+	}
+	// Bad values are refused before --out is made and locked (and before
+	// a first class is searched).
+	switch f.what {
+	case "certificate", "position", "refutation", "openings":
+	default:
+		return fmt.Errorf("--what %q: expected certificate, position, refutation or openings", f.what)
+	}
+	if f.lengths && (f.jobs || f.what != "position") {
+		return errors.New("--lengths: with --what position only, and not with --jobs")
+	}
+	if err := checkClasses(f); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}
@@ -140,9 +156,6 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			pprof.StopCPUProfile()
 			_ = pf.Close()
 		}()
-	}
-	if f.lengths && (f.jobs || f.what != "position") {
-		return errors.New("--lengths: with --what position only, and not with --jobs")
 	}
 	opts := &book.Options{Workers: f.classWorkers, Parallel: f.parallel, TableMB: f.tableMB, PreferReplies: f.preferReplies, Lengths: f.lengths}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
@@ -238,9 +251,6 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "openings":
 		return bookOpenings(ctx, f, classify, stdout, logf)
 	case "position":
-		if f.moves == "" {
-			f.moves = "L:c4,d4,e4,f4,c5"
-		}
 		moves := strings.Fields(f.moves)
 		name := "position.txt"
 		classes, err := parseClasses(f.classes)
@@ -419,6 +429,26 @@ func positionArg(moves []string) string {
 		return "start"
 	}
 	return strings.Join(moves, " ")
+}
+
+// checkClasses checks --classes against the classes of the position
+// --what openings or position classifies.
+func checkClasses(f bookFlags) error {
+	classes, err := parseClasses(f.classes)
+	if err != nil || len(classes) == 0 || (f.what != "openings" && f.what != "position") {
+		return err
+	}
+	pos, err := book.PositionAfter(strings.Fields(f.moves))
+	if err != nil {
+		return fmt.Errorf("--moves: %w", err)
+	}
+	n := len(pos.Children())
+	for _, c := range classes {
+		if c >= n {
+			return fmt.Errorf("--classes: class %d: the position has classes 0..%d", c, n-1)
+		}
+	}
+	return nil
 }
 
 // maxClass bounds the class indices parseClasses takes: no position has

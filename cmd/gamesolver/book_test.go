@@ -414,10 +414,19 @@ func TestCommandsRefuseArguments(t *testing.T) {
 		{[]string{"version", "x"}, `version: unexpected argument "x"`},
 		{[]string{"book", "verify", "--memo-bits", "70"}, "--memo-bits 70: from 10 to 30"},
 		{[]string{"book", "lower-bound", "--out", t.TempDir(), "--classes", "0-9999999999"}, "is beyond any position's classes"},
+		{[]string{"book", "build", "--what", "openings", "--out", filepath.Join(t.TempDir(), "never"), "--classes", "42,400"}, "class 400: the position has classes 0..295"},
+		{[]string{"book", "build", "--what", "positions", "--out", filepath.Join(t.TempDir(), "never")}, `--what "positions"`},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.msg) {
 			t.Errorf("%v: exit %d, %q; want an error with %q", tc.args, code, errb.String(), tc.msg)
+		}
+		for i, a := range tc.args {
+			if a == "--out" && strings.HasSuffix(tc.args[i+1], "never") {
+				if _, err := os.Stat(tc.args[i+1]); err == nil {
+					t.Errorf("%v: --out made before the arguments were checked", tc.args)
+				}
+			}
 		}
 	}
 }
