@@ -83,9 +83,9 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 			missing, given, g = given, missing, q.Width
 		}
 		if g < 1 || g > tiling.MaxSide {
-			return tiling.Problem{}, Invalid(given, nil, "%s %d: expected 1..%d (and %s is missing)", given, g, tiling.MaxSide, missing)
+			return tiling.Problem{}, Invalid(given, nil, "%s %d: expected 1..%d (and %s is missing or 0)", given, g, tiling.MaxSide, missing)
 		}
-		return tiling.Problem{}, Invalid(missing, nil, "%s is missing: give both width and height (%s alone is not a region), or board rows", missing, given)
+		return tiling.Problem{}, Invalid(missing, nil, "%s is missing or 0: give both width and height (%s alone is not a region), or board rows", missing, given)
 	default:
 		region, err = tiling.ParseRegion(q.Width, q.Height, q.Blocked)
 		if err != nil {

@@ -42,20 +42,21 @@ const bookUsage = `usage:
                    a proof in the certificate's form)
       --jobs:      the classes become units of a polyomino.book job, in process or,
                    with REDIS_URL, shared with "gamesolver book worker" processes
-  gamesolver book verify [--file F] [--sample N] [--workers N]
+  gamesolver book verify [--file F] [--sample N] [--workers N] [--memo-bits B] [--costs FILE]
       check a certificate, a refutation or a reply file (default: the embedded certificate) with the
       independent checker, re-solving every position after an answer (or N of them)
-  gamesolver book worker [--slots N] [--workers N]
+  gamesolver book worker [--slots N] [--workers N] [--table-mb MB] [--redis-url URL] [--name NAME]
       run polyomino.book units from REDIS_URL
   gamesolver book stats [--all]
       what the embedded book holds
   gamesolver book merge [--into engine/book/data/openings.txt] FILE...
       add the first moves classified in build outputs (openings.txt of --what openings)
       to the book's openings file, sorted by class, without their costs
-  gamesolver book lower-bound [--plies 5] [--out DIR] [--classes 0-295] [--parallel N]
+  gamesolver book lower-bound [--plies 5] [--out DIR] [--classes 0-295] [--parallel N] [--table-mb MB] [--tries N] [-v]
       for each winning first move, a reply after which the first player cannot end the
       game within --plies plies (lower-bound.txt): when every one has one, the game from
-      the empty board lasts at least --plies + 4 plies`
+      the empty board lasts at least --plies + 4 plies (one --plies per --out)
+  Each command's -h lists all its flags.`
 
 // bookCommand runs `gamesolver book ...`.
 func bookCommand(args []string, stdout, stderr io.Writer) error {

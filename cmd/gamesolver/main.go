@@ -29,7 +29,7 @@ const usage = `gamesolver: exact analysis of Teeko, polyomino placement games an
 
 Usage:
   gamesolver serve [flags]      start the HTTP server (gamesolver serve -h lists the flags)
-  gamesolver teeko build [--data-dir DIR] [--rules R] [--force]
+  gamesolver teeko build [--data-dir DIR] [--rules R] [--force] [--workers N] [--quiet]
                                 build the Teeko tablebases with a progress bar
   gamesolver book build|verify|worker|stats|merge|lower-bound [flags]
                                 prove the Pentominoes opening book (certificate, long-L, openings),

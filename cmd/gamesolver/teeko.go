@@ -18,7 +18,7 @@ import (
 // teekoCommand runs `gamesolver teeko build`.
 func teekoCommand(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "build" {
-		return errors.New("usage: gamesolver teeko build [--data-dir DIR] [--rules standard|advanced|both] [--force] [--workers N]")
+		return errors.New("usage: gamesolver teeko build [--data-dir DIR] [--rules standard|advanced|both] [--force] [--workers N] [--quiet]")
 	}
 	fs := flag.NewFlagSet("teeko build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
