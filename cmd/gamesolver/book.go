@@ -63,6 +63,11 @@ func bookCommand(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(bookUsage)
 	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, bookUsage)
+		return nil
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch args[0] {
@@ -79,7 +84,7 @@ func bookCommand(args []string, stdout, stderr io.Writer) error {
 	case "lower-bound":
 		return bookLowerBound(ctx, args[1:], stdout, stderr)
 	}
-	return errors.New(bookUsage)
+	return fmt.Errorf("book: unknown subcommand %q\n%s", args[0], bookUsage)
 }
 
 // bookFlags are the settings of a build.

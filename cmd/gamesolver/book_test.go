@@ -451,3 +451,18 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Error("a file in a missing directory written")
 	}
 }
+
+// TestCommandHelp: book and teeko print their usage on -h and exit 0; an
+// unknown subcommand is named.
+func TestCommandHelp(t *testing.T) {
+	for _, args := range [][]string{{"book", "-h"}, {"book", "help"}, {"teeko", "--help"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
+			t.Errorf("%v: exit %d, %q", args, code, out.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"book", "nope"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), `unknown subcommand "nope"`) {
+		t.Errorf("book nope: exit %d, %q", code, errb.String())
+	}
+}

@@ -15,10 +15,16 @@ import (
 	"github.com/gamesolver/gamesolver/engine/teeko"
 )
 
+const teekoUsage = "usage: gamesolver teeko build [--data-dir DIR] [--rules standard|advanced|both] [--force] [--workers N] [--quiet]"
+
 // teekoCommand runs `gamesolver teeko build`.
 func teekoCommand(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintln(stdout, teekoUsage)
+		return nil
+	}
 	if len(args) == 0 || args[0] != "build" {
-		return errors.New("usage: gamesolver teeko build [--data-dir DIR] [--rules standard|advanced|both] [--force] [--workers N] [--quiet]")
+		return errors.New(teekoUsage)
 	}
 	fs := flag.NewFlagSet("teeko build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
