@@ -19,8 +19,9 @@ import (
 //	     56 57 58 59 60 61 62 63     a8 b8 ...          h8
 const side = 8
 
-// ErrCertificate is wrapped by every error about a certificate's content.
-var ErrCertificate = errors.New("certificate rejected")
+// ErrCertificate is wrapped by every error about the content of a proof: a
+// certificate, a refutation or a reply file.
+var ErrCertificate = errors.New("proof rejected")
 
 // Game holds every placement of the 12 pentominoes on the empty 8 x 8
 // board, made here from the pieces' shapes (their canonical cells only):
