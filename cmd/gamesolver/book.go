@@ -437,16 +437,19 @@ func positionArg(moves []string) string {
 	return strings.Join(moves, " ")
 }
 
-// checkClasses checks --classes against the classes of the position
-// --what openings or position classifies.
+// checkClasses checks --moves and --classes (against the classes of the
+// position --what openings or position classifies).
 func checkClasses(f bookFlags) error {
 	classes, err := parseClasses(f.classes)
-	if err != nil || len(classes) == 0 || (f.what != "openings" && f.what != "position") {
+	if err != nil {
 		return err
 	}
 	pos, err := book.PositionAfter(strings.Fields(f.moves))
 	if err != nil {
 		return fmt.Errorf("--moves: %w", err)
+	}
+	if f.what != "openings" && f.what != "position" {
+		return nil
 	}
 	n := len(pos.Children())
 	for _, c := range classes {
@@ -796,7 +799,19 @@ func bookStats(args []string, stdout, stderr io.Writer) error {
 // directory renamed over it: a build killed or a disk full mid-write
 // leaves the old file whole (the openings file is the book's own, and a
 // file cut at a line boundary still parses, its last classes lost).
+// A symbolic link is written through (its target replaced), an existing
+// file keeps its mode, and what is not a regular file (/dev/stdout) is
+// written directly.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+		if st, err := os.Stat(path); err == nil {
+			if !st.Mode().IsRegular() {
+				return os.WriteFile(path, data, perm)
+			}
+			perm = st.Mode().Perm()
+		}
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err

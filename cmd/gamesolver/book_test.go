@@ -361,11 +361,38 @@ func TestBookLowerBound(t *testing.T) {
 	if got := runLB("--classes", "41"); !strings.Contains(got, "1 done before, 0 to search") {
 		t.Fatalf("second run searched again: %s", got)
 	}
+	// A file of another bound (its header alone: a run killed before its
+	// first line) is refused too.
+	headerOnly := t.TempDir()
+	header := "# Pentominoes 8x8: for each winning first move, a reply after which the first player cannot end the game within 3 plies\n"
+	if err := os.WriteFile(filepath.Join(headerOnly, "lower-bound.txt"), []byte(header), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hOut, hErr bytes.Buffer
+	if code := run([]string{"book", "lower-bound", "--out", headerOnly, "--classes", "41"}, &hOut, &hErr); code == 0 || !strings.Contains(hErr.String(), "is a file of --plies 3") {
+		t.Fatalf("--plies 5 into a file of --plies 3: exit %d: %s", code, hErr.String())
+	}
 	// Another bound into the same file: refused (it claimed the file's
 	// 5-ply lines as 7-ply ones, "at least 11 plies").
 	var mixed, mixedErr bytes.Buffer
-	if code := run([]string{"book", "lower-bound", "--out", dir, "--plies", "7", "--classes", "41"}, &mixed, &mixedErr); code == 0 || !strings.Contains(mixedErr.String(), "holds the lines of --plies 5") {
+	if code := run([]string{"book", "lower-bound", "--out", dir, "--plies", "7", "--classes", "41"}, &mixed, &mixedErr); code == 0 || !strings.Contains(mixedErr.String(), "is a file of --plies 5") {
 		t.Fatalf("--plies 7 into a file of --plies 5: exit %d: %s%s", code, mixed.String(), mixedErr.String())
+	}
+	// Its lines alone (no header) are enough to tell.
+	linesOnly := t.TempDir()
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(linesOnly, "lower-bound.txt"), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mixed.Reset()
+	mixedErr.Reset()
+	if code := run([]string{"book", "lower-bound", "--out", linesOnly, "--plies", "7", "--classes", "41"}, &mixed, &mixedErr); code == 0 || !strings.Contains(mixedErr.String(), "holds the lines of --plies 5") {
+		t.Fatalf("--plies 7 into lines of --plies 5: exit %d: %s", code, mixedErr.String())
 	}
 	dir7 := t.TempDir()
 	var out, errb bytes.Buffer
@@ -416,6 +443,8 @@ func TestCommandsRefuseArguments(t *testing.T) {
 		{[]string{"book", "lower-bound", "--out", t.TempDir(), "--classes", "0-9999999999"}, "is beyond any position's classes"},
 		{[]string{"book", "build", "--what", "openings", "--out", filepath.Join(t.TempDir(), "never"), "--classes", "42,400"}, "class 400: the position has classes 0..295"},
 		{[]string{"book", "build", "--what", "positions", "--out", filepath.Join(t.TempDir(), "never")}, `--what "positions"`},
+		{[]string{"book", "build", "--what", "position", "--moves", "Q:a1", "--out", filepath.Join(t.TempDir(), "never")}, `--moves: move 1`},
+		{[]string{"book", "lower-bound", "--classes", "400", "--out", filepath.Join(t.TempDir(), "never")}, "--classes: 400 is not a class"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.msg) {
@@ -449,6 +478,27 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "missing", "x.txt"), []byte("x"), 0o644); err == nil {
 		t.Error("a file in a missing directory written")
+	}
+	// Through a symbolic link: its target replaced, with its mode.
+	if err := os.Chmod(path, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link.txt")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(link, []byte("through\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Lstat(link)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link replaced by a file (%v)", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "through\n" {
+		t.Errorf("the target holds %q", b)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o664 {
+		t.Errorf("the target's mode %v, want 0664 kept", st.Mode().Perm())
 	}
 }
 

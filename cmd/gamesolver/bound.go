@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -82,6 +83,11 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 			want = append(want, i)
 		}
 	}
+	for _, i := range want { // before anything is written
+		if i < 0 || i >= len(children) {
+			return fmt.Errorf("--classes: %d is not a class (0-%d)", i, len(children)-1)
+		}
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -94,12 +100,17 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f, err := os.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
+			// One bound per file (its header's, its lines'): a line of
+			// another would make this run claim its bound of an opening
+			// it never searched for it.
+			if m := headerPlies.FindStringSubmatch(sc.Text()); m != nil && m[1] != strconv.Itoa(*plies) {
+				_ = f.Close()
+				return fmt.Errorf("%s is a file of --plies %s: give --plies %d its own --out (or remove the file)", path, m[1], *plies)
+			}
 			fields := strings.Fields(sc.Text())
 			if len(fields) < 3 || strings.HasPrefix(fields[0], "#") {
 				continue
 			}
-			// One bound per file: a line of another would make this run
-			// claim its bound of an opening it never searched for it.
 			if within := strings.TrimPrefix(fields[2], "within="); within != strconv.Itoa(*plies) {
 				_ = f.Close()
 				return fmt.Errorf("%s holds the lines of --plies %s: give --plies %d its own --out (or remove the file)", path, within, *plies)
@@ -129,9 +140,6 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	var todo []job
 	before := 0 // the classes asked that an earlier run did
 	for _, i := range want {
-		if i < 0 || i >= len(children) {
-			return fmt.Errorf("--classes: %d is not a class (0-%d)", i, len(children)-1)
-		}
 		m := children[i].Moves[0].String()
 		if !wins[m] {
 			continue // a losing opening: the first player does not play it
@@ -230,3 +238,6 @@ func lowerBoundOf(ctx context.Context, opening string, pos *polyomino.Position, 
 	}
 	return fmt.Sprintf("%s none within=%d tries=%d nodes=%d ms=%d", opening, plies, tries, nodes, time.Since(start).Milliseconds()), false, nil
 }
+
+// headerPlies reads the bound of a lower-bound file's header.
+var headerPlies = regexp.MustCompile(`^# .*cannot end the game within (\d+) plies`)
