@@ -218,6 +218,9 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Workers = f.workers // one search: every core
 		first, ok, res, err := book.FirstWin(ctx, start, opts)
 		opts.Decided, opts.Workers = nil, f.classWorkers
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted, not "not proven"
+		}
 		if err != nil {
 			return fmt.Errorf("empty board: %w", err)
 		}

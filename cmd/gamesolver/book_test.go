@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -514,5 +517,27 @@ func TestCommandHelp(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"book", "nope"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), `unknown subcommand "nope"`) {
 		t.Errorf("book nope: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestExitCode: an interrupted command exits 130 with "interrupted" (a
+// certificate build said "not proven", a verify "context canceled"), help
+// 0, an error 1 with its message.
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+		msg  string
+	}{
+		{nil, 0, ""},
+		{flag.ErrHelp, 0, ""},
+		{context.Canceled, 130, "gamesolver: interrupted\n"},
+		{fmt.Errorf("class 3: %w", context.Canceled), 130, "gamesolver: interrupted\n"},
+		{errors.New("no such file"), 1, "gamesolver: no such file\n"},
+	} {
+		var errb bytes.Buffer
+		if code := exitCode(tc.err, &errb); code != tc.code || errb.String() != tc.msg {
+			t.Errorf("%v: exit %d, %q; want %d, %q", tc.err, code, errb.String(), tc.code, tc.msg)
+		}
 	}
 }

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -84,14 +85,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gamesolver: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
-	if errors.Is(err, flag.ErrHelp) || errors.Is(err, flagHelp) {
+	return exitCode(err, stderr)
+}
+
+// exitCode is the process's exit status after a command's err, which it
+// reports on stderr.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp), errors.Is(err, flagHelp):
 		return 0 // -h: the flags' usage is printed
+	case errors.Is(err, context.Canceled):
+		// SIGINT or SIGTERM stopped the command (its work kept where it
+		// keeps any): the shell's code for an interrupted command.
+		fmt.Fprintln(stderr, "gamesolver: interrupted")
+		return 130
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "gamesolver:", err)
-		return 1
-	}
-	return 0
+	fmt.Fprintln(stderr, "gamesolver:", err)
+	return 1
 }
 
 // parseNoArgs parses the flags of a command that takes no argument: a word

@@ -129,7 +129,7 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 			select {
 			case <-a.teekoDone:
 			case <-ctx.Done():
-				return errors.New("interrupted")
+				return context.Canceled // run says "interrupted"
 			}
 		}
 		if path == "/v1/polyomino/analyze" {
@@ -140,7 +140,7 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 		rec := httptest.NewRecorder()
 		a.handler.ServeHTTP(rec, req)
 		if ctx.Err() != nil {
-			return errors.New("interrupted")
+			return context.Canceled // run says "interrupted"
 		}
 		out := rec.Body.Bytes()
 		var pretty bytes.Buffer
