@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gamesolver/gamesolver/engine/teeko"
 	"github.com/gamesolver/gamesolver/service"
@@ -67,7 +68,7 @@ func TestTeekoRebuildsDamagedTable(t *testing.T) {
 		}
 		select {
 		case <-done:
-		default:
+		case <-time.After(10 * time.Millisecond): // a spin would take a core from the build
 			continue
 		}
 		break

@@ -25,7 +25,8 @@ const bookTestMoves = "V:d2,e2,f2,d3,d4 I:h2,h3,h4,h5,h6 F:e4,f4,f5,g5,f6 Y:b5,b
 // found first.)
 func TestBookBuildPosition(t *testing.T) {
 	var files [2][]byte
-	for i, extra := range [][]string{nil, {"--jobs"}} {
+	// In process: REDIS_URL (set by make test) would send the job to Redis.
+	for i, extra := range [][]string{nil, {"--jobs", "--redis-url", ""}} {
 		dir := t.TempDir()
 		var out, errb bytes.Buffer
 		args := append([]string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--parallel", "2"}, extra...)
@@ -151,25 +152,20 @@ func TestBookOpenings(t *testing.T) {
 func TestBookMerge(t *testing.T) {
 	dir := t.TempDir()
 	into := filepath.Join(dir, "openings.txt")
-	if err := os.WriteFile(into, book.Files()["openings.txt"], 0o644); err != nil {
+	committed, _ := book.Parse(book.Files()["openings.txt"])
+	// The committed file without its last class, which a build gives back
+	// (the file classifies every class: nothing would be new).
+	sec := committed.Section(nil)
+	last := sec.Lines[len(sec.Lines)-1]
+	sec.Lines = sec.Lines[:len(sec.Lines)-1]
+	if err := os.WriteFile(into, committed.Format(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	committed, _ := book.Parse(book.Files()["openings.txt"])
 	have := map[string]bool{}
-	for _, l := range committed.Section(nil).Lines {
+	for _, l := range sec.Lines {
 		have[l.Move] = true
 	}
-	start, _ := book.PositionAfter(nil)
-	var line string
-	for _, c := range start.Children() {
-		if m := c.Moves[0].String(); !have[m] {
-			line = fmt.Sprintf("%s %d win nodes=1 ms=1\n", m, len(c.Moves))
-			break
-		}
-	}
-	if line == "" {
-		t.Skip("every class is classified")
-	}
+	line := fmt.Sprintf("%s %d %s %s nodes=1 ms=1\n", last.Move, last.Class, last.Outcome(), last.Reply)
 	build := filepath.Join(dir, "build.txt")
 	_ = os.WriteFile(build, []byte("position start\n"+line), 0o644)
 	var out, errb bytes.Buffer

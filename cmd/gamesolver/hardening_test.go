@@ -249,7 +249,7 @@ func TestHostileRequests(t *testing.T) {
 // answer, and new connections are refused.
 func TestGracefulShutdown(t *testing.T) {
 	servicetest.Teeko(t)
-	cfg, err := parseConfig("serve", []string{"--data-dir", servicetest.DataDir(t), "--shutdown-grace", "10s"}, func(string) string { return "" })
+	cfg, err := parseConfig("serve", []string{"--data-dir", appDataDir(t), "--shutdown-grace", "10s"}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,10 @@ func TestGracefulShutdown(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// SIGTERM once the request is in flight (a sleep raced a slow start).
+	waitUntil(t, func() bool {
+		return strings.Contains(metrics(t, base), `gamesolver_http_requests_in_flight{route="/v1/polyomino/analyze"} 1`)
+	})
 	cancel() // SIGTERM
 	wg.Wait()
 	if status != 200 {
@@ -307,7 +310,7 @@ func TestWorkerMetrics(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cfg, err := parseConfig("worker", []string{"--data-dir", servicetest.DataDir(t), "--metrics-addr", addr}, func(k string) string {
+	cfg, err := parseConfig("worker", []string{"--data-dir", appDataDir(t), "--metrics-addr", addr}, func(k string) string {
 		return map[string]string{"REDIS_URL": srv.URL()}[k]
 	})
 	if err != nil {

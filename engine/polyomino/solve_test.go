@@ -502,8 +502,11 @@ func TestDeadlineKept(t *testing.T) {
 	if raceEnabled {
 		slack *= 10
 	}
-	if os.Getenv("CI") != "" { // two cores shared by every package's tests
-		slack *= 2
+	if os.Getenv("CI") != "" {
+		// Two cores shared by every package's tests: a loaded machine
+		// took 200 ms at best. Seconds late (a worker waiting forever)
+		// still fails; the nodes past the deadline below are exact.
+		slack *= 10
 	}
 	for _, c := range []struct {
 		preset  string
