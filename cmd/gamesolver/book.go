@@ -22,6 +22,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/engine/verify"
@@ -503,7 +504,7 @@ func parseClasses(s string) ([]int, error) {
 // worker slots.
 func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (classifier, func(), error) {
 	kind := service.NewBookJob(0, f.classWorkers, f.tableMB)
-	jm, closeStore, err := bookManager(f.redisURL, filepath.Join(f.out, "jobs"), kind)
+	jm, closeStore, err := bookManager(f.redisURL, filepath.Join(f.out, "jobs"), kind, zap.NewNop())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -569,7 +570,7 @@ func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (c
 }
 
 // bookManager builds a job manager knowing only the book kind.
-func bookManager(redisURL, dir string, kind service.BookJob) (*jobs.Manager, func(), error) {
+func bookManager(redisURL, dir string, kind service.BookJob, log *zap.Logger) (*jobs.Manager, func(), error) {
 	var store jobs.Store
 	closeStore := func() {}
 	if redisURL != "" {
@@ -590,7 +591,7 @@ func bookManager(redisURL, dir string, kind service.BookJob) (*jobs.Manager, fun
 		store = ms
 		closeStore = func() { _ = ms.Close() }
 	}
-	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Logger: zap.NewNop()})
+	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Logger: log})
 	if err != nil {
 		closeStore()
 		return nil, nil, err
@@ -613,7 +614,10 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	if *redisURL == "" {
 		return errors.New("book worker needs REDIS_URL (or --redis-url)")
 	}
-	jm, closeStore, err := bookManager(*redisURL, "", service.NewBookJob(0, *workers, *tableMB))
+	// Warnings on stderr: a worker whose Redis cannot be reached says so
+	// (and keeps trying) instead of waiting in silence.
+	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.AddSync(stderr), zap.WarnLevel))
+	jm, closeStore, err := bookManager(*redisURL, "", service.NewBookJob(0, *workers, *tableMB), log)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/service/jobs"
@@ -535,5 +536,20 @@ func TestExitCode(t *testing.T) {
 		if code := exitCode(tc.err, &errb); code != tc.code || errb.String() != tc.msg {
 			t.Errorf("%v: exit %d, %q; want %d, %q", tc.err, code, errb.String(), tc.code, tc.msg)
 		}
+	}
+}
+
+// TestBookWorkerSaysRedisIsUnreachable: a book worker whose Redis cannot
+// be reached says so on stderr (it waited in silence) and stops with its
+// context.
+func TestBookWorkerSaysRedisIsUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	var errb bytes.Buffer
+	if err := bookWorker(ctx, []string{"--redis-url", "redis://127.0.0.1:1/0", "--table-mb", "16"}, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errb.String(), "WARN") || !strings.Contains(errb.String(), "could not") {
+		t.Errorf("stderr: %q", errb.String())
 	}
 }
