@@ -12,14 +12,7 @@ import (
 // order and updates the count; a value that contradicts the file is an
 // error.
 func TestMergeOpenings(t *testing.T) {
-	data, err := files.ReadFile("data/openings.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, committed := committedOpenings(t)
 	same, err := MergeOpenings(committed)
 	if err != nil || !bytes.Equal(same.Format(), data) {
 		t.Fatalf("merge with nothing changed the file (%v)", err)
@@ -90,6 +83,20 @@ func TestMergeOpenings(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// committedOpenings is the committed openings file, as bytes and parsed.
+func committedOpenings(t *testing.T) ([]byte, *File) {
+	t.Helper()
+	data, err := files.ReadFile("data/openings.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, committed
+}
+
 // withoutLine is f without the start position's line of move, and that
 // line.
 func withoutLine(f *File, move string) (*File, Line) {
@@ -142,14 +149,7 @@ func listsClass(comment string, c int) bool {
 // size, a loss without a reply, or a reply that is no legal move after the
 // opening is refused before it reaches the book.
 func TestMergeOpeningsChecksLines(t *testing.T) {
-	data, err := files.ReadFile("data/openings.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, committed := committedOpenings(t)
 	start, _ := PositionAfter(nil)
 	class := start.Children()[29]
 	m, n := class.Moves[0].String(), itoa(len(class.Moves))
