@@ -270,17 +270,20 @@ func TestCompletePliesReportsItsWork(t *testing.T) {
 
 // A request that stops waiting for another's completion does not read its
 // answer, which the other may still be writing (a review found the read
-// before the check: a data race under -race).
+// before the check: a data race under -race). The other's answer, better
+// than the waiter's, is there before the waiter gives up, its completion
+// not ended: a read without the check takes it (and the test fails
+// without -race too).
 func TestCompletionWaiterReadsOnlyAnEndedAnswer(t *testing.T) {
 	p, _, _, q := partialCached(t)
 	pos, _ := q.position()
 	other := &completion{done: make(chan struct{})}
+	other.answer = PolyominoAnswer{Outcome: "win", Proven: true, BestMoves: []string{"x"}, BestTriedNs: int64(time.Hour)}
 	p.completing.Store("k", other)
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
 		time.Sleep(120 * time.Millisecond) // after the waiter gave up
-		other.answer = PolyominoAnswer{Outcome: "win", Proven: true, BestMoves: []string{"x"}, BestTriedNs: 1}
 		close(other.done)
 	}()
 	canon := PolyominoAnswer{Outcome: "win", Proven: true, BestMoves: []string{"y"}, BestTriedNs: int64(20 * time.Millisecond)}
