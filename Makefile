@@ -12,7 +12,7 @@ TEST_DATA_DIR ?= $(CURDIR)/data/test
 BENCH      ?= .
 BENCH_PKGS ?= ./...
 
-.PHONY: run test bench fuzz openapi lint build docker clean
+.PHONY: run test race bench fuzz openapi lint build docker clean
 
 ## run: start the service on its embedded defaults (in-memory cache, data in ./data)
 run: build
@@ -22,6 +22,13 @@ run: build
 test:
 	$(GO) run ./cmd/gamesolver teeko build --quiet --data-dir $(TEST_DATA_DIR)
 	GAMESOLVER_TEST_DATA_DIR=$(TEST_DATA_DIR) .ci/with-redis $(GO) test $(TEST_FLAGS) ./...
+
+## race: the service's and the engines' concurrent code under the race detector (about
+## 9 min for ./service/..., 14 for engine/polyomino, on two cores: not part of make
+## test; run it before merging concurrency changes)
+race:
+	$(GO) run ./cmd/gamesolver teeko build --quiet --data-dir $(TEST_DATA_DIR)
+	GAMESOLVER_TEST_DATA_DIR=$(TEST_DATA_DIR) .ci/with-redis $(GO) test -race -count=1 -timeout 60m ./service/... ./engine/polyomino/ ./engine/capture/
 
 ## bench: every benchmark (see BENCHMARKS.md for the figures and their commands)
 bench:
