@@ -399,8 +399,8 @@ func (p *Polyomino) captureMoves(ctx context.Context, q PolyominoQuery) (Polyomi
 	for _, t := range listed {
 		out.Moves = append(out.Moves, t.String())
 	}
-	if !out.Truncated {
-		out.DistinctUpToSymmetry = pos.DistinctTurns(max(maxListedTurns, out.Count))
+	if !out.Truncated { // the list holds every turn
+		out.DistinctUpToSymmetry = pos.DistinctAmong(listed)
 	}
 	return out, nil
 }

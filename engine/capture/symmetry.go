@@ -18,6 +18,13 @@ func (p *Position) DistinctTurns(limit int) int {
 	if n := p.CountTurns(); n > limit || n > MaxListedTurns {
 		return -1
 	}
+	return p.DistinctAmong(p.LegalTurns())
+}
+
+// DistinctAmong is DistinctTurns for turns, the position's legal turns
+// already listed (every one of them: the classes are counted over the
+// list).
+func (p *Position) DistinctAmong(turns []Turn) int {
 	stab := symmetries(p.Board())
 	// A turn is known by its removals and the cells it covers (no two
 	// pieces cover the same cells); boards are at most 16 x 16.
@@ -35,7 +42,6 @@ func (p *Position) DistinctTurns(limit int) int {
 		return k
 	}
 	identity := func(c polyomino.Cell) polyomino.Cell { return c }
-	turns := p.LegalTurns()
 	seen := make(map[key]bool, len(turns))
 	distinct := 0
 	for _, t := range turns {
