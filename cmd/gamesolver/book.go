@@ -349,10 +349,7 @@ func bookOpenings(ctx context.Context, f bookFlags, classify classifier, stdout 
 	}
 	defer out.Close()
 	fmt.Fprintf(out, "position %s\n", positionArg(moves))
-	for _, c := range classes {
-		if c < 0 || c >= len(children) {
-			return fmt.Errorf("class %d: the position has classes 0..%d", c, len(children)-1)
-		}
+	for _, c := range classes { // in range: checkClasses, before --out was made
 		m := children[c].Moves[0].String()
 		t0 := time.Now()
 		sec, err := classify(ctx, append(append([]string(nil), moves...), m), nil, true)
