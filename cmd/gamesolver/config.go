@@ -169,11 +169,14 @@ func parseConfigArgs(name string, args []string, getenv func(string) string, c c
 		}
 		return c, nil, err
 	}
-	return c, fs.Args(), c.validate()
+	return c, fs.Args(), c.validate(name)
 }
 
-func (c *config) validate() error {
+func (c *config) validate(name string) error {
 	var errs []string
+	if name == "serve" && c.MetricsAddr != "" && sameListener(c.Addr, c.MetricsAddr) {
+		errs = append(errs, fmt.Sprintf("metrics-addr %s is the port of addr %s: serve has /metrics and /healthz there already (leave metrics-addr unset, or give it a port of its own)", c.MetricsAddr, c.Addr))
+	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, "max-body must be at least 1KiB")
 	}
@@ -223,6 +226,21 @@ func (c *config) validate() error {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// sameListener says whether listening on a and on b would take the same
+// port: the same port on the same host, or on all hosts for either.
+func sameListener(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	if pa != pb || pa == "0" || pa == "" {
+		return false
+	}
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return ha == hb || wildcard(ha) || wildcard(hb)
 }
 
 // effective lists every setting with its value, secrets redacted, for the

@@ -65,6 +65,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--job-rate-limit", "often"}, nil, `job-rate-limit: rate limit "often"`},
 		{nil, map[string]string{"GAMESOLVER_JOB_RATE_LIMIT": "1-Y"}, `job-rate-limit: rate limit "1-Y"`},
 		{[]string{"--cors-origins", "https://a.example,/^https://(x/"}, nil, "cors-origins: origin pattern /^https://(x/"},
+		{[]string{"--metrics-addr", ":8080"}, nil, "metrics-addr :8080 is the port of addr :8080"},
+		{[]string{"--addr", "127.0.0.1:9000", "--metrics-addr", "0.0.0.0:9000"}, nil, "metrics-addr 0.0.0.0:9000 is the port of addr 127.0.0.1:9000"},
 	}
 	for _, ok := range []struct {
 		args []string
@@ -85,6 +87,30 @@ func TestParseConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("parseConfig(%v, %v) error = %v, want %q", tt.args, tt.env, err, tt.want)
 		}
+	}
+}
+
+func TestSameListener(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{":8080", ":8080", true},
+		{":8080", "127.0.0.1:8080", true},
+		{"[::]:8080", "10.0.0.1:8080", true},
+		{"127.0.0.1:8080", "127.0.0.1:8080", true},
+		{"127.0.0.1:8080", "127.0.0.2:8080", false},
+		{":8080", ":9090", false},
+		{":0", ":0", false}, // each gets a port of its own
+		{"localhost", "localhost", true},
+	} {
+		if got := sameListener(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameListener(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	// Only serve listens on --addr: a worker's metrics may take its port.
+	if _, err := parseConfig("worker", []string{"--metrics-addr", ":8080"}, func(string) string { return "" }); err != nil {
+		t.Errorf("worker --metrics-addr :8080: %v", err)
 	}
 }
 
