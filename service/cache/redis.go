@@ -25,8 +25,8 @@ type RedisOptions struct {
 	TTL time.Duration
 	// FailuresToOpen consecutive failures open the breaker [3].
 	FailuresToOpen uint32
-	// ProbeInterval is how often an open breaker is probed in the
-	// background with PING [1s].
+	// ProbeInterval is how often a closed breaker is probed in the
+	// background with PING, an open one four times as often [1s].
 	ProbeInterval time.Duration
 	// OnStateChange, when set, is told when the breaker opens or closes.
 	OnStateChange func(open bool)
@@ -178,18 +178,21 @@ func (r *Redis) SetMany(ctx context.Context, values map[string][]byte, ttl time.
 // Open reports whether the breaker currently refuses calls.
 func (r *Redis) Open() bool { return r.breaker.State() != gobreaker.StateClosed }
 
-// probe pings Redis in the background while the breaker is not closed, so
-// that requests do not pay for finding out that Redis is back.
+// probe pings Redis in the background: four times a ProbeInterval while
+// the breaker is not closed, so that requests do not pay for finding out
+// that Redis is back; once a ProbeInterval while it is closed, so that a
+// Redis gone dead or frozen opens it (and redis_up says so) in a process
+// with no traffic too.
 func (r *Redis) probe() {
 	defer r.wg.Done()
 	t := time.NewTicker(r.opts.ProbeInterval / 4)
 	defer t.Stop()
-	for {
+	for tick := 1; ; tick++ {
 		select {
 		case <-r.stop:
 			return
 		case <-t.C:
-			if r.breaker.State() == gobreaker.StateClosed {
+			if r.breaker.State() == gobreaker.StateClosed && tick%4 != 0 {
 				continue
 			}
 			_, _ = r.do(context.Background(), func(ctx context.Context) (any, error) {

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,6 +100,54 @@ func TestRedisDeadCostsLittleAndRecovers(t *testing.T) {
 	}
 	if opened.Load() != 1 || closed.Load() != 1 {
 		t.Errorf("state changes: opened %d, closed %d; want 1 and 1", opened.Load(), closed.Load())
+	}
+}
+
+// TestRedisFrozenOpensWithoutTraffic: a Redis that accepts connections and
+// never answers opens the breaker (and redis_up falls to 0) in a process
+// that makes no call of its own.
+func TestRedisFrozenOpensWithoutTraffic(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and hold, as a Redis stopped with SIGSTOP does
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	opened := make(chan struct{}, 1)
+	r, err := NewRedis(RedisOptions{URL: "redis://" + ln.Addr().String(), Timeout: 20 * time.Millisecond, ProbeInterval: 100 * time.Millisecond,
+		OnStateChange: func(open bool) {
+			if open {
+				select {
+				case opened <- struct{}{}:
+				default:
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	select {
+	case <-opened:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the breaker stayed closed with a frozen Redis and no calls")
+	}
+	if h := r.Health(context.Background()); h.Reachable {
+		t.Errorf("Health = %+v", h)
 	}
 }
 
