@@ -68,6 +68,42 @@ func TestFromBookTakesOnlyLengths(t *testing.T) {
 	if again.Plies == nil || *again.Plies != *first.Plies {
 		t.Errorf("plies %v, then %v", first.Plies, again.Plies)
 	}
+	// A search that finds the plies an entry has keeps the moves' plies
+	// the entry knows and it did not find (a job's, say): the entry with
+	// all_moves (every move's plies) as the entry without, marked as never
+	// searched, is searched again without all_moves, which finds the
+	// position's plies and a fastest move, not every move's plies.
+	raw, _, _ = c.Get(ctx, key)
+	kept = PolyominoAnswer{}
+	if err := json.Unmarshal(raw, &kept); err != nil {
+		t.Fatal(err)
+	}
+	withPlies := func(a PolyominoAnswer) (n int) {
+		for _, m := range a.Moves {
+			if m.Proven && m.Plies != nil {
+				n++
+			}
+		}
+		return n
+	}
+	kept.LengthTriedNs, kept.PerfectFirst = 0, false
+	raw, _ = json.Marshal(kept)
+	one := bookLengthKey(pos, false)
+	if err := c.Set(ctx, one, raw, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if a := p.fromBook(ctx, pos, res, false, 4*time.Second); a.SpentNs == 0 || a.Plies == nil || *a.Plies != *first.Plies {
+		t.Fatalf("searched again: %v, plies %v (first %d)", time.Duration(a.SpentNs), a.Plies, *first.Plies)
+	}
+	raw, _, _ = c.Get(ctx, one)
+	var merged PolyominoAnswer
+	if err := json.Unmarshal(raw, &merged); err != nil {
+		t.Fatal(err)
+	}
+	if withPlies(merged) != withPlies(kept) {
+		t.Errorf("the entry after a search of the same plies: %d moves with plies, it had %d", withPlies(merged), withPlies(kept))
+	}
+
 	// Another request searching the same position: this one answers at
 	// once, without the length.
 	other, ores := position("L:c5,d5,e5,f5,c6 F:d1,e1,e2,f2,e3 P:f6,g6,e7,f7,g7")
