@@ -103,6 +103,8 @@ func TestTeekoBadInput(t *testing.T) {
 		{"to_move wrong word", "/v1/teeko/analyze", `{"board":".........................","to_move":"green"}`, "to_move", "expected black or red"},
 		{"to_move contradicts", "/v1/teeko/analyze", `{"board":".........................","to_move":"red"}`, "to_move", ""},
 		{"to_move contradicts moves", "/v1/teeko/analyze", `{"moves":["13"],"to_move":"black"}`, "to_move", "after them red is to move"},
+		{"to_move contradicts the start", "/v1/teeko/analyze", `{"to_move":"red"}`, "to_move", "the game starts, black to move"},
+		{"to_move contradicts the start, another drop style", "/v1/teeko/analyze", `{"drop_style":"alternate","to_move":"red"}`, "to_move", "contradicts the start"},
 		{"square off board", "/v1/teeko/analyze", `{"black":[26]}`, "black", "26"},
 		{"move off board", "/v1/teeko/analyze", `{"moves":["13","0"]}`, "moves", `move 2: "0": square 0 is off the board (1..25)`},
 		{"red square off board", "/v1/teeko/analyze", `{"black":[1,2],"red":[30]}`, "red", "red square 30"},

@@ -341,7 +341,11 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 		}
 		return newTeekoPosition(r, b, toMove, "black")
 	}
-	return teeko.Start(r), nil
+	pos := teeko.Start(r)
+	if q.ToMove != "" && toMove != pos.ToMove() {
+		return teeko.Position{}, Invalid("to_move", nil, "to_move %s contradicts the start: with no position given the game starts, %s to move (to_move may be left out)", toMove, pos.ToMove())
+	}
+	return pos, nil
 }
 
 // newTeekoPosition makes the position of board b; a fault of the board is
