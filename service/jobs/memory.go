@@ -544,6 +544,10 @@ func (s *MemoryStore) unfinished(client string) int {
 // forget has nothing to do: the memory store keeps no consumers.
 func (s *MemoryStore) forget(context.Context, time.Duration) (int, error) { return 0, nil }
 
+// adopt has nothing to do: the units a process held are claimable again
+// when its journal is read.
+func (s *MemoryStore) adopt(context.Context, string) (int, error) { return 0, nil }
+
 func (s *MemoryStore) shared() bool { return false }
 
 func (s *MemoryStore) countActive(context.Context) (int, error) {

@@ -669,6 +669,40 @@ end
 return removed
 `)
 
+// adoptScript hands back, counted, every unit pending with a consumer of
+// the worker named ARGV[3] (ARGV[3] .. "/" and a slot): a huge idle time
+// (ARGV[2] ms) makes each claimable at once, and its delivery count stays,
+// so that the next XAUTOCLAIM counts the delivery its dead holder did not
+// finish. It pages through each consumer's pending list by entry id.
+var adoptScript = redis.NewScript(`
+local prefix = ARGV[3] .. '/'
+local n = 0
+for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local f = {}
+  for i = 1, #c, 2 do f[c[i]] = c[i + 1] end
+  if f['pending'] > 0 and string.sub(f['name'], 1, #prefix) == prefix then
+    local start = '-'
+    while true do
+      local p = redis.call('XPENDING', KEYS[1], ARGV[1], start, '+', 100, f['name'])
+      for _, e in ipairs(p) do
+        redis.call('XCLAIM', KEYS[1], ARGV[1], f['name'], 0, e[1], 'IDLE', ARGV[2], 'RETRYCOUNT', e[4], 'JUSTID')
+        n = n + 1
+      end
+      if #p < 100 then break end
+      start = '(' .. p[#p][1]
+    end
+  end
+end
+return n
+`)
+
+func (r *RedisStore) adopt(ctx context.Context, worker string) (int, error) {
+	if err := r.ensureGroup(ctx); err != nil {
+		return 0, err
+	}
+	return adoptScript.Run(ctx, r.client, []string{streamKey}, groupName, handBackIdle.Milliseconds(), worker).Int()
+}
+
 func (r *RedisStore) shared() bool { return true }
 
 // countActive counts the active set (reconciled with the jobs' records when a

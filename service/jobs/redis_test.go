@@ -114,6 +114,52 @@ func TestWorkerKilled(t *testing.T) {
 	assertQueueEmpty(t, &env{rdb: rdb})
 }
 
+// TestWorkerAdoptsItsNamesakesUnits: a worker started under the name of
+// one that died holding units (a restarted container keeps its host name
+// and pid) takes them back at once, their delivery counted, instead of
+// after ReclaimAfter (an hour here: the job would not end in the test).
+func TestWorkerAdoptsItsNamesakesUnits(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	opts := fastOptions(t)
+	opts.ReclaimAfter = time.Hour
+	k := newSquares()
+	m, met := newManager(t, NewRedisStore(rdb), k, opts)
+	j := submit(t, m, `{"n":10,"units":3}`)
+	// The dead worker's slots 0 and 3 (it ran more slots than its
+	// successor) each took a unit; a worker "phoenixes" is another one.
+	for _, consumer := range []string{"phoenix/0", "phoenix/3", "phoenixes/0"} {
+		if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: groupName, Consumer: consumer, Streams: []string{streamKey, ">"}, Count: 1, Block: -1}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := startWorker(t, m, "phoenix", 1)
+	waitJob(t, m, j.ID, "the dead namesake's two units done", func(j Job) bool { return j.Progress.Done == 2 })
+	if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 2 {
+		t.Errorf("reclaimed = %v, want 2 (each delivery counted)", got)
+	}
+	if runs := k.get(k.started); total(runs) != 2 {
+		t.Errorf("runs %v, want two units once each", runs)
+	}
+	pending, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: streamKey, Group: groupName, Start: "-", End: "+", Count: 10, Consumer: "phoenixes/0"}).Result()
+	if err != nil || len(pending) != 1 {
+		t.Errorf("the other worker's unit: %v, %v; want it left pending", pending, err)
+	}
+	// More units than a page of the pending list (all in the stream at
+	// once: a window of 150; no worker takes them).
+	stop()
+	wide, _ := newManager(t, NewRedisStore(rdb).Window(150), newSquares(), opts)
+	submit(t, wide, `{"n":150,"units":150}`)
+	if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: groupName, Consumer: "many/0", Streams: []string{streamKey, ">"}, Count: 150, Block: -1}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := NewRedisStore(rdb).adopt(ctx, "many"); n != 150 || err != nil {
+		t.Errorf("adopt of 150 units: %d, %v", n, err)
+	}
+}
+
 func TestDeadConsumersAreForgotten(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})

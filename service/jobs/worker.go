@@ -60,6 +60,15 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 	} else if n > 0 {
 		log.Info("forgot dead workers", zap.Int("consumers", n))
 	}
+	// A worker of this name that died (a restarted container keeps its
+	// host name and pid) left its units pending: they are handed back now,
+	// counted, not left to the others' reclaims after ReclaimAfter. Names
+	// are unique among live workers.
+	if n, err := m.store.adopt(ctx, name); err != nil {
+		log.Warn("could not take back the units of an earlier worker of this name", zap.Error(err))
+	} else if n > 0 {
+		log.Info("took back the units of an earlier worker of this name", zap.Int("units", n))
+	}
 	var wg sync.WaitGroup
 	for i := range concurrency {
 		// One consumer per slot, so that a unit one slot reclaims from
