@@ -44,10 +44,54 @@ func UntypedFields() map[string][]string {
 // ResponseTypes returns a value of every type an operation answers with:
 // make openapi marks the fields encoding/json always writes (not
 // omitempty, and not a pointer, slice, map or interface, which may be
-// null) as required in their schemas and in those of the types they hold,
+// null, unless the schema says the field may be null: a Teeko answer's
+// plies) as required in their schemas and in those of the types they hold,
 // so that generated clients need not treat them as optional. A test checks
 // that every response schema of the document is listed.
 func ResponseTypes() []any {
 	return []any{GamesResponse{}, Health{}, Job{}, JobCreated{}, PolyominoAnalysis{}, PolyominoMovesResponse{},
 		Problem{}, TeekoAnalysis{}, TeekoAnnotation{}, TeekoTablebase{}, TilingsResponse{}, problemKind{}, service.ReadyReport{}}
+}
+
+// ResponseExample is a real answer shown as the example of a response
+// schema: swag merges the examples of its fields, and for some schemas
+// that merge is an answer no request gets (a Teeko ply marked "!" at the
+// first ply, lost in 5; the empty Teeko board won). make openapi puts
+// them into the document; a test sends Request (the body of a POST, or
+// none for a GET) to Path and finds Body in the answer (the element of
+// the answer's list Within, when set), its timings aside.
+type ResponseExample struct {
+	Definition string
+	Method     string
+	Path       string
+	Request    string
+	Within     string
+	Body       string
+}
+
+// ResponseExamples returns the examples of the response schemas whose
+// fields' examples do not make a real answer.
+func ResponseExamples() []ResponseExample {
+	return []ResponseExample{
+		{"api.PolyominoAnalysis", "POST", "/v1/polyomino/analyze", RequestExamples()[0].Body, "",
+			`{"game": "pentominoes", "board": ["........", "........", "........", "..LLLL..", "..L.....", "........", "........", "........"],
+			"to_move": "second", "result": "win", "outcome": "second_wins", "proven": true, "plies": 9, "scores": [1, 0],
+			"pieces_left": {"pool": ["F", "I", "N", "P", "T", "U", "V", "W", "X", "Y", "Z"]},
+			"best_moves": ["I:c8,d8,e8,f8,g8", "I:d8,e8,f8,g8,h8"], "best_complete": true, "perfect_first": true,
+			"heuristic": false, "legal_moves": 1181, "game_over": false, "pass": false, "source": "book", "stats": {"elapsed_ms": 0.99}}`},
+		{"api.TeekoAnnotatedPly", "POST", "/v1/teeko/annotate", RequestExamples()[3].Body, "plies",
+			`{"ply": 4, "player": "red", "decides": "red", "move": "8", "mark": "??",
+			"before": {"outcome": "draw", "plies": null}, "after": {"outcome": "black_wins", "plies": 3},
+			"best_moves": ["14"], "best_value": {"outcome": "draw", "plies": null}, "is_best": false}`},
+		{"api.TeekoTablebase", "GET", "/v1/teeko/tablebase", "", "",
+			`{"rules": "standard", "drop_style": "standard",
+			"positions": {"move_phase": {"black_wins": 25606338, "red_wins": 7493341, "draws": 42347231, "total": 75446910},
+			"move_phase_over": 262332,
+			"drop_phase": {"black_wins": 1988088, "red_wins": 6818486, "draws": 12174652, "total": 20981226},
+			"drop_levels": [{"black_wins": 0, "red_wins": 0, "draws": 1, "total": 1}, {"black_wins": 0, "red_wins": 0, "draws": 25, "total": 25},
+			{"black_wins": 152, "red_wins": 0, "draws": 448, "total": 600}, {"black_wins": 180, "red_wins": 1970, "draws": 4750, "total": 6900},
+			{"black_wins": 19822, "red_wins": 2820, "draws": 53258, "total": 75900}, {"black_wins": 15578, "red_wins": 189292, "draws": 326430, "total": 531300},
+			{"black_wins": 1025052, "red_wins": 225328, "draws": 2291620, "total": 3542000}, {"black_wins": 927304, "red_wins": 6399076, "draws": 9498120, "total": 16824500}]},
+			"empty_board": {"outcome": "draw", "plies": null}, "longest_win_plies": 39, "file_bytes": 3229193, "load_ms": 407.5}`},
+	}
 }

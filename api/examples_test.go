@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -29,6 +31,49 @@ func TestRequestExamplesAccepted(t *testing.T) {
 			if w.Code != http.StatusOK && w.Code != http.StatusAccepted {
 				t.Errorf("%s to %s: %d %s", ex.Definition, path, w.Code, w.Body)
 			}
+		}
+	}
+}
+
+// TestResponseExamplesReal: each response example of the OpenAPI document
+// is what its request gets, timings aside.
+func TestResponseExamplesReal(t *testing.T) {
+	teeko := newTeekoServer(t)
+	servers := map[string]http.Handler{
+		"/v1/polyomino/analyze": newPolyominoServer(t, 10*time.Second),
+		"/v1/teeko/annotate":    teeko,
+		"/v1/teeko/tablebase":   teeko,
+	}
+	untimed := func(v any) any {
+		if m, ok := v.(map[string]any); ok {
+			delete(m, "stats")
+			delete(m, "load_ms")
+		}
+		return v
+	}
+	for _, ex := range ResponseExamples() {
+		r, ok := servers[ex.Path]
+		if !ok {
+			t.Fatalf("%s: no server for %s", ex.Definition, ex.Path)
+		}
+		w := do(r, ex.Method, ex.Path, "application/json", ex.Request)
+		if w.Code != http.StatusOK {
+			t.Errorf("%s: %s %s: %d %s", ex.Definition, ex.Method, ex.Path, w.Code, w.Body)
+			continue
+		}
+		var want, got any
+		if err := json.Unmarshal([]byte(ex.Body), &want); err != nil {
+			t.Fatalf("%s: %v", ex.Definition, err)
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v", ex.Definition, err)
+		}
+		candidates := []any{got}
+		if ex.Within != "" {
+			candidates, _ = got.(map[string]any)[ex.Within].([]any)
+		}
+		if !slices.ContainsFunc(candidates, func(c any) bool { return reflect.DeepEqual(untimed(c), untimed(want)) }) {
+			t.Errorf("%s: the example is not the answer to %s %s %s:\nexample %s\nanswer  %s", ex.Definition, ex.Method, ex.Path, ex.Request, ex.Body, w.Body)
 		}
 	}
 }

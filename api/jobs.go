@@ -35,7 +35,7 @@ type JobRequest struct {
 // JobCreated is the answer to a submitted job.
 type JobCreated struct {
 	ID     string `json:"id" example:"o2iWq1Zx3mJ8b9Qk7tV0aA"`
-	Status string `json:"status" example:"queued"`
+	Status string `json:"status" enums:"queued,running,done,failed,canceled" example:"queued"`
 	Href   string `json:"href" example:"/v1/jobs/o2iWq1Zx3mJ8b9Qk7tV0aA"`
 }
 
@@ -78,11 +78,11 @@ type Job struct {
 	Finished *time.Time  `json:"finished,omitempty" example:"2026-11-24T14:07:12Z"`
 	Progress JobProgress `json:"progress"`
 	// The answer, when done: for polyomino.analyze the shape of
-	// /v1/polyomino/analyze's answer (PolyominoAnalyzeResponse; each
+	// /v1/polyomino/analyze's answer (api.PolyominoAnalysis; each
 	// unit solves one class of moves and, within a quarter of its time,
 	// their plies; when the position's plies do not follow from them, the
 	// job's last step searches them, for at most 3 s), for
-	// polyomino.tilings /v1/polyomino/tilings's (TilingsResponse); for
+	// polyomino.tilings /v1/polyomino/tilings's (api.TilingsResponse); for
 	// polyomino.book, which has no synchronous endpoint, {moves, lines,
 	// wins, complete, ended_on_win, nodes}: moves the position's, lines
 	// one per classified move class {index (the class's), move (its

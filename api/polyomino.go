@@ -550,7 +550,7 @@ type PolyominoMovesResponse struct {
 	// are all placements is given whole.
 	Truncated bool     `json:"truncated,omitempty" example:"false"`
 	Moves     []string `json:"moves"`
-	ToMove    string   `json:"to_move" example:"first"`
+	ToMove    string   `json:"to_move" enums:"first,second" example:"first"`
 	// The position's rows, each placed piece drawn with its symbol (as in
 	// analyze).
 	Board []string `json:"board"`

@@ -207,7 +207,7 @@ type TeekoAnnotation struct {
 	Plies     []TeekoAnnotatedPly `json:"plies"`
 	// The position after the last move.
 	Final  TeekoAnalysis `json:"final"`
-	Source string        `json:"source" example:"tablebase"`
+	Source string        `json:"source" enums:"tablebase" example:"tablebase"`
 	Stats  Stats         `json:"stats"`
 }
 

@@ -2422,7 +2422,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.JobProgress"
                 },
                 "result": {
-                    "description": "The answer, when done: for polyomino.analyze the shape of\n/v1/polyomino/analyze's answer (PolyominoAnalyzeResponse; each\nunit solves one class of moves and, within a quarter of its time,\ntheir plies; when the position's plies do not follow from them, the\njob's last step searches them, for at most 3 s), for\npolyomino.tilings /v1/polyomino/tilings's (TilingsResponse); for\npolyomino.book, which has no synchronous endpoint, {moves, lines,\nwins, complete, ended_on_win, nodes}: moves the position's, lines\none per classified move class {index (the class's), move (its\ncanonical representative), images (moves in the class), wins (the\nmove wins for its maker), reply (a losing move's winning reply),\nplies (when known), nodes, elapsed_ns}, wins how many classes win,\ncomplete whether every requested class is classified, ended_on_win\nwhether until_win stopped it at a winning class.",
+                    "description": "The answer, when done: for polyomino.analyze the shape of\n/v1/polyomino/analyze's answer (api.PolyominoAnalysis; each\nunit solves one class of moves and, within a quarter of its time,\ntheir plies; when the position's plies do not follow from them, the\njob's last step searches them, for at most 3 s), for\npolyomino.tilings /v1/polyomino/tilings's (api.TilingsResponse); for\npolyomino.book, which has no synchronous endpoint, {moves, lines,\nwins, complete, ended_on_win, nodes}: moves the position's, lines\none per classified move class {index (the class's), move (its\ncanonical representative), images (moves in the class), wins (the\nmove wins for its maker), reply (a losing move's winning reply),\nplies (when known), nodes, elapsed_ns}, wins how many classes win,\ncomplete whether every requested class is classified, ended_on_win\nwhether until_win stopped it at a winning class.",
                     "type": "object"
                 },
                 "started": {
@@ -2459,6 +2459,13 @@ const docTemplate = `{
                 },
                 "status": {
                     "type": "string",
+                    "enum": [
+                        "queued",
+                        "running",
+                        "done",
+                        "failed",
+                        "canceled"
+                    ],
                     "example": "queued"
                 }
             }
@@ -2818,6 +2825,10 @@ const docTemplate = `{
                 },
                 "to_move": {
                     "type": "string",
+                    "enum": [
+                        "first",
+                        "second"
+                    ],
                     "example": "first"
                 },
                 "truncated": {
@@ -3359,6 +3370,9 @@ const docTemplate = `{
                 },
                 "source": {
                     "type": "string",
+                    "enum": [
+                        "tablebase"
+                    ],
                     "example": "tablebase"
                 },
                 "stats": {

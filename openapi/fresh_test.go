@@ -50,9 +50,9 @@ func generate(t *testing.T, dir string) {
 	addExamples(t, dir)
 }
 
-// addExamples puts the request examples of package api into the JSON and
-// YAML documents swag wrote in dir (as the example of each request body's
-// schema), and leaves the type of api.UntypedFields open, written the way
+// addExamples puts the request and response examples of package api into
+// the JSON and YAML documents swag wrote in dir (as the example of each
+// request body's schema, and of the response schemas listed), and leaves the type of api.UntypedFields open, written the way
 // swag writes them. docs.go keeps swag's template
 // without them: the service serves swagger.json, at /openapi.json and at
 // /swagger/doc.json.
@@ -67,6 +67,18 @@ func addExamples(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	for _, ex := range api.RequestExamples() {
+		def, ok := doc.Definitions[ex.Definition]
+		if !ok {
+			t.Fatalf("example of %s: no such definition", ex.Definition)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(ex.Body), &v); err != nil {
+			t.Fatalf("example of %s: %v", ex.Definition, err)
+		}
+		def.Example = v
+		doc.Definitions[ex.Definition] = def
+	}
+	for _, ex := range api.ResponseExamples() {
 		def, ok := doc.Definitions[ex.Definition]
 		if !ok {
 			t.Fatalf("example of %s: no such definition", ex.Definition)
@@ -254,13 +266,18 @@ func markRequired(t *testing.T, doc *spec.Swagger, typ reflect.Type, requests ma
 			slices.Contains(strings.Split(opts, ","), "omitzero") || viaPointer(typ, f.Index) {
 			continue
 		}
-		switch f.Type.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
-			continue // may be written as null
-		}
-		if _, ok := def.Properties[tag]; !ok {
+		prop, ok := def.Properties[tag]
+		if !ok {
 			t.Errorf("%s: field %s is not in its schema", name, tag)
 			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			// May be written as null: required (always there) only when
+			// its schema says it may be null (a Teeko answer's plies).
+			if nullable, _ := prop.Extensions.GetBool("x-nullable"); !nullable {
+				continue
+			}
 		}
 		required = append(required, tag)
 	}

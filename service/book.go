@@ -669,7 +669,7 @@ type BookJobResult struct {
 	// EndedOnWin: the request asked for until_win and a class won, so the
 	// job ended before the other classes were classified (its progress
 	// then shows done < total).
-	EndedOnWin bool  `json:"ended_on_win,omitempty"`
+	EndedOnWin bool  `json:"ended_on_win"`
 	Nodes      int64 `json:"nodes"`
 }
 
