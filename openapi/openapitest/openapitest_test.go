@@ -16,7 +16,7 @@ func TestCheck(t *testing.T) {
 	problemType := http.Header{"Content-Type": {"application/problem+json"}}
 	streamType := http.Header{"Content-Type": {"text/event-stream"}}
 	const problem = `{"type":"/problems/not-found","title":"Not Found","status":404,"detail":"no job","request_id":"x"}`
-	const job = `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"running","created":"2026-11-26T00:00:00Z","progress":{"done":0,"total":1,"nodes":0,"elapsed_ms":5}}`
+	const job = `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"running","created":"2026-11-26T00:00:00Z","progress":{"done":0,"total":1,"nodes":0,"elapsed_ms":5,"estimate_ms":null}}`
 	for _, c := range []struct {
 		name, method, path string
 		status             int
@@ -120,7 +120,7 @@ func TestHandlerStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progress := "event: progress\ndata: " + `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"running","created":"2026-11-26T00:00:00Z","progress":{"done":0,"total":1,"nodes":0,"elapsed_ms":5}}` + "\n\n"
+	progress := "event: progress\ndata: " + `{"id":"a","href":"/v1/jobs/a","type":"polyomino.tilings","status":"running","created":"2026-11-26T00:00:00Z","progress":{"done":0,"total":1,"nodes":0,"elapsed_ms":5,"estimate_ms":null}}` + "\n\n"
 	for _, c := range []struct {
 		name  string
 		last  string
