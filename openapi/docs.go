@@ -4033,7 +4033,7 @@ const docTemplate = `{
             "properties": {
                 "description": {
                     "type": "string",
-                    "example": "advanced rules (58 winning configurations); the opponent places each side's first two pieces"
+                    "example": "advanced rules (58 winning configurations); the opponent places each side's first two pieces, the owner the others"
                 },
                 "name": {
                     "type": "string",
@@ -4045,6 +4045,7 @@ const docTemplate = `{
                         "type": "string"
                     },
                     "example": {
+                        "drop_style": "two-move-alternate",
                         "rules": "advanced"
                     }
                 }

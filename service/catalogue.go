@@ -24,8 +24,8 @@ type GameInfo struct {
 // Variant is a form of a game and the request fields that select it.
 type Variant struct {
 	Name        string            `json:"name" example:"advanced rules, two-move-alternate drops"`
-	Description string            `json:"description" example:"advanced rules (58 winning configurations); the opponent places each side's first two pieces"`
-	Request     map[string]string `json:"request" example:"rules:advanced"`
+	Description string            `json:"description" example:"advanced rules (58 winning configurations); the opponent places each side's first two pieces, the owner the others"`
+	Request     map[string]string `json:"request" example:"drop_style:two-move-alternate,rules:advanced"`
 }
 
 // Parameter is one request parameter with its allowed values.
