@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"net"
 	"net/http"
 	"reflect"
@@ -82,6 +84,7 @@ func decodeStrict(r io.Reader, dst any, nulls bool) error {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return fmt.Errorf("the request body must be a JSON object, not %s", jsonValueKind(t))
 	}
+	raw = integralNumbers(raw)
 	strict := json.NewDecoder(bytes.NewReader(raw))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(dst); err != nil {
@@ -98,6 +101,91 @@ func decodeStrict(r io.Reader, dst any, nulls bool) error {
 		return err
 	}
 	return exactNames(raw, reflect.TypeOf(dst), "")
+}
+
+// integralNumbers writes the numbers of raw (valid JSON) that have a
+// fraction or an exponent and an integer value of at most 2^53 in
+// magnitude (8.0, 1e3, -2.50e1) as integers: JSON Schema's integer takes
+// them, and a client whose numbers are floats (Python's json.dumps(8.0))
+// sends them. Other numbers stay as they are (8.5 is no integer, and
+// encoding/json says so for an integer field).
+func integralNumbers(raw []byte) []byte {
+	var out []byte // nil until a number is rewritten
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			if out != nil {
+				out = append(out, c)
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(raw) && strings.IndexByte("0123456789.eE+-", raw[j]) >= 0 {
+				j++
+			}
+			lit := raw[i:j]
+			if n, ok := integralLiteral(lit); ok {
+				if out == nil {
+					out = append(make([]byte, 0, len(raw)), raw[:i]...)
+				}
+				out = strconv.AppendInt(out, n, 10)
+				i = j - 1
+				continue
+			}
+			if out != nil {
+				out = append(out, lit...)
+			}
+			i = j - 1
+			continue
+		}
+		if out != nil {
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return raw
+	}
+	return out
+}
+
+// integralLiteral is the integer value of a number literal with a
+// fraction or an exponent, exactly, when it has one of at most 2^53 in
+// magnitude (literals longer than 40 bytes are left alone).
+func integralLiteral(lit []byte) (int64, bool) {
+	if len(lit) > 40 || !bytes.ContainsAny(lit, ".eE") {
+		return 0, false
+	}
+	// big.Rat would compute 10 to the exponent: a huge one (1e999999999,
+	// or 1e-999999999, which is 0 as a float) never reaches it.
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil || math.Abs(f) > 1<<53+1 {
+		return 0, false
+	}
+	if f == 0 {
+		mantissa, _, _ := bytes.Cut(bytes.ToLower(lit), []byte("e"))
+		return 0, strings.Trim(string(mantissa), "-0.") == ""
+	}
+	r, ok := new(big.Rat).SetString(string(lit))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, false
+	}
+	n := r.Num().Int64()
+	if n > 1<<53 || n < -(1<<53) {
+		return 0, false
+	}
+	return n, true
 }
 
 // checkKeysAndNulls reports, at any depth, a key given twice in one

@@ -2,9 +2,11 @@ package service
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -78,6 +80,53 @@ var _ net.Error = timeoutErr{}
 // TestDecodeStrictReadErrors: a body that stalls past the read timeout is
 // ErrBodyTimeout, a connection that fails another way a message without
 // the server's addresses.
+// TestIntegralNumbers: a number with a fraction or an exponent and an
+// integer value is taken where an integer is expected, as JSON Schema's
+// integer takes it; others are refused as before, and huge exponents
+// cost nothing.
+func TestIntegralNumbers(t *testing.T) {
+	type body struct {
+		N     int     `json:"n"`
+		F     float64 `json:"f"`
+		Names []string
+	}
+	for _, tt := range []struct {
+		in   string
+		want int
+		f    float64
+		err  string
+	}{
+		{`{"n":8.0}`, 8, 0, ""},
+		{`{"n":1e3}`, 1000, 0, ""},
+		{`{"n":-2.50E1}`, -25, 0, ""},
+		{`{"n":0.0e999999999}`, 0, 0, ""},
+		{`{"n":-0.0}`, 0, 0, ""},
+		{`{"n":9007199254740992.0}`, 1 << 53, 0, ""},
+		{`{"n":8.5}`, 0, 0, "expected an integer"},
+		{`{"n":1e-999999999}`, 0, 0, "expected an integer"},
+		{`{"n":1e999999999}`, 0, 0, "n"},
+		{`{"n":4503599627370496.5}`, 0, 0, "expected an integer"},
+		{`{"n":9007199254740994.0}`, 0, 0, "n"},
+		{`{"n":1.00000000000000000000000000000000000000000001}`, 0, 0, "n"},
+		{`{"n":2,"f":1.0}`, 2, 1, ""},
+		{`{"Names":["8.0","a\"1.0"],"n":3.0}`, 3, 0, ""},
+	} {
+		var b body
+		err := DecodeStrict(strings.NewReader(tt.in), &b)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%s: %v", tt.in, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: %+v, %v; want an error with %q", tt.in, b, err, tt.err)
+		case tt.err == "" && (b.N != tt.want || b.F != tt.f):
+			t.Errorf("%s: %+v; want n %d, f %v", tt.in, b, tt.want, tt.f)
+		}
+		if strings.Contains(tt.in, "Names") && (len(b.Names) != 2 || b.Names[0] != "8.0" || b.Names[1] != `a"1.0`) {
+			t.Errorf("%s: strings changed: %q", tt.in, b.Names)
+		}
+	}
+}
+
 func TestDecodeStrictReadErrors(t *testing.T) {
 	var target decodeTarget
 	for _, part := range []string{`{"name":`, `{"name":"a"}`, ``} {
@@ -118,6 +167,30 @@ func FuzzDecodeStrict(f *testing.F) {
 			if strings.ContainsRune(s, utf8.RuneError) && !bytes.Contains(text, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(text), []byte(`\ufffd`)) {
 				t.Fatalf("accepted a body whose string %q lost a character: %q", s, body)
 			}
+		}
+	})
+}
+
+// FuzzIntegralNumbers: integralNumbers keeps valid JSON valid and every
+// value the same (as encoding/json reads numbers, float64).
+func FuzzIntegralNumbers(f *testing.F) {
+	for _, s := range []string{`{"n":8.0}`, `[1e3,-2.5e1,"1.0",{"a\"":0.0e9}]`, `{"n":1e-999999999,"m":-0.0}`, `"\\"`, `[9007199254740993.0, 1.5]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if !json.Valid([]byte(in)) {
+			return
+		}
+		out := integralNumbers([]byte(in))
+		var a, b any
+		if err := json.Unmarshal([]byte(in), &a); err != nil {
+			return // a number too big for a float64
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("%s became %s: %v", in, out, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s became %s: %v, then %v", in, out, a, b)
 		}
 	})
 }
