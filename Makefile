@@ -18,14 +18,22 @@ BENCH_PKGS ?= ./...
 run: build
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-## test: every test, with a private redis-server for the integration tests
+## test: every test, with a private redis-server for the integration tests; then the job
+## queue and the cache once more under the race detector (about 1.5 min; it needs cgo, a
+## C compiler: without one that run is skipped, and said so)
 test:
 	$(GO) run ./cmd/gamesolver teeko build --quiet --data-dir $(TEST_DATA_DIR)
 	GAMESOLVER_TEST_DATA_DIR=$(TEST_DATA_DIR) .ci/with-redis $(GO) test $(TEST_FLAGS) ./...
+	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ]; then \
+		echo "$(GO) test -race $(TEST_FLAGS) ./service/jobs/ ./service/cache/"; \
+		.ci/with-redis $(GO) test -race $(TEST_FLAGS) ./service/jobs/ ./service/cache/; \
+	else \
+		echo "make test: no C compiler (cgo): the race detector's run of service/jobs and service/cache is skipped"; \
+	fi
 
 ## race: the service's and the engines' concurrent code under the race detector (about
-## 9 min for ./service/..., 14 for engine/polyomino, on two cores: not part of make
-## test; run it before merging concurrency changes)
+## 9 min for ./service/..., 14 for engine/polyomino, on two cores: make test runs only
+## service/jobs and service/cache so; run it before merging concurrency changes)
 race:
 	$(GO) run ./cmd/gamesolver teeko build --quiet --data-dir $(TEST_DATA_DIR)
 	GAMESOLVER_TEST_DATA_DIR=$(TEST_DATA_DIR) .ci/with-redis $(GO) test -race -count=1 -timeout 60m ./service/... ./engine/polyomino/ ./engine/capture/
