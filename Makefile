@@ -62,7 +62,7 @@ build:
 
 ## docker: the container image
 docker:
-	docker build --build-arg VERSION=$(VERSION) -t gamesolver:$(VERSION) .
+	docker build --build-arg VERSION=$(VERSION) -t gamesolver:$(VERSION) -t gamesolver:latest .
 
 clean:
 	rm -rf bin

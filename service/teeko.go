@@ -19,10 +19,11 @@ import (
 // background when missing or damaged; until a rule set's table is ready its
 // questions get KindNotReady with the build's progress.
 type Teeko struct {
-	dataDir string
-	workers int
-	log     *zap.Logger
-	tables  [2]*teekoTable // by teeko.Rules
+	dataDir    string
+	workers    int
+	log        *zap.Logger
+	retryEvery time.Duration
+	tables     [2]*teekoTable // by teeko.Rules
 }
 
 type teekoTable struct {
@@ -42,6 +43,11 @@ type TeekoOptions struct {
 	DataDir string
 	Workers int // build goroutines; 0: every core
 	Log     *zap.Logger
+	// RetryEvery is the wait after a failed build before the table is
+	// looked for and built again, doubling up to 10 minutes [30s]: a full
+	// disk freed, a data directory made writable, or tables put there
+	// serve without a restart.
+	RetryEvery time.Duration
 }
 
 // NewTeeko returns the service; Start loads or builds its tables.
@@ -49,7 +55,10 @@ func NewTeeko(o TeekoOptions) *Teeko {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	t := &Teeko{dataDir: o.DataDir, workers: o.Workers, log: o.Log}
+	if o.RetryEvery <= 0 {
+		o.RetryEvery = 30 * time.Second
+	}
+	t := &Teeko{dataDir: o.DataDir, workers: o.Workers, log: o.Log, retryEvery: o.RetryEvery}
 	for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
 		t.tables[r] = &teekoTable{rules: r, state: "waiting"}
 	}
@@ -75,8 +84,24 @@ func (t *Teeko) Start(ctx context.Context) (done <-chan struct{}) {
 		for _, tt := range missing {
 			tt.set("waiting", "", 0, nil)
 		}
+		retried := false
 		for _, tt := range missing {
-			t.build(ctx, tt)
+			if retried && t.load(tt) {
+				continue // put there while another table's build was retried
+			}
+			wait := t.retryEvery
+			for !t.build(ctx, tt) && ctx.Err() == nil {
+				retried = true
+				t.log.Warn("teeko table build failed: looking for the table and building it again later", zap.Stringer("rules", tt.rules), zap.Duration("retry_in", wait))
+				select {
+				case <-ctx.Done():
+				case <-time.After(wait):
+				}
+				wait = min(2*wait, 10*time.Minute)
+				if ctx.Err() == nil && t.load(tt) {
+					break
+				}
+			}
 		}
 	}()
 	return ch
@@ -103,8 +128,9 @@ func (t *Teeko) load(tt *teekoTable) bool {
 	return false
 }
 
-// build builds the table of tt, saves it and serves it.
-func (t *Teeko) build(ctx context.Context, tt *teekoTable) {
+// build builds the table of tt, saves it and serves it, and reports
+// whether it could.
+func (t *Teeko) build(ctx context.Context, tt *teekoTable) bool {
 	path := teeko.TablePath(t.dataDir, tt.rules)
 	tt.set("building", "starting", 0, nil)
 	start := time.Now()
@@ -115,7 +141,7 @@ func (t *Teeko) build(ctx context.Context, tt *teekoTable) {
 	}); err != nil {
 		tt.set("failed", "", 0, err)
 		t.log.Error("teeko table build failed", zap.Stringer("rules", tt.rules), zap.Error(err))
-		return
+		return false
 	}
 	built := time.Since(start)
 	start = time.Now()
@@ -123,10 +149,11 @@ func (t *Teeko) build(ctx context.Context, tt *teekoTable) {
 	if err != nil {
 		tt.set("failed", "", 0, err)
 		t.log.Error("teeko table unreadable after build", zap.Stringer("rules", tt.rules), zap.Error(err))
-		return
+		return false
 	}
 	tt.ready(tb, time.Since(start))
 	t.log.Info("teeko table built", zap.Stringer("rules", tt.rules), zap.String("path", path), zap.Duration("took", built))
+	return true
 }
 
 func (tt *teekoTable) set(state, phase string, progress float64, err error) {

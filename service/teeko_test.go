@@ -90,3 +90,46 @@ func TestTeekoRebuildsDamagedTable(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestTeekoBuildRetried: a table that could not be built (here: the data
+// directory is under a file) is looked for and built again later, so that
+// tables put there, a disk freed or a directory made writable serve
+// without a restart; and a directory the table cannot be written to fails
+// at once, not after the build.
+func TestTeekoBuildRetried(t *testing.T) {
+	servicetest.Teeko(t) // the shared tables, built
+	shared := servicetest.DataDir(t)
+	parent := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(parent, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(parent, "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc := service.NewTeeko(service.TeekoOptions{DataDir: dir, RetryEvery: 20 * time.Millisecond})
+	done := svc.Start(ctx)
+	deadline := time.Now().Add(30 * time.Second)
+	for svc.Component().State != "failed" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no failure: %+v", svc.Component())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := os.Remove(parent); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
+		copyFile(t, teeko.TablePath(shared, r), teeko.TablePath(dir, r))
+	}
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the tables put in the directory were not taken: %+v", svc.Component())
+	}
+	if c := svc.Component(); !c.Ready {
+		t.Fatalf("after the retry: %+v", c)
+	}
+}

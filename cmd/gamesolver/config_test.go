@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +172,25 @@ func TestCatalogueNamesEveryJobType(t *testing.T) {
 // TestDeployConfigMap: every setting the Kubernetes ConfigMap and the
 // compose file give is one of the server's, with a value it accepts, and
 // the whole parses (a typo would be ignored by the pods, or stop them).
+// TestDockerfileGoVersion: the image builds with the Go release go.mod
+// names (golang images set GOTOOLCHAIN=local: a builder's older cached
+// golang:1.26 stopped at go mod download).
+func TestDockerfileGoVersion(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docker, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	from := regexp.MustCompile(`(?m)^FROM .*golang:([0-9.]+)-`).FindSubmatch(docker)
+	if goLine == nil || from == nil || string(goLine[1]) != string(from[1]) {
+		t.Errorf("go.mod's go %q, the Dockerfile's golang:%q: give the image the same release", goLine, from)
+	}
+}
+
 func TestDeployConfigMap(t *testing.T) {
 	for _, file := range []string{"../../deploy/k8s/configmap.yaml", "../../deploy/compose.yaml"} {
 		data, err := os.ReadFile(file)

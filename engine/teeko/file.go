@@ -198,6 +198,11 @@ func (tb *Tablebase) SaveFile(path string) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	// Readable by every user (CreateTemp makes it 0600): tables built by
+	// one user, or in an image, serve processes of another.
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = tb.Save(f); err != nil {
 		return err
 	}
@@ -236,6 +241,14 @@ func BuildFile(ctx context.Context, dir string, rules Rules, workers int, progre
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	// A directory the table cannot be written to fails now, not after
+	// the build.
+	probe, err := os.CreateTemp(dir, ".write-check*")
+	if err != nil {
+		return "", fmt.Errorf("the table could not be saved: %w", err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	tb, err := Build(ctx, rules, workers, progress)
 	if err != nil {
 		return "", err

@@ -2,6 +2,7 @@ package teeko
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -79,6 +81,25 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("SaveFile left %d files in the directory, want 2", len(entries))
+	}
+	// Readable by the processes of other users (an image's, a volume's).
+	if fi, err := os.Stat(filepath.Join(dir, "copy.tb")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("SaveFile's mode: %v, %v; want 0644", fi.Mode(), err)
+	}
+}
+
+// TestBuildFileChecksTheDirectory: a directory the table cannot be
+// written to fails before the build (/proc/self refuses files even to
+// root; the cancelled context would end a build at once).
+func TestBuildFileChecksTheDirectory(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip("no /proc here")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := BuildFile(ctx, "/proc/self", Standard, 1, nil)
+	if err == nil || !strings.Contains(err.Error(), "could not be saved") {
+		t.Errorf("BuildFile into /proc/self: %v", err)
 	}
 }
 
