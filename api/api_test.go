@@ -246,10 +246,11 @@ func TestAccessLogFields(t *testing.T) {
 }
 
 // TestAccessLogLevels: a 503 (load shed, table building) is a warning, a
-// 500 an error, a 4xx information (the client's fault, not the server's).
+// 500 an error, a 4xx information (the client's fault, not the server's);
+// a probe or a scrape answered is routine: debug.
 func TestAccessLogLevels(t *testing.T) {
 	r, logs, _ := newTestServer(t, Config{})
-	for path, want := range map[string]zapcore.Level{"/test/busy": zapcore.WarnLevel, "/test/panic": zapcore.ErrorLevel, "/test/invalid": zapcore.InfoLevel, "/no/such/path": zapcore.InfoLevel, "/healthz": zapcore.InfoLevel} {
+	for path, want := range map[string]zapcore.Level{"/test/busy": zapcore.WarnLevel, "/test/panic": zapcore.ErrorLevel, "/test/invalid": zapcore.InfoLevel, "/no/such/path": zapcore.InfoLevel, "/healthz": zapcore.DebugLevel, "/metrics": zapcore.DebugLevel, "/v1/games": zapcore.InfoLevel} {
 		do(r, "GET", path, "", "")
 		e := logs.FilterMessage("request").FilterField(zap.String("path", path)).All()
 		if len(e) != 1 || e[0].Level != want {

@@ -92,10 +92,20 @@ func accessLog() gin.HandlerFunc {
 			// (Not ready is a readiness probe's answer while tables
 			// build or Redis is away, every few seconds: information.)
 			log.Warn("request", fields...)
+		case status < 300 && isProbe(routeOf(c)):
+			// Probes and scrapes, every few seconds from each prober:
+			// routine (about 18 lines a minute per pod at info).
+			log.Debug("request", fields...)
 		default:
 			log.Info("request", fields...)
 		}
 	}
+}
+
+// isProbe tells the routes that liveness and readiness probes and metric
+// scrapers call.
+func isProbe(route string) bool {
+	return route == "/healthz" || route == "/readyz" || route == "/metrics"
 }
 
 // routeOf is the route template ("/v1/jobs/:id"; for a 405, the template
