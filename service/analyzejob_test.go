@@ -98,6 +98,10 @@ func TestAnalyzeInBackground(t *testing.T) {
 		// first looks at its deadline.
 		{"pentominoes 6 x 6", service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6)}},
 		{"capture 5 x 4", service.PolyominoQuery{Game: "capture", Width: intp(5), Height: intp(4), Pieces: &pieces}},
+		// Score rule, common pool: each unit's first-win search of a move
+		// stopped at a reply placing last and reported it unproven (the
+		// job ended "done", unknown, heuristic).
+		{"pentominoes 6 x 6, score rule", service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6), EndRule: "score"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.q

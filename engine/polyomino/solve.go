@@ -491,7 +491,8 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 			best, bestProven = rm.value, true
 		}
 	}
-	// Proven: every move solved, or (normal play) a winning move found.
+	// Proven: every move solved, or a move found that nothing beats (a
+	// win under normal play).
 	switch {
 	case allProven:
 		res.Proven, res.BestComplete = true, true
@@ -499,6 +500,11 @@ func (s *solver) collect(pos *Position, moves []*rootMove, diff int, opts Option
 		res.Proven = true
 	case score && !s.game.pool && bestProven && best == diff+len(pieceNames(s.game.set, pos.avail[pos.toMove&1])):
 		res.Proven = true // nobody can do better than placing every piece
+	case score && s.game.pool && bestProven && best == diff+1:
+		// In a common pool the players place in turn until neither can:
+		// placing last, one piece more, is the best there is (FirstWin
+		// stops at such a move).
+		res.Proven = true
 	}
 	// Best first: proven wins and better scores, proven draws, the moves
 	// not proven, proven losses (least bad first). (The heuristic player's

@@ -157,10 +157,17 @@ func crossCheck(t *testing.T, shared bool) {
 				continue
 			}
 			perCfg++
-			if shared && trial%3 == 0 {
-				// A first-win search stores its own results first.
-				if _, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1 + trial%2, Table: tt}); err != nil {
+			if trial%3 == 0 {
+				// A first-win search proves the value too (under the score
+				// rule in a common pool, a move that places last is the
+				// best there is: a job's units stopped at it, unproven);
+				// with a shared table it stores its own results first.
+				first, err := Solve(context.Background(), pos, Options{FirstWin: true, Workers: 1 + trial%2, TableMB: 1, Table: tt})
+				if err != nil {
 					t.Fatal(err)
+				}
+				if !first.Proven || first.Value != want {
+					t.Fatalf("%s\n%s\nto move %s: first-win solver %+v (proven %v), plain minimax %d", cfg.Preset, pos, pos.toMove, first.Value, first.Proven, want)
 				}
 			}
 			res, err := Solve(context.Background(), pos, Options{AllMoves: true, Workers: 1 + trial%2, TableMB: 1, Table: tt})
