@@ -250,11 +250,18 @@ type tilingsPart struct {
 	// Version is the tiling.PartsVersion of the planner: a worker of
 	// another cuts the search otherwise.
 	Version int `json:"version"`
+	// Cached is the complete answer the planner's cache held (a
+	// tilingAnswer): the unit's answer, whatever the worker's cache holds
+	// (the planner's copy may be in its memory only, the shared cache
+	// having lost it). A worker of a version without it counts the one
+	// part, the whole search.
+	Cached json.RawMessage `json:"cached,omitempty"`
 }
 
 // Plan implements JobKind: the request is validated now. A job with a
-// budget (budget_ms), whose search may stop before the end, or whose
-// count the cache holds, is one unit; any other, tilingParts.
+// budget (budget_ms), whose search may stop before the end, is one unit;
+// a job whose count the cache holds, one unit that carries it; any other,
+// tilingParts.
 func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.RawMessage, error) {
 	q, p, err := j.problemOf(request)
 	if err != nil {
@@ -267,7 +274,8 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 		return []json.RawMessage{request}, nil
 	}
 	if raw, ok, err := j.Tilings.search.Loader.Cache().Get(ctx, tilingKey(p, q)); err == nil && ok && validTiling(j.Tilings.search, p, q)(raw) {
-		return []json.RawMessage{request}, nil // Run answers from the cache
+		unit, err := json.Marshal(tilingsPart{Request: request, Part: 0, Parts: 1, Version: tiling.PartsVersion, Cached: raw})
+		return []json.RawMessage{unit}, err
 	}
 	units := make([]json.RawMessage, tilingParts)
 	for k := range units {
@@ -283,6 +291,9 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var part tilingsPart
 	if json.Unmarshal(unit, &part) == nil && part.Request != nil {
+		if part.Cached != nil {
+			return j.fromCache(part)
+		}
 		return j.runPart(ctx, part, report)
 	}
 	q, p, err := j.problemOf(unit)
@@ -322,6 +333,20 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 		source = SourceCache
 	}
 	return json.Marshal(TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget})
+}
+
+// fromCache is the answer of a unit that carries the cached count.
+func (j TilingsJob) fromCache(u tilingsPart) (json.RawMessage, error) {
+	q, p, err := j.problemOf(u.Request)
+	if err != nil {
+		return nil, err
+	}
+	var a tilingAnswer
+	if err := json.Unmarshal(u.Cached, &a); err != nil {
+		return nil, fmt.Errorf("decode the cached tiling answer: %w", err)
+	}
+	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
+	return json.Marshal(TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: SourceCache, Budget: budget})
 }
 
 // problemOf decodes a job's request (or a unit that is one) into its

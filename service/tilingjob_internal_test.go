@@ -72,6 +72,17 @@ func TestTilingsJobParts(t *testing.T) {
 		if err != nil || json.Unmarshal(raw, &again) != nil || again.Source != SourceCache || again.Result.Count != w.Count {
 			t.Errorf("%s: second job's unit: %v %+v", body, err, again)
 		}
+		// The unit carries the count: a worker whose cache lost it (the
+		// planner's copy in its memory only) answers it all the same,
+		// without a search.
+		lost := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
+		elsewhere := TilingsJob{Tilings: NewTilings(lost), MaxDuration: time.Minute, Workers: 1}
+		nodes := int64(0)
+		raw, err = elsewhere.Run(ctx, units[0], func(n int64) { nodes += n })
+		again = TilingAnswer{}
+		if err != nil || json.Unmarshal(raw, &again) != nil || again.Source != SourceCache || again.Result.Count != w.Count || nodes != 0 {
+			t.Errorf("%s: the unit on a worker without the count: %v, %d nodes, %+v", body, err, nodes, again)
+		}
 	}
 	// A part cut by another version of the split is refused, not added.
 	other, _ := json.Marshal(tilingsPart{Request: json.RawMessage(`{"width":10,"height":6}`), Part: 0, Parts: tilingParts, Version: tiling.PartsVersion + 1})
