@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchMoves is a 2-ply position (a win for the player to move, about 15
@@ -184,5 +185,19 @@ func BenchmarkHeuristicMove(b *testing.B) {
 		if _, ok := heuristicMove(context.Background(), pos, nil, nil); !ok {
 			b.Fatal("no move")
 		}
+	}
+}
+
+// BenchmarkShortBudget times an answer with a budget of 1 ms on a hexomino
+// position of about 7,000 placements (TestShortBudgetSkipsTheGraph): the
+// heuristic's grace of 5 ms past the deadline and what comes before it.
+func BenchmarkShortBudget(b *testing.B) {
+	pos := hexominoMidgame(b, 3, 5)
+	for range b.N {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		if res, err := Solve(ctx, pos, Options{Workers: 1, TableMB: 1}); err != nil || len(res.BestMoves) != 1 {
+			b.Fatal(err)
+		}
+		cancel()
 	}
 }

@@ -70,13 +70,14 @@ func (g *cgraph) buildDense(game *Game, list []int32) {
 var denseLimit = 4 << 20
 
 // buildLazy is buildDense, except that a graph whose adjacency matrix
-// would exceed denseLimit words keeps only the cover sets and computes each
-// row when asked (rowOf): the heuristic player touches each row once or
+// would exceed denseLimit words (or any, with alwaysLazy, but one of a
+// single word) keeps only the cover sets and computes each row when asked
+// (rowOf): the heuristic player touches each row once or
 // twice, so that computing it costs less than storing it. Either way the
 // graph has its cover sets, which the heuristic player reads.
-func (g *cgraph) buildLazy(game *Game, list []int32) {
+func (g *cgraph) buildLazy(game *Game, list []int32, alwaysLazy bool) {
 	n := len(list)
-	if k := max((n+63)/64, 1); n*k <= denseLimit || (n <= 64 && game.small) {
+	if k := max((n+63)/64, 1); !alwaysLazy && n*k <= denseLimit || (n <= 64 && game.small) {
 		g.buildDense(game, list)
 		return
 	}

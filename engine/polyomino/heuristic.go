@@ -38,7 +38,7 @@ func heuristicMove(ctx context.Context, pos *Position, excluded []Move, g *cgrap
 	late := func() bool {
 		return errors.Is(ctx.Err(), context.Canceled) || !deadline.IsZero() && time.Now().After(deadline)
 	}
-	return newHeuristicOn(pos, g).best(excluded, late)
+	return newHeuristicOn(pos, g, deadline).best(excluded, late)
 }
 
 // playerSearchLimit is the number of live placements above which BestMove

@@ -3,6 +3,7 @@ package polyomino
 import (
 	"math/bits"
 	"sort"
+	"time"
 )
 
 // The heuristic player, for positions too big to solve.
@@ -90,8 +91,9 @@ type pieceCounts struct {
 // in the same order (the mover's in a pool, the first player's then the
 // second's with hands), and it is used when it has its cover sets (a
 // one-word graph, built by build1 or compact1, does not; it is cheap to
-// build again). Otherwise the heuristic builds its own (buildLazy).
-func newHeuristicOn(pos *Position, root *cgraph) *heuristic {
+// build again). Otherwise the heuristic builds its own (buildLazy), lazy
+// when the time to deadline (zero: none) is shorter than a dense build.
+func newHeuristicOn(pos *Position, root *cgraph, deadline time.Time) *heuristic {
 	h := &heuristic{pos: pos, side: int(pos.toMove & 1)}
 	g := &h.g
 	if root != nil && root.words > 1 && root.lazy == nil {
@@ -104,7 +106,11 @@ func newHeuristicOn(pos *Position, root *cgraph) *heuristic {
 			list = pos.appendLegal(First, nil)
 			list = pos.appendLegal(Second, list)
 		}
-		g.buildLazy(pos.game, list)
+		// Short of time (a budget of a few milliseconds on a big
+		// board), rows are computed as the evaluation reaches them: it
+		// may reach few of them.
+		short := !deadline.IsZero() && time.Until(deadline) < graphCost(len(list), pos.game.set.Order)
+		g.buildLazy(pos.game, list, short)
 	}
 	h.L = g.full(nil)
 	h.buf = make([]uint64, g.words)

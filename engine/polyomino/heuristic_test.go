@@ -1,16 +1,18 @@
 package polyomino
 
 import (
+	"context"
 	"math/bits"
 	"testing"
+	"time"
 )
 
 // newHeuristic is the heuristic of a position on a graph of its own.
-func newHeuristic(pos *Position) *heuristic { return newHeuristicOn(pos, nil) }
+func newHeuristic(pos *Position) *heuristic { return newHeuristicOn(pos, nil, time.Time{}) }
 
 // hexominoMidgame is a hexomino position after plies random moves of the
 // deal of the given seed.
-func hexominoMidgame(t *testing.T, seed uint64, plies int) *Position {
+func hexominoMidgame(t testing.TB, seed uint64, plies int) *Position {
 	t.Helper()
 	cfg := mustPreset(t, "hexominoes")
 	cfg.Seed = seed
@@ -160,5 +162,37 @@ func TestHeuristicPlayoutNormalPlay(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestShortBudgetSkipsTheGraph: with a budget far shorter than the dense
+// conflict graph of a big position takes to build (7,000 hexomino
+// placements: 30-60 ms), the search does not build it and the heuristic
+// computes rows lazily (a 1 ms budget took 25-70 ms, all of it graphs);
+// given time, both build it dense.
+func TestShortBudgetSkipsTheGraph(t *testing.T) {
+	pos := hexominoMidgame(t, 3, 5)
+	n := pos.LegalMoveCount()
+	if !bigGraph(n) || tooBig(n) {
+		t.Fatalf("%d placements: not a big graph that fits", n)
+	}
+	if h := newHeuristicOn(pos, nil, time.Now().Add(time.Millisecond)); h.g.lazy == nil {
+		t.Error("the heuristic built a dense graph with 1 ms left")
+	}
+	if h := newHeuristicOn(pos, nil, time.Time{}); h.g.lazy != nil {
+		t.Error("the heuristic built a lazy graph without a deadline")
+	}
+	cost := 4 * graphCost(n, pos.game.set.Order)
+	short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if s := newSolver(short, pos.game, Options{TableMB: 1}); !s.deadlineWithin(cost) {
+		t.Errorf("1 ms left is not within %v", cost)
+	}
+	if s := newSolver(context.Background(), pos.game, Options{TableMB: 1}); s.deadlineWithin(cost) {
+		t.Error("no deadline is within the graph's cost")
+	}
+	res, err := Solve(short, pos, Options{Workers: 1, TableMB: 1})
+	if err != nil || !res.Heuristic || res.Nodes != 0 || len(res.BestMoves) != 1 {
+		t.Errorf("Solve with 1 ms: heuristic %v, %d nodes, best %v, %v", res.Heuristic, res.Nodes, res.BestMoves, err)
 	}
 }

@@ -214,6 +214,30 @@ type rootMove struct {
 // anything there (the 15 x 15 hexomino opening has about 29,000).
 func tooBig(n int) bool { return n*((n+63)/64) > denseLimit }
 
+// bigGraph reports whether the root graph of n placements takes long
+// enough to build (a millisecond or more: 256 KB of adjacency) to skip
+// when the search has no time left.
+func bigGraph(n int) bool { return n*((n+63)/64) >= 1<<15 }
+
+// graphCost estimates the time buildDense takes for n placements of
+// pieces of order cells: each row ORs a piece's and each cell's cover set,
+// about 5 ns a word here (28 ms for 7,063 hexomino placements).
+func graphCost(n, order int) time.Duration {
+	return time.Duration(n*((n+63)/64)*(order+1)) * 5 * time.Nanosecond
+}
+
+// deadlineWithin reports whether the search must stop within d (or has).
+func (s *solver) deadlineWithin(d time.Duration) bool {
+	if s.expired() {
+		return true
+	}
+	if s.ctx == nil {
+		return false
+	}
+	dl, ok := s.ctx.Deadline()
+	return ok && time.Until(dl) < d
+}
+
 // shallowApplies reports whether a position too big for the root graph is
 // still searched plainly (a hand game under normal play where a player has
 // at most shallowPieces pieces left).
@@ -336,7 +360,12 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	if !g.pool {
 		all = append(append([]int32(nil), idx[0]...), idx[1]...)
 	}
-	if tooBig(len(all)) {
+	// A big root graph that would take more than a quarter of the time
+	// left to the search is not built (7,000 hexomino placements take
+	// 30-60 ms to graph, far beyond a budget of a few milliseconds; the
+	// search could prove nothing in the rest): the heuristic player
+	// answers on a lazy graph at once.
+	if late := bigGraph(len(all)) && s.deadlineWithin(4*graphCost(len(all), g.set.Order)); tooBig(len(all)) || late {
 		if shallowApplies(pos) {
 			// A hand game may still be decided within a few plies (one
 			// piece left against many).

@@ -308,10 +308,7 @@ func sameRows(t *testing.T, g *Game, list []int32) {
 	t.Helper()
 	var dense, lazy cgraph
 	dense.build(g, list)
-	saved := denseLimit
-	denseLimit = 0
-	lazy.buildLazy(g, list)
-	denseLimit = saved
+	lazy.buildLazy(g, list, true)
 	if lazy.lazy == nil || dense.lazy != nil {
 		t.Fatal("lazy graph not lazy")
 	}
