@@ -66,29 +66,24 @@ func addExamples(t *testing.T, dir string) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
+	examples := map[string]string{}
 	for _, ex := range api.RequestExamples() {
-		def, ok := doc.Definitions[ex.Definition]
-		if !ok {
-			t.Fatalf("example of %s: no such definition", ex.Definition)
-		}
-		var v any
-		if err := json.Unmarshal([]byte(ex.Body), &v); err != nil {
-			t.Fatalf("example of %s: %v", ex.Definition, err)
-		}
-		def.Example = v
-		doc.Definitions[ex.Definition] = def
+		examples[ex.Definition] = ex.Body
 	}
 	for _, ex := range api.ResponseExamples() {
-		def, ok := doc.Definitions[ex.Definition]
+		examples[ex.Definition] = ex.Body
+	}
+	for name, body := range examples {
+		def, ok := doc.Definitions[name]
 		if !ok {
-			t.Fatalf("example of %s: no such definition", ex.Definition)
+			t.Fatalf("example of %s: no such definition", name)
 		}
 		var v any
-		if err := json.Unmarshal([]byte(ex.Body), &v); err != nil {
-			t.Fatalf("example of %s: %v", ex.Definition, err)
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatalf("example of %s: %v", name, err)
 		}
 		def.Example = v
-		doc.Definitions[ex.Definition] = def
+		doc.Definitions[name] = def
 	}
 	for name, fields := range api.UntypedFields() {
 		def, ok := doc.Definitions[name]
