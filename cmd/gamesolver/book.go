@@ -516,7 +516,7 @@ func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (c
 	go func() {
 		defer close(done)
 		if slots > 0 {
-			_ = jm.RunWorker(wctx, fmt.Sprintf("book-%d", os.Getpid()), slots)
+			_ = jm.RunWorker(wctx, bookWorkerName(), slots)
 		}
 	}()
 	closeAll := func() {
@@ -604,7 +604,7 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "search goroutines of each unit (0: every core)")
 	tableMB := fs.Int("table-mb", 1024, "transposition table shared by this worker's units (MB)")
 	redisURL := fs.String("redis-url", os.Getenv("REDIS_URL"), "Redis URL (default REDIS_URL)")
-	name := fs.String("name", "", "worker name (default book-<pid>)")
+	name := fs.String("name", "", "worker name, unique among running workers (default book-<host>-<pid>)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -620,7 +620,7 @@ func bookWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer closeStore()
 	if *name == "" {
-		*name = fmt.Sprintf("book-%d", os.Getpid())
+		*name = bookWorkerName()
 	}
 	debug.SetGCPercent(20)
 	err = jm.RunWorker(ctx, *name, *slots)
@@ -837,4 +837,11 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// bookWorkerName is a book worker's default name: its host's and its pid
+// (the pid alone was 1 in every container).
+func bookWorkerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("book-%s-%d", host, os.Getpid())
 }

@@ -670,10 +670,12 @@ return removed
 `)
 
 // adoptScript hands back, counted, every unit pending with a consumer of
-// the worker named ARGV[3] (ARGV[3] .. "/" and a slot): a huge idle time
-// (ARGV[2] ms) makes each claimable at once, and its delivery count stays,
-// so that the next XAUTOCLAIM counts the delivery its dead holder did not
-// finish. It pages through each consumer's pending list by entry id.
+// the worker named ARGV[3] (ARGV[3] .. "/" and a slot) idle for ARGV[4] ms
+// or more (no heartbeat for that long: its holder is dead, not a live
+// namesake): a huge idle time (ARGV[2] ms) makes each claimable at once,
+// and its delivery count stays, so that the next XAUTOCLAIM counts the
+// delivery its dead holder did not finish. It pages through each
+// consumer's pending list by entry id.
 var adoptScript = redis.NewScript(`
 local prefix = ARGV[3] .. '/'
 local n = 0
@@ -685,8 +687,10 @@ for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
     while true do
       local p = redis.call('XPENDING', KEYS[1], ARGV[1], start, '+', 100, f['name'])
       for _, e in ipairs(p) do
-        redis.call('XCLAIM', KEYS[1], ARGV[1], f['name'], 0, e[1], 'IDLE', ARGV[2], 'RETRYCOUNT', e[4], 'JUSTID')
-        n = n + 1
+        if e[3] >= tonumber(ARGV[4]) then
+          redis.call('XCLAIM', KEYS[1], ARGV[1], f['name'], 0, e[1], 'IDLE', ARGV[2], 'RETRYCOUNT', e[4], 'JUSTID')
+          n = n + 1
+        end
       end
       if #p < 100 then break end
       start = '(' .. p[#p][1]
@@ -696,11 +700,11 @@ end
 return n
 `)
 
-func (r *RedisStore) adopt(ctx context.Context, worker string) (int, error) {
+func (r *RedisStore) adopt(ctx context.Context, worker string, minIdle time.Duration) (int, error) {
 	if err := r.ensureGroup(ctx); err != nil {
 		return 0, err
 	}
-	return adoptScript.Run(ctx, r.client, []string{streamKey}, groupName, handBackIdle.Milliseconds(), worker).Int()
+	return adoptScript.Run(ctx, r.client, []string{streamKey}, groupName, handBackIdle.Milliseconds(), worker, minIdle.Milliseconds()).Int()
 }
 
 func (r *RedisStore) shared() bool { return true }

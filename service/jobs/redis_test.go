@@ -155,8 +155,42 @@ func TestWorkerAdoptsItsNamesakesUnits(t *testing.T) {
 	if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: groupName, Consumer: "many/0", Streams: []string{streamKey, ">"}, Count: 150, Block: -1}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := NewRedisStore(rdb).adopt(ctx, "many"); n != 150 || err != nil {
+	if n, err := NewRedisStore(rdb).adopt(ctx, "many", 0); n != 150 || err != nil {
 		t.Errorf("adopt of 150 units: %d, %v", n, err)
+	}
+}
+
+// TestWorkerLeavesALiveNamesakesUnits: a worker started under the name of
+// a live one (a misconfiguration: book workers were all book-1 in their
+// containers) takes none of the units it heartbeats, at its start or
+// after (a review found the live worker's unit run twice, its job failed
+// with MaxDeliveries 1).
+func TestWorkerLeavesALiveNamesakesUnits(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	opts := fastOptions(t)
+	opts.ReclaimAfter, opts.MaxDeliveries = time.Hour, 1
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	m, met := newManager(t, NewRedisStore(rdb), k, opts)
+	j := submit(t, m, `{"n":10,"units":1}`)
+	startWorker(t, m, "twin", 1)
+	waitFor(t, "the unit running", func() bool { return len(k.get(k.started)) == 1 })
+	other, _ := newManager(t, NewRedisStore(rdb), k, opts)
+	startWorker(t, other, "twin", 1)
+	// Past both of the newcomer's looks (at its start, and three
+	// heartbeats and one later).
+	time.Sleep(6 * opts.Heartbeat)
+	if runs := k.get(k.started); runs[0] != 1 {
+		t.Errorf("the live worker's unit ran %d times", runs[0])
+	}
+	if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 0 {
+		t.Errorf("reclaimed = %v, want 0", got)
+	}
+	close(gate)
+	if j = waitStatus(t, m, j.ID, StatusDone); j.Error != "" {
+		t.Errorf("job: %+v", j)
 	}
 }
 

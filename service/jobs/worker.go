@@ -61,14 +61,21 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 		log.Info("forgot dead workers", zap.Int("consumers", n))
 	}
 	// A worker of this name that died (a restarted container keeps its
-	// host name and pid) left its units pending: they are handed back now,
-	// counted, not left to the others' reclaims after ReclaimAfter. Names
-	// are unique among live workers.
-	if n, err := m.store.adopt(ctx, name); err != nil {
-		log.Warn("could not take back the units of an earlier worker of this name", zap.Error(err))
-	} else if n > 0 {
-		log.Info("took back the units of an earlier worker of this name", zap.Int("units", n))
+	// host name and pid) left its units pending: those without a heartbeat
+	// for adoptIdle are handed back, counted, not left to the others'
+	// reclaims after ReclaimAfter; once now and once more when the units
+	// it heartbeated last before dying have gone that long without. A
+	// live worker of the same name (a misconfiguration) keeps its units:
+	// it heartbeats them.
+	adoptIdle := 3 * m.opts.Heartbeat
+	adopt := func() {
+		if n, err := m.store.adopt(ctx, name, adoptIdle); err != nil && ctx.Err() == nil {
+			log.Warn("could not take back the units of an earlier worker of this name", zap.Error(err))
+		} else if n > 0 {
+			log.Info("took back the units of an earlier worker of this name", zap.Int("units", n))
+		}
 	}
+	adopt()
 	var wg sync.WaitGroup
 	for i := range concurrency {
 		// One consumer per slot, so that a unit one slot reclaims from
@@ -81,6 +88,11 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 		consumer := name + "/express"
 		wg.Go(func() { m.slot(ctx, consumer, log.With(zap.String("consumer", consumer)), m.opts.Express) })
 	}
+	wg.Go(func() {
+		if sleep(ctx, adoptIdle+m.opts.Heartbeat); ctx.Err() == nil {
+			adopt()
+		}
+	})
 	wg.Wait()
 	log.Info("worker stopped")
 	return nil
