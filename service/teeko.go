@@ -67,11 +67,12 @@ func NewTeeko(o TeekoOptions) *Teeko {
 
 // Start loads each rule set's table, building the missing ones in the
 // background (one after the other, each on every core). It returns at once;
-// done is closed when every table is ready or failed.
+// done is closed when every table is ready or its first build failed. A
+// table whose build failed is looked for and built again later (every
+// RetryEvery, doubling up to 10 minutes) until ctx ends.
 func (t *Teeko) Start(ctx context.Context) (done <-chan struct{}) {
 	ch := make(chan struct{})
 	go func() {
-		defer close(ch)
 		// Every table on disk first: one that loads is served while
 		// another is built (a damaged standard table kept the advanced
 		// one, loaded in 0.15 s, waiting for the standard one's build).
@@ -84,27 +85,40 @@ func (t *Teeko) Start(ctx context.Context) (done <-chan struct{}) {
 		for _, tt := range missing {
 			tt.set("waiting", "", 0, nil)
 		}
-		retried := false
+		var failed []*teekoTable
 		for _, tt := range missing {
-			if retried && t.load(tt) {
-				continue // put there while another table's build was retried
-			}
-			wait := t.retryEvery
-			for !t.build(ctx, tt) && ctx.Err() == nil {
-				retried = true
-				t.log.Warn("teeko table build failed: looking for the table and building it again later", zap.Stringer("rules", tt.rules), zap.Duration("retry_in", wait))
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
-				wait = min(2*wait, 10*time.Minute)
-				if ctx.Err() == nil && t.load(tt) {
-					break
-				}
+			if !t.build(ctx, tt) {
+				failed = append(failed, tt)
 			}
 		}
+		close(ch)
+		t.retry(ctx, failed)
 	}()
 	return ch
+}
+
+// retry looks for the tables whose build failed and builds them again,
+// waiting RetryEvery, then twice as long each time up to 10 minutes, until
+// every one is ready or ctx ends: a full disk freed, a data directory made
+// writable, or tables put there serve without a restart.
+func (t *Teeko) retry(ctx context.Context, failed []*teekoTable) {
+	wait := t.retryEvery
+	for len(failed) > 0 && ctx.Err() == nil {
+		t.log.Warn("teeko table build failed: looking for the table and building it again later", zap.Int("tables", len(failed)), zap.Duration("retry_in", wait))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Minute)
+		var still []*teekoTable
+		for _, tt := range failed {
+			if ctx.Err() == nil && !t.load(tt) && !t.build(ctx, tt) {
+				still = append(still, tt)
+			}
+		}
+		failed = still
+	}
 }
 
 // load serves the table of tt from the data directory, and reports
@@ -140,7 +154,11 @@ func (t *Teeko) build(ctx context.Context, tt *teekoTable) bool {
 		}
 	}); err != nil {
 		tt.set("failed", "", 0, err)
-		t.log.Error("teeko table build failed", zap.Stringer("rules", tt.rules), zap.Error(err))
+		if ctx.Err() != nil {
+			t.log.Info("teeko table build stopped", zap.Stringer("rules", tt.rules), zap.Error(err))
+		} else {
+			t.log.Error("teeko table build failed", zap.Stringer("rules", tt.rules), zap.Error(err))
+		}
 		return false
 	}
 	built := time.Since(start)

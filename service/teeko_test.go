@@ -125,11 +125,15 @@ func TestTeekoBuildRetried(t *testing.T) {
 		copyFile(t, teeko.TablePath(shared, r), teeko.TablePath(dir, r))
 	}
 	select {
-	case <-done:
+	case <-done: // closed when the first builds failed
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the tables put in the directory were not taken: %+v", svc.Component())
+		t.Fatalf("Start's done not closed after the first builds failed: %+v", svc.Component())
 	}
-	if c := svc.Component(); !c.Ready {
-		t.Fatalf("after the retry: %+v", c)
+	deadline = time.Now().Add(60 * time.Second)
+	for !svc.Component().Ready {
+		if time.Now().After(deadline) {
+			t.Fatalf("the tables put in the directory were not taken: %+v", svc.Component())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
