@@ -253,8 +253,8 @@ type tilingsPart struct {
 	// Cached is the complete answer the planner's cache held (a
 	// tilingAnswer): the unit's answer, whatever the worker's cache holds
 	// (the planner's copy may be in its memory only, the shared cache
-	// having lost it). A worker of a version without it counts the one
-	// part, the whole search.
+	// having lost it). Its Version is -1, which a worker of a version
+	// without Cached refuses.
 	Cached json.RawMessage `json:"cached,omitempty"`
 }
 
@@ -274,7 +274,11 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 		return []json.RawMessage{request}, nil
 	}
 	if raw, ok, err := j.Tilings.search.Loader.Cache().Get(ctx, tilingKey(p, q)); err == nil && ok && validTiling(j.Tilings.search, p, q)(raw) {
-		unit, err := json.Marshal(tilingsPart{Request: request, Part: 0, Parts: 1, Version: tiling.PartsVersion, Cached: raw})
+		// Version -1: a worker of a version without Cached refuses the
+		// unit ("planned by a version cutting the search otherwise") and
+		// the job fails, asking for it again, instead of counting the
+		// search and ending with a part's answer as the job's.
+		unit, err := json.Marshal(tilingsPart{Request: request, Part: 0, Parts: 1, Version: -1, Cached: raw})
 		return []json.RawMessage{unit}, err
 	}
 	units := make([]json.RawMessage, tilingParts)

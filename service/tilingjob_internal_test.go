@@ -74,7 +74,12 @@ func TestTilingsJobParts(t *testing.T) {
 		}
 		// The unit carries the count: a worker whose cache lost it (the
 		// planner's copy in its memory only) answers it all the same,
-		// without a search.
+		// without a search; a worker of a version that knows no cached
+		// unit sees a part of another split, and refuses it.
+		var carried tilingsPart
+		if err := json.Unmarshal(units[0], &carried); err != nil || carried.Version == tiling.PartsVersion || carried.Cached == nil {
+			t.Errorf("%s: the cached unit %s", body, units[0])
+		}
 		lost := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
 		elsewhere := TilingsJob{Tilings: NewTilings(lost), MaxDuration: time.Minute, Workers: 1}
 		nodes := int64(0)
