@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"net"
 	"net/http"
 	"reflect"
@@ -167,23 +165,51 @@ func integralLiteral(lit []byte) (int64, bool) {
 	if len(lit) > 40 || !bytes.ContainsAny(lit, ".eE") {
 		return 0, false
 	}
-	// big.Rat would compute 10 to the exponent: a huge one (1e999999999,
-	// or 1e-999999999, which is 0 as a float) never reaches it.
-	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil || math.Abs(f) > 1<<53+1 {
+	// Read as text (a JSON number, valid: raw parsed): its digits, and
+	// where the decimal point falls among them. (strconv.ParseFloat takes
+	// microseconds on subnormals such as 1e-320, a 64 KB body of them
+	// hundreds of milliseconds; big.Rat would compute 10 to the exponent.)
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	mantissa, expText, hasExp := bytes.Cut(bytes.ToLower(lit), []byte("e"))
+	whole, frac, _ := bytes.Cut(mantissa, []byte("."))
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(strings.TrimPrefix(string(expText), "+"))
+		if err != nil || e > 1000 || e < -1000 {
+			// Beyond any integer of 2^53 unless the digits are all zero.
+			e = 1001
+		}
+		exp = e
+	}
+	digits := append(append([]byte(nil), whole...), frac...)
+	point := len(whole) + exp // digits before the point
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, point = digits[1:], point-1
+	}
+	if len(digits) == 0 {
+		return 0, true // zero, whatever the exponent
+	}
+	if exp == 1001 || point > 16 || point <= 0 {
+		return 0, false // at least 10^16, or less than 1
+	}
+	if point < len(digits) {
+		if strings.Trim(string(digits[point:]), "0") != "" {
+			return 0, false // a fraction
+		}
+		digits = digits[:point]
+	}
+	for len(digits) < point {
+		digits = append(digits, '0')
+	}
+	n, err := strconv.ParseInt(string(digits), 10, 64)
+	if err != nil || n > 1<<53 {
 		return 0, false
 	}
-	if f == 0 {
-		mantissa, _, _ := bytes.Cut(bytes.ToLower(lit), []byte("e"))
-		return 0, strings.Trim(string(mantissa), "-0.") == ""
-	}
-	r, ok := new(big.Rat).SetString(string(lit))
-	if !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return 0, false
-	}
-	n := r.Num().Int64()
-	if n > 1<<53 || n < -(1<<53) {
-		return 0, false
+	if neg {
+		n = -n
 	}
 	return n, true
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
+	"math/rand/v2"
 	"net"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -80,53 +83,6 @@ var _ net.Error = timeoutErr{}
 // TestDecodeStrictReadErrors: a body that stalls past the read timeout is
 // ErrBodyTimeout, a connection that fails another way a message without
 // the server's addresses.
-// TestIntegralNumbers: a number with a fraction or an exponent and an
-// integer value is taken where an integer is expected, as JSON Schema's
-// integer takes it; others are refused as before, and huge exponents
-// cost nothing.
-func TestIntegralNumbers(t *testing.T) {
-	type body struct {
-		N     int     `json:"n"`
-		F     float64 `json:"f"`
-		Names []string
-	}
-	for _, tt := range []struct {
-		in   string
-		want int
-		f    float64
-		err  string
-	}{
-		{`{"n":8.0}`, 8, 0, ""},
-		{`{"n":1e3}`, 1000, 0, ""},
-		{`{"n":-2.50E1}`, -25, 0, ""},
-		{`{"n":0.0e999999999}`, 0, 0, ""},
-		{`{"n":-0.0}`, 0, 0, ""},
-		{`{"n":9007199254740992.0}`, 1 << 53, 0, ""},
-		{`{"n":8.5}`, 0, 0, "expected an integer"},
-		{`{"n":1e-999999999}`, 0, 0, "expected an integer"},
-		{`{"n":1e999999999}`, 0, 0, "n"},
-		{`{"n":4503599627370496.5}`, 0, 0, "expected an integer"},
-		{`{"n":9007199254740994.0}`, 0, 0, "n"},
-		{`{"n":1.00000000000000000000000000000000000000000001}`, 0, 0, "n"},
-		{`{"n":2,"f":1.0}`, 2, 1, ""},
-		{`{"Names":["8.0","a\"1.0"],"n":3.0}`, 3, 0, ""},
-	} {
-		var b body
-		err := DecodeStrict(strings.NewReader(tt.in), &b)
-		switch {
-		case tt.err == "" && err != nil:
-			t.Errorf("%s: %v", tt.in, err)
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("%s: %+v, %v; want an error with %q", tt.in, b, err, tt.err)
-		case tt.err == "" && (b.N != tt.want || b.F != tt.f):
-			t.Errorf("%s: %+v; want n %d, f %v", tt.in, b, tt.want, tt.f)
-		}
-		if strings.Contains(tt.in, "Names") && (len(b.Names) != 2 || b.Names[0] != "8.0" || b.Names[1] != `a"1.0`) {
-			t.Errorf("%s: strings changed: %q", tt.in, b.Names)
-		}
-	}
-}
-
 func TestDecodeStrictReadErrors(t *testing.T) {
 	var target decodeTarget
 	for _, part := range []string{`{"name":`, `{"name":"a"}`, ``} {
@@ -193,4 +149,88 @@ func FuzzIntegralNumbers(f *testing.F) {
 			t.Fatalf("%s became %s: %v, then %v", in, out, a, b)
 		}
 	})
+}
+
+// TestIntegralNumbers: a number with a fraction or an exponent and an
+// integer value is taken where an integer is expected, as JSON Schema's
+// integer takes it; others are refused as before, and huge exponents
+// cost nothing.
+func TestIntegralNumbers(t *testing.T) {
+	type body struct {
+		N     int     `json:"n"`
+		F     float64 `json:"f"`
+		Names []string
+	}
+	for _, tt := range []struct {
+		in   string
+		want int
+		f    float64
+		err  string
+	}{
+		{`{"n":8.0}`, 8, 0, ""},
+		{`{"n":1e3}`, 1000, 0, ""},
+		{`{"n":-2.50E1}`, -25, 0, ""},
+		{`{"n":0.0e999999999}`, 0, 0, ""},
+		{`{"n":-0.0}`, 0, 0, ""},
+		{`{"n":9007199254740992.0}`, 1 << 53, 0, ""},
+		{`{"n":8.5}`, 0, 0, "expected an integer"},
+		{`{"n":1e-999999999}`, 0, 0, "expected an integer"},
+		{`{"n":1e999999999}`, 0, 0, "n"},
+		{`{"n":4503599627370496.5}`, 0, 0, "expected an integer"},
+		{`{"n":9007199254740994.0}`, 0, 0, "n"},
+		{`{"n":1.00000000000000000000000000000000000000000001}`, 0, 0, "n"},
+		{`{"n":2,"f":1.0}`, 2, 1, ""},
+		{`{"Names":["8.0","a\"1.0"],"n":3.0}`, 3, 0, ""},
+	} {
+		var b body
+		err := DecodeStrict(strings.NewReader(tt.in), &b)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%s: %v", tt.in, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: %+v, %v; want an error with %q", tt.in, b, err, tt.err)
+		case tt.err == "" && (b.N != tt.want || b.F != tt.f):
+			t.Errorf("%s: %+v; want n %d, f %v", tt.in, b, tt.want, tt.f)
+		}
+		if strings.Contains(tt.in, "Names") && (len(b.Names) != 2 || b.Names[0] != "8.0" || b.Names[1] != `a"1.0`) {
+			t.Errorf("%s: strings changed: %q", tt.in, b.Names)
+		}
+	}
+}
+
+// TestIntegralLiteralExact: integralLiteral against exact rational
+// arithmetic on random literals (digits, a point, an exponent).
+func TestIntegralLiteralExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "0000123456789"[rng.IntN(13)]
+		}
+		return string(b)
+	}
+	for range 200000 {
+		lit := digits(1 + rng.IntN(18))
+		if rng.IntN(2) == 0 {
+			lit += "." + digits(1+rng.IntN(8))
+		}
+		if rng.IntN(2) == 0 {
+			lit += []string{"e", "E", "e+", "e-"}[rng.IntN(4)] + strconv.Itoa(rng.IntN(25))
+		}
+		if rng.IntN(3) == 0 {
+			lit = "-" + lit
+		}
+		if !bytes.ContainsAny([]byte(lit), ".eE") || len(lit) > 40 {
+			continue
+		}
+		if strings.HasPrefix(strings.TrimPrefix(lit, "-"), "0") && len(strings.TrimPrefix(lit, "-")) > 1 && strings.TrimPrefix(lit, "-")[1] != '.' && strings.TrimPrefix(lit, "-")[1] != 'e' && strings.TrimPrefix(lit, "-")[1] != 'E' {
+			continue // a leading zero: not JSON
+		}
+		r, _ := new(big.Rat).SetString(lit)
+		want := r.IsInt() && r.Num().IsInt64() && r.Num().Int64() <= 1<<53 && r.Num().Int64() >= -(1<<53)
+		got, ok := integralLiteral([]byte(lit))
+		if ok != want || ok && got != r.Num().Int64() {
+			t.Fatalf("%s: %d, %v; exact %s", lit, got, ok, r.RatString())
+		}
+	}
 }
