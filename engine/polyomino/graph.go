@@ -70,8 +70,8 @@ func (g *cgraph) buildDense(game *Game, list []int32) {
 var denseLimit = 4 << 20
 
 // buildLazy is buildDense, except that a graph whose adjacency matrix
-// would exceed denseLimit words (or any, with alwaysLazy, but one of a
-// single word) keeps only the cover sets and computes each row when asked
+// would exceed denseLimit words (or any, with alwaysLazy, but the one-word
+// graph of a small board) keeps only the cover sets and computes each row when asked
 // (rowOf): the heuristic player touches each row once or
 // twice, so that computing it costs less than storing it. Either way the
 // graph has its cover sets, which the heuristic player reads.

@@ -373,8 +373,8 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		}
 		// The search could not prove anything here within any budget
 		// (the 15 x 15 hexomino opening has about 29,000 placements), and
-		// its root graph alone would take more than 32 MB: the heuristic
-		// player answers at once.
+		// its root graph alone would take more than 32 MB; or within the
+		// time left (late): the heuristic player answers at once.
 		res.Outcome, res.Heuristic = OutcomeUnknown, true
 		if m, ok := heuristicMove(s.hctx, pos, nil, nil); ok {
 			res.BestMoves = []Move{m}
