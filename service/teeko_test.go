@@ -115,6 +115,13 @@ func TestTeekoBuildRetried(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// Start's done closes once the first builds failed (solve waits on
+	// it: it hung while the builds were retried), the retries after it.
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("Start's done not closed after the first builds failed: %+v", svc.Component())
+	}
 	if err := os.Remove(parent); err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +130,6 @@ func TestTeekoBuildRetried(t *testing.T) {
 	}
 	for _, r := range []teeko.Rules{teeko.Standard, teeko.Advanced} {
 		copyFile(t, teeko.TablePath(shared, r), teeko.TablePath(dir, r))
-	}
-	select {
-	case <-done: // closed when the first builds failed
-	case <-time.After(60 * time.Second):
-		t.Fatalf("Start's done not closed after the first builds failed: %+v", svc.Component())
 	}
 	deadline = time.Now().Add(60 * time.Second)
 	for !svc.Component().Ready {

@@ -248,7 +248,8 @@ type tilingsPart struct {
 	Part    int             `json:"part"`
 	Parts   int             `json:"parts"`
 	// Version is the tiling.PartsVersion of the planner: a worker of
-	// another cuts the search otherwise.
+	// another cuts the search otherwise (-1 for a unit that carries
+	// Cached, which no earlier worker runs).
 	Version int `json:"version"`
 	// Cached is the complete answer the planner's cache held (a
 	// tilingAnswer): the unit's answer, whatever the worker's cache holds

@@ -37,8 +37,9 @@ type app struct {
 	// draining is closed when shutdown starts: event streams end then,
 	// instead of holding the shutdown for its whole grace period.
 	draining chan struct{}
-	// teekoDone is closed when the Teeko tables are loaded or built (nil
-	// when they are not wanted).
+	// teekoDone is closed when the Teeko tables are loaded or built, or
+	// their first build failed (retried later); nil when they are not
+	// wanted.
 	teekoDone <-chan struct{}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -111,6 +112,10 @@ type Manager struct {
 	// live worker may hold: ReclaimAfter after a worker's call failed to
 	// reach the store, or a worker started (reclaimAfter).
 	holdReclaims atomic.Int64
+	// running holds the entry ids of the units this manager's slots are
+	// taking to their end (a set): adopt leaves them alone, whatever
+	// their heartbeats' delay.
+	running sync.Map
 }
 
 // NewManager returns a Manager for the given job kinds over store.

@@ -546,7 +546,9 @@ func (s *MemoryStore) forget(context.Context, time.Duration) (int, error) { retu
 
 // adopt has nothing to do: the units a process held are claimable again
 // when its journal is read.
-func (s *MemoryStore) adopt(context.Context, string, time.Duration) (int, error) { return 0, nil }
+func (s *MemoryStore) adopt(context.Context, string, time.Duration, []string) (int, error) {
+	return 0, nil
+}
 
 func (s *MemoryStore) shared() bool { return false }
 

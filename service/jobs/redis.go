@@ -672,12 +672,16 @@ return removed
 // adoptScript hands back, counted, every unit pending with a consumer of
 // the worker named ARGV[3] (ARGV[3] .. "/" and a slot) idle for ARGV[4] ms
 // or more (no heartbeat for that long: its holder is dead, not a live
-// namesake): a huge idle time (ARGV[2] ms) makes each claimable at once,
+// namesake), but for the entry ids ARGV[5] and after (the caller's own)
+// and those already handed back (idle for ARGV[2] ms or more): a huge
+// idle time (ARGV[2] ms) makes each claimable at once,
 // and its delivery count stays, so that the next XAUTOCLAIM counts the
 // delivery its dead holder did not finish. It pages through each
 // consumer's pending list by entry id.
 var adoptScript = redis.NewScript(`
 local prefix = ARGV[3] .. '/'
+local except = {}
+for i = 5, #ARGV do except[ARGV[i]] = true end
 local n = 0
 for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
   local f = {}
@@ -687,7 +691,7 @@ for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
     while true do
       local p = redis.call('XPENDING', KEYS[1], ARGV[1], start, '+', 100, f['name'])
       for _, e in ipairs(p) do
-        if e[3] >= tonumber(ARGV[4]) then
+        if e[3] >= tonumber(ARGV[4]) and e[3] < tonumber(ARGV[2]) and not except[e[1]] then
           redis.call('XCLAIM', KEYS[1], ARGV[1], f['name'], 0, e[1], 'IDLE', ARGV[2], 'RETRYCOUNT', e[4], 'JUSTID')
           n = n + 1
         end
@@ -700,11 +704,15 @@ end
 return n
 `)
 
-func (r *RedisStore) adopt(ctx context.Context, worker string, minIdle time.Duration) (int, error) {
+func (r *RedisStore) adopt(ctx context.Context, worker string, minIdle time.Duration, except []string) (int, error) {
 	if err := r.ensureGroup(ctx); err != nil {
 		return 0, err
 	}
-	return adoptScript.Run(ctx, r.client, []string{streamKey}, groupName, handBackIdle.Milliseconds(), worker, minIdle.Milliseconds()).Int()
+	args := []any{groupName, handBackIdle.Milliseconds(), worker, minIdle.Milliseconds()}
+	for _, id := range except {
+		args = append(args, id)
+	}
+	return adoptScript.Run(ctx, r.client, []string{streamKey}, args...).Int()
 }
 
 func (r *RedisStore) shared() bool { return true }

@@ -155,7 +155,7 @@ func TestWorkerAdoptsItsNamesakesUnits(t *testing.T) {
 	if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: groupName, Consumer: "many/0", Streams: []string{streamKey, ">"}, Count: 150, Block: -1}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := NewRedisStore(rdb).adopt(ctx, "many", 0); n != 150 || err != nil {
+	if n, err := NewRedisStore(rdb).adopt(ctx, "many", 0, nil); n != 150 || err != nil {
 		t.Errorf("adopt of 150 units: %d, %v", n, err)
 	}
 }
@@ -326,5 +326,53 @@ func TestRedisStoreKeepsFinishedCapped(t *testing.T) {
 	waitFor(t, "the second job filed", filed(j.ID))
 	if kept, _ := rdb.ZRange(ctx, finishedKey, 0, -1).Result(); len(kept) != 1 || kept[0] != j.ID {
 		t.Errorf("past the TTL: kept %v, want the last job only", kept)
+	}
+}
+
+// lateHeartbeats is a store whose heartbeats wait until a time (a Redis
+// stall): a unit's idle time grows meanwhile.
+type lateHeartbeats struct {
+	Store
+	until time.Time
+}
+
+func (l *lateHeartbeats) heartbeat(ctx context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {
+	if wait := time.Until(l.until); wait > 0 {
+		time.Sleep(wait)
+	}
+	return l.Store.heartbeat(ctx, d, consumer, nodes)
+}
+
+// TestWorkerKeepsItsOwnLateUnits: the worker's second look for a dead
+// namesake's units (four heartbeats after its start) leaves its own
+// running units alone, however late their heartbeats (a re-check: a unit
+// whose heartbeats stalled 400 ms was handed back and its job failed with
+// MaxDeliveries 1).
+func TestWorkerKeepsItsOwnLateUnits(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	opts := fastOptions(t)
+	opts.MaxDeliveries = 1
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	store := &lateHeartbeats{Store: NewRedisStore(rdb), until: time.Now().Add(400 * time.Millisecond)}
+	m, met := newManager(t, store, k, opts)
+	j := submit(t, m, `{"n":10,"units":1}`)
+	startWorker(t, m, "late", 1)
+	waitFor(t, "the unit running", func() bool { return len(k.get(k.started)) == 1 })
+	// Another worker, which would take a unit handed back at once.
+	other, _ := newManager(t, NewRedisStore(rdb), k, opts)
+	startWorker(t, other, "other", 1)
+	time.Sleep(600 * time.Millisecond) // past the second look, and the stall
+	close(gate)
+	if j = waitStatus(t, m, j.ID, StatusDone); j.Error != "" {
+		t.Errorf("job: %+v", j)
+	}
+	if runs := k.get(k.started); runs[0] != 1 {
+		t.Errorf("the unit ran %d times", runs[0])
+	}
+	if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 0 {
+		t.Errorf("reclaimed = %v, want 0", got)
 	}
 }

@@ -51,11 +51,12 @@ type Store interface {
 	// idle, and returns how many.
 	forget(ctx context.Context, idle time.Duration) (int, error)
 	// adopt hands back, counted, the units that the consumers of a worker
-	// named worker (its slots) hold and have not heartbeated for minIdle:
-	// a worker starting under the name of one that died takes them back
-	// at once, instead of after ReclaimAfter (a live namesake's units,
-	// heartbeated, stay its own). It returns how many.
-	adopt(ctx context.Context, worker string, minIdle time.Duration) (int, error)
+	// named worker (its slots) hold and have not heartbeated for minIdle,
+	// but for the entries in except (the caller's own, running): a worker
+	// starting under the name of one that died takes them back at once,
+	// instead of after ReclaimAfter (a live namesake's units, heartbeated,
+	// stay its own). It returns how many.
+	adopt(ctx context.Context, worker string, minIdle time.Duration, except []string) (int, error)
 	// shared tells whether other processes' workers take units from this
 	// store (and may know job types this one does not).
 	shared() bool

@@ -64,12 +64,18 @@ func (m *Manager) RunWorker(ctx context.Context, name string, concurrency int) e
 	// host name and pid) left its units pending: those without a heartbeat
 	// for adoptIdle are handed back, counted, not left to the others'
 	// reclaims after ReclaimAfter; once now and once more when the units
-	// it heartbeated last before dying have gone that long without. A
-	// live worker of the same name (a misconfiguration) keeps its units:
-	// it heartbeats them.
+	// it heartbeated last before dying have gone that long without (the
+	// units this worker's slots run are left out, however late their
+	// heartbeats). A live worker of the same name (a misconfiguration)
+	// keeps its units: it heartbeats them.
 	adoptIdle := 3 * m.opts.Heartbeat
 	adopt := func() {
-		if n, err := m.store.adopt(ctx, name, adoptIdle); err != nil && ctx.Err() == nil {
+		var own []string
+		m.running.Range(func(id, _ any) bool {
+			own = append(own, id.(string))
+			return true
+		})
+		if n, err := m.store.adopt(ctx, name, adoptIdle, own); err != nil && ctx.Err() == nil {
 			log.Warn("could not take back the units of an earlier worker of this name", zap.Error(err))
 		} else if n > 0 {
 			log.Info("took back the units of an earlier worker of this name", zap.Int("units", n))
@@ -120,7 +126,10 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, li
 			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit)))
 			return
 		}
-		if foreign := m.process(ctx, d, consumer, log, limit); foreign {
+		m.running.Store(d.EntryID, true)
+		foreign := m.process(ctx, d, consumer, log, limit)
+		m.running.Delete(d.EntryID)
+		if foreign {
 			// Leave the unit to the workers that know its type for a while.
 			sleep(ctx, m.opts.Poll)
 		}
