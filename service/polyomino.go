@@ -1797,6 +1797,79 @@ func pos0(children []polyomino.Child) bool {
 	return len(children) == 0 || len(children[0].Moves) == 0
 }
 
+// unitValue is what Combine reads of a unit's answer (a PolyominoAnswer).
+type unitValue struct {
+	Outcome   string `json:"outcome"`
+	Proven    bool   `json:"proven"`
+	Value     int    `json:"value"`
+	Over      bool   `json:"over"`
+	Plies     *int   `json:"plies"`
+	Nodes     int64  `json:"nodes"`
+	ElapsedNs int64  `json:"elapsed_ns"`
+}
+
+// combineCache keeps, for the last few jobs Combine saw (by request), the
+// position's children and the values read from its units' answers (by
+// the answer's bytes: two jobs of one request may have different
+// answers): Combine runs after every unit of a job, with every result so
+// far.
+type combineCache struct {
+	mu      sync.Mutex
+	entries map[string]*combineEntry
+	order   []string // oldest first
+}
+
+type combineEntry struct {
+	children []polyomino.Child
+	values   map[string]unitValue
+}
+
+var combineJobs = &combineCache{entries: map[string]*combineEntry{}}
+
+// entry returns the request's entry, with pos.Children() computed once
+// while the request is among the last 8.
+func (c *combineCache) entry(request json.RawMessage, pos *polyomino.Position) *combineEntry {
+	key := string(request)
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok {
+		return e
+	}
+	e = &combineEntry{children: pos.Children(), values: map[string]unitValue{}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.entries[key]; ok {
+		return old
+	}
+	if len(c.order) == 8 {
+		delete(c.entries, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.entries[key] = e
+	c.order = append(c.order, key)
+	return e
+}
+
+// value is the unitValue of a unit's answer raw, decoded once.
+func (c *combineCache) value(e *combineEntry, raw json.RawMessage) (unitValue, error) {
+	c.mu.Lock()
+	v, ok := e.values[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, err
+	}
+	c.mu.Lock()
+	if len(e.values) < 4096 { // a job's units (a few MB at most)
+		e.values[string(raw)] = v
+	}
+	c.mu.Unlock()
+	return v, nil
+}
+
 // Combine implements JobKind.
 func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
 	if _, ok := captureQuery(request); ok {
@@ -1810,13 +1883,21 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if raw, ok := results[0]; ok && total == 1 && bookKnows(pos, q.AllMoves) {
 		return raw, true, nil // the book's answer, whole
 	}
-	children := pos.Children()
+	// Called after every unit with every result so far: what is not
+	// needed to tell whether the job is done waits until it is (each call
+	// decoded every answer whole and listed the children: a job of 524
+	// units spent 61 % of its time here).
+	if q.AllMoves && len(results) < total {
+		return nil, false, nil // every move's value is asked for
+	}
+	entry := combineJobs.entry(request, pos)
+	children := entry.children
 	rs := make([]polyomino.Result, len(children))
 	plies := make([]*int, len(children)) // each child's, where its unit found them
 	var nodes, elapsed int64
 	for i, raw := range results {
-		var a PolyominoAnswer
-		if err := json.Unmarshal(raw, &a); err != nil {
+		a, err := combineJobs.value(entry, raw)
+		if err != nil {
 			return nil, false, err
 		}
 		rs[i] = polyomino.Result{Outcome: polyomino.Outcome(a.Outcome), Proven: a.Proven, Value: a.Value, Over: a.Over}
@@ -1828,6 +1909,10 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if err != nil {
 		return nil, false, err
 	}
+	done := len(results) == total || (res.Proven && res.Value > 0 && !q.AllMoves)
+	if !done {
+		return nil, false, nil
+	}
 	res.Nodes = nodes
 	res.Elapsed = time.Duration(elapsed) // the units' search time, summed
 	if !q.AllMoves {
@@ -1837,10 +1922,6 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	a := withPosition(answerOf(res, func(m polyomino.Move) polyomino.Move { return m }), pos)
 	a.Source = SourceSearch
 	combinePlies(&a, res, children, rs, plies, len(results) == total)
-	done := len(results) == total || (res.Proven && res.Value > 0 && !q.AllMoves)
-	if !done {
-		return nil, false, nil
-	}
 	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
 	var known polyomino.Result // the book's value of pos, when it knows it
 	inBook := false
