@@ -200,7 +200,21 @@ func (t *Tilings) Solve(ctx context.Context, q TilingQuery) (TilingAnswer, error
 	if err != nil {
 		return TilingAnswer{}, err
 	}
-	return TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget}, nil
+	return tilingAnswerOf(a.Result, p, source, budget), nil
+}
+
+// tilingAnswerOf is the answer of the search's result r for p.
+func tilingAnswerOf(r tiling.Result, p tiling.Problem, source string, budget time.Duration) TilingAnswer {
+	return TilingAnswer{Result: r, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget}
+}
+
+// tilingJobAnswer is a job's answer from a cached tilingAnswer raw.
+func tilingJobAnswer(raw []byte, p tiling.Problem, source string, budget time.Duration) (json.RawMessage, error) {
+	var a tilingAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("decode tiling answer: %w", err)
+	}
+	return json.Marshal(tilingAnswerOf(a.Result, p, source, budget))
 }
 
 // TilingsJob runs a tiling count as a job, without the request budget: a
@@ -329,15 +343,11 @@ func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(i
 	if err != nil {
 		return nil, err
 	}
-	var a tilingAnswer
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, fmt.Errorf("decode tiling answer: %w", err)
-	}
 	source := SourceSearch
 	if origin == cache.Cached {
 		source = SourceCache
 	}
-	return json.Marshal(TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: source, Budget: budget})
+	return tilingJobAnswer(raw, p, source, budget)
 }
 
 // fromCache is the answer of a unit that carries the cached count.
@@ -346,12 +356,7 @@ func (j TilingsJob) fromCache(u tilingsPart) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	var a tilingAnswer
-	if err := json.Unmarshal(u.Cached, &a); err != nil {
-		return nil, fmt.Errorf("decode the cached tiling answer: %w", err)
-	}
-	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
-	return json.Marshal(TilingAnswer{Result: a.Result, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: SourceCache, Budget: budget})
+	return tilingJobAnswer(u.Cached, p, SourceCache, Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs))
 }
 
 // problemOf decodes a job's request (or a unit that is one) into its
@@ -472,7 +477,7 @@ func (j TilingsJob) Combine(ctx context.Context, request json.RawMessage, total 
 		}
 	}
 	budget := Budgets{Default: j.MaxDuration, Max: j.MaxDuration}.Clamp(q.BudgetMs)
-	b, err := json.Marshal(TilingAnswer{Result: sum, Pieces: p.Pieces.String(), Rows: p.Region.Rows(), Source: SourceSearch, Budget: budget})
+	b, err := json.Marshal(tilingAnswerOf(sum, p, SourceSearch, budget))
 	return b, true, err
 }
 

@@ -212,18 +212,21 @@ type rootMove struct {
 // tooBig reports whether a root graph of n placements is past the search:
 // the graph alone would take more than 32 MB, and no budget would prove
 // anything there (the 15 x 15 hexomino opening has about 29,000).
-func tooBig(n int) bool { return n*((n+63)/64) > denseLimit }
+func tooBig(n int) bool { return graphWords(n) > denseLimit }
+
+// graphWords is the size in words of the adjacency matrix of n placements.
+func graphWords(n int) int { return n * ((n + 63) / 64) }
 
 // bigGraph reports whether the root graph of n placements takes long
 // enough to build (a millisecond or more: 256 KB of adjacency) to skip
 // when the search has no time left.
-func bigGraph(n int) bool { return n*((n+63)/64) >= 1<<15 }
+func bigGraph(n int) bool { return graphWords(n) >= 1<<15 }
 
 // graphCost estimates the time buildDense takes for n placements of
 // pieces of order cells: each row ORs a piece's and each cell's cover set,
 // about 5 ns a word here (28 ms for 7,063 hexomino placements).
 func graphCost(n, order int) time.Duration {
-	return time.Duration(n*((n+63)/64)*(order+1)) * 5 * time.Nanosecond
+	return time.Duration(graphWords(n)*(order+1)) * 5 * time.Nanosecond
 }
 
 // deadlineWithin reports whether the search must stop within d (or has).
