@@ -10,17 +10,25 @@ import (
 	"time"
 )
 
+// exampleServers are the handlers of the operations the examples of the
+// OpenAPI document name, by path.
+func exampleServers(t *testing.T) map[string]http.Handler {
+	polyomino, teeko := newPolyominoServer(t, 10*time.Second), newTeekoServer(t)
+	return map[string]http.Handler{
+		"/v1/polyomino/analyze": polyomino,
+		"/v1/polyomino/moves":   polyomino,
+		"/v1/polyomino/tilings": newTilingServer(t),
+		"/v1/teeko/analyze":     teeko,
+		"/v1/teeko/annotate":    teeko,
+		"/v1/teeko/tablebase":   teeko,
+		"/v1/jobs":              newJobServer(t).Config.Handler,
+	}
+}
+
 // TestRequestExamplesAccepted: every example body of the OpenAPI document
 // is a request its operations answer with success.
 func TestRequestExamplesAccepted(t *testing.T) {
-	servers := map[string]http.Handler{
-		"/v1/polyomino/analyze": newPolyominoServer(t, 10*time.Second),
-		"/v1/polyomino/tilings": newTilingServer(t),
-		"/v1/teeko/analyze":     newTeekoServer(t),
-		"/v1/jobs":              newJobServer(t).Config.Handler,
-	}
-	servers["/v1/polyomino/moves"] = servers["/v1/polyomino/analyze"]
-	servers["/v1/teeko/annotate"] = servers["/v1/teeko/analyze"]
+	servers := exampleServers(t)
 	for _, ex := range RequestExamples() {
 		for _, path := range ex.Paths {
 			r, ok := servers[path]
@@ -38,12 +46,7 @@ func TestRequestExamplesAccepted(t *testing.T) {
 // TestResponseExamplesReal: each response example of the OpenAPI document
 // is what its request gets, timings aside.
 func TestResponseExamplesReal(t *testing.T) {
-	teeko := newTeekoServer(t)
-	servers := map[string]http.Handler{
-		"/v1/polyomino/analyze": newPolyominoServer(t, 10*time.Second),
-		"/v1/teeko/annotate":    teeko,
-		"/v1/teeko/tablebase":   teeko,
-	}
+	servers := exampleServers(t)
 	untimed := func(v any) any {
 		if m, ok := v.(map[string]any); ok {
 			delete(m, "stats")
