@@ -839,9 +839,6 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return os.Rename(f.Name(), path)
 }
 
-// bookWorkerName is a book worker's default name: its host's and its pid
-// (the pid alone was 1 in every container).
-func bookWorkerName() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("book-%s-%d", host, os.Getpid())
-}
+// bookWorkerName is a book worker's default name: a job worker's (its host
+// and its pid; the pid alone was 1 in every container) after "book-".
+func bookWorkerName() string { return "book-" + workerName(config{}) }
