@@ -46,9 +46,12 @@ ENV GAMESOLVER_ADDR=:8080 \
     GAMESOLVER_DATA_DIR=/data
 EXPOSE 8080
 USER 65532:65532
-# `gamesolver healthcheck` GETs http://127.0.0.1:8080/healthz and exits 0 on
-# a 200 (distroless has no curl or wget). Pass --url if GAMESOLVER_ADDR moves
-# the port. Liveness only: /readyz (503 while tables build) gates traffic.
+# `gamesolver healthcheck` GETs /healthz on the loopback and exits 0 on a 200
+# (distroless has no curl or wget): at GAMESOLVER_METRICS_ADDR's port when it
+# is set, else GAMESOLVER_ADDR's. A worker (`docker run ... worker`) has no
+# listener but its metrics address: run it with -e GAMESOLVER_METRICS_ADDR=:9090
+# (or --no-healthcheck). Liveness only: /readyz (503 while tables build)
+# gates traffic.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
     CMD ["/gamesolver", "healthcheck"]
 ENTRYPOINT ["/gamesolver"]

@@ -58,6 +58,9 @@ type Config struct {
 	// X-Real-IP name the client (for rate limits and logs); nil trusts
 	// every peer (gin's default), an empty list none.
 	TrustedProxies []string
+	// MetricsApart: /metrics is served on a listener of its own (serve's
+	// --metrics-addr), not on the API's, which the public reaches.
+	MetricsApart bool
 }
 
 // Deps are the services the handlers call. A nil game service leaves its
@@ -155,8 +158,10 @@ func New(cfg Config, d Deps) *gin.Engine {
 	// HEAD too, for load balancers and uptime probes that send it.
 	r.HEAD("/healthz", h.healthz)
 	r.HEAD("/readyz", h.readyz)
-	r.GET("/metrics", metrics(d.Gatherer))
-	r.HEAD("/metrics", metrics(d.Gatherer))
+	if !cfg.MetricsApart {
+		r.GET("/metrics", metrics(d.Gatherer))
+		r.HEAD("/metrics", metrics(d.Gatherer))
+	}
 	r.GET("/problems/:name", describeProblem)
 	r.HEAD("/problems/:name", describeProblem)
 	registerDocs(r)

@@ -124,10 +124,11 @@ func swaggerUI(h gin.HandlerFunc) gin.HandlerFunc { return h }
 // metrics godoc
 //
 //	@Summary		Prometheus metrics
-//	@Description	The operator's metrics in the Prometheus text format: requests by route and status, latency, solver slots and queue, searches and nodes by game, cache hits and misses by backend, Redis reachability, jobs and units by status, the Go runtime. Not rate-limited.
+//	@Description	The operator's metrics in the Prometheus text format: requests by route and status, latency, solver slots and queue, searches and nodes by game, cache hits and misses by backend, Redis reachability, jobs and units by status, the Go runtime. Not rate-limited. A server started with --metrics-addr answers them on that address only (404 here).
 //	@Tags			service
-//	@Produce		plain
+//	@Produce		plain,application/problem+json
 //	@Success		200	{string}	string	"the metrics"
+//	@Failure		404	{object}	Problem	"the server serves its metrics on --metrics-addr, not here"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@ID				getMetrics
 //	@Router			/metrics [get]

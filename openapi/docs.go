@@ -50,9 +50,10 @@ const docTemplate = `{
         },
         "/metrics": {
             "get": {
-                "description": "The operator's metrics in the Prometheus text format: requests by route and status, latency, solver slots and queue, searches and nodes by game, cache hits and misses by backend, Redis reachability, jobs and units by status, the Go runtime. Not rate-limited.",
+                "description": "The operator's metrics in the Prometheus text format: requests by route and status, latency, solver slots and queue, searches and nodes by game, cache hits and misses by backend, Redis reachability, jobs and units by status, the Go runtime. Not rate-limited. A server started with --metrics-addr answers them on that address only (404 here).",
                 "produces": [
-                    "text/plain"
+                    "text/plain",
+                    "application/problem+json"
                 ],
                 "tags": [
                     "service"
@@ -64,6 +65,18 @@ const docTemplate = `{
                         "description": "the metrics",
                         "schema": {
                             "type": "string"
+                        },
+                        "headers": {
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "404": {
+                        "description": "the server serves its metrics on --metrics-addr, not here",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
                         },
                         "headers": {
                             "X-Request-ID": {

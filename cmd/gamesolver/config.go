@@ -101,7 +101,7 @@ func (c *config) settings() []setting {
 		{flag: "worker-slots", env: "GAMESOLVER_WORKER_SLOTS", usage: "job units a worker runs at once (each unit's search uses job-workers goroutines)", value: (*intValue)(&c.WorkerSlots)},
 		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs each unit for at most this long; one that outlasts it goes back to the other slots and its job is marked slow (the slot takes none of its units again): a small job waits at most this long behind a long job's units, not their whole time (0: no express slot; at most half of max-job-duration)", value: (*durationValue)(&c.ExpressLimit)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
-		{flag: "metrics-addr", env: "GAMESOLVER_METRICS_ADDR", usage: "HOST:PORT serving /metrics and /healthz apart from the API (default: none; serve has them on --addr too)", value: (*stringValue)(&c.MetricsAddr)},
+		{flag: "metrics-addr", env: "GAMESOLVER_METRICS_ADDR", usage: "HOST:PORT serving /metrics and /healthz apart from the API (default: none, /metrics on --addr; when set, serve answers /metrics here only)", value: (*stringValue)(&c.MetricsAddr)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
 	}
 }

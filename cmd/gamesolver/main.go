@@ -37,7 +37,8 @@ Usage:
                                 re-verify it with the independent checker, and more
                                 (gamesolver book lists them)
   gamesolver healthcheck [--url U]
-                                exit 0 when U (default http://127.0.0.1:8080/healthz) answers 200;
+                                exit 0 when U answers 200 (default: /healthz on the loopback at
+                                GAMESOLVER_METRICS_ADDR's port, else GAMESOLVER_ADDR's, else 8080);
                                 for container health checks, where no curl exists
   gamesolver worker [flags]     run a job worker against REDIS_URL (same flags as serve)
   gamesolver solve [flags] OPERATION [BODY]
@@ -72,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "book":
 		err = bookCommand(rest, stdout, stderr)
 	case "healthcheck":
-		err = healthcheck(rest, stdout)
+		err = healthcheck(rest, os.Getenv, stdout)
 	case "version", "--version", "-v":
 		if len(rest) > 0 {
 			err = fmt.Errorf("version: unexpected argument %q", rest[0])

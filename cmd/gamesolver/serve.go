@@ -146,7 +146,8 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	catalogue.Register(service.TeekoInfo())
 
 	proxies, _ := cfg.trustedProxies() // checked by validate
-	apiCfg := api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins(), TrustedProxies: proxies, APIKeys: service.NewAPIKeys(cfg.apiKeys())}
+	apiCfg := api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins(), TrustedProxies: proxies, APIKeys: service.NewAPIKeys(cfg.apiKeys()),
+		MetricsApart: cfg.MetricsAddr != ""}
 	if cfg.RateLimit != "" && cfg.RateLimit != "off" {
 		rl, err := service.NewRateLimiter(cfg.RateLimit, rdb, cfg.RedisTimeout, log.Named("ratelimit"))
 		if err != nil {

@@ -129,7 +129,8 @@ func TestServeWithoutRedis(t *testing.T) {
 }
 
 // TestServeMetricsAddr: serve's --metrics-addr has the metrics and a
-// liveness check apart from the API (which keeps its own /metrics).
+// liveness check apart from the API, whose listener no longer answers
+// /metrics (the public reaches it).
 func TestServeMetricsAddr(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -150,8 +151,11 @@ func TestServeMetricsAddr(t *testing.T) {
 	if resp, _ := get(t, "http://"+addr+"/v1/games"); resp.StatusCode != 404 {
 		t.Errorf("the API on --metrics-addr: %d", resp.StatusCode)
 	}
-	if !strings.Contains(metrics(t, base), "gamesolver_solver_slots_in_use") {
-		t.Error("no metrics on --addr any more")
+	if resp, _ := get(t, base+"/metrics"); resp.StatusCode != 404 {
+		t.Errorf("/metrics on --addr beside --metrics-addr: %d", resp.StatusCode)
+	}
+	if resp, _ := get(t, base+"/healthz"); resp.StatusCode != 200 {
+		t.Errorf("healthz on --addr: %d", resp.StatusCode)
 	}
 }
 
@@ -234,6 +238,29 @@ func TestHealthcheckCommand(t *testing.T) {
 	}
 	if code := run([]string{"healthcheck", "--url", base + "/nope"}, &out, &errb); code != 1 {
 		t.Errorf("healthcheck of a 404: %d", code)
+	}
+}
+
+// TestHealthURL: the health check's default follows the environment of
+// the process it checks (the image's HEALTHCHECK probed :8080 in a worker,
+// whose only listener is its metrics address).
+func TestHealthURL(t *testing.T) {
+	for _, c := range []struct {
+		metrics, addr, want string
+	}{
+		{"", "", "http://127.0.0.1:8080/healthz"},
+		{"", ":8080", "http://127.0.0.1:8080/healthz"},
+		{"", "0.0.0.0:9000", "http://127.0.0.1:9000/healthz"},
+		{"", "[::]:9000", "http://[::1]:9000/healthz"},
+		{"", "10.1.2.3:8081", "http://10.1.2.3:8081/healthz"},
+		{":9090", ":8080", "http://127.0.0.1:9090/healthz"},
+		{"localhost:9091", "", "http://localhost:9091/healthz"},
+		{"", "bogus", "http://127.0.0.1:8080/healthz"},
+	} {
+		env := map[string]string{"GAMESOLVER_METRICS_ADDR": c.metrics, "GAMESOLVER_ADDR": c.addr}
+		if got := healthURL(func(k string) string { return env[k] }); got != c.want {
+			t.Errorf("metrics %q, addr %q: %s, want %s", c.metrics, c.addr, got, c.want)
+		}
 	}
 }
 
