@@ -625,19 +625,7 @@ func TestJobAnswerServesRequests(t *testing.T) {
 	other := &service.Searcher{Loader: s.Loader, Slots: service.NewSlots(1, 4, time.Second, nil),
 		Budgets: service.Budgets{Default: time.Microsecond, Max: time.Microsecond}, Workers: 1}
 	p := service.NewPolyomino(other)
-	// turn rotates a move of the 6 x 6 board a quarter turn (no
-	// involution: a frame mapped the wrong way shows), its cells sorted as
-	// the notation writes them.
-	turn := func(m string) string {
-		piece, cells, _ := strings.Cut(m, ":")
-		out := strings.Split(cells, ",")
-		for i, c := range out {
-			col, row := int(c[0]-'a'), int(c[1]-'1') // rows 1-6: one digit
-			out[i] = fmt.Sprintf("%c%d", 'a'+5-row, col+1)
-		}
-		slices.SortFunc(out, func(x, y string) int { return cmp.Or(cmp.Compare(x[1:], y[1:]), cmp.Compare(x[0], y[0])) })
-		return piece + ":" + strings.Join(out, ",")
-	}
+	turn := func(m string) string { return quarterTurn(6, m) }
 	for _, tc := range []struct {
 		name string
 		move func(string) string
@@ -670,5 +658,100 @@ func TestJobAnswerServesRequests(t *testing.T) {
 		Budgets: service.Budgets{Default: budget, Max: budget}, Workers: 1})
 	if a, err := patient.Analyze(ctx, q); err != nil || !a.Proven || !a.BestComplete || len(a.BestMoves) < len(want.BestMoves) {
 		t.Fatalf("a %v request after the job: %v, proven %v, best_complete %v, %d best moves (the job's %d)", budget, err, a.Proven, a.BestComplete, len(a.BestMoves), len(want.BestMoves))
+	}
+}
+
+// quarterTurn rotates a move of the n x n board (n < 10) a quarter turn
+// (no involution: a frame mapped the wrong way shows), its cells sorted as
+// the notation writes them.
+func quarterTurn(n int, m string) string {
+	piece, cells, _ := strings.Cut(m, ":")
+	out := strings.Split(cells, ",")
+	for i, c := range out {
+		col, row := int(c[0]-'a'), int(c[1]-'1')
+		out[i] = fmt.Sprintf("%c%d", 'a'+n-1-row, col+1)
+	}
+	slices.SortFunc(out, func(x, y string) int { return cmp.Or(cmp.Compare(x[1:], y[1:]), cmp.Compare(x[0], y[0])) })
+	return piece + ":" + strings.Join(out, ",")
+}
+
+// sameSet: a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	return len(a) == len(b) && reflect.DeepEqual(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// TestAnalyzeJobAgainFromCache: a job whose position a finished job (or a
+// request) proved whole is one unit carrying the cached answer, which any
+// worker gives back in the position's frame; an answer that does not
+// serve the whole job (stopped at its first win) plans every class again.
+func TestAnalyzeJobAgainFromCache(t *testing.T) {
+	s := searcherWithBudget(time.Microsecond)
+	s.MinLengthTime = time.Minute
+	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
+	jm, ctx := runJobs(t, kind)
+	submit := func(q service.PolyominoQuery) (service.PolyominoAnswer, jobs.Job) {
+		raw, _ := json.Marshal(q)
+		job, err := jm.Submit(ctx, kind.Name(), raw)
+		return jobAnswer(t, ctx, jm, job, err)
+	}
+	for _, q := range []service.PolyominoQuery{
+		{Game: "tetrominoes", Width: intp(5), Height: intp(5), Moves: []string{"I:a1,b1,c1,d1", "L:a2,b2,a3,a4"}, AllMoves: true}, // lost
+		{Game: "pentominoes", Width: intp(6), Height: intp(6), Moves: []string{"V:d3,d4,d5,e5,f5", "Y:b1,b2,c2,b3,b4"}},           // lost
+	} {
+		first, firstJob := submit(q)
+		if firstJob.Progress.Total < 2 || !first.Proven || !first.BestComplete {
+			t.Fatalf("%v: the first job: %d units, proven %v, best_complete %v", q.Moves, firstJob.Progress.Total, first.Proven, first.BestComplete)
+		}
+		again, againJob := submit(q)
+		if againJob.Progress.Total != 1 || again.Source != service.SourceCache {
+			t.Fatalf("%v: the same job again: %d units, source %q", q.Moves, againJob.Progress.Total, again.Source)
+		}
+		again.Source = first.Source
+		if !reflect.DeepEqual(again, first) {
+			t.Errorf("%v: the same job again answered\n%+v\nthe first\n%+v", q.Moves, again, first)
+		}
+		// The same position turned: the cached answer in its frame.
+		n := *q.Width
+		turned := q
+		turned.Moves = nil
+		for _, m := range q.Moves {
+			turned.Moves = append(turned.Moves, quarterTurn(n, m))
+		}
+		got, job := submit(turned)
+		if job.Progress.Total != 1 || got.Outcome != first.Outcome || !reflect.DeepEqual(got.Plies, first.Plies) {
+			t.Fatalf("%v: %d units, %s in %v plies; the first %s in %v", turned.Moves, job.Progress.Total, got.Outcome, got.Plies, first.Outcome, first.Plies)
+		}
+		// (Moves of equal value and plies come in the turned position's
+		// order.)
+		var best []string
+		for _, m := range first.BestMoves {
+			best = append(best, quarterTurn(n, m))
+		}
+		if !sameSet(got.BestMoves, best) {
+			t.Errorf("%v: best moves %v, the first's turned %v", turned.Moves, got.BestMoves, best)
+		}
+		want := map[string]service.PolyominoMove{}
+		for _, m := range first.Moves {
+			m.Move = quarterTurn(n, m.Move)
+			want[m.Move] = m
+		}
+		for _, m := range got.Moves {
+			if !reflect.DeepEqual(m, want[m.Move]) {
+				t.Errorf("%v: move %+v, the first's turned %+v", turned.Moves, m, want[m.Move])
+			}
+		}
+		if len(got.Moves) != len(want) {
+			t.Errorf("%v: %d moves, the first %d", turned.Moves, len(got.Moves), len(want))
+		}
+	}
+	// A job that stopped at its first win does not answer the same job
+	// again (its best moves are not all known): every class is planned.
+	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(6), Height: intp(6), Moves: []string{"L:a1,a2,a3,a4,b4"}}
+	first, _ := submit(q)
+	if first.BestComplete {
+		t.Skip("the job found every best move")
+	}
+	if _, job := submit(q); job.Progress.Total < 2 {
+		t.Errorf("a job after a first-win job: %d units", job.Progress.Total)
 	}
 }

@@ -100,8 +100,18 @@ func TestFromBookTakesOnlyLengths(t *testing.T) {
 	if err := json.Unmarshal(raw, &merged); err != nil {
 		t.Fatal(err)
 	}
-	if withPlies(merged) != withPlies(kept) {
-		t.Errorf("the entry after a search of the same plies: %d moves with plies, it had %d", withPlies(merged), withPlies(kept))
+	// (It may know more: on a busy machine the first search found the
+	// plies of 17 moves of 112 in its budget, and this one found the rest.)
+	plies := map[string]int{}
+	for _, m := range merged.Moves {
+		if m.Proven && m.Plies != nil {
+			plies[m.Move] = *m.Plies
+		}
+	}
+	for _, m := range kept.Moves {
+		if n, ok := plies[m.Move]; m.Proven && m.Plies != nil && (!ok || n != *m.Plies) {
+			t.Errorf("the entry after a search of the same plies: move %s has plies %d (%v), it had %d (%d moves with plies, it had %d)", m.Move, n, ok, *m.Plies, withPlies(merged), withPlies(kept))
+		}
 	}
 
 	// Another request searching the same position: this one answers at

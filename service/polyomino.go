@@ -1505,6 +1505,39 @@ type polyUnit struct {
 	Index int             `json:"index"`
 	Move  string          `json:"move"`
 	Query json.RawMessage `json:"query"`
+	// Answer: the position's finished answer, in its canonical frame, as
+	// the planner's cache held it (unit cachedWhole).
+	Answer json.RawMessage `json:"answer,omitempty"`
+}
+
+// cachedWhole is the index of the one unit of a polyomino.analyze job
+// whose position the planner's cache answers whole (the same job again,
+// or a position a request proved): the unit carries that answer, so that
+// any worker gives it (its own cache may not hold it). An earlier worker
+// refuses the unit (an index that is no class): the job fails, asking for
+// a resubmit.
+const cachedWhole = -3
+
+// cachedAnswer is the finished answer the cache holds for a job's
+// position, when it answers the whole job: proven, every best move (every
+// move's value with allMoves) and, in normal play, the plies, which a
+// job's Combine would look for. A cache that fails says nothing: the job
+// is planned in full.
+func (j PolyominoAnalyzeJob) cachedAnswer(ctx context.Context, pos *polyomino.Position, allMoves bool) (json.RawMessage, bool) {
+	if j.Search == nil || j.Search.Loader == nil {
+		return nil, false
+	}
+	raw, ok, err := j.Search.Loader.Cache().Get(cache.Uncounted(ctx), analyzeKey(pos, allMoves))
+	if err != nil || !ok {
+		return nil, false
+	}
+	a, valid := decodeFinal[PolyominoAnswer](raw)
+	unvalued := func(m PolyominoMove) bool { return !m.Proven }
+	if !valid || !a.BestComplete || allMoves && (len(a.Moves) == 0 || slices.ContainsFunc(a.Moves, unvalued)) ||
+		a.Plies == nil && pos.Game().Config().EndRule == polyomino.NormalPlay || !consistentWith(a, pos) {
+		return nil, false
+	}
+	return raw, true
 }
 
 func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
@@ -1517,7 +1550,7 @@ func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, erro
 }
 
 // Plan implements JobKind.
-func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) ([]json.RawMessage, error) {
 	if q, ok := captureQuery(request); ok {
 		// The capture variant is one unit: its search deepens a horizon
 		// over the whole position (repetitions tie the turns together).
@@ -1559,6 +1592,14 @@ func (j PolyominoAnalyzeJob) Plan(_ context.Context, request json.RawMessage) ([
 		u, _ := json.Marshal(polyUnit{Index: bookWhole, Query: request})
 		return []json.RawMessage{u}, nil
 	}
+	if len(children) > 1 {
+		// (One class: its unit is as cheap, and Combine tells a whole
+		// answer by its one unit of many classes.)
+		if raw, ok := j.cachedAnswer(ctx, pos, q.AllMoves); ok {
+			u, _ := json.Marshal(polyUnit{Index: cachedWhole, Query: request, Answer: raw})
+			return []json.RawMessage{u}, nil
+		}
+	}
 	units := make([]json.RawMessage, len(children))
 	for i, c := range children {
 		move := ""
@@ -1588,6 +1629,15 @@ func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, repo
 		if !ok {
 			return nil, fmt.Errorf("the opening book no longer answers %s", u.Query)
 		}
+		return json.Marshal(a)
+	}
+	if u.Index == cachedWhole {
+		a, valid := decodeFinal[PolyominoAnswer](u.Answer)
+		if !valid || !consistentWith(a, pos) {
+			return nil, fmt.Errorf("the answer the unit carries does not fit its position in this version")
+		}
+		a = fromCanonical(a, pos)
+		a.Source = SourceCache
 		return json.Marshal(a)
 	}
 	children := pos.Children()
@@ -1883,6 +1933,11 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if raw, ok := results[0]; ok && total == 1 && bookKnows(pos, q.AllMoves) {
 		return raw, true, nil // the book's answer, whole
 	}
+	entry := combineJobs.entry(request, pos)
+	children := entry.children
+	if raw, ok := results[0]; ok && total == 1 && len(children) > 1 {
+		return raw, true, nil // the cache's answer, whole (cachedWhole)
+	}
 	// Called after every unit with every result so far: what is not
 	// needed to tell whether the job is done waits until it is (each call
 	// decoded every answer whole and listed the children: a job of 524
@@ -1890,8 +1945,6 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if q.AllMoves && len(results) < total {
 		return nil, false, nil // every move's value is asked for
 	}
-	entry := combineJobs.entry(request, pos)
-	children := entry.children
 	rs := make([]polyomino.Result, len(children))
 	plies := make([]*int, len(children)) // each child's, where its unit found them
 	var nodes, elapsed int64
