@@ -426,6 +426,25 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 	return pos, nil
 }
 
+// prepare builds q's game, or waits for its build, while ctx lasts: a
+// request that ends leaves the queue of builds (polyomino.NewGameContext),
+// and a full queue is 503 busy. A configuration that does not build is
+// position()'s to report, naming its field.
+func (q PolyominoQuery) prepare(ctx context.Context) error {
+	cfg, err := q.config()
+	if err != nil {
+		return nil
+	}
+	_, err = polyomino.NewGameContext(ctx, cfg)
+	switch {
+	case errors.Is(err, polyomino.ErrBusy):
+		return &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return nil
+}
+
 // A quick try (runCached's quick) searches at most quickNodes nodes with
 // a table of quickTableMB.
 // Positions of more than quickMoves legal moves get none.
@@ -453,6 +472,9 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	if q.isCapture() {
 		return p.analyzeCapture(ctx, q)
+	}
+	if err := q.prepare(ctx); err != nil {
+		return PolyominoAnswer{}, err
 	}
 	pos, err := q.position()
 	if err != nil {
@@ -1468,6 +1490,9 @@ func (p *Polyomino) Moves(ctx context.Context, q PolyominoQuery) (PolyominoMoves
 	if q.isCapture() {
 		return p.captureMoves(ctx, q)
 	}
+	if err := q.prepare(ctx); err != nil {
+		return PolyominoMoves{}, err
+	}
 	pos, err := q.position()
 	if err != nil {
 		return PolyominoMoves{}, err
@@ -1567,6 +1592,12 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 		}
 		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
 		return []json.RawMessage{u}, nil
+	}
+	var pre PolyominoQuery
+	if DecodeRequest(request, &pre) == nil {
+		if err := pre.prepare(ctx); err != nil { // the game built while the client waits
+			return nil, err
+		}
 	}
 	q, pos, err := decodeQuery(request)
 	if err != nil {

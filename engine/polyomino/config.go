@@ -8,8 +8,9 @@ import (
 )
 
 // Errors callers can test with errors.Is. Every error the package returns
-// wraps one of these (or ErrUnknownPieceSet / ErrBadShape of piece.go) and
-// says what was expected.
+// wraps one of these (or ErrUnknownPieceSet / ErrBadShape of piece.go, or
+// is the context's error of a caller that stopped waiting) and says what
+// was expected.
 var (
 	ErrUnknownPreset = errors.New("unknown preset")
 	ErrBadConfig     = errors.New("bad game configuration")
@@ -23,6 +24,8 @@ var (
 	// ErrUnsupported is returned for what the engine does not do yet, such
 	// as analysing the capture variant.
 	ErrUnsupported = errors.New("not supported")
+	// ErrBusy: too much work queued (games waiting to be built); retry.
+	ErrBusy = errors.New("busy")
 )
 
 // EndRule says how a game ends and who wins.

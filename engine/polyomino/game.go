@@ -1,9 +1,11 @@
 package polyomino
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
+	"unsafe"
 )
 
 // Game is a compiled configuration: the board geometry and every placement
@@ -69,8 +71,17 @@ type placement struct {
 	cells []Cell // reading order, shared by the Moves handed out
 }
 
-// NewGame validates a configuration and compiles it.
-func NewGame(cfg Config) (*Game, error) {
+// NewGame validates a configuration and compiles it (NewGameContext
+// without a deadline).
+func NewGame(cfg Config) (*Game, error) { return NewGameContext(context.Background(), cfg) }
+
+// NewGameContext validates a configuration and compiles it, or finds it
+// compiled. Games are built a few at once (builds) by a queue of at most
+// maxPendingBuilds configurations (ErrBusy beyond); a caller whose ctx
+// ends stops waiting (ctx.Err()), and a build no caller waits for any
+// more leaves the queue unbuilt. Built games are kept, the most recently
+// used first, within gameCacheBytes and gameCacheGames.
+func NewGameContext(ctx context.Context, cfg Config) (*Game, error) {
 	r, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -81,39 +92,111 @@ func NewGame(cfg Config) (*Game, error) {
 	gameCache.Lock()
 	e, ok := gameCache.m[key]
 	if !ok {
-		if len(gameCache.m) >= 64 {
-			for k := range gameCache.m { // drop an arbitrary entry
-				delete(gameCache.m, k)
-				break
-			}
+		if gameCache.pending >= maxPendingBuilds {
+			gameCache.Unlock()
+			return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
 		}
-		e = &gameEntry{}
+		// Concurrent first requests for a configuration wait for one
+		// build (a hundred clients arriving at once used to build it a
+		// hundred times, stalling every other request for most of a
+		// second).
+		bctx, cancel := context.WithCancel(context.Background())
+		e = &gameEntry{key: key, done: make(chan struct{}), cancel: cancel}
 		gameCache.m[key] = e
+		gameCache.pending++
+		go e.build(bctx, r)
 	}
+	gameCache.tick++
+	e.used = gameCache.tick
+	e.waiters++
 	gameCache.Unlock()
-	// Concurrent first requests for a configuration wait for one build
-	// (a hundred clients arriving at once used to build it a hundred
-	// times, stalling every other request for most of a second).
-	e.once.Do(func() {
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		select {
+		case <-e.done: // built meanwhile: served
+		default:
+			gameCache.Lock()
+			e.waiters--
+			if e.waiters == 0 && !e.started {
+				// Nobody wants it any more: it leaves the queue (a
+				// hundred abandoned requests were built one after the
+				// other, ahead of every new configuration).
+				e.cancel()
+				if gameCache.m[key] == e {
+					delete(gameCache.m, key)
+				}
+			}
+			gameCache.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+	gameCache.Lock()
+	e.waiters--
+	gameCache.Unlock()
+	return e.g, e.err
+}
+
+// build compiles e's game when a build slot is free, unless every caller
+// left first (ctx canceled), and keeps it in the cache.
+func (e *gameEntry) build(ctx context.Context, r *resolved) {
+	defer close(e.done)
+	defer e.cancel()
+	select {
+	case builds <- struct{}{}:
+	case <-ctx.Done():
+		gameCache.Lock()
+		gameCache.pending--
+		gameCache.Unlock()
+		e.err = ctx.Err()
+		return
+	}
+	gameCache.Lock()
+	if ctx.Err() != nil { // the last caller left as the slot came
+		gameCache.pending--
+		gameCache.Unlock()
+		<-builds
+		e.err = ctx.Err()
+		return
+	}
+	e.started = true
+	gameCache.Unlock()
+	func() {
 		defer func() {
 			if v := recover(); v != nil {
 				e.err = fmt.Errorf("building the game: %v", v)
 			}
 		}()
-		builds <- struct{}{}
 		defer func() { <-builds }()
 		e.g, e.err = buildGame(r)
-	})
+	}()
+	gameCache.Lock()
+	defer gameCache.Unlock()
+	gameCache.pending--
 	if e.err != nil {
 		// Not kept: the cache holds built games only.
-		gameCache.Lock()
-		if gameCache.m[key] == e {
-			delete(gameCache.m, key)
+		if gameCache.m[e.key] == e {
+			delete(gameCache.m, e.key)
 		}
-		gameCache.Unlock()
-		return nil, e.err
+		return
 	}
-	return e.g, nil
+	e.size = e.g.approxBytes()
+	gameCache.bytes += e.size
+	gameCache.built++
+	for gameCache.bytes > gameCacheBytes || gameCache.built > gameCacheGames {
+		var old *gameEntry
+		for _, o := range gameCache.m {
+			if o != e && o.size > 0 && (old == nil || o.used < old.used) {
+				old = o
+			}
+		}
+		if old == nil {
+			break // e alone (a game bigger than the budget is kept)
+		}
+		delete(gameCache.m, old.key)
+		gameCache.bytes -= old.size
+		gameCache.built--
+	}
 }
 
 // builds bounds the games built at once to every core but one (at least
@@ -122,18 +205,39 @@ func NewGame(cfg Config) (*Game, error) {
 // from the searches and the cheap requests for seconds.
 var builds = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 
+// The game cache's bounds: the built games kept, by their approxBytes (a
+// 16 x 16 hexomino board is about 11 MB: 64 of them, each with a blocked
+// cell of its own, held 770 MB of a server whose memory limit was 640
+// MiB) and by number; and the configurations waiting for a build.
+const (
+	gameCacheBytes   = 64 << 20
+	gameCacheGames   = 64
+	maxPendingBuilds = 32
+)
+
 // gameCache keeps recently compiled games: compiling the hexomino preset
 // takes milliseconds, a request should not pay for it every time.
 var gameCache = struct {
 	sync.Mutex
-	m map[string]*gameEntry
+	m       map[string]*gameEntry
+	bytes   int64  // the built games' approxBytes
+	built   int    // the built games
+	pending int    // entries not built yet (queued or building)
+	tick    uint64 // the last use's
 }{m: map[string]*gameEntry{}}
 
-// gameEntry is a game of the cache, built once.
+// gameEntry is a game of the cache, built once; its fields but done are
+// guarded by gameCache, g and err are set before done closes.
 type gameEntry struct {
-	once sync.Once
-	g    *Game
-	err  error
+	key     string
+	done    chan struct{}
+	cancel  context.CancelFunc // drops the build while it waits for a slot
+	g       *Game
+	err     error
+	size    int64  // approxBytes, once built
+	used    uint64 // gameCache.tick at its last use
+	waiters int    // callers waiting for the build
+	started bool   // the build has its slot
 }
 
 func buildGame(r *resolved) (*Game, error) {
@@ -316,4 +420,19 @@ func (g *Game) Placements() int { return len(g.placements) }
 func (g *Game) move(i int32) Move {
 	pl := &g.placements[i]
 	return Move{Piece: g.set.Pieces[pl.piece].Name, Cells: pl.cells}
+}
+
+// approxBytes is about what g holds in memory: its placement tables,
+// symmetry maps (those made on first use counted as made) and index.
+func (g *Game) approxBytes() int64 {
+	n := int64(len(g.placements))
+	order := int64(0)
+	if n > 0 {
+		order = int64(len(g.placements[0].cells))
+	}
+	per := int64(unsafe.Sizeof(placement{})) + order*int64(unsafe.Sizeof(Cell{})) + // placements and their cells
+		order + 8 + 4 + 4 + // cellIdx, mask64, byPiece, byAnchor
+		2*(int64(unsafe.Sizeof(Bits{}))+4+8) + // byCells (a Go map's buckets, half full or so)
+		4*int64(len(g.symPerm)+len(g.rectPerm)) // symmetry maps
+	return 4096 + n*per
 }

@@ -1,0 +1,193 @@
+package polyomino
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// hexBoard is the 16 x 16 hexomino game with cell i blocked: a
+// configuration of its own (about 11 MB built).
+func hexBoard(t *testing.T, i int) Config {
+	t.Helper()
+	c := mustPreset(t, "hexominoes")
+	c.Width, c.Height = 16, 16
+	c.Blocked = []string{fmt.Sprintf("%c%d", 'a'+i%16, 1+i/16)}
+	return c
+}
+
+// holdBuilds takes every build slot until the test ends or the returned
+// func is called.
+func holdBuilds(t *testing.T) (release func()) {
+	for range cap(builds) {
+		builds <- struct{}{}
+	}
+	done := false
+	release = func() {
+		if !done {
+			done = true
+			for range cap(builds) {
+				<-builds
+			}
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+func pendingBuilds() int {
+	gameCache.Lock()
+	defer gameCache.Unlock()
+	return gameCache.pending
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10 s: %s", what)
+		}
+	}
+}
+
+// TestGameBuildLeftByItsCallers: a caller whose context ends stops
+// waiting for a build, and a build nobody waits for leaves the queue
+// unbuilt (an audit's hundred abandoned requests were built one after the
+// other, and a small request waited 27 s behind them).
+func TestGameBuildLeftByItsCallers(t *testing.T) {
+	release := holdBuilds(t)
+	cfg := hexBoard(t, 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := NewGameContext(ctx, cfg)
+			errc <- err
+		}()
+	}
+	waitFor(t, "one build queued", func() bool { return pendingBuilds() == 1 })
+	cancel()
+	for range 2 {
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Fatalf("a caller canceled while the build waits: %v", err)
+		}
+	}
+	waitFor(t, "the queue empty", func() bool { return pendingBuilds() == 0 })
+	gameCache.Lock()
+	_, kept := gameCache.m[cfg.Preset+"|"+mustResolve(t, cfg).fingerprint()]
+	gameCache.Unlock()
+	if kept {
+		t.Error("the abandoned configuration is still in the cache")
+	}
+	// Another caller builds it afresh.
+	release()
+	g, err := NewGameContext(context.Background(), cfg)
+	if err != nil || g == nil {
+		t.Fatalf("built again: %v", err)
+	}
+}
+
+// TestGameBuildQueueBounded: beyond maxPendingBuilds configurations
+// waiting, a new one is refused at once (ErrBusy); a configuration
+// already waiting or built is not.
+func TestGameBuildQueueBounded(t *testing.T) {
+	built, err := NewGame(mustPreset(t, "tetrominoes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdBuilds(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, maxPendingBuilds)
+	for i := range maxPendingBuilds {
+		cfg := hexBoard(t, i)
+		go func() {
+			_, err := NewGameContext(ctx, cfg)
+			errc <- err
+		}()
+	}
+	waitFor(t, "the queue full", func() bool { return pendingBuilds() == maxPendingBuilds })
+	if _, err := NewGameContext(context.Background(), hexBoard(t, maxPendingBuilds)); !errors.Is(err, ErrBusy) {
+		t.Errorf("a configuration beyond the queue: %v", err)
+	}
+	if g, err := NewGameContext(context.Background(), mustPreset(t, "tetrominoes")); err != nil || g != built {
+		t.Errorf("a built game while the queue is full: %v", err)
+	}
+	short, stop := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer stop()
+	if _, err := NewGameContext(short, hexBoard(t, 0)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a configuration already queued: %v", err)
+	}
+	cancel()
+	for range maxPendingBuilds {
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Errorf("a queued caller canceled: %v", err)
+		}
+	}
+	waitFor(t, "the queue empty", func() bool { return pendingBuilds() == 0 })
+}
+
+// TestGameCacheBytes: the built games kept stay within gameCacheBytes,
+// the least recently used leaving first.
+func TestGameCacheBytes(t *testing.T) {
+	first, err := NewGame(hexBoard(t, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := first.approxBytes()
+	n := int(gameCacheBytes/per) + 2
+	for i := 101; i < 101+n; i++ {
+		if _, err := NewGame(hexBoard(t, i)); err != nil {
+			t.Fatal(err)
+		}
+		if g, _ := NewGame(hexBoard(t, 100)); g != first { // used again: kept
+			t.Fatalf("the game used most recently left the cache (after %d others)", i-100)
+		}
+	}
+	gameCache.Lock()
+	bytes, games := gameCache.bytes, gameCache.built
+	var sum int64
+	for _, e := range gameCache.m {
+		sum += e.size
+	}
+	gameCache.Unlock()
+	if bytes > gameCacheBytes || bytes != sum || games > gameCacheGames {
+		t.Errorf("%d games of %d bytes kept (their sizes sum to %d), bounds %d bytes, %d games", games, bytes, sum, gameCacheBytes, gameCacheGames)
+	}
+	if g, _ := NewGame(hexBoard(t, 101)); g == nil {
+		t.Fatal("rebuilt: nil")
+	}
+}
+
+// TestGameApproxBytes: the estimate the cache's budget counts is near the
+// heap a built game takes.
+func TestGameApproxBytes(t *testing.T) {
+	for _, c := range []Config{hexBoard(t, 250), mustPreset(t, "pentominoes")} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		g, err := buildGame(mustResolve(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		if est := g.approxBytes(); est < heap*8/10 || est > heap*3/2 {
+			t.Errorf("%s %dx%d: estimated %d bytes, the heap grew by %d", c.Preset, c.Width, c.Height, est, heap)
+		}
+		runtime.KeepAlive(g)
+	}
+}
+
+func mustResolve(t *testing.T, c Config) *resolved {
+	t.Helper()
+	r, err := c.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
