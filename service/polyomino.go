@@ -501,14 +501,15 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		return p.inBackground(ctx, q, analyzeKey(pos, q.AllMoves), a)
 	}
 	// The book's look-up (indexing a reply file on its first use, tens of
-	// milliseconds) counts in the budget. (Whole milliseconds, and only
-	// when it took one: identical requests share a search only with the
-	// same budget.)
+	// milliseconds) counts in the budget; identical requests share a
+	// search by the budget they asked for (Asked).
+	askedBudget := budget
 	if spent := time.Since(asked); spent >= time.Millisecond {
 		budget = max(budget-spent, time.Millisecond).Truncate(time.Millisecond)
 	}
 	key := analyzeKey(pos, q.AllMoves)
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget, &runOptions[PolyominoAnswer]{
+		Asked:      askedBudget,
 		Consistent: func(a PolyominoAnswer) bool { return consistentWith(a, pos) },
 		Quick: func(ctx context.Context) (PolyominoAnswer, int64, bool) {
 			// A tiny board, a game nearly over: proven, every best move

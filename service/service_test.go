@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,6 +149,45 @@ func TestRunCachedKeepsEachBudget(t *testing.T) {
 	}
 	if v := <-long; v != "long" {
 		t.Errorf("longer budget's answer = %q, want its own", v)
+	}
+}
+
+// TestRunCachedSharesByAsked: requests asking for one budget share a
+// search whatever each had spent before it (Asked: a book look-up of
+// 100-330 ms made ten identical requests six to eight searches, nine of
+// them refused for want of a slot).
+func TestRunCachedSharesByAsked(t *testing.T) {
+	s := &Searcher{
+		Loader:  cache.NewLoader(cache.NewMemory(1<<20, 0), 0),
+		Slots:   NewSlots(2, 2, time.Second, nil),
+		Budgets: Budgets{Default: time.Second, Max: time.Minute},
+	}
+	var searches atomic.Int32
+	started := make(chan struct{}, 2)
+	search := func(ctx context.Context) (string, int64, bool, error) {
+		searches.Add(1)
+		started <- struct{}{}
+		<-ctx.Done()
+		return "first", 0, false, nil
+	}
+	got := make(chan string, 2)
+	ask := func(left time.Duration) {
+		v, _, err := runCached(context.Background(), s, "test", "k", left, &runOptions[string]{Asked: 2 * time.Second}, search)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- v
+	}
+	go ask(2 * time.Second)
+	<-started
+	go ask(1900 * time.Millisecond)
+	for range 2 {
+		if v := <-got; v != "first" {
+			t.Errorf("answer %q, want the shared search's", v)
+		}
+	}
+	if n := searches.Load(); n != 1 {
+		t.Errorf("%d searches for two requests asking the same budget", n)
 	}
 }
 
