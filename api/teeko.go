@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -238,12 +240,22 @@ func (h *handlers) teekoAnnotate(c *gin.Context) {
 	if !decodeJSON(c, &req) {
 		return
 	}
-	a, err := h.deps.Teeko.Annotate(c.Request.Context(), req.Rules, req.DropStyle, req.Moves)
+	// A long game is annotated and encoded with a place in the gate of
+	// big answers (service.TeekoBigGame), given up before the bytes go out.
+	ctx, done := service.HoldAssembly(c.Request.Context())
+	defer done()
+	a, err := h.deps.Teeko.Annotate(ctx, req.Rules, req.DropStyle, req.Moves)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, toTeekoAnnotation(a))
+	b, err := json.Marshal(toTeekoAnnotation(a))
+	done()
+	if err != nil {
+		fail(c, fmt.Errorf("encode the answer: %w", err))
+		return
+	}
+	c.Data(http.StatusOK, "application/json; charset=utf-8", b)
 }
 
 func toTeekoAnnotation(a service.TeekoAnnotation) TeekoAnnotation {

@@ -139,3 +139,33 @@ func TestTeekoBuildRetried(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestTeekoLongGameInTheGate: a long game's annotation takes a place in the
+// gate of big answers (sixty 64 KB games at once, 2.4 MB of answer each,
+// had kept the health checks waiting 1.8 s); a short game never waits.
+func TestTeekoLongGameInTheGate(t *testing.T) {
+	servicetest.Teeko(t) // the tables, built once
+	gate := service.NewAssembly(1, nil)
+	svc := service.NewTeeko(service.TeekoOptions{DataDir: servicetest.DataDir(t), Assembly: gate})
+	<-svc.Start(context.Background())
+	game := []string{"1", "5", "3", "15", "11", "21", "23", "25"}
+	for len(game) < service.TeekoBigGame {
+		game = append(game, "1-2", "5-4", "2-1", "4-5")
+	}
+	held, err := gate.Enter(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := svc.Annotate(context.Background(), "standard", "", game[:service.TeekoBigGame-1]); err != nil || len(a.Plies) != service.TeekoBigGame-1 {
+		t.Fatalf("a game of %d plies while the gate is full: %v", service.TeekoBigGame-1, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := svc.Annotate(ctx, "standard", "", game); err != context.DeadlineExceeded {
+		t.Fatalf("a game of %d plies while the gate is full: %v, want to wait for a place", len(game), err)
+	}
+	held()
+	if a, err := svc.Annotate(context.Background(), "standard", "", game); err != nil || len(a.Plies) != len(game) {
+		t.Fatalf("a game of %d plies with the gate free: %v", len(game), err)
+	}
+}

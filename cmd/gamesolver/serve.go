@@ -138,7 +138,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	})
 	a.closers = append(a.closers, closeJobs)
 
-	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko")})
+	teeko := service.NewTeeko(service.TeekoOptions{DataDir: cfg.DataDir, Log: log.Named("teeko"), Assembly: searcher.Assembly})
 	if !cfg.noTeeko {
 		a.teekoDone = teeko.Start(ctx)
 	}
