@@ -274,6 +274,9 @@ func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
 		// submission not written (yet, or ever).
 		return state{}, false, nil
 	}
+	if exp, ok := f["expires"]; ok && !time.Now().Before(msTime(exp)) {
+		return state{}, false, nil // expired: the next job's end forgets it
+	}
 	s := state{
 		ID: id, Type: f["type"], Status: Status(f["status"]),
 		Created: msTime(f["created"]), Started: msTime(f["started"]), Finished: msTime(f["finished"]),
@@ -548,8 +551,16 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 }
 
 // finishScript ends a queued or running job: status, finished, result or
-// error, and the TTL on its keys. Returns {1, status} when it ended it,
-// {0, status} otherwise (an empty status when there is no job).
+// error, and when it expires (ARGV[5] ms after its end). Returns {1,
+// status} when it ended it, {0, status} otherwise (an empty status when
+// there is no job).
+//
+// Its keys get no Redis TTL: under the volatile-lru policy the deploy
+// files give Redis (only keys with a TTL, the cached answers, may be
+// evicted), a TTL made finished jobs evictable too (an audit filled a 4 MB
+// Redis with cache entries and a finished job was gone within minutes,
+// still counted in the finished set). A job is forgotten by this script
+// (past its expiry, or the caps) and read as gone once expired (load).
 //
 // It lets the units' results go (their number stays, as the job hash's
 // "done"), files the job in the finished set with its size, and forgets
@@ -562,13 +573,12 @@ if not st then
   return {0, ''}
 end
 if st ~= 'queued' and st ~= 'running' then return {0, st} end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2], 'done', redis.call('HLEN', KEYS[2]))
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished', ARGV[2], 'done', redis.call('HLEN', KEYS[2]), 'expires', tonumber(ARGV[2]) + tonumber(ARGV[5]))
 local client = redis.call('HGET', KEYS[1], 'client')
 if client and client ~= '' then redis.call('SREM', KEYS[5] .. ':' .. client, ARGV[6]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 redis.call('DEL', KEYS[2], KEYS[4])
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('SREM', KEYS[5], ARGV[6])
 local size = redis.call('HSTRLEN', KEYS[1], 'request') + #ARGV[3] + #ARGV[4] + 200
 redis.call('ZADD', KEYS[6], ARGV[2], ARGV[6])
