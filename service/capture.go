@@ -145,7 +145,8 @@ func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
 		}
 		return t.String(), true
 	}
-	return movesListed(a, legal, normalize, pos.Over()) && coherent(a, false, true, false, pos.Over())
+	return movesListed(a, legal, normalize, pos.Over()) && coherent(a, false, true, false, pos.Over()) &&
+		(len(legal) > maxListedTurns || lostListsAll(a, len(legal)))
 }
 
 // captureCacheKey keys a capture answer by the position and its history

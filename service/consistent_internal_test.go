@@ -22,7 +22,7 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1}
 	p := NewPolyomino(s)
 	want, err := p.Analyze(ctx, q)
-	if err != nil || !want.Proven || want.Plies == nil || len(want.Moves) == 0 {
+	if err != nil || !want.Proven || want.Plies == nil || q.AllMoves && len(want.Moves) == 0 {
 		t.Fatalf("first answer: %v %+v", err, want)
 	}
 	key, err := keyOf()
@@ -120,6 +120,38 @@ func TestCachedCaptureAnswerChecked(t *testing.T) {
 		"a draw with plies":       func(a *PolyominoAnswer) { a.Outcome = "draw" },
 		"a turn missing":          func(a *PolyominoAnswer) { a.Moves = a.Moves[1:] },
 	})
+}
+
+// TestFlippedWinRefused: a won position's entry without its moves' values
+// (no all_moves) turned into a loss, every other figure fitting (plies of
+// the loser's parity), lists only the winning moves as best, where a lost
+// position's best moves are all its moves: refused (an audit's flipped
+// entries, 13 best moves of 247 and 4 of 228, were served).
+func TestFlippedWinRefused(t *testing.T) {
+	flip := map[string]func(a *PolyominoAnswer){
+		"a win turned loss": func(a *PolyominoAnswer) {
+			if a.Outcome != "win" || a.BestMoves == nil {
+				t.Fatalf("the position is not won: %+v", a)
+			}
+			a.Outcome, a.Value, a.Plies = "loss", -1, ptr(*a.Plies+1)
+		},
+	}
+	q := PolyominoQuery{Game: "pentominoes", Width: ptr(6), Height: ptr(5), Pieces: ptr(PieceNames("FILNPTUVWXY"))}
+	checkEditsRefused(t, q, func() (string, error) {
+		pos, err := q.position()
+		if err != nil {
+			return "", err
+		}
+		return analyzeKey(pos, false), nil
+	}, flip)
+	cq := PolyominoQuery{Game: "capture", Width: ptr(5), Height: ptr(4), Pieces: ptr(PieceNames("tetrominoes"))}
+	checkEditsRefused(t, cq, func() (string, error) {
+		pos, err := cq.capturePosition()
+		if err != nil {
+			return "", err
+		}
+		return captureCacheKey(pos, false), nil
+	}, flip)
 }
 
 // BenchmarkCachedAnswerCheck: the check of a cached all_moves answer

@@ -1280,7 +1280,17 @@ func consistentWith(a PolyominoAnswer, pos *polyomino.Position) bool {
 		return m.String(), true
 	}
 	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
-	return movesListed(a, legal, normalize, pos.MustPass()) && coherent(a, normal, normal, true, pos.Over())
+	return movesListed(a, legal, normalize, pos.MustPass()) && coherent(a, normal, normal, true, pos.Over()) &&
+		(!normal || lostListsAll(a, len(legal)))
+}
+
+// lostListsAll: a lost position's complete best moves are its n legal
+// moves, where every move loses alike (normal play, the capture variant;
+// not the score rule, where the best lose by least). An entry whose win
+// was turned into a loss, every figure else kept, lists some only (an
+// audit's: 13 of 247).
+func lostListsAll(a PolyominoAnswer, n int) bool {
+	return a.Outcome != string(polyomino.Loss) || !a.BestComplete || len(a.BestMoves) == n
 }
 
 // movesListed: a's best moves and its moves are among legal (the keys:
