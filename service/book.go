@@ -190,6 +190,12 @@ func keptBookMoves(ctx context.Context, s *Searcher, pos *polyomino.Position, ou
 	if err != nil || !ok || json.Unmarshal(raw, &kept) != nil || kept.Outcome != string(outcome) {
 		return PolyominoAnswer{}, false
 	}
+	if !consistentWith(kept, pos) {
+		// Checked as the answers are (moves legal, listed once, values
+		// that fit): an entry with a move that is none was read without
+		// it, and never replaced.
+		return PolyominoAnswer{}, false
+	}
 	return kept, true
 }
 

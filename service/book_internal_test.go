@@ -686,7 +686,7 @@ func TestBookMovesAcrossProcesses(t *testing.T) {
 		if !more.Moves[i].Proven && added < 5 {
 			// The values a job found (a cache test: which value does not
 			// matter, only that there are more of them).
-			more.Moves[i].Proven, more.Moves[i].Outcome, added = true, polyomino.Loss, added+1
+			more.Moves[i].Proven, more.Moves[i].Outcome, more.Moves[i].Value, added = true, polyomino.Loss, -1, added+1
 		}
 	}
 	if added == 0 {
@@ -917,5 +917,66 @@ func TestKeptBookMoveUnitHasPlies(t *testing.T) {
 	}
 	if !a.Proven || a.Value != solved.Value || a.Plies == nil {
 		t.Errorf("the unit's answer: proven %v, value %d (the child's %d), plies %v; want the kept value with plies", a.Proven, a.Value, solved.Value, a.Plies)
+	}
+}
+
+// TestKeptBookMovesChecked: an entry of a book position's move values is
+// checked as the answers are: one with a move that is none, or a value
+// that contradicts its outcome, is not read (it was read without the bad
+// move, and never replaced, the cache holding "as many" values), and the
+// next values found replace it.
+func TestKeptBookMovesChecked(t *testing.T) {
+	ctx := context.Background()
+	q := PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"}}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := bookResult(pos, true, true)
+	if !ok || !res.Proven {
+		t.Fatal("the book does not answer the position")
+	}
+	c := cache.NewMemory(1<<24, time.Hour)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Hour)}
+	for name, edit := range map[string]func(a *PolyominoAnswer){
+		"a move that is none": func(a *PolyominoAnswer) {
+			for i := range a.Moves {
+				if a.Moves[i].Proven {
+					a.Moves[i].Move = "I:z1,z2,z3,z4,z5"
+					return
+				}
+			}
+		},
+		"a value against its outcome": func(a *PolyominoAnswer) {
+			for i := range a.Moves {
+				if a.Moves[i].Proven {
+					a.Moves[i].Value = -a.Moves[i].Value
+					return
+				}
+			}
+		},
+	} {
+		keepBookMoves(ctx, s, pos, res, int64(time.Second))
+		raw, ok, _ := c.Get(ctx, bookMovesKey(pos))
+		if !ok {
+			t.Fatal("no entry")
+		}
+		var a PolyominoAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		if provenMoves(a.Moves) == 0 {
+			t.Fatal("no move valued in the entry")
+		}
+		edit(&a)
+		bad, _ := json.Marshal(a)
+		_ = c.Set(ctx, bookMovesKey(pos), bad, time.Hour)
+		if _, ok := keptBookMoves(ctx, s, pos, res.Outcome); ok {
+			t.Errorf("%s: read", name)
+		}
+		keepBookMoves(ctx, s, pos, res, int64(time.Second))
+		if kept, ok := keptBookMoves(ctx, s, pos, res.Outcome); !ok || provenMoves(kept.Moves) != provenMoves(answerOf(res, pos.Frame().ToCanonical).Moves) {
+			t.Errorf("%s: not replaced (%t)", name, ok)
+		}
 	}
 }
