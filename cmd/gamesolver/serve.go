@@ -214,10 +214,10 @@ func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *za
 	m.RedisUp.Set(1)
 	r, err := cache.NewRedis(cache.RedisOptions{
 		URL: cfg.RedisURL, Timeout: cfg.RedisTimeout, TTL: cfg.CacheTTL,
-		OnStateChange: func(open bool) {
+		OnStateChange: func(open bool, cause error) {
 			if open {
 				m.RedisUp.Set(0)
-				log.Warn("redis unreachable: circuit open, serving without it")
+				log.Warn("redis failing: circuit open, serving without it", zap.Error(cause))
 			} else {
 				m.RedisUp.Set(1)
 				log.Info("redis reachable again: circuit closed")

@@ -28,8 +28,9 @@ type RedisOptions struct {
 	// ProbeInterval is how often a closed breaker is probed in the
 	// background with PING, an open one four times as often [1s].
 	ProbeInterval time.Duration
-	// OnStateChange, when set, is told when the breaker opens or closes.
-	OnStateChange func(open bool)
+	// OnStateChange, when set, is told when the breaker opens (with the
+	// failure that opened it) or closes (cause nil).
+	OnStateChange func(open bool, cause error)
 }
 
 // Redis stores values in Redis. Every call runs through a circuit breaker:
@@ -92,9 +93,9 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 			}
 			switch {
 			case from == gobreaker.StateClosed && to == gobreaker.StateOpen:
-				opts.OnStateChange(true)
+				opts.OnStateChange(true, r.lastErr())
 			case to == gobreaker.StateClosed:
-				opts.OnStateChange(false)
+				opts.OnStateChange(false, nil)
 			}
 		},
 	})
@@ -112,15 +113,18 @@ func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, err
 	v, err := r.breaker.Execute(func() (any, error) {
 		ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 		defer cancel()
-		return call(ctx)
+		v, err := call(ctx)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			// Before the breaker counts it: the failure that opens it
+			// is the one OnStateChange reports.
+			r.mu.Lock()
+			r.lastError = err
+			r.mu.Unlock()
+		}
+		return v, err
 	})
-	switch {
-	case errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
+	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, r.lastErr())
-	case err != nil:
-		r.mu.Lock()
-		r.lastError = err
-		r.mu.Unlock()
 	}
 	return v, err
 }

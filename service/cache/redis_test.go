@@ -44,10 +44,14 @@ func TestRedisRoundTripWithTTL(t *testing.T) {
 func TestRedisDeadCostsLittleAndRecovers(t *testing.T) {
 	srv := redistest.Start(t)
 	var opened, closed atomic.Int32
+	var cause atomic.Value
 	r, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: time.Second, ProbeInterval: 200 * time.Millisecond,
-		OnStateChange: func(open bool) {
+		OnStateChange: func(open bool, err error) {
 			if open {
 				opened.Add(1)
+				if err != nil {
+					cause.Store(err.Error())
+				}
 			} else {
 				closed.Add(1)
 			}
@@ -70,6 +74,11 @@ func TestRedisDeadCostsLittleAndRecovers(t *testing.T) {
 	}
 	if !r.Open() {
 		t.Fatal("breaker still closed after 10 failures")
+	}
+	// The log says why (a missing password or a wrong database read as
+	// "unreachable", without the cause).
+	if c, _ := cause.Load().(string); !strings.Contains(c, "refused") {
+		t.Errorf("the breaker opened with cause %q, want the dial's refusal", c)
 	}
 	start := time.Now()
 	for i := 0; i < 100; i++ {
@@ -129,7 +138,7 @@ func TestRedisFrozenOpensWithoutTraffic(t *testing.T) {
 	}()
 	opened := make(chan struct{}, 1)
 	r, err := NewRedis(RedisOptions{URL: "redis://" + ln.Addr().String(), Timeout: 20 * time.Millisecond, ProbeInterval: 100 * time.Millisecond,
-		OnStateChange: func(open bool) {
+		OnStateChange: func(open bool, _ error) {
 			if open {
 				select {
 				case opened <- struct{}{}:
