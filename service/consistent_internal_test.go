@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -18,9 +21,11 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 	t.Helper()
 	ctx := context.Background()
 	c := cache.NewMemory(1<<24, time.Hour)
+	m := NewMetrics(prometheus.NewRegistry())
 	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
-		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1}
+		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1, Metrics: m}
 	p := NewPolyomino(s)
+	refused := m.CacheResults.WithLabelValues("answer", "invalid")
 	want, err := p.Analyze(ctx, q)
 	if err != nil || !want.Proven || want.Plies == nil || q.AllMoves && len(want.Moves) == 0 {
 		t.Fatalf("first answer: %v %+v", err, want)
@@ -37,6 +42,7 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 		t.Fatalf("the entry as stored: %v, source %s", err, again.Source)
 	}
 	for name, edit := range edits {
+		before := testutil.ToFloat64(refused)
 		var a PolyominoAnswer
 		if err := json.Unmarshal(raw, &a); err != nil {
 			t.Fatal(err)
@@ -51,6 +57,11 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 		}
 		if fixed, _, _ := c.Get(ctx, key); string(fixed) == string(b) {
 			t.Errorf("%s: the edited entry stayed", name)
+		}
+		// Counted once (the entry is read again once the request has
+		// its slot: it counted twice).
+		if n := testutil.ToFloat64(refused) - before; n != 1 {
+			t.Errorf("%s: counted %v times as invalid", name, n)
 		}
 	}
 }

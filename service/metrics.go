@@ -9,7 +9,7 @@ import (
 // Metrics are what an operator watches of the use cases: cache results,
 // solver work, admission and jobs. HTTP metrics live in package api.
 type Metrics struct {
-	CacheResults *prometheus.CounterVec // layer, outcome (hit, miss, error, set_error)
+	CacheResults *prometheus.CounterVec // layer, outcome (hit, miss, error, set_error; layer answer: invalid)
 	SolverNodes  *prometheus.CounterVec // game
 	Searches     *prometheus.HistogramVec
 	SlotsInUse   prometheus.Gauge
@@ -26,7 +26,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		CacheResults: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "cache_lookups_total",
-			Help: "Cache lookups by layer (memory, redis) and outcome (hit, miss, error, set_error).",
+			Help: "Cache lookups by layer (memory, redis) and outcome (hit, miss, error, set_error); layer answer, outcome invalid: an entry refused by the check against its position (searched again and replaced).",
 		}, []string{"layer", "outcome"}),
 		SolverNodes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "solver_nodes_total",

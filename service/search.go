@@ -202,13 +202,15 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	var stale T
 	haveStale := false
 	keptStale := false // this request's search knew less than stale
+	refused := false   // counted once a request (the entry is read again after the slot)
 	usable := func(raw []byte) (T, bool) {
 		v, ok := validCached[T](s, raw)
 		if ok && consistent != nil && !consistent(v) {
 			// Refused: computed again, and replaced.
-			if s.Metrics != nil {
+			if s.Metrics != nil && !refused {
 				s.Metrics.CacheResults.WithLabelValues("answer", "invalid").Inc()
 			}
+			refused = true
 			return v, false
 		}
 		if b, isB := any(&v).(budgetedAnswer); ok && isB && !b.serves(budget) {
