@@ -23,7 +23,8 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 	c := cache.NewMemory(1<<24, time.Hour)
 	m := NewMetrics(prometheus.NewRegistry())
 	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
-		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1, Metrics: m}
+		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1, Metrics: m,
+		QuickTime: time.Nanosecond} // no quick try: the slot's search, which reads the entry again
 	p := NewPolyomino(s)
 	refused := m.CacheResults.WithLabelValues("answer", "invalid")
 	want, err := p.Analyze(ctx, q)

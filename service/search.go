@@ -204,8 +204,8 @@ func runCached[T any](ctx context.Context, s *Searcher, game, key string, budget
 	keptStale := false // this request's search knew less than stale
 	refused := false   // counted once a request (the entry is read again after the slot)
 	usable := func(raw []byte) (T, bool) {
-		v, ok := validCached[T](s, raw)
-		if ok && consistent != nil && !consistent(v) {
+		v, ok := decodeFinal[T](raw)
+		if !ok || consistent != nil && !consistent(v) {
 			// Refused: computed again, and replaced.
 			if s.Metrics != nil && !refused {
 				s.Metrics.CacheResults.WithLabelValues("answer", "invalid").Inc()
