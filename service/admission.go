@@ -20,9 +20,32 @@ type Slots struct {
 	waiting prometheus.Gauge
 	refused prometheus.Counter
 
-	mu   sync.Mutex
-	ends map[uint64]time.Time // when each holder with a known time expects to release
-	seq  uint64
+	mu    sync.Mutex
+	holds map[uint64]holdTime // each holder with a known time
+	seq   uint64
+	// typical is a moving average of how long holders with a known time
+	// held their slot (0: none yet): most searches end long before their
+	// budget (hexomino analyses held a 30 s slot for 0.3 s, and refusals
+	// said to retry after 28-30 s).
+	typical time.Duration
+}
+
+// holdTime is when a holder took its slot and the most it expects to hold
+// it.
+type holdTime struct {
+	start  time.Time
+	budget time.Duration
+}
+
+// end is when a holder should release its slot: within twice the typical
+// hold when it is not past that yet (most are), else by its budget.
+func (h holdTime) end(typical time.Duration) time.Time {
+	if typical > 0 && 2*typical < h.budget {
+		if e := h.start.Add(2 * typical); time.Now().Before(e) {
+			return e
+		}
+	}
+	return h.start.Add(h.budget)
 }
 
 // NewSlots returns n slots with a queue of the given length. The gauges
@@ -34,7 +57,7 @@ func NewSlots(n, queue int, maxWait time.Duration, m *Metrics) *Slots {
 	if queue < 0 {
 		queue = 0
 	}
-	s := &Slots{run: make(chan struct{}, n), wait: make(chan struct{}, queue), maxWait: maxWait, ends: map[uint64]time.Time{}}
+	s := &Slots{run: make(chan struct{}, n), wait: make(chan struct{}, queue), maxWait: maxWait, holds: map[uint64]holdTime{}}
 	if m != nil {
 		s.inUse, s.waiting, s.refused = m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused
 	}
@@ -99,13 +122,19 @@ func (s *Slots) taken(expect time.Duration) func() {
 		s.mu.Lock()
 		s.seq++
 		id = s.seq
-		s.ends[id] = time.Now().Add(expect)
+		s.holds[id] = holdTime{start: time.Now(), budget: expect}
 		s.mu.Unlock()
 	}
 	return func() {
 		if id != 0 {
 			s.mu.Lock()
-			delete(s.ends, id)
+			held := time.Since(s.holds[id].start)
+			delete(s.holds, id)
+			if s.typical == 0 {
+				s.typical = held
+			} else {
+				s.typical += (held - s.typical) / 5
+			}
 			s.mu.Unlock()
 		}
 		<-s.run
@@ -114,7 +143,7 @@ func (s *Slots) taken(expect time.Duration) func() {
 }
 
 // Retry-After of a refusal: when the first holder with a known time
-// should release its slot, within these bounds.
+// should release its slot (holdTime.end), within these bounds.
 const (
 	minRetry = time.Second
 	maxRetry = 30 * time.Second
@@ -126,11 +155,11 @@ func (s *Slots) busy(format string, args ...any) *Error {
 	}
 	retry := minRetry
 	s.mu.Lock()
-	if len(s.ends) == s.Size() {
+	if len(s.holds) == s.Size() {
 		// Every slot's end is known: the first of them.
 		first := time.Time{}
-		for _, end := range s.ends {
-			if first.IsZero() || end.Before(first) {
+		for _, h := range s.holds {
+			if end := h.end(s.typical); first.IsZero() || end.Before(first) {
 				first = end
 			}
 		}

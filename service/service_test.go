@@ -261,8 +261,30 @@ func TestSlotsRetryAfter(t *testing.T) {
 	r, _ := s.AcquireFor(context.Background(), 20*time.Second)
 	r()
 	r, _ = s.Acquire(context.Background())
-	defer r()
 	if _, err := s.Acquire(context.Background()); err.(*Error).RetryAfter != time.Second {
 		t.Fatalf("after a release: Retry-After %v, want 1s", err.(*Error).RetryAfter)
+	}
+	r()
+	// Holders that release long before their budgets: the refusal's
+	// Retry-After follows how long they hold (twice that, at least 1 s),
+	// not the 30 s budget of the holder now.
+	for range 5 {
+		r, _ := s.AcquireFor(context.Background(), 30*time.Second)
+		time.Sleep(time.Millisecond)
+		r()
+	}
+	r, _ = s.AcquireFor(context.Background(), 30*time.Second)
+	if _, err := s.Acquire(context.Background()); err.(*Error).RetryAfter != time.Second {
+		t.Errorf("short holds of 30 s budgets: Retry-After %v, want 1s", err.(*Error).RetryAfter)
+	}
+	r()
+	// A holder past twice the typical hold is a long one: its budget.
+	long := NewSlots(1, 0, time.Second, nil)
+	long.typical = 10 * time.Millisecond
+	r, _ = long.AcquireFor(context.Background(), 20*time.Second)
+	defer r()
+	time.Sleep(30 * time.Millisecond)
+	if _, err := long.Acquire(context.Background()); err.(*Error).RetryAfter < 19*time.Second {
+		t.Errorf("a holder past the typical hold: Retry-After %v, want its budget's end (about 20 s)", err.(*Error).RetryAfter)
 	}
 }
