@@ -307,6 +307,13 @@ func redactIf(secret bool, v string) string {
 	if err != nil {
 		return "(unparsable, hidden)"
 	}
+	if _, has := u.User.Password(); strings.Count(v, "@") > 1 || !has && strings.Contains(v, "@") {
+		// A password with an unencoded / ? # or @ is parsed as the path
+		// or the query, where Redacted leaves it (redis://:ab/cd@host was
+		// logged whole): everything before the last @ is hidden.
+		scheme, rest, _ := strings.Cut(v, "://")
+		return scheme + "://xxxxx@" + rest[strings.LastIndex(rest, "@")+1:]
+	}
 	return u.Redacted()
 }
 

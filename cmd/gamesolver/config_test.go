@@ -37,6 +37,24 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// TestRedactIf: a secret URL's password is hidden however it is written,
+// also unencoded where net/url reads it as the path or the query (an
+// audit's redis://:1234/SecretTail99@host was logged whole).
+func TestRedactIf(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{"redis://user:hunter2@redis:6379/0", "redis://user:xxxxx@redis:6379/0"},
+		{"redis://:1234/SecretTail99@127.0.0.1:6379/0", "redis://xxxxx@127.0.0.1:6379/0"},
+		{"redis://default:9876?SecretTail99@127.0.0.1:6379", "redis://xxxxx@127.0.0.1:6379"},
+		{"redis://:p@ss/SecretTail99@127.0.0.1:6379", "redis://xxxxx@127.0.0.1:6379"},
+		{"redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"},
+		{"hunter2", "(hidden)"},
+	} {
+		if got := redactIf(true, c.raw); got != c.want {
+			t.Errorf("%s: %s, want %s", c.raw, got, c.want)
+		}
+	}
+}
+
 func TestParseConfigDefaults(t *testing.T) {
 	cfg, err := parseConfig("serve", nil, func(string) string { return "" })
 	if err != nil {

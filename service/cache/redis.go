@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -229,6 +230,15 @@ func (r *Redis) Close() error {
 	return r.client.Close()
 }
 
+// afterHost is the path, query and fragment of a URL's text.
+func afterHost(raw string) string {
+	_, rest, _ := strings.Cut(raw, "://")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		return rest[i:]
+	}
+	return ""
+}
+
 // ParseRedisURL is redis.ParseURL with errors that never show the URL: a
 // URL that does not parse (a password with an unencoded '/' or '#') made
 // net/url's error quote it whole, password included, into the logs and
@@ -237,7 +247,9 @@ func ParseRedisURL(raw string) (*redis.Options, error) {
 	o, err := redis.ParseURL(raw)
 	var ue *url.Error
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), err != nil && strings.Contains(afterHost(raw), "@"):
+		// (An @ after the host: a password with an unencoded / or ?
+		// parsed as the path or the query, which go-redis's errors quote.)
 		return nil, errors.New("REDIS_URL is not a valid URL (its text is not shown: it may hold a password); characters such as / # ? @ : in a user name or password must be percent-encoded (%2F %23 %3F %40 %3A)")
 	case err != nil:
 		return nil, fmt.Errorf("REDIS_URL: %w", err) // go-redis's own: scheme, database, options

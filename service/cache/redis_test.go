@@ -188,7 +188,10 @@ func TestRedisBadURL(t *testing.T) {
 // A REDIS_URL that does not parse is named in no error: net/url quoted it
 // whole, password included (an audit's unencoded '/' in a password).
 func TestRedisBadURLHidesPassword(t *testing.T) {
-	for _, raw := range []string{"redis://:s3c/retPW@127.0.0.1:6379/0", "redis://user:p#ss@host:6379", "redis://:pa ss@host:6379"} {
+	for _, raw := range []string{"redis://:s3c/retPW@127.0.0.1:6379/0", "redis://user:p#ss@host:6379", "redis://:pa ss@host:6379",
+		// Valid URLs whose password went to the path or the query, which
+		// go-redis's errors quote.
+		"redis://:1234/s3cretPW@127.0.0.1:6379/0", "redis://default:9876?s3cretPW@127.0.0.1:6379", "redis://:p@ss/s3c#x@host:6379"} {
 		_, err := NewRedis(RedisOptions{URL: raw})
 		if err == nil {
 			t.Errorf("%s: accepted", raw)
