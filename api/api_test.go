@@ -63,6 +63,9 @@ func newTestServer(t *testing.T, cfg Config) (*gin.Engine, *observer.ObservedLog
 	r.GET("/test/busy", func(c *gin.Context) {
 		fail(c, &service.Error{Kind: service.KindBusy, Message: "all slots busy", RetryAfter: 1500 * time.Millisecond})
 	})
+	r.GET("/test/limited", func(c *gin.Context) {
+		fail(c, &service.Error{Kind: service.KindRateLimited, Message: "too many requests", RetryAfter: time.Second})
+	})
 	r.GET("/test/unavailable", func(c *gin.Context) {
 		fail(c, &service.Error{Kind: service.KindUnavailable, Message: "jobs store unavailable: could not save the job", Cause: errors.New("i/o timeout")})
 	})
@@ -247,14 +250,23 @@ func TestAccessLogFields(t *testing.T) {
 
 // TestAccessLogLevels: a 503 (load shed, table building) is a warning, a
 // 500 an error, a 4xx information (the client's fault, not the server's);
-// a probe or a scrape answered is routine: debug.
+// a probe or a scrape answered is routine: debug, and so is a 429 (a
+// client's loop over its rate logged 950 lines a second). A problem's
+// line names it (which 503, which 429).
 func TestAccessLogLevels(t *testing.T) {
 	r, logs, _ := newTestServer(t, Config{})
-	for path, want := range map[string]zapcore.Level{"/test/busy": zapcore.WarnLevel, "/test/panic": zapcore.ErrorLevel, "/test/invalid": zapcore.InfoLevel, "/no/such/path": zapcore.InfoLevel, "/healthz": zapcore.DebugLevel, "/metrics": zapcore.DebugLevel, "/v1/games": zapcore.InfoLevel} {
+	for path, want := range map[string]zapcore.Level{"/test/busy": zapcore.WarnLevel, "/test/panic": zapcore.ErrorLevel, "/test/invalid": zapcore.InfoLevel, "/no/such/path": zapcore.InfoLevel, "/healthz": zapcore.DebugLevel, "/metrics": zapcore.DebugLevel, "/v1/games": zapcore.InfoLevel, "/test/limited": zapcore.DebugLevel} {
 		do(r, "GET", path, "", "")
 		e := logs.FilterMessage("request").FilterField(zap.String("path", path)).All()
 		if len(e) != 1 || e[0].Level != want {
 			t.Errorf("%s: %d lines, level %v, want %v", path, len(e), e, want)
+		}
+	}
+	for path, want := range map[string]string{"/test/busy": "busy", "/test/unavailable": "unavailable", "/test/limited": "rate-limited", "/test/invalid": "validation", "/v1/games": ""} {
+		do(r, "GET", path, "", "")
+		e := logs.FilterMessage("request").FilterField(zap.String("path", path)).All()
+		if got, _ := e[len(e)-1].ContextMap()["problem"].(string); got != want {
+			t.Errorf("%s: problem %q in the access line, want %q", path, got, want)
 		}
 	}
 }

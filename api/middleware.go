@@ -80,6 +80,11 @@ func accessLog() gin.HandlerFunc {
 			zap.Int("bytes", c.Writer.Size()),
 			zap.String("client", c.ClientIP()),
 		}
+		if p := c.GetString(ctxProblem); p != "" {
+			// Which 503 (busy, not-ready, unavailable), which 429 (the
+			// request rate, the jobs cap): the status alone does not say.
+			fields = append(fields, zap.String("problem", p))
+		}
 		log := logger(c)
 		switch {
 		// 503 is load shedding or a table still building: expected, and
@@ -95,6 +100,10 @@ func accessLog() gin.HandlerFunc {
 		case status < 300 && isProbe(routeOf(c)):
 			// Probes and scrapes, every few seconds from each prober:
 			// routine (about 18 lines a minute per pod at info).
+			log.Debug("request", fields...)
+		case status == http.StatusTooManyRequests:
+			// A client over its rate: one curl loop logged 950 lines a
+			// second at info. Counted by route and status in the metrics.
 			log.Debug("request", fields...)
 		default:
 			log.Info("request", fields...)
@@ -124,6 +133,10 @@ func routeOf(c *gin.Context) string {
 // ctxRoute holds the route template a 405 answer's path matched (gin
 // knows none for it).
 const ctxRoute = "gamesolver.route"
+
+// ctxProblem holds the name of the problem a request was answered with
+// (writeProblem), for its access line.
+const ctxProblem = "gamesolver.problem"
 
 // methodLabel is the method as metrics label it: any method outside
 // HTTP's own is OTHER (Go's server takes any token as a method, up to the

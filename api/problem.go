@@ -93,6 +93,7 @@ func writeProblem(c *gin.Context, p Problem) {
 		c.Header("Retry-After", strconv.Itoa(p.RetryAfterSeconds))
 	}
 	c.Header("Cache-Control", "no-store")
+	c.Set(ctxProblem, strings.TrimPrefix(p.Type, "/problems/"))
 	c.Render(p.Status, problemRender{p})
 	c.Abort()
 }

@@ -48,7 +48,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Namespace: "gamesolver", Name: "solver_slots_waiting", Help: "Requests queued for a solver slot.",
 		}),
 		SlotsRefused: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "gamesolver", Name: "solver_slots_refused_total", Help: "Requests refused because every slot and the queue were full.",
+			Namespace: "gamesolver", Name: "solver_slots_refused_total", Help: "Requests refused a solver slot: every slot and the queue full, or the wait in the queue too long.",
 		}),
 		RedisUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "gamesolver", Name: "redis_up", Help: "1 while the Redis circuit breaker is closed, 0 while open, absent without Redis.",

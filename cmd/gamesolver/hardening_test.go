@@ -334,7 +334,7 @@ func TestWorkerMetrics(t *testing.T) {
 		return err == nil && resp.StatusCode == 200
 	})
 	_, body := get(t, base+"/metrics")
-	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes"} {
+	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes", "gamesolver_build_info{"} {
 		if !strings.Contains(body, name) {
 			t.Errorf("metrics without %s", name)
 		}

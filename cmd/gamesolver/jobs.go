@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
@@ -138,8 +137,7 @@ func worker(args []string, getenv func(string) string) error {
 // runWorker runs a job worker until ctx ends, with its metrics and a
 // liveness check on --metrics-addr when set.
 func runWorker(ctx context.Context, cfg config, log *zap.Logger) error {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 	metrics := service.NewMetrics(reg)
 	if cfg.MetricsAddr != "" {
 		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -83,8 +84,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	} else if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 	metrics := service.NewMetrics(reg)
 	a := &app{cfg: cfg, log: log, draining: make(chan struct{})}
 
@@ -184,6 +184,19 @@ func start(name string, args []string, getenv func(string) string) (config, *zap
 	}
 	log, err := newLogger(cfg)
 	return cfg, log, err
+}
+
+// newRegistry is a process's metrics registry: the Go runtime's, the
+// process's, and gamesolver_build_info (1, labelled with the version: which
+// versions run side by side during a rollout).
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "build_info", Help: "1, labelled with the running version and its Go release.",
+			ConstLabels: prometheus.Labels{"version": versionString(), "go_version": runtime.Version()},
+		}, func() float64 { return 1 }))
+	return reg
 }
 
 // newSearcher runs request searches over the cache c.

@@ -140,7 +140,7 @@ func TestServeMetricsAddr(t *testing.T) {
 	ln.Close()
 	base := startApp(t, nil, "--metrics-addr", addr)
 	_, body := get(t, "http://"+addr+"/metrics")
-	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes"} {
+	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes", "gamesolver_build_info{go_version=\"go"} {
 		if !strings.Contains(body, name) {
 			t.Errorf("metrics on --metrics-addr without %s", name)
 		}
