@@ -1277,6 +1277,34 @@ func TestRedisLostData(t *testing.T) {
 	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 5)
 }
 
+// afterRun is a kind whose Run calls then once its result is made.
+type afterRun struct {
+	*squares
+	then func()
+}
+
+func (k afterRun) Run(ctx context.Context, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	r, err := k.squares.Run(ctx, payload, report)
+	k.then()
+	return r, err
+}
+
+// TestRedisJobGoneAfterARun: a unit whose run ends as its job is lost
+// counts one outcome, orphaned (it counted done and orphaned).
+func TestRedisJobGoneAfterARun(t *testing.T) {
+	e := backends[1].open(t)
+	k := afterRun{newSquares(), func() { e.rdb.FlushAll(context.Background()) }}
+	m, met := newManager(t, e.store, k, fastOptions(t))
+	submit(t, m, `{"n":4,"units":1}`)
+	startWorker(t, m, "w", 1)
+	waitFor(t, "the unit counted orphaned", func() bool {
+		return testutil.ToFloat64(met.Units.WithLabelValues(k.Name(), "orphaned")) == 1
+	})
+	if n := testutil.ToFloat64(met.Units.WithLabelValues(k.Name(), "done")); n != 0 {
+		t.Errorf("the orphaned unit counted done too (%v)", n)
+	}
+}
+
 // TestResultAfterShortOutage: a unit that finishes while Redis is down
 // for seconds stores its result when Redis is back (the worker retries
 // for a third of ReclaimAfter); it used to give up after five attempts,

@@ -305,7 +305,11 @@ func (m *Manager) Cancel(ctx context.Context, id string) (Job, error) {
 	j, err := m.Get(ctx, id)
 	if err == nil && won {
 		m.opts.Metrics.job(j.Type, StatusCanceled)
-		m.log.Info("job canceled", zap.String("job", id), zap.String("type", j.Type))
+		fields := []zap.Field{zap.String("job", id), zap.String("type", j.Type)}
+		if rid := service.RequestID(ctx); rid != "" {
+			fields = append(fields, zap.String("request_id", rid))
+		}
+		m.log.Info("job canceled", fields...)
 	}
 	return j, err
 }

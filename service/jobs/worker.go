@@ -205,7 +205,10 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 			m.opts.Metrics.waited(typ, began.Sub(start.Created))
 		}
 		result, nodes, err = m.run(ctx, d, kind, consumer, log, limit)
-		m.opts.Metrics.ran(typ, runOutcome(err), time.Since(began))
+		took := time.Since(began)
+		m.opts.Metrics.ran(typ, runOutcome(err), took)
+		// Which worker ran which unit, how long (debug: a line a unit).
+		log.Debug("unit ran", zap.String("type", typ), zap.String("outcome", runOutcome(err)), zap.Duration("took", took), zap.Int64("nodes", nodes))
 		var p *panicError
 		switch {
 		case errors.As(err, &p):
@@ -246,7 +249,6 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		if result == nil {
 			result = json.RawMessage("null")
 		}
-		m.opts.Metrics.unit(typ, "done")
 	}
 
 	var status Status
@@ -267,6 +269,12 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	if status == "" {
 		m.orphaned(bg, d, typ, log)
 		return
+	}
+	if !start.HasResult {
+		// Counted once its result is stored: one outcome per delivery (a
+		// run whose job was then gone counted done and orphaned, one
+		// whose store failed done twice, with its rerun).
+		m.opts.Metrics.unit(typ, "done")
 	}
 	if status.Final() {
 		m.ack(bg, d, log)
@@ -297,8 +305,8 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	default:
 		// Shutting down: the result is stored, and whatever Combine
 		// answered may be cut short. The next worker (after a restart,
-		// the memory store's) combines again.
-		m.opts.Metrics.unit(typ, "returned")
+		// the memory store's) combines again. (Counted done: its
+		// result is stored.)
 		m.release(bg, d, consumer, false, log)
 		return
 	}
