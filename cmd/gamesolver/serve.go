@@ -230,7 +230,7 @@ func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *za
 		OnStateChange: func(open bool, cause error) {
 			if open {
 				m.RedisUp.Set(0)
-				log.Warn("redis failing: circuit open, serving without it", zap.Error(cause))
+				log.Warn("redis failing: circuit open, going on without its cache", zap.Error(cause))
 			} else {
 				m.RedisUp.Set(1)
 				log.Info("redis reachable again: circuit closed")
