@@ -341,7 +341,7 @@ type PolyominoAnalysis struct {
 //	@Success		200		{object}	PolyominoAnalysis
 //	@Failure		400		{object}	Problem	"bad configuration, board or move (the problem names it)"
 //	@Failure		401		{object}	Problem	"background: true without a valid X-API-Key, on a server that requires keys for jobs"
-//	@Failure		503		{object}	Problem	"every solver slot busy"
+//	@Failure		503		{object}	Problem	"every solver slot busy, or too many new game configurations waiting to be built (a board, pieces or blocked cells not seen lately): retry after Retry-After"
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
@@ -582,11 +582,12 @@ type PolyominoMovesResponse struct {
 //	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		503		{object}	Problem	"too many new game configurations waiting to be built (a board, pieces or blocked cells not seen lately): retry after Retry-After"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
-//	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
+//	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
 //	@ID				listPolyominoMoves
 //	@Router			/v1/polyomino/moves [post]
 func (h *handlers) polyominoMoves(c *gin.Context) {

@@ -1400,7 +1400,7 @@ const docTemplate = `{
                         }
                     },
                     "503": {
-                        "description": "every solver slot busy",
+                        "description": "every solver slot busy, or too many new game configurations waiting to be built (a board, pieces or blocked cells not seen lately): retry after Retry-After",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -1579,6 +1579,34 @@ const docTemplate = `{
                     },
                     "429": {
                         "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "503": {
+                        "description": "too many new game configurations waiting to be built (a board, pieces or blocked cells not seen lately): retry after Retry-After",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },

@@ -411,6 +411,9 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 		return nil, Invalid("to_move", err, "to_move %q: expected first or second", q.ToMove)
 	}
 	pos, err := polyomino.NewPosition(cfg, q.Board, q.Moves, toMove)
+	if errors.Is(err, polyomino.ErrBusy) { // (only NewGameContext's callers see it: prepare)
+		return nil, &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
+	}
 	if err != nil {
 		field := "board"
 		switch {

@@ -71,17 +71,23 @@ type placement struct {
 	cells []Cell // reading order, shared by the Moves handed out
 }
 
-// NewGame validates a configuration and compiles it (NewGameContext
-// without a deadline).
-func NewGame(cfg Config) (*Game, error) { return NewGameContext(context.Background(), cfg) }
+// NewGame validates a configuration and compiles it, or finds it
+// compiled, waiting for its build however long the queue (NewGameContext
+// is the requests'): for the service's own callers (the opening book, a
+// job's units, whose requests were admitted), which must not fail for a
+// queue full of others' configurations.
+func NewGame(cfg Config) (*Game, error) { return newGame(context.Background(), cfg, false) }
 
 // NewGameContext validates a configuration and compiles it, or finds it
-// compiled. Games are built a few at once (builds) by a queue of at most
-// maxPendingBuilds configurations (ErrBusy beyond); a caller whose ctx
-// ends stops waiting (ctx.Err()), and a build no caller waits for any
-// more leaves the queue unbuilt. Built games are kept, the most recently
-// used first, within gameCacheBytes and gameCacheGames.
-func NewGameContext(ctx context.Context, cfg Config) (*Game, error) {
+// compiled, for a request. Games are built a few at once (builds); a new
+// configuration joins a queue of at most maxPendingBuilds (ErrBusy
+// beyond); a caller whose ctx ends stops waiting (ctx.Err()), and a build
+// no caller waits for any more leaves the queue unbuilt. Built games are
+// kept, the most recently used first, within gameCacheBytes and
+// gameCacheGames.
+func NewGameContext(ctx context.Context, cfg Config) (*Game, error) { return newGame(ctx, cfg, true) }
+
+func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 	r, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -92,7 +98,7 @@ func NewGameContext(ctx context.Context, cfg Config) (*Game, error) {
 	gameCache.Lock()
 	e, ok := gameCache.m[key]
 	if !ok {
-		if gameCache.pending >= maxPendingBuilds {
+		if bounded && gameCache.pending >= maxPendingBuilds {
 			gameCache.Unlock()
 			return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
 		}

@@ -38,6 +38,21 @@ func holdBuilds(t *testing.T) (release func()) {
 	return release
 }
 
+// forget drops configurations from the game cache: a test that builds
+// one runs again (go test -count=2) as the first time.
+func forget(t *testing.T, cfgs ...Config) {
+	gameCache.Lock()
+	defer gameCache.Unlock()
+	for _, c := range cfgs {
+		key := c.Preset + "|" + mustResolve(t, c).fingerprint()
+		if e, ok := gameCache.m[key]; ok && e.size > 0 {
+			delete(gameCache.m, key)
+			gameCache.bytes -= e.size
+			gameCache.built--
+		}
+	}
+}
+
 func pendingBuilds() int {
 	gameCache.Lock()
 	defer gameCache.Unlock()
@@ -58,8 +73,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // unbuilt (an audit's hundred abandoned requests were built one after the
 // other, and a small request waited 27 s behind them).
 func TestGameBuildLeftByItsCallers(t *testing.T) {
-	release := holdBuilds(t)
 	cfg := hexBoard(t, 200)
+	forget(t, cfg)
+	release := holdBuilds(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 2)
 	for range 2 {
@@ -98,7 +114,9 @@ func TestGameBuildQueueBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holdBuilds(t)
+	own := hexBoard(t, maxPendingBuilds+1)
+	forget(t, own)
+	release := holdBuilds(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, maxPendingBuilds)
@@ -121,11 +139,24 @@ func TestGameBuildQueueBounded(t *testing.T) {
 	if _, err := NewGameContext(short, hexBoard(t, 0)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a configuration already queued: %v", err)
 	}
+	// The service's own callers (the opening book, a job's units) wait
+	// beyond the bound: a full queue of others' configurations made the
+	// book's loading panic.
+	ownErr := make(chan error, 1)
+	go func() {
+		_, err := NewGame(own)
+		ownErr <- err
+	}()
+	waitFor(t, "NewGame queued beyond the bound", func() bool { return pendingBuilds() == maxPendingBuilds+1 })
 	cancel()
 	for range maxPendingBuilds {
 		if err := <-errc; !errors.Is(err, context.Canceled) {
 			t.Errorf("a queued caller canceled: %v", err)
 		}
+	}
+	release()
+	if err := <-ownErr; err != nil {
+		t.Errorf("NewGame beyond the bound: %v", err)
 	}
 	waitFor(t, "the queue empty", func() bool { return pendingBuilds() == 0 })
 }

@@ -568,6 +568,15 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 // kept), and those past their TTL, at most evictBatch of them a call.
 var finishScript = redis.NewScript(`
 local st = redis.call('HGET', KEYS[1], 'status')
+local exp = redis.call('HGET', KEYS[1], 'expires')
+if st and exp and tonumber(exp) <= tonumber(ARGV[2]) then
+  -- Expired (load reads it as gone): forgotten now, and no job.
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+  redis.call('ZREM', KEYS[6], ARGV[6])
+  redis.call('DECRBY', KEYS[8], tonumber(redis.call('HGET', KEYS[7], ARGV[6]) or '0'))
+  redis.call('HDEL', KEYS[7], ARGV[6])
+  st = nil
+end
 if not st then
   redis.call('SREM', KEYS[5], ARGV[6])
   return {0, ''}
