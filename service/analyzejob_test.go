@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/engine/teeko"
 	"github.com/gamesolver/gamesolver/service"
@@ -57,7 +60,15 @@ func runJobs(t *testing.T, kind jobs.Kind) (*jobs.Manager, context.Context) {
 // that hands positions to polyomino.analyze jobs of an in-process manager.
 func backgroundAnalyzer(t *testing.T) (*service.Polyomino, *jobs.Manager, context.Context) {
 	t.Helper()
+	return backgroundAnalyzerWith(t, nil)
+}
+
+// backgroundAnalyzerWith is backgroundAnalyzer counting in m (nil: no
+// metrics).
+func backgroundAnalyzerWith(t *testing.T, m *service.Metrics) (*service.Polyomino, *jobs.Manager, context.Context) {
+	t.Helper()
 	s := searcherWithBudget(time.Microsecond)
+	s.Metrics = m
 	kind := service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}
 	jm, ctx := runJobs(t, kind)
 	p := service.NewPolyomino(s)
@@ -384,7 +395,8 @@ func TestAnalyzeInBackgroundStoreDown(t *testing.T) {
 // Repeated background requests for one position share its job while it is
 // queued or running; once it is canceled, the next request starts another.
 func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
-	p, jm, ctx := backgroundAnalyzer(t)
+	m := service.NewMetrics(prometheus.NewRegistry())
+	p, jm, ctx := backgroundAnalyzerWith(t, m)
 	p.SetJobActive(func(ctx context.Context, id string) bool {
 		j, err := jm.Get(ctx, id)
 		return err == nil && !j.Status.Final()
@@ -422,6 +434,12 @@ func TestAnalyzeInBackgroundSharesJob(t *testing.T) {
 		t.Fatalf("after the cancel: %v, job %q (the canceled one %q)", err, third.JobID, first.JobID)
 	}
 	_, _ = jm.Cancel(ctx, third.JobID)
+	// Counted for the operator: four jobs started, one shared.
+	for outcome, want := range map[string]float64{"started": 4, "shared": 1, "store_down": 0, "capped": 0} {
+		if got := testutil.ToFloat64(m.Background.WithLabelValues(outcome)); got != want {
+			t.Errorf("background analyses %s: %v, want %v", outcome, got, want)
+		}
+	}
 }
 
 // A polyomino.analyze job on a position the opening book answers (the

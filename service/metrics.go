@@ -19,7 +19,17 @@ type Metrics struct {
 	AssemblyWaiting prometheus.Gauge
 	RedisUp         prometheus.Gauge
 	Jobs            *prometheus.CounterVec // type, status
+	// Background: analyses asked to go on in the background, by what
+	// became of the request (backgroundOutcomes).
+	Background *prometheus.CounterVec // outcome
 }
+
+// What became of an analysis with background: true whose answer left work
+// (Metrics.Background): a job started, an unfinished job of the same
+// request shared, or no job: the jobs store down, a cap of the server or
+// of the client reached, or a position beyond any search (job_error says
+// which).
+var backgroundOutcomes = []string{"started", "shared", "store_down", "capped", "beyond_search"}
 
 // NewMetrics registers the service metrics on reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
@@ -56,8 +66,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "jobs_total", Help: "Jobs by type and final or initial status.",
 		}, []string{"type", "status"}),
+		Background: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "background_analyses_total",
+			Help: "Analyses with background: true that left work, by outcome: started (a job), shared (the same request's unfinished job), store_down, capped or beyond_search (no job; job_error says why).",
+		}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.AssemblyWaiting, m.Jobs)
+	for _, o := range backgroundOutcomes {
+		m.Background.WithLabelValues(o) // each outcome exported from the start, at 0
+	}
+	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.AssemblyWaiting, m.Jobs, m.Background)
 	return m
 }
 

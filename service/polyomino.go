@@ -576,6 +576,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	}
 	a.Source = source
 	if q.Background && a.unfinished(q.AllMoves) && beyondJobs(pos) {
+		p.backgroundOutcome("beyond_search")
 		a.JobError = errBeyondJobs
 		return a, nil
 	}
@@ -1180,6 +1181,7 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 	down := time.Until(p.bgDown)
 	p.bgMu.Unlock()
 	if down > 0 {
+		p.backgroundOutcome("store_down")
 		a.JobError = fmt.Sprintf("the jobs store is unavailable: no background job (tried again in %v)", down.Round(time.Second))
 		return a, nil
 	}
@@ -1195,6 +1197,7 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		id, ok := p.bgJobs[key]
 		p.bgMu.Unlock()
 		if ok && p.active(sctx, id) {
+			p.backgroundOutcome("shared")
 			a.JobID = id
 			return a, nil
 		}
@@ -1209,17 +1212,20 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		p.bgMu.Lock()
 		p.bgDown = time.Now().Add(backgroundPause)
 		p.bgMu.Unlock()
+		p.backgroundOutcome("store_down")
 		a.JobError = err.Error()
 		return a, nil
 	case KindOf(err) == KindBusy, KindOf(err) == KindRateLimited:
 		// The server's cap on unfinished jobs, all or this client's, or
 		// on this client's submissions.
+		p.backgroundOutcome("capped")
 		a.JobError = err.Error()
 		return a, nil
 	}
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	p.backgroundOutcome("started")
 	if p.active != nil {
 		p.bgMu.Lock()
 		if p.bgJobs == nil || len(p.bgJobs) >= maxBackgroundJobs {
@@ -1230,6 +1236,13 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 	}
 	a.JobID = id
 	return a, nil
+}
+
+// backgroundOutcome counts what became of a background analysis.
+func (p *Polyomino) backgroundOutcome(outcome string) {
+	if m := p.search.Metrics; m != nil {
+		m.Background.WithLabelValues(outcome).Inc()
+	}
 }
 
 // answerOf turns an engine result into an answer, mapping its moves with
