@@ -262,11 +262,18 @@ func TestAccessLogLevels(t *testing.T) {
 			t.Errorf("%s: %d lines, level %v, want %v", path, len(e), e, want)
 		}
 	}
-	for path, want := range map[string]string{"/test/busy": "busy", "/test/unavailable": "unavailable", "/test/limited": "rate-limited", "/test/invalid": "validation", "/v1/games": ""} {
+	for path, want := range map[string][2]string{"/test/busy": {"busy", "all slots busy"}, "/test/unavailable": {"unavailable", "jobs store unavailable: could not save the job"},
+		"/test/limited": {"rate-limited", "too many requests"}, "/test/invalid": {"validation", ""}, "/v1/games": {"", ""}} {
 		do(r, "GET", path, "", "")
 		e := logs.FilterMessage("request").FilterField(zap.String("path", path)).All()
-		if got, _ := e[len(e)-1].ContextMap()["problem"].(string); got != want {
-			t.Errorf("%s: problem %q in the access line, want %q", path, got, want)
+		f := e[len(e)-1].ContextMap()
+		// (A refusal's detail says which limit or queue; a 4xx's quotes
+		// the client and stays out.)
+		if problem, _ := f["problem"].(string); problem != want[0] {
+			t.Errorf("%s: problem %q in the access line, want %q", path, problem, want[0])
+		}
+		if detail, _ := f["detail"].(string); detail != want[1] {
+			t.Errorf("%s: detail %q in the access line, want %q", path, detail, want[1])
 		}
 	}
 }

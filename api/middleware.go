@@ -85,6 +85,9 @@ func accessLog() gin.HandlerFunc {
 			// request rate, the jobs cap): the status alone does not say.
 			fields = append(fields, zap.String("problem", p))
 		}
+		if d := c.GetString(ctxProblemDetail); d != "" {
+			fields = append(fields, zap.String("detail", d))
+		}
 		log := logger(c)
 		switch {
 		// 503 is load shedding or a table still building: expected, and
@@ -137,6 +140,9 @@ const ctxRoute = "gamesolver.route"
 // ctxProblem holds the name of the problem a request was answered with
 // (writeProblem), for its access line.
 const ctxProblem = "gamesolver.problem"
+
+// ctxProblemDetail holds a refusal's detail (429, 503), for its access line.
+const ctxProblemDetail = "gamesolver.problem_detail"
 
 // methodLabel is the method as metrics label it: any method outside
 // HTTP's own is OTHER (Go's server takes any token as a method, up to the

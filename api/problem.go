@@ -94,6 +94,11 @@ func writeProblem(c *gin.Context, p Problem) {
 	}
 	c.Header("Cache-Control", "no-store")
 	c.Set(ctxProblem, strings.TrimPrefix(p.Type, "/problems/"))
+	if p.Status == http.StatusTooManyRequests || p.Status == http.StatusServiceUnavailable {
+		// The server's own words (which limit, which queue), for the
+		// access line: the problem's name alone does not say.
+		c.Set(ctxProblemDetail, p.Detail)
+	}
 	c.Render(p.Status, problemRender{p})
 	c.Abort()
 }

@@ -202,3 +202,18 @@ func BenchmarkCachedAnswerCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestRequestPositionLeavesWithItsContext: a request that ends while its
+// game waits to be built gets its context's error, not a fault of its
+// board (the build queue's wait is the request's).
+func TestRequestPositionLeavesWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := PolyominoQuery{Game: "hexominoes", Width: ptr(16), Height: ptr(16), Blocked: ptr([]string{"p16"})}
+	if _, err := q.requestPosition(ctx); err != context.Canceled {
+		t.Fatalf("a canceled request's position: %v", err)
+	}
+	if _, err := q.position(); err != nil {
+		t.Fatalf("the same position for the service: %v", err)
+	}
+}

@@ -394,6 +394,18 @@ func configField(err error) string {
 
 // position builds the position a query describes.
 func (q PolyominoQuery) position() (*polyomino.Position, error) {
+	return q.positionFor(context.Background(), false)
+}
+
+// requestPosition is position for a request: its game, when not built
+// lately, is built in the requests' bounded queue (polyomino.NewGameContext:
+// 503 busy when full) while ctx lasts (a request that ends leaves the
+// queue, its error ctx's).
+func (q PolyominoQuery) requestPosition(ctx context.Context) (*polyomino.Position, error) {
+	return q.positionFor(ctx, true)
+}
+
+func (q PolyominoQuery) positionFor(ctx context.Context, request bool) (*polyomino.Position, error) {
 	switch {
 	case q.Markers != nil:
 		return nil, Invalid("markers", nil, "markers belong to the capture variant (game \"capture\")")
@@ -410,9 +422,21 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 	if err != nil {
 		return nil, Invalid("to_move", err, "to_move %q: expected first or second", q.ToMove)
 	}
-	pos, err := polyomino.NewPosition(cfg, q.Board, q.Moves, toMove)
-	if errors.Is(err, polyomino.ErrBusy) { // (only NewGameContext's callers see it: prepare)
+	var g *polyomino.Game
+	if request {
+		g, err = polyomino.NewGameContext(ctx, cfg)
+	} else {
+		g, err = polyomino.NewGame(cfg)
+	}
+	var pos *polyomino.Position
+	if err == nil {
+		pos, err = g.NewPosition(q.Board, q.Moves, toMove)
+	}
+	switch {
+	case errors.Is(err, polyomino.ErrBusy):
 		return nil, &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return nil, ctx.Err()
 	}
 	if err != nil {
 		field := "board"
@@ -427,25 +451,6 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 		return nil, Invalid(field, err, "%s", err.Error())
 	}
 	return pos, nil
-}
-
-// prepare builds q's game, or waits for its build, while ctx lasts: a
-// request that ends leaves the queue of builds (polyomino.NewGameContext),
-// and a full queue is 503 busy. A configuration that does not build is
-// position()'s to report, naming its field.
-func (q PolyominoQuery) prepare(ctx context.Context) error {
-	cfg, err := q.config()
-	if err != nil {
-		return nil
-	}
-	_, err = polyomino.NewGameContext(ctx, cfg)
-	switch {
-	case errors.Is(err, polyomino.ErrBusy):
-		return &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
-	case err != nil && ctx.Err() != nil:
-		return ctx.Err()
-	}
-	return nil
 }
 
 // A quick try (runCached's quick) searches at most quickNodes nodes with
@@ -476,10 +481,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if q.isCapture() {
 		return p.analyzeCapture(ctx, q)
 	}
-	if err := q.prepare(ctx); err != nil {
-		return PolyominoAnswer{}, err
-	}
-	pos, err := q.position()
+	pos, err := q.requestPosition(ctx)
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
@@ -1517,10 +1519,7 @@ func (p *Polyomino) Moves(ctx context.Context, q PolyominoQuery) (PolyominoMoves
 	if q.isCapture() {
 		return p.captureMoves(ctx, q)
 	}
-	if err := q.prepare(ctx); err != nil {
-		return PolyominoMoves{}, err
-	}
-	pos, err := q.position()
+	pos, err := q.requestPosition(ctx)
 	if err != nil {
 		return PolyominoMoves{}, err
 	}
@@ -1619,12 +1618,6 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 		}
 		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
 		return []json.RawMessage{u}, nil
-	}
-	var pre PolyominoQuery
-	if DecodeRequest(request, &pre) == nil {
-		if err := pre.prepare(ctx); err != nil { // the game built while the client waits
-			return nil, err
-		}
 	}
 	q, pos, err := decodeQuery(request)
 	if err != nil {

@@ -311,8 +311,7 @@ func redactIf(secret bool, v string) string {
 		// A password with an unencoded / ? # or @ is parsed as the path
 		// or the query, where Redacted leaves it (redis://:ab/cd@host was
 		// logged whole): everything before the last @ is hidden.
-		scheme, rest, _ := strings.Cut(v, "://")
-		return scheme + "://xxxxx@" + rest[strings.LastIndex(rest, "@")+1:]
+		return u.Scheme + "://xxxxx@" + v[strings.LastIndex(v, "@")+1:]
 	}
 	return u.Redacted()
 }

@@ -47,6 +47,7 @@ func TestRedactIf(t *testing.T) {
 		{"redis://default:9876?SecretTail99@127.0.0.1:6379", "redis://xxxxx@127.0.0.1:6379"},
 		{"redis://:p@ss/SecretTail99@127.0.0.1:6379", "redis://xxxxx@127.0.0.1:6379"},
 		{"redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"},
+		{"redis:secret@host?u=a://b", "redis://xxxxx@host?u=a://b"},
 		{"hunter2", "(hidden)"},
 	} {
 		if got := redactIf(true, c.raw); got != c.want {
