@@ -67,6 +67,28 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 	}
 }
 
+// polyominoKeyOf and captureKeyOf give checkEditsRefused the cache key of
+// q's answer.
+func polyominoKeyOf(q PolyominoQuery, allMoves bool) func() (string, error) {
+	return func() (string, error) {
+		pos, err := q.position()
+		if err != nil {
+			return "", err
+		}
+		return analyzeKey(pos, allMoves), nil
+	}
+}
+
+func captureKeyOf(q PolyominoQuery, allMoves bool) func() (string, error) {
+	return func() (string, error) {
+		pos, err := q.capturePosition()
+		if err != nil {
+			return "", err
+		}
+		return captureCacheKey(pos, allMoves), nil
+	}
+}
+
 // TestCachedAnswerChecked: a cached answer is checked against the
 // position asked about; an entry edited in Redis (a move off the board, a
 // piece that does not exist, plies that do not fit, a move missing or
@@ -107,26 +129,14 @@ func TestCachedAnswerChecked(t *testing.T) {
 		},
 		"a move's plies negative": func(a *PolyominoAnswer) { a.Moves[0].Plies = ptr(-5) },
 	}
-	checkEditsRefused(t, q, func() (string, error) {
-		pos, err := q.position()
-		if err != nil {
-			return "", err
-		}
-		return analyzeKey(pos, true), nil
-	}, edits)
+	checkEditsRefused(t, q, polyominoKeyOf(q, true), edits)
 }
 
 // TestCachedCaptureAnswerChecked: the same for the capture variant, whose
 // answers are kept in the position's own frame.
 func TestCachedCaptureAnswerChecked(t *testing.T) {
 	q := PolyominoQuery{Game: "capture", Width: ptr(5), Height: ptr(4), Pieces: ptr(PieceNames("tetrominoes")), AllMoves: true}
-	checkEditsRefused(t, q, func() (string, error) {
-		pos, err := q.capturePosition()
-		if err != nil {
-			return "", err
-		}
-		return captureCacheKey(pos, true), nil
-	}, map[string]func(a *PolyominoAnswer){
+	checkEditsRefused(t, q, captureKeyOf(q, true), map[string]func(a *PolyominoAnswer){
 		"best turn off the board": func(a *PolyominoAnswer) { a.BestMoves[0] = "O:e9,f9,e10,f10" },
 		"plies of the other side": func(a *PolyominoAnswer) { a.Plies = ptr(*a.Plies + 1) },
 		"a draw with plies":       func(a *PolyominoAnswer) { a.Outcome = "draw" },
@@ -149,21 +159,9 @@ func TestFlippedWinRefused(t *testing.T) {
 		},
 	}
 	q := PolyominoQuery{Game: "pentominoes", Width: ptr(6), Height: ptr(5), Pieces: ptr(PieceNames("FILNPTUVWXY"))}
-	checkEditsRefused(t, q, func() (string, error) {
-		pos, err := q.position()
-		if err != nil {
-			return "", err
-		}
-		return analyzeKey(pos, false), nil
-	}, flip)
+	checkEditsRefused(t, q, polyominoKeyOf(q, false), flip)
 	cq := PolyominoQuery{Game: "capture", Width: ptr(5), Height: ptr(4), Pieces: ptr(PieceNames("tetrominoes"))}
-	checkEditsRefused(t, cq, func() (string, error) {
-		pos, err := cq.capturePosition()
-		if err != nil {
-			return "", err
-		}
-		return captureCacheKey(pos, false), nil
-	}, flip)
+	checkEditsRefused(t, cq, captureKeyOf(cq, false), flip)
 }
 
 // BenchmarkCachedAnswerCheck: the check of a cached all_moves answer
