@@ -1583,8 +1583,7 @@ func (j PolyominoAnalyzeJob) cachedAnswer(ctx context.Context, pos *polyomino.Po
 		return nil, false
 	}
 	a, valid := decodeFinal[PolyominoAnswer](raw)
-	unvalued := func(m PolyominoMove) bool { return !m.Proven }
-	if !valid || !a.BestComplete || allMoves && (len(a.Moves) == 0 || slices.ContainsFunc(a.Moves, unvalued)) ||
+	if !valid || !a.BestComplete || allMoves && (len(a.Moves) == 0 || provenMoves(a.Moves) < len(a.Moves)) ||
 		a.Plies == nil && pos.Game().Config().EndRule == polyomino.NormalPlay || !consistentWith(a, pos) {
 		return nil, false
 	}
@@ -1984,9 +1983,7 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if raw, ok := results[0]; ok && total == 1 && bookKnows(pos, q.AllMoves) {
 		return raw, true, nil // the book's answer, whole
 	}
-	entry := combineJobs.entry(request, pos)
-	children := entry.children
-	if raw, ok := results[0]; ok && total == 1 && len(children) > 1 {
+	if raw, ok := results[0]; ok && total == 1 && len(combineJobs.entry(request, pos).children) > 1 {
 		return raw, true, nil // the cache's answer, whole (cachedWhole)
 	}
 	// Called after every unit with every result so far: what is not
@@ -1996,6 +1993,8 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if q.AllMoves && len(results) < total {
 		return nil, false, nil // every move's value is asked for
 	}
+	entry := combineJobs.entry(request, pos)
+	children := entry.children
 	rs := make([]polyomino.Result, len(children))
 	plies := make([]*int, len(children)) // each child's, where its unit found them
 	var nodes, elapsed int64
