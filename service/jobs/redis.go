@@ -567,14 +567,19 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 // the oldest finished jobs past ARGV[7] jobs or ARGV[8] bytes (the latest
 // kept), and those past their TTL, at most evictBatch of them a call.
 var finishScript = redis.NewScript(`
+local total
+local function forget(id)
+  local pre = ARGV[10]
+  redis.call('DEL', pre .. id, pre .. id .. ':results', pre .. id .. ':nodes')
+  redis.call('ZREM', KEYS[6], id)
+  total = redis.call('DECRBY', KEYS[8], tonumber(redis.call('HGET', KEYS[7], id) or '0'))
+  redis.call('HDEL', KEYS[7], id)
+end
 local st = redis.call('HGET', KEYS[1], 'status')
 local exp = redis.call('HGET', KEYS[1], 'expires')
 if st and exp and tonumber(exp) <= tonumber(ARGV[2]) then
   -- Expired (load reads it as gone): forgotten now, and no job.
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-  redis.call('ZREM', KEYS[6], ARGV[6])
-  redis.call('DECRBY', KEYS[8], tonumber(redis.call('HGET', KEYS[7], ARGV[6]) or '0'))
-  redis.call('HDEL', KEYS[7], ARGV[6])
+  forget(ARGV[6])
   st = nil
 end
 if not st then
@@ -592,14 +597,7 @@ redis.call('SREM', KEYS[5], ARGV[6])
 local size = redis.call('HSTRLEN', KEYS[1], 'request') + #ARGV[3] + #ARGV[4] + 200
 redis.call('ZADD', KEYS[6], ARGV[2], ARGV[6])
 redis.call('HSET', KEYS[7], ARGV[6], size)
-local total = redis.call('INCRBY', KEYS[8], size)
-local function forget(id)
-  local pre = ARGV[10]
-  redis.call('DEL', pre .. id, pre .. id .. ':results', pre .. id .. ':nodes')
-  redis.call('ZREM', KEYS[6], id)
-  total = redis.call('DECRBY', KEYS[8], tonumber(redis.call('HGET', KEYS[7], id) or '0'))
-  redis.call('HDEL', KEYS[7], id)
-end
+total = redis.call('INCRBY', KEYS[8], size)
 local n = 0
 local old = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[5]), 'LIMIT', 0, tonumber(ARGV[9]))
 for _, id in ipairs(old) do forget(id); n = n + 1 end
