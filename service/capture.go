@@ -50,12 +50,34 @@ func (q PolyominoQuery) captureConfig() (capture.Config, error) {
 
 // capturePosition builds the position of a capture query.
 func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
+	return q.capturePositionFor(context.Background(), false)
+}
+
+// requestCapturePosition is capturePosition for a request: its game, when
+// not built lately, is built in the requests' bounded queue
+// (capture.NewGameContext: 503 busy when full) while ctx lasts (a request
+// that ends leaves the queue, its error ctx's).
+func (q PolyominoQuery) requestCapturePosition(ctx context.Context) (*capture.Position, error) {
+	return q.capturePositionFor(ctx, true)
+}
+
+func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*capture.Position, error) {
 	cfg, err := q.captureConfig()
 	if err != nil {
 		return nil, err
 	}
-	g, err := capture.NewGame(cfg)
-	if err != nil {
+	var g *capture.Game
+	if request {
+		g, err = capture.NewGameContext(ctx, cfg)
+	} else {
+		g, err = capture.NewGame(cfg)
+	}
+	switch {
+	case errors.Is(err, capture.ErrBusy):
+		return nil, &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return nil, ctx.Err()
+	case err != nil:
 		return nil, Invalid(configField(err), err, "%s", err.Error())
 	}
 	pos, err := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: q.ToMove, Turns: q.Moves})
@@ -105,7 +127,7 @@ func otherPlayer(toMove string) string {
 // heuristic player's turn. Answers are cached by the position and its
 // history (the repetition rule makes the history part of the value).
 func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
-	pos, err := q.capturePosition()
+	pos, err := q.requestCapturePosition(ctx)
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
@@ -376,7 +398,7 @@ func withCapturePosition(a PolyominoAnswer, pos *capture.Position) PolyominoAnsw
 // with the mover's k marked pieces: the list is cut at maxListedTurns,
 // while Count is exact.
 func (p *Polyomino) captureMoves(ctx context.Context, q PolyominoQuery) (PolyominoMoves, error) {
-	pos, err := q.capturePosition()
+	pos, err := q.requestCapturePosition(ctx)
 	if err != nil {
 		return PolyominoMoves{}, err
 	}

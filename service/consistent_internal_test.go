@@ -214,4 +214,13 @@ func TestRequestPositionLeavesWithItsContext(t *testing.T) {
 	if _, err := q.position(); err != nil {
 		t.Fatalf("the same position for the service: %v", err)
 	}
+	// The capture variant's games too (they were built for every request,
+	// outside any bound).
+	c := PolyominoQuery{Game: "capture", Width: ptr(16), Height: ptr(16), Order: ptr(6), Blocked: ptr([]string{"p16"})}
+	if _, err := c.requestCapturePosition(ctx); err != context.Canceled {
+		t.Fatalf("a canceled request's capture position: %v", err)
+	}
+	if _, err := c.capturePosition(); err != nil {
+		t.Fatalf("the same capture position for the service: %v", err)
+	}
 }

@@ -15,6 +15,8 @@ var (
 	ErrBadBoard     = errors.New("bad board")
 	ErrBadPosition  = errors.New("bad position")
 	ErrUnknownPiece = errors.New("unknown piece")
+	// ErrBusy: too many new configurations wait to be built; retry.
+	ErrBusy = errors.New("busy")
 
 	// ErrIllegalTurn is wrapped by every error for a turn the rules forbid.
 	ErrIllegalTurn = errors.New("illegal turn")

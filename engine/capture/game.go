@@ -1,10 +1,14 @@
 package capture
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 
+	"github.com/gamesolver/gamesolver/engine/internal/buildcache"
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
 
@@ -83,8 +87,55 @@ type placementKey struct {
 	mask  cellSet
 }
 
-// NewGame validates cfg and builds its placement tables.
-func NewGame(cfg Config) (*Game, error) {
+// NewGame validates cfg and builds its placement tables, or finds them
+// built, waiting for the build however long the queue (NewGameContext is
+// the requests'): for the engine's own callers and the service's jobs,
+// whose requests were admitted.
+func NewGame(cfg Config) (*Game, error) { return newGame(context.Background(), cfg, false) }
+
+// NewGameContext validates cfg and builds its placement tables, or finds
+// them built, for a request: a new configuration is built in the queue of
+// game builds the engines share (a 16 x 16 hexomino board takes about a
+// tenth of a second and 10 MB), at most maxPendingBuilds waiting (ErrBusy
+// beyond); a caller whose ctx ends stops waiting (ctx.Err()), and a build
+// nobody waits for any more leaves the queue. Built games are kept, the
+// most recently used first, within gameCacheBytes and gameCacheGames.
+func NewGameContext(ctx context.Context, cfg Config) (*Game, error) { return newGame(ctx, cfg, true) }
+
+func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
+	g, err := validate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// The configuration as given is the key: Config returns it.
+	key := fmt.Sprintf("%dx%d|%q|%d|%q", cfg.Width, cfg.Height, cfg.Blocked, cfg.Order, cfg.Pieces)
+	g, err = games.Get(ctx, key, bounded, func() (*Game, error) {
+		g.build()
+		return g, nil
+	})
+	if errors.Is(err, buildcache.ErrFull) {
+		return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
+	}
+	return g, err
+}
+
+// The game cache's bounds (as the polyomino engine's): the built games
+// kept, by their approxBytes and by number, and the configurations
+// waiting for a build.
+const (
+	gameCacheBytes   = 64 << 20
+	gameCacheGames   = 64
+	maxPendingBuilds = 32
+)
+
+// games keeps recently built games: the 16 x 16 hexomino board was built
+// for every request, a tenth of a second and 10 MB each, without bound.
+var games = buildcache.New(buildcache.Limits{Bytes: gameCacheBytes, Entries: gameCacheGames, Pending: maxPendingBuilds},
+	buildcache.Shared(), (*Game).approxBytes)
+
+// validate checks cfg and makes its game without the placement tables
+// (build makes them).
+func validate(cfg Config) (*Game, error) {
 	if err := polyomino.CheckSize(cfg.Width, cfg.Height); err != nil { // MaxSide is the engine's
 		return nil, faultf(ErrBadConfig, "%v", err)
 	}
@@ -147,10 +198,29 @@ func NewGame(cfg Config) (*Game, error) {
 			g.labels = append(g.labels, indexLabels[p.Index%len(indexLabels)])
 		}
 	}
+	return g, nil
+}
+
+// build makes the placement tables of a validated game.
+func (g *Game) build() {
 	g.buildPlacements()
 	g.evalCost = max(1, int64(len(g.placements))/2048)
 	g.zobrist = newZobrist(len(g.placements), len(g.pieces))
-	return g, nil
+}
+
+// approxBytes estimates the memory a built game holds: its placements
+// (cells, edges, mask), their masks by piece, the index and the hash keys.
+func (g *Game) approxBytes() int64 {
+	var per int64
+	for _, pl := range g.placements {
+		per += int64(cap(pl.cells)+cap(pl.edges)) * 2
+	}
+	n := int64(len(g.placements))
+	mask := int64(unsafe.Sizeof(cellSet{}))
+	return 4096 + per + n*(int64(unsafe.Sizeof(placement{}))+ // the placements
+		4+mask+8+ // byPiece, masks, masks64
+		2*(int64(unsafe.Sizeof(placementKey{}))+4+8)+ // index (a Go map's buckets, half full or so)
+		int64(unsafe.Sizeof(posKey{}))) // zobrist
 }
 
 func (g *Game) buildPlacements() {

@@ -2,10 +2,12 @@ package polyomino
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/gamesolver/gamesolver/engine/internal/buildcache"
 )
 
 // Game is a compiled configuration: the board geometry and every placement
@@ -79,12 +81,12 @@ type placement struct {
 func NewGame(cfg Config) (*Game, error) { return newGame(context.Background(), cfg, false) }
 
 // NewGameContext validates a configuration and compiles it, or finds it
-// compiled, for a request. Games are built a few at once (builds); a new
-// configuration joins a queue of at most maxPendingBuilds (ErrBusy
-// beyond); a caller whose ctx ends stops waiting (ctx.Err()), and a build
-// no caller waits for any more leaves the queue unbuilt. Built games are
-// kept, the most recently used first, within gameCacheBytes and
-// gameCacheGames.
+// compiled, for a request. Games are built a few at once (the build slots
+// the engines share); a new configuration joins a queue of at most
+// maxPendingBuilds (ErrBusy beyond); a caller whose ctx ends stops waiting
+// (ctx.Err()), and a build no caller waits for any more leaves the queue
+// unbuilt. Built games are kept, the most recently used first, within
+// gameCacheBytes and gameCacheGames.
 func NewGameContext(ctx context.Context, cfg Config) (*Game, error) { return newGame(ctx, cfg, true) }
 
 func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
@@ -92,124 +94,17 @@ func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The preset's name is the game's too (answers name it): the same
-	// board and pieces reached from two presets are two entries.
-	key := r.cfg.Preset + "|" + r.fingerprint()
-	gameCache.Lock()
-	e, ok := gameCache.m[key]
-	if !ok {
-		if bounded && gameCache.pending >= maxPendingBuilds {
-			gameCache.Unlock()
-			return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
-		}
-		// Concurrent first requests for a configuration wait for one
-		// build (a hundred clients arriving at once used to build it a
-		// hundred times, stalling every other request for most of a
-		// second).
-		bctx, cancel := context.WithCancel(context.Background())
-		e = &gameEntry{key: key, done: make(chan struct{}), cancel: cancel}
-		gameCache.m[key] = e
-		gameCache.pending++
-		go e.build(bctx, r)
+	g, err := games.Get(ctx, gameKey(r), bounded, func() (*Game, error) { return buildGame(r) })
+	if errors.Is(err, buildcache.ErrFull) {
+		return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
 	}
-	gameCache.tick++
-	e.used = gameCache.tick
-	e.waiters++
-	gameCache.Unlock()
-	select {
-	case <-e.done:
-	case <-ctx.Done():
-		select {
-		case <-e.done: // built meanwhile: served
-		default:
-			gameCache.Lock()
-			e.waiters--
-			if e.waiters == 0 && !e.started {
-				// Nobody wants it any more: it leaves the queue (a
-				// hundred abandoned requests were built one after the
-				// other, ahead of every new configuration).
-				e.cancel()
-				if gameCache.m[key] == e {
-					delete(gameCache.m, key)
-				}
-			}
-			gameCache.Unlock()
-			return nil, ctx.Err()
-		}
-	}
-	gameCache.Lock()
-	e.waiters--
-	gameCache.Unlock()
-	return e.g, e.err
+	return g, err
 }
 
-// build compiles e's game when a build slot is free, unless every caller
-// left first (ctx canceled), and keeps it in the cache.
-func (e *gameEntry) build(ctx context.Context, r *resolved) {
-	defer close(e.done)
-	defer e.cancel()
-	select {
-	case builds <- struct{}{}:
-	case <-ctx.Done():
-		gameCache.Lock()
-		gameCache.pending--
-		gameCache.Unlock()
-		e.err = ctx.Err()
-		return
-	}
-	gameCache.Lock()
-	if ctx.Err() != nil { // the last caller left as the slot came
-		gameCache.pending--
-		gameCache.Unlock()
-		<-builds
-		e.err = ctx.Err()
-		return
-	}
-	e.started = true
-	gameCache.Unlock()
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				e.err = fmt.Errorf("building the game: %v", v)
-			}
-		}()
-		defer func() { <-builds }()
-		e.g, e.err = buildGame(r)
-	}()
-	gameCache.Lock()
-	defer gameCache.Unlock()
-	gameCache.pending--
-	if e.err != nil {
-		// Not kept: the cache holds built games only.
-		if gameCache.m[e.key] == e {
-			delete(gameCache.m, e.key)
-		}
-		return
-	}
-	e.size = e.g.approxBytes()
-	gameCache.bytes += e.size
-	gameCache.built++
-	for gameCache.bytes > gameCacheBytes || gameCache.built > gameCacheGames {
-		var old *gameEntry
-		for _, o := range gameCache.m {
-			if o != e && o.size > 0 && (old == nil || o.used < old.used) {
-				old = o
-			}
-		}
-		if old == nil {
-			break // e alone (a game bigger than the budget is kept)
-		}
-		delete(gameCache.m, old.key)
-		gameCache.bytes -= old.size
-		gameCache.built--
-	}
-}
-
-// builds bounds the games built at once to every core but one (at least
-// one): a build takes up to a few tenths of a second (the hexomino board
-// with a new blocked cell), and twenty new boards at once took every core
-// from the searches and the cheap requests for seconds.
-var builds = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+// gameKey is the game cache's key of a configuration. The preset's name
+// is the game's too (answers name it): the same board and pieces reached
+// from two presets are two entries.
+func gameKey(r *resolved) string { return r.cfg.Preset + "|" + r.fingerprint() }
 
 // The game cache's bounds: the built games kept, by their approxBytes (a
 // 16 x 16 hexomino board is about 11 MB: 64 of them, each with a blocked
@@ -221,30 +116,11 @@ const (
 	maxPendingBuilds = 32
 )
 
-// gameCache keeps recently compiled games: compiling the hexomino preset
-// takes milliseconds, a request should not pay for it every time.
-var gameCache = struct {
-	sync.Mutex
-	m       map[string]*gameEntry
-	bytes   int64  // the built games' approxBytes
-	built   int    // the built games
-	pending int    // entries not built yet (queued or building)
-	tick    uint64 // the last use's
-}{m: map[string]*gameEntry{}}
-
-// gameEntry is a game of the cache, built once; its fields but done are
-// guarded by gameCache, g and err are set before done closes.
-type gameEntry struct {
-	key     string
-	done    chan struct{}
-	cancel  context.CancelFunc // drops the build while it waits for a slot
-	g       *Game
-	err     error
-	size    int64  // approxBytes, once built
-	used    uint64 // gameCache.tick at its last use
-	waiters int    // callers waiting for the build
-	started bool   // the build has its slot
-}
+// games keeps recently compiled games: compiling the hexomino preset
+// takes milliseconds, a request should not pay for it every time. Its
+// builds take the slots the engines share (every core but one).
+var games = buildcache.New(buildcache.Limits{Bytes: gameCacheBytes, Entries: gameCacheGames, Pending: maxPendingBuilds},
+	buildcache.Shared(), (*Game).approxBytes)
 
 func buildGame(r *resolved) (*Game, error) {
 	g := &Game{cfg: r.cfg, geo: r.geo, set: r.set, hands: r.hands, pool: r.cfg.Pool,

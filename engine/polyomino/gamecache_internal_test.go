@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/gamesolver/gamesolver/engine/internal/buildcache"
 )
 
 // hexBoard is the 16 x 16 hexomino game with cell i blocked: a
@@ -22,15 +24,16 @@ func hexBoard(t *testing.T, i int) Config {
 // holdBuilds takes every build slot until the test ends or the returned
 // func is called.
 func holdBuilds(t *testing.T) (release func()) {
-	for range cap(builds) {
-		builds <- struct{}{}
+	slots := buildcache.Shared()
+	for range cap(slots) {
+		slots <- struct{}{}
 	}
 	done := false
 	release = func() {
 		if !done {
 			done = true
-			for range cap(builds) {
-				<-builds
+			for range cap(slots) {
+				<-slots
 			}
 		}
 	}
@@ -41,23 +44,12 @@ func holdBuilds(t *testing.T) (release func()) {
 // forget drops configurations from the game cache: a test that builds
 // one runs again (go test -count=2) as the first time.
 func forget(t *testing.T, cfgs ...Config) {
-	gameCache.Lock()
-	defer gameCache.Unlock()
 	for _, c := range cfgs {
-		key := c.Preset + "|" + mustResolve(t, c).fingerprint()
-		if e, ok := gameCache.m[key]; ok && e.size > 0 {
-			delete(gameCache.m, key)
-			gameCache.bytes -= e.size
-			gameCache.built--
-		}
+		games.Forget(gameKey(mustResolve(t, c)))
 	}
 }
 
-func pendingBuilds() int {
-	gameCache.Lock()
-	defer gameCache.Unlock()
-	return gameCache.pending
-}
+func pendingBuilds() int { return games.Stats().Pending }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -68,47 +60,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestGameBuildLeftByItsCallers: a caller whose context ends stops
-// waiting for a build, and a build nobody waits for leaves the queue
-// unbuilt (an audit's hundred abandoned requests were built one after the
-// other, and a small request waited 27 s behind them).
-func TestGameBuildLeftByItsCallers(t *testing.T) {
-	cfg := hexBoard(t, 200)
-	forget(t, cfg)
-	release := holdBuilds(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 2)
-	for range 2 {
-		go func() {
-			_, err := NewGameContext(ctx, cfg)
-			errc <- err
-		}()
-	}
-	waitFor(t, "one build queued", func() bool { return pendingBuilds() == 1 })
-	cancel()
-	for range 2 {
-		if err := <-errc; !errors.Is(err, context.Canceled) {
-			t.Fatalf("a caller canceled while the build waits: %v", err)
-		}
-	}
-	waitFor(t, "the queue empty", func() bool { return pendingBuilds() == 0 })
-	gameCache.Lock()
-	_, kept := gameCache.m[cfg.Preset+"|"+mustResolve(t, cfg).fingerprint()]
-	gameCache.Unlock()
-	if kept {
-		t.Error("the abandoned configuration is still in the cache")
-	}
-	// Another caller builds it afresh.
-	release()
-	g, err := NewGameContext(context.Background(), cfg)
-	if err != nil || g == nil {
-		t.Fatalf("built again: %v", err)
-	}
-}
-
 // TestGameBuildQueueBounded: beyond maxPendingBuilds configurations
 // waiting, a new one is refused at once (ErrBusy); a configuration
-// already waiting or built is not.
+// already waiting or built is not, and a caller whose context ends stops
+// waiting (the cache itself is tested in buildcache).
 func TestGameBuildQueueBounded(t *testing.T) {
 	built, err := NewGame(mustPreset(t, "tetrominoes"))
 	if err != nil {
@@ -178,15 +133,8 @@ func TestGameCacheBytes(t *testing.T) {
 			t.Fatalf("the game used most recently left the cache (after %d others)", i-100)
 		}
 	}
-	gameCache.Lock()
-	bytes, games := gameCache.bytes, gameCache.built
-	var sum int64
-	for _, e := range gameCache.m {
-		sum += e.size
-	}
-	gameCache.Unlock()
-	if bytes > gameCacheBytes || bytes != sum || games > gameCacheGames {
-		t.Errorf("%d games of %d bytes kept (their sizes sum to %d), bounds %d bytes, %d games", games, bytes, sum, gameCacheBytes, gameCacheGames)
+	if s := games.Stats(); s.Bytes > gameCacheBytes || s.Built > gameCacheGames {
+		t.Errorf("%d games of %d bytes kept, bounds %d bytes, %d games", s.Built, s.Bytes, gameCacheBytes, gameCacheGames)
 	}
 	if g, _ := NewGame(hexBoard(t, 101)); g == nil {
 		t.Fatal("rebuilt: nil")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gamesolver/gamesolver/engine/internal/buildcache"
 )
 
 func mustPreset(t testing.TB, name string) Config {
@@ -441,6 +443,7 @@ func TestBoardSymbols(t *testing.T) {
 // TestGameBuildsBounded: a game is built only with a build slot free (at
 // most every core but one at once); the others wait.
 func TestGameBuildsBounded(t *testing.T) {
+	builds := buildcache.Shared()
 	for range cap(builds) {
 		builds <- struct{}{}
 	}
