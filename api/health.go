@@ -71,12 +71,12 @@ type GamesResponse struct {
 //	@Header			200,304	{string}	ETag	"the answer's version (a hash of it): send it back in If-None-Match"
 //	@Header			200,304	{string}	Cache-Control	"no-cache: keep it, but revalidate it (If-None-Match) before use"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429	{integer}	Retry-After	"seconds to wait before retrying"
-//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@ID				listGames
 //	@Router			/v1/games [get]
 func (h *handlers) games(c *gin.Context) {

@@ -219,13 +219,13 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
-//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@ID				getJob
 //	@Router			/v1/jobs/{id} [get]
 func (h *handlers) getJob(c *gin.Context) {
@@ -262,13 +262,13 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
+//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
-//	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@ID				cancelJob
 //	@Router			/v1/jobs/{id} [delete]
 func (h *handlers) cancelJob(c *gin.Context) {
@@ -292,13 +292,13 @@ func (h *handlers) cancelJob(c *gin.Context) {
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
 //	@Failure		429		{object}	Problem	"rate limit exceeded, or 32 event streams of this client open (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable, or 2048 event streams open on this server (Retry-After given)"
+//	@Failure		400		{object}	Problem	"a query parameter other than api_key"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Reset	"Unix time (s) at which the period ends (when the server limits rates)"
 //	@Header			429,503	{integer}	Retry-After	"seconds to wait before retrying"
-//	@Failure		400		{object}	Problem	"a query parameter other than api_key"
 //	@ID				streamJobEvents
 //	@Router			/v1/jobs/{id}/events [get]
 func (h *handlers) jobEvents(c *gin.Context) {

@@ -353,6 +353,24 @@ const docTemplate = `{
                         "description": "a query parameter: this endpoint takes none",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "429": {
@@ -688,6 +706,24 @@ const docTemplate = `{
                         "description": "a query parameter: this endpoint takes none",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
@@ -858,6 +894,24 @@ const docTemplate = `{
                         "description": "a query parameter: this endpoint takes none",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
@@ -1083,6 +1137,24 @@ const docTemplate = `{
                         "description": "a query parameter other than api_key",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
                         }
                     },
                     "401": {
@@ -4127,7 +4199,7 @@ var SwaggerInfo = &swag.Spec{
 	BasePath:         "/",
 	Schemes:          []string{},
 	Title:            "gamesolver",
-	Description:      "Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.\nValues are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).\nEvery response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).\nUnder /v1, when the server limits request rates (per API key, else per client address), every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found. Words (presets, rules, players, end rules, drop styles, job types) are matched without regard to case or to spaces around them. In a request body, a field sent as null, or as an empty string where the field takes one of a list of words, is the same as the field left out (a required one is then missing); so is an empty query parameter. Where an integer is expected, a number with a fraction or an exponent and an integer value is taken (8.0, 1e3), as JSON Schema's integer takes it; 8.5 is refused.",
+	Description:      "Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.\nValues are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).\nEvery response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).\nUnder /v1, when the server limits request rates (per API key, else per client address), every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found. Words (presets, rules, players, end rules, drop styles, job types) are matched without regard to case or to spaces around them. In a request body, a field sent as null, or as an empty string where the field takes one of a list of words, is the same as the field left out (a required one is then missing); so is an empty query parameter. Where an integer is expected, a number with a fraction or an exponent and an integer value is taken (8.0, 1e3), as JSON Schema's integer takes it; 8.5 is refused.\nEvery GET operation answers HEAD too (its status and headers, no body). A path with a trailing slash too many or too few is redirected to the operation's own (301 for GET and HEAD; 307 for other methods, which send their body again). A request body is JSON (Content-Type application/json, or any application/*+json type); one larger than the server's limit (--max-body, 64 KiB by default) gets 413 /problems/body-too-large, whatever the method. A field a request schema does not name gets 400 (the schemas say additionalProperties: false), as does a query parameter an operation does not list, or one given twice. Problems and event streams are sent with Cache-Control: no-store.",
 	InfoInstanceName: "swagger",
 	SwaggerTemplate:  docTemplate,
 	LeftDelim:        "{{",

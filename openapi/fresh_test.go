@@ -166,7 +166,8 @@ func TestDocumentIsFresh(t *testing.T) {
 // of the types they hold, every field encoding/json always writes. Schemas
 // that request bodies use are left alone: there a field is optional
 // whatever its Go type, and each optional one is marked x-nullable (null
-// is the same as absent). Every response schema of the document must be
+// is the same as absent); they take no other fields
+// (additionalProperties: false). Every response schema of the document must be
 // among api.ResponseTypes.
 func addRequired(t *testing.T, doc *spec.Swagger) {
 	t.Helper()
@@ -196,9 +197,14 @@ func addRequired(t *testing.T, doc *spec.Swagger) {
 	}
 	// In a request, null, or "" for a field that takes one of a list of
 	// words, is the same as a field left out (TestNullIsAbsent in package
-	// api): an optional field may be null, and "" is among its words.
+	// api): an optional field may be null, and "" is among its words. A
+	// field the schema does not name is refused (400): the schemas say so,
+	// for clients generated from them.
 	for name := range requests {
 		def := doc.Definitions[name]
+		if len(def.Properties) > 0 {
+			def.AdditionalProperties = &spec.SchemaOrBool{Allows: false}
+		}
 		for prop, schema := range def.Properties {
 			if slices.Contains(def.Required, prop) {
 				continue
@@ -393,6 +399,42 @@ func TestDocumentGeneratesClients(t *testing.T) {
 					t.Errorf("%s.%s: enum values %q and %q name alike", name, prop, other, v)
 				}
 				seen[alnum(v)] = v
+			}
+		}
+	}
+}
+
+// TestDocumentHeaders: every answer of every operation declares the
+// headers the server always sends: X-Request-ID; under /v1 the rate
+// limit's; Retry-After with 429 and 503 (three operations' 400s declared
+// none: swag's "all" reaches only the statuses listed before it).
+func TestDocumentHeaders(t *testing.T) {
+	raw, err := os.ReadFile("swagger.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc spec.Swagger
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range doc.Paths.Paths {
+		for method, op := range map[string]*spec.Operation{"get": item.Get, "post": item.Post, "delete": item.Delete} {
+			if op == nil || op.Responses == nil {
+				continue
+			}
+			for code, r := range op.Responses.StatusCodeResponses {
+				want := []string{"X-Request-ID"}
+				if strings.HasPrefix(path, "/v1/") {
+					want = append(want, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+				}
+				if code == 429 || code == 503 {
+					want = append(want, "Retry-After")
+				}
+				for _, h := range want {
+					if _, ok := r.Headers[h]; !ok {
+						t.Errorf("%s %s: %d does not declare %s", method, path, code, h)
+					}
+				}
 			}
 		}
 	}

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/gamesolver/gamesolver/api"
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
@@ -107,9 +108,11 @@ func listenMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) (func
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	started := time.Now()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+		// The API's liveness answer (its OpenAPI schema, api.Health).
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_ = json.NewEncoder(w).Encode(api.Health{Status: "ok", Version: versionString(), UptimeSeconds: time.Since(started).Seconds()})
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { _ = srv.Serve(ln) }()

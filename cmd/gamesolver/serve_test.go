@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/gamesolver/gamesolver/api"
 	"github.com/gamesolver/gamesolver/engine/teeko"
 	"github.com/gamesolver/gamesolver/service/redistest"
 	"github.com/gamesolver/gamesolver/service/servicetest"
@@ -145,8 +146,12 @@ func TestServeMetricsAddr(t *testing.T) {
 			t.Errorf("metrics on --metrics-addr without %s", name)
 		}
 	}
-	if resp, _ := get(t, "http://"+addr+"/healthz"); resp.StatusCode != 200 {
-		t.Errorf("healthz on --metrics-addr: %d", resp.StatusCode)
+	// The API's liveness answer (an audit's client validating against the
+	// OpenAPI document found {"status":"ok"} alone).
+	resp, body := get(t, "http://"+addr+"/healthz")
+	var h api.Health
+	if err := json.Unmarshal([]byte(body), &h); resp.StatusCode != 200 || err != nil || h.Status != "ok" || h.Version != versionString() || h.UptimeSeconds <= 0 {
+		t.Errorf("healthz on --metrics-addr: %d %s", resp.StatusCode, body)
 	}
 	if resp, _ := get(t, "http://"+addr+"/v1/games"); resp.StatusCode != 404 {
 		t.Errorf("the API on --metrics-addr: %d", resp.StatusCode)
