@@ -93,5 +93,13 @@ func ResponseExamples() []ResponseExample {
 			{"black_wins": 19822, "red_wins": 2820, "draws": 53258, "total": 75900}, {"black_wins": 15578, "red_wins": 189292, "draws": 326430, "total": 531300},
 			{"black_wins": 1025052, "red_wins": 225328, "draws": 2291620, "total": 3542000}, {"black_wins": 927304, "red_wins": 6399076, "draws": 9498120, "total": 16824500}]},
 			"empty_board": {"outcome": "draw", "plies": null}, "longest_win_plies": 39, "file_bytes": 3229193, "load_ms": 407.5}`},
+		{"api.PolyominoMovesResponse", "POST", "/v1/polyomino/moves",
+			`{"game": "tetrominoes", "width": 4, "height": 4, "board": ["IIII", "....", "TTT.", ".T.."]}`, "",
+			`{"count": 3, "distinct_up_to_symmetry": 3, "moves": ["L:b2,c2,d2,d3", "L:c2,d2,d3,d4", "L:d2,d3,c4,d4"],
+			"to_move": "first", "board": ["IIII", "....", "TTT.", ".T.."], "game_over": false, "pass": false}`},
+		{"api.TilingsResponse", "POST", "/v1/polyomino/tilings", `{"width": 5, "height": 3, "pieces": "LTY", "limit": 1}`, "",
+			`{"count": 1, "count_all": 4, "symmetries": 4, "solutions": [["LLLLT", "LYTTT", "YYYYT"]],
+			"placements": [["L:a1,b1,c1,d1,a2", "T:e1,c2,d2,e2,e3", "Y:b2,a3,b3,c3,d3"]], "complete": true,
+			"region": [".....", ".....", "....."], "pieces": "LTY", "source": "search", "stats": {"elapsed_ms": 0.23, "nodes": 7}}`},
 	}
 }
