@@ -1830,3 +1830,58 @@ func TestReclaimHold(t *testing.T) {
 		}
 	}
 }
+
+// TestOldestGauge: gamesolver_jobs_oldest_seconds reads when the oldest
+// queued and the oldest running job were submitted, in either store (an
+// operator could tell no worker at work only from counters that stop
+// moving).
+func TestOldestGauge(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		gate := k.gated(make(chan struct{}))
+		reg := prometheus.NewRegistry()
+		met := NewMetrics(reg, nil)
+		opts := fastOptions(t)
+		opts.Metrics = met
+		m, err := NewManager(e.store, []Kind{k}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oldest := *met.oldest.Load()
+		if q, r, ok := oldest(); !ok || !q.IsZero() || !r.IsZero() {
+			t.Fatalf("no job: %v %v %v", q, r, ok)
+		}
+		a := submit(t, m, `{"n":4,"units":1}`)
+		time.Sleep(20 * time.Millisecond)
+		b := submit(t, m, `{"n":4,"units":1}`)
+		same := func(got, want time.Time) bool { return got.UnixMilli() == want.UnixMilli() }
+		if q, r, ok := oldest(); !ok || !same(q, a.Created) || !r.IsZero() {
+			t.Errorf("two queued jobs: queued %v running %v (%v), want %v and none", q, r, ok, a.Created)
+		}
+		startWorker(t, m, "w", 1)
+		waitJob(t, m, a.ID, "a running", func(j Job) bool { return j.Status == StatusRunning })
+		if q, r, ok := oldest(); !ok || !same(q, b.Created) || !same(r, a.Created) {
+			t.Errorf("one running, one queued: queued %v running %v (%v), want %v and %v", q, r, ok, b.Created, a.Created)
+		}
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ages := map[string]float64{}
+		for _, f := range families {
+			if f.GetName() == "gamesolver_jobs_oldest_seconds" {
+				for _, mt := range f.GetMetric() {
+					ages[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
+				}
+			}
+		}
+		if ages["queued"] <= 0 || ages["running"] < ages["queued"] || ages["running"] > 60 {
+			t.Errorf("gamesolver_jobs_oldest_seconds %v", ages)
+		}
+		close(gate)
+		waitJob(t, m, b.ID, "b done", func(j Job) bool { return j.Status == StatusDone })
+		if q, r, ok := oldest(); !ok || !q.IsZero() || !r.IsZero() {
+			t.Errorf("every job done: %v %v %v", q, r, ok)
+		}
+	})
+}

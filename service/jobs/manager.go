@@ -152,6 +152,16 @@ func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
 			return float64(n)
 		}
 		opts.Metrics.unfinished.Store(&count)
+		oldest := func() (queued, running time.Time, ok bool) {
+			ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
+			defer cancel()
+			err := m.gated(ctx, "read the oldest unfinished jobs", func(ctx context.Context) (err error) {
+				queued, running, err = m.store.oldest(ctx)
+				return err
+			})
+			return queued, running, err == nil
+		}
+		opts.Metrics.oldest.Store(&oldest)
 	}
 	return m, nil
 }

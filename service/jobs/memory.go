@@ -558,6 +558,21 @@ func (s *MemoryStore) countActive(context.Context) (int, error) {
 	return s.unfinished(""), nil
 }
 
+func (s *MemoryStore) oldest(context.Context) (queued, running time.Time, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range s.active {
+		at := &running
+		if j.s.Status == StatusQueued {
+			at = &queued
+		}
+		if at.IsZero() || j.s.Created.Before(*at) {
+			*at = j.s.Created
+		}
+	}
+	return queued, running, nil
+}
+
 // logRecord is one line of a job's file.
 type logRecord struct {
 	Op      string            `json:"op"` // create, start, nodes, unit, slow, end

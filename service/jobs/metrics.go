@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,38 @@ type Metrics struct {
 	Run *prometheus.HistogramVec
 	// unfinished counts the store's unfinished jobs (set by NewManager).
 	unfinished atomic.Pointer[func() float64]
+	// oldest reads the submission times of the store's oldest queued and
+	// running jobs (set by NewManager).
+	oldest atomic.Pointer[func() (queued, running time.Time, ok bool)]
+}
+
+// oldestDesc describes gamesolver_jobs_oldest_seconds.
+var oldestDesc = prometheus.NewDesc("gamesolver_jobs_oldest_seconds",
+	"Seconds since the oldest unfinished job of the store was submitted, by status (queued: no unit of it started yet; running), 0 when there is none, NaN when the store cannot say; every process reports the store's figure.",
+	[]string{"status"}, nil)
+
+// oldestCollector reports gamesolver_jobs_oldest_seconds at each scrape.
+type oldestCollector struct{ m *Metrics }
+
+func (c oldestCollector) Describe(ch chan<- *prometheus.Desc) { ch <- oldestDesc }
+
+func (c oldestCollector) Collect(ch chan<- prometheus.Metric) {
+	queued, running := 0.0, 0.0
+	if f := c.m.oldest.Load(); f != nil {
+		q, r, ok := (*f)()
+		age := func(t time.Time) float64 {
+			switch {
+			case !ok:
+				return math.NaN()
+			case t.IsZero():
+				return 0
+			}
+			return max(0, time.Since(t).Seconds())
+		}
+		queued, running = age(q), age(r)
+	}
+	ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, queued, string(StatusQueued))
+	ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, running, string(StatusRunning))
 }
 
 // unitBuckets span a unit's times: from 10 ms to beyond the hour of
@@ -81,7 +114,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		}, []string{"type", "status"})
 		reg.MustRegister(m.Jobs)
 	}
-	reg.MustRegister(m.Units, m.Reclaimed, m.Running, m.Wait, m.Run, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	reg.MustRegister(m.Units, m.Reclaimed, m.Running, m.Wait, m.Run, oldestCollector{m}, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "gamesolver", Name: "jobs_unfinished",
 		Help: "Jobs queued or running in the store (all processes sharing it; with Redis, a little high until the active set is reconciled), against --max-active-jobs; NaN when the store cannot say.",
 	}, func() float64 {

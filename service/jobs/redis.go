@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -739,6 +740,48 @@ func (r *RedisStore) shared() bool { return true }
 func (r *RedisStore) countActive(ctx context.Context) (int, error) {
 	n, err := r.client.SCard(ctx, activeKey).Result()
 	return int(n), err
+}
+
+// oldestScript returns the submission times (unix ms, -1 for none) of
+// the oldest queued and the oldest running job of the active set KEYS[2]
+// (job hashes under prefix KEYS[1]); beyond ARGV[1] ids it looks at that
+// many chosen at random.
+var oldestScript = redis.NewScript(`
+local prefix, limit = KEYS[1], tonumber(ARGV[1])
+local ids
+if redis.call('SCARD', KEYS[2]) > limit then
+  ids = redis.call('SRANDMEMBER', KEYS[2], limit)
+else
+  ids = redis.call('SMEMBERS', KEYS[2])
+end
+local q, r = -1, -1
+for _, id in ipairs(ids) do
+  local v = redis.call('HMGET', prefix .. id, 'status', 'created')
+  local c = tonumber(v[2])
+  if c then
+    if v[1] == 'queued' and (q < 0 or c < q) then q = c end
+    if v[1] == 'running' and (r < 0 or c < r) then r = c end
+  end
+end
+return {q, r}
+`)
+
+// oldestBatch bounds the jobs oldestScript reads (the active set is
+// bounded by --max-active-jobs, 100 by default, unless it is 0).
+const oldestBatch = 10000
+
+func (r *RedisStore) oldest(ctx context.Context) (queued, running time.Time, err error) {
+	v, err := oldestScript.Run(ctx, r.client, []string{keyPrefix, activeKey}, oldestBatch).Int64Slice()
+	if err != nil || len(v) != 2 {
+		return time.Time{}, time.Time{}, cmp.Or(err, fmt.Errorf("oldest: %d values", len(v)))
+	}
+	at := func(ms int64) time.Time {
+		if ms < 0 {
+			return time.Time{}
+		}
+		return time.UnixMilli(ms).UTC()
+	}
+	return at(v[0]), at(v[1]), nil
 }
 
 func (r *RedisStore) forget(ctx context.Context, idle time.Duration) (int, error) {

@@ -62,4 +62,7 @@ type Store interface {
 	shared() bool
 	// countActive counts the unfinished jobs (queued or running).
 	countActive(ctx context.Context) (int, error)
+	// oldest returns when the oldest queued job and the oldest running
+	// job were submitted (zero when there is none).
+	oldest(ctx context.Context) (queued, running time.Time, err error)
 }
