@@ -107,3 +107,26 @@ func BenchmarkBestTurnMiddle(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGame16x16Hexominoes: the 16 x 16 hexomino capture game, built
+// (validated and its tables made, as every request did before the game
+// cache) and found built (NewGameContext, as a request does now).
+func BenchmarkGame16x16Hexominoes(b *testing.B) {
+	cfg := Config{Width: 16, Height: 16, Order: 6}
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			g, err := validate(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g.build()
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewGameContext(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
