@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -274,6 +275,30 @@ func TestAccessLogLevels(t *testing.T) {
 		}
 		if detail, _ := f["detail"].(string); detail != want[1] {
 			t.Errorf("%s: detail %q in the access line, want %q", path, detail, want[1])
+		}
+	}
+}
+
+// TestAccessLogClientLeft: an answer whose client left before it was
+// written says so in its access line (it read as a 200 served).
+func TestAccessLogClientLeft(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{})
+	for _, left := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		if left {
+			cancel()
+		}
+		req := httptest.NewRequestWithContext(ctx, "GET", "/v1/games", nil)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		cancel()
+		e := logs.FilterMessage("request").All()
+		if len(e) == 0 {
+			t.Fatal("no access line")
+		}
+		f := e[len(e)-1].ContextMap()
+		if got, _ := f["client_left"].(bool); got != left || f["status"] != int64(200) {
+			t.Errorf("client left %v: access line %v", left, f)
 		}
 	}
 }

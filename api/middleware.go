@@ -88,6 +88,12 @@ func accessLog() gin.HandlerFunc {
 		if d := c.GetString(ctxProblemDetail); d != "" {
 			fields = append(fields, zap.String("detail", d))
 		}
+		if c.Request.Context().Err() != nil && status != statusClientClosed {
+			// The client left (or its deadline passed) before the answer
+			// was written whole: status is what was sent, or would have
+			// been, not what it read.
+			fields = append(fields, zap.Bool("client_left", true))
+		}
 		log := logger(c)
 		switch {
 		// 503 is load shedding or a table still building: expected, and
