@@ -96,10 +96,11 @@ func NewGame(cfg Config) (*Game, error) { return newGame(context.Background(), c
 // NewGameContext validates cfg and builds its placement tables, or finds
 // them built, for a request: a new configuration is built in the queue of
 // game builds the engines share (a 16 x 16 hexomino board takes about a
-// tenth of a second and 10 MB), at most maxPendingBuilds waiting (ErrBusy
-// beyond); a caller whose ctx ends stops waiting (ctx.Err()), and a build
-// nobody waits for any more leaves the queue. Built games are kept, the
-// most recently used first, within gameCacheBytes and gameCacheGames.
+// tenth of a second and 10 MB), at most buildcache.GameLimits.Pending
+// waiting (ErrBusy beyond); a caller whose ctx ends stops waiting
+// (ctx.Err()), and a build nobody waits for any more leaves the queue.
+// Built games are kept, the most recently used first, within
+// buildcache.GameLimits.
 func NewGameContext(ctx context.Context, cfg Config) (*Game, error) { return newGame(ctx, cfg, true) }
 
 func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
@@ -114,24 +115,15 @@ func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 		return g, nil
 	})
 	if errors.Is(err, buildcache.ErrFull) {
-		return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
+		return nil, faultf(ErrBusy, "%v", err)
 	}
 	return g, err
 }
 
-// The game cache's bounds (as the polyomino engine's): the built games
-// kept, by their approxBytes and by number, and the configurations
-// waiting for a build.
-const (
-	gameCacheBytes   = 64 << 20
-	gameCacheGames   = 64
-	maxPendingBuilds = 32
-)
-
-// games keeps recently built games: the 16 x 16 hexomino board was built
-// for every request, a tenth of a second and 10 MB each, without bound.
-var games = buildcache.New(buildcache.Limits{Bytes: gameCacheBytes, Entries: gameCacheGames, Pending: maxPendingBuilds},
-	buildcache.Shared(), (*Game).approxBytes)
+// games keeps recently built games (buildcache.GameLimits): the 16 x 16
+// hexomino board was built for every request, a tenth of a second and 10
+// MB each, without bound.
+var games = buildcache.Games((*Game).approxBytes)
 
 // validate checks cfg and makes its game without the placement tables
 // (build makes them).

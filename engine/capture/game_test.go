@@ -54,9 +54,10 @@ func TestGameBuiltOnce(t *testing.T) {
 }
 
 // TestGameBuildQueueBounded: a request's new configuration beyond
-// maxPendingBuilds waiting is refused at once (ErrBusy), a built one is
+// maxPending waiting is refused at once (ErrBusy), a built one is
 // served, and a request whose context ends stops waiting.
 func TestGameBuildQueueBounded(t *testing.T) {
+	maxPending := buildcache.GameLimits.Pending
 	built, err := NewGame(DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -77,32 +78,32 @@ func TestGameBuildQueueBounded(t *testing.T) {
 	defer release()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	errc := make(chan error, maxPendingBuilds)
-	for i := range maxPendingBuilds {
+	errc := make(chan error, maxPending)
+	for i := range maxPending {
 		go func() {
 			_, err := NewGameContext(ctx, hexBoard(i))
 			errc <- err
 		}()
 	}
-	for deadline := time.Now().Add(10 * time.Second); games.Stats().Pending < maxPendingBuilds; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); games.Stats().Pending < maxPending; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the queue not full within 10 s: %+v", games.Stats())
 		}
 	}
-	if _, err := NewGameContext(context.Background(), hexBoard(maxPendingBuilds)); !errors.Is(err, ErrBusy) {
+	if _, err := NewGameContext(context.Background(), hexBoard(maxPending)); !errors.Is(err, ErrBusy) {
 		t.Errorf("a configuration beyond the queue: %v", err)
 	}
 	if g, err := NewGameContext(context.Background(), DefaultConfig()); err != nil || g != built {
 		t.Errorf("a built game while the queue is full: %v", err)
 	}
 	cancel()
-	for range maxPendingBuilds {
+	for range maxPending {
 		if err := <-errc; !errors.Is(err, context.Canceled) {
 			t.Errorf("a queued caller canceled: %v", err)
 		}
 	}
 	release()
-	if _, err := NewGameContext(context.Background(), hexBoard(maxPendingBuilds)); err != nil {
+	if _, err := NewGameContext(context.Background(), hexBoard(maxPending)); err != nil {
 		t.Errorf("built once the queue emptied: %v", err)
 	}
 }

@@ -83,10 +83,10 @@ func NewGame(cfg Config) (*Game, error) { return newGame(context.Background(), c
 // NewGameContext validates a configuration and compiles it, or finds it
 // compiled, for a request. Games are built a few at once (the build slots
 // the engines share); a new configuration joins a queue of at most
-// maxPendingBuilds (ErrBusy beyond); a caller whose ctx ends stops waiting
-// (ctx.Err()), and a build no caller waits for any more leaves the queue
-// unbuilt. Built games are kept, the most recently used first, within
-// gameCacheBytes and gameCacheGames.
+// buildcache.GameLimits.Pending (ErrBusy beyond); a caller whose ctx ends
+// stops waiting (ctx.Err()), and a build no caller waits for any more
+// leaves the queue unbuilt. Built games are kept, the most recently used
+// first, within buildcache.GameLimits.
 func NewGameContext(ctx context.Context, cfg Config) (*Game, error) { return newGame(ctx, cfg, true) }
 
 func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
@@ -96,7 +96,7 @@ func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 	}
 	g, err := games.Get(ctx, gameKey(r), bounded, func() (*Game, error) { return buildGame(r) })
 	if errors.Is(err, buildcache.ErrFull) {
-		return nil, faultf(ErrBusy, "%d game configurations are waiting to be built, the most at once: retry in a moment", maxPendingBuilds)
+		return nil, faultf(ErrBusy, "%v", err)
 	}
 	return g, err
 }
@@ -106,21 +106,11 @@ func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 // from two presets are two entries.
 func gameKey(r *resolved) string { return r.cfg.Preset + "|" + r.fingerprint() }
 
-// The game cache's bounds: the built games kept, by their approxBytes (a
-// 16 x 16 hexomino board is about 11 MB: 64 of them, each with a blocked
-// cell of its own, held 770 MB of a server whose memory limit was 640
-// MiB) and by number; and the configurations waiting for a build.
-const (
-	gameCacheBytes   = 64 << 20
-	gameCacheGames   = 64
-	maxPendingBuilds = 32
-)
-
-// games keeps recently compiled games: compiling the hexomino preset
-// takes milliseconds, a request should not pay for it every time. Its
-// builds take the slots the engines share (every core but one).
-var games = buildcache.New(buildcache.Limits{Bytes: gameCacheBytes, Entries: gameCacheGames, Pending: maxPendingBuilds},
-	buildcache.Shared(), (*Game).approxBytes)
+// games keeps recently compiled games (buildcache.GameLimits): compiling
+// the hexomino preset takes milliseconds, a request should not pay for it
+// every time. Its builds take the slots the engines share (every core but
+// one).
+var games = buildcache.Games((*Game).approxBytes)
 
 func buildGame(r *resolved) (*Game, error) {
 	g := &Game{cfg: r.cfg, geo: r.geo, set: r.set, hands: r.hands, pool: r.cfg.Pool,

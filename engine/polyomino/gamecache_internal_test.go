@@ -60,30 +60,31 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestGameBuildQueueBounded: beyond maxPendingBuilds configurations
+// TestGameBuildQueueBounded: beyond maxPending configurations
 // waiting, a new one is refused at once (ErrBusy); a configuration
 // already waiting or built is not, and a caller whose context ends stops
 // waiting (the cache itself is tested in buildcache).
 func TestGameBuildQueueBounded(t *testing.T) {
+	maxPending := buildcache.GameLimits.Pending
 	built, err := NewGame(mustPreset(t, "tetrominoes"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	own := hexBoard(t, maxPendingBuilds+1)
+	own := hexBoard(t, maxPending+1)
 	forget(t, own)
 	release := holdBuilds(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	errc := make(chan error, maxPendingBuilds)
-	for i := range maxPendingBuilds {
+	errc := make(chan error, maxPending)
+	for i := range maxPending {
 		cfg := hexBoard(t, i)
 		go func() {
 			_, err := NewGameContext(ctx, cfg)
 			errc <- err
 		}()
 	}
-	waitFor(t, "the queue full", func() bool { return pendingBuilds() == maxPendingBuilds })
-	if _, err := NewGameContext(context.Background(), hexBoard(t, maxPendingBuilds)); !errors.Is(err, ErrBusy) {
+	waitFor(t, "the queue full", func() bool { return pendingBuilds() == maxPending })
+	if _, err := NewGameContext(context.Background(), hexBoard(t, maxPending)); !errors.Is(err, ErrBusy) {
 		t.Errorf("a configuration beyond the queue: %v", err)
 	}
 	if g, err := NewGameContext(context.Background(), mustPreset(t, "tetrominoes")); err != nil || g != built {
@@ -102,9 +103,9 @@ func TestGameBuildQueueBounded(t *testing.T) {
 		_, err := NewGame(own)
 		ownErr <- err
 	}()
-	waitFor(t, "NewGame queued beyond the bound", func() bool { return pendingBuilds() == maxPendingBuilds+1 })
+	waitFor(t, "NewGame queued beyond the bound", func() bool { return pendingBuilds() == maxPending+1 })
 	cancel()
-	for range maxPendingBuilds {
+	for range maxPending {
 		if err := <-errc; !errors.Is(err, context.Canceled) {
 			t.Errorf("a queued caller canceled: %v", err)
 		}
@@ -116,7 +117,7 @@ func TestGameBuildQueueBounded(t *testing.T) {
 	waitFor(t, "the queue empty", func() bool { return pendingBuilds() == 0 })
 }
 
-// TestGameCacheBytes: the built games kept stay within gameCacheBytes,
+// TestGameCacheBytes: the built games kept stay within buildcache.GameLimits.Bytes,
 // the least recently used leaving first.
 func TestGameCacheBytes(t *testing.T) {
 	first, err := NewGame(hexBoard(t, 100))
@@ -124,7 +125,7 @@ func TestGameCacheBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	per := first.approxBytes()
-	n := int(gameCacheBytes/per) + 2
+	n := int(buildcache.GameLimits.Bytes/per) + 2
 	for i := 101; i < 101+n; i++ {
 		if _, err := NewGame(hexBoard(t, i)); err != nil {
 			t.Fatal(err)
@@ -133,8 +134,8 @@ func TestGameCacheBytes(t *testing.T) {
 			t.Fatalf("the game used most recently left the cache (after %d others)", i-100)
 		}
 	}
-	if s := games.Stats(); s.Bytes > gameCacheBytes || s.Built > gameCacheGames {
-		t.Errorf("%d games of %d bytes kept, bounds %d bytes, %d games", s.Built, s.Bytes, gameCacheBytes, gameCacheGames)
+	if s := games.Stats(); s.Bytes > buildcache.GameLimits.Bytes || s.Built > buildcache.GameLimits.Entries {
+		t.Errorf("%d games of %d bytes kept, bounds %d bytes, %d games", s.Built, s.Bytes, buildcache.GameLimits.Bytes, buildcache.GameLimits.Entries)
 	}
 	if g, _ := NewGame(hexBoard(t, 101)); g == nil {
 		t.Fatal("rebuilt: nil")

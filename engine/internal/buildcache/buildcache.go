@@ -13,9 +13,30 @@ import (
 	"sync"
 )
 
-// ErrFull is Get's error for a new key when Limits.Pending keys already
-// wait for their build (and the caller asked to be bounded).
+// ErrFull is what Get's error for a new key is (errors.Is) when
+// Limits.Pending keys already wait for their build (and the caller asked
+// to be bounded).
 var ErrFull = errors.New("build queue full")
+
+// fullError is Get's ErrFull, saying how many wait.
+type fullError struct{ pending int }
+
+func (e fullError) Error() string {
+	return fmt.Sprintf("%d game configurations are waiting to be built, the most at once: retry in a moment", e.pending)
+}
+
+func (e fullError) Is(target error) bool { return target == ErrFull }
+
+// GameLimits bound each engine's cache of compiled games: the built games
+// kept, by their estimated size (a 16 x 16 hexomino board is about 11 MB:
+// 64 of them, each with a blocked cell of its own, held 770 MB of a server
+// whose memory limit was 640 MiB) and by number; and the configurations
+// waiting for a build.
+var GameLimits = Limits{Bytes: 64 << 20, Entries: 64, Pending: 32}
+
+// Games returns a cache of an engine's compiled games: GameLimits, the
+// shared build slots, size the estimate of a game's bytes.
+func Games[V any](size func(V) int64) *Cache[V] { return New(GameLimits, shared, size) }
 
 // Slots bounds the builds that run at once: a build runs while it holds
 // one of the channel's places.
@@ -97,7 +118,7 @@ func (c *Cache[V]) Get(ctx context.Context, key string, bounded bool, build func
 	if !ok {
 		if bounded && c.pending >= c.limits.Pending {
 			c.mu.Unlock()
-			return zero, ErrFull
+			return zero, fullError{c.limits.Pending}
 		}
 		bctx, cancel := context.WithCancel(context.Background())
 		e = &entry[V]{key: key, done: make(chan struct{}), cancel: cancel}
