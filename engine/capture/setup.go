@@ -133,16 +133,18 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 	if s.banned == 0 {
 		pos.history = []histEntry{entryOf(&pos.st)}
 	}
+	seen := make(map[posKey]int, len(pos.history)+len(su.Turns))
+	for _, h := range pos.history {
+		seen[h.key]++
+	}
 	for i, text := range su.Turns {
 		t, err := ParseTurn(text)
+		if err == nil {
+			err = pos.advance(t, seen)
+		}
 		if err != nil {
 			return nil, &TurnError{Index: i + 1, Turn: text, Err: err}
 		}
-		next, err := pos.Play(t)
-		if err != nil {
-			return nil, &TurnError{Index: i + 1, Turn: text, Err: err}
-		}
-		pos = next
 	}
 	return pos, nil
 }
