@@ -495,9 +495,9 @@ func explainDecodeError(err error, dst any, text []byte, skip int) error {
 		// is no integer, "number 9223372036854775808" is one too large.
 		if n, ok := strings.CutPrefix(typeErr.Value, "number "); ok && strings.Contains(kind, "integer") &&
 			n != "" && n != "-" && strings.Trim(strings.TrimPrefix(n, "-"), "0123456789") == "" {
-			return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("%s is out of range for %s", n, kind)}
+			return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("%s is out of range for %s", clipLiteral(n), kind)}
 		}
-		return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("expected %s, got %s", kind, article(typeErr.Value))}
+		return &DecodeFieldError{Field: typeErr.Field, Msg: fmt.Sprintf("expected %s, got %s", kind, article(clipLiteral(typeErr.Value)))}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return &DecodeFieldError{Field: name, Msg: unknownField(name, reflect.TypeOf(dst))}
@@ -596,6 +596,17 @@ func jsonKind(t reflect.Type) string {
 
 // article turns the JSON value kind encoding/json reports ("number 1.5",
 // "string", "array") into words.
+// clipLiteral shortens a literal of the request repeated unquoted in a
+// message (a number: problems clip only quoted strings), saying how long
+// it was: a number of 60,000 digits came back twice in a 120 KB problem.
+func clipLiteral(v string) string {
+	const keep = 40
+	if len(v) <= keep+8 {
+		return v
+	}
+	return fmt.Sprintf("%s… (%d bytes)", v[:keep], len(v))
+}
+
 func article(v string) string {
 	if v == "" {
 		return "a value"

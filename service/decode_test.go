@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"math/rand/v2"
@@ -232,5 +233,25 @@ func TestIntegralLiteralExact(t *testing.T) {
 		if ok != want || ok && got != r.Num().Int64() {
 			t.Fatalf("%s: %d, %v; exact %s", lit, got, ok, r.RatString())
 		}
+	}
+}
+
+// TestDecodeLongNumbersClipped: a number repeated in a fault is clipped,
+// saying its length (a 60,000-digit width came back whole, twice, in a
+// 120 KB problem).
+func TestDecodeLongNumbersClipped(t *testing.T) {
+	var dst struct {
+		Width  int    `json:"width"`
+		Budget *int64 `json:"budget_ms"`
+	}
+	digits := strings.Repeat("9", 60000)
+	for _, body := range []string{`{"width":` + digits + `}`, `{"budget_ms":1.` + digits + `}`, `{"width":"` + digits + `"}`} {
+		err := DecodeStrict(strings.NewReader(body), &dst)
+		if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "bytes)") && !strings.Contains(err.Error(), "a string") {
+			t.Errorf("%.20s...: %.300v (%d bytes)", body, err, len(fmt.Sprint(err)))
+		}
+	}
+	if err := DecodeStrict(strings.NewReader(`{"width":1e3}`), &dst); err != nil || dst.Width != 1000 {
+		t.Errorf("a short number: %v", err)
 	}
 }

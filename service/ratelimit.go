@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -168,11 +169,20 @@ func (k *APIKeys) Valid(key string) bool {
 
 // ClientID names the client of a request for rate limiting: its API key
 // (hashed, never the key itself) when it sent a valid one, else its
-// address.
+// address: an IPv4 address, or an IPv6 address's /64 network (one
+// host's usual share: an audit's host with a /64 was a new client at
+// each of its addresses, past every per-client rate and cap).
 func (k *APIKeys) ClientID(key, addr string) string {
 	if k.Valid(key) {
 		h := sha256.Sum256([]byte(key))
 		return "key:" + hex.EncodeToString(h[:8])
+	}
+	if a, err := netip.ParseAddr(addr); err == nil {
+		if a = a.Unmap(); a.Is6() {
+			p, _ := a.WithZone("").Prefix(64)
+			return "ip:" + p.String()
+		}
+		return "ip:" + a.String()
 	}
 	return "ip:" + addr
 }

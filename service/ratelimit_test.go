@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,5 +130,28 @@ func TestRateLimiterResetNotEarly(t *testing.T) {
 			t.Fatalf("try %d: refused again at the Reset told (%v)", try, d.Reset)
 		}
 		rl.Close()
+	}
+}
+
+// TestClientID: a client is its valid API key (hashed), else its IPv4
+// address or its IPv6 address's /64 network (a host with a /64 was a new
+// client at each address, past every per-client rate and cap).
+func TestClientID(t *testing.T) {
+	keys := NewAPIKeys([]string{"s3cret"})
+	for _, tc := range []struct{ key, addr, want string }{
+		{"", "192.0.2.7", "ip:192.0.2.7"},
+		{"wrong", "192.0.2.7", "ip:192.0.2.7"},
+		{"", "::ffff:192.0.2.7", "ip:192.0.2.7"},
+		{"", "2001:db8:1:2:3:4:5:6", "ip:2001:db8:1:2::/64"},
+		{"", "2001:db8:1:2::ffff", "ip:2001:db8:1:2::/64"},
+		{"", "fe80::1%eth0", "ip:fe80::/64"},
+		{"", "not an address", "ip:not an address"},
+	} {
+		if got := keys.ClientID(tc.key, tc.addr); got != tc.want {
+			t.Errorf("ClientID(%q, %q) = %q, want %q", tc.key, tc.addr, got, tc.want)
+		}
+	}
+	if got := keys.ClientID("s3cret", "2001:db8::1"); !strings.HasPrefix(got, "key:") || strings.Contains(got, "s3cret") {
+		t.Errorf("a valid key: %q", got)
 	}
 }
