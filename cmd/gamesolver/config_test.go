@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/gamesolver/gamesolver/service"
 )
@@ -262,5 +265,39 @@ func TestHelpExitsZero(t *testing.T) {
 	var out, errb strings.Builder
 	if code := run([]string{"healthcheck", "--bogus"}, &out, &errb); code == 0 {
 		t.Errorf("an unknown flag: exit 0")
+	}
+}
+
+// TestDeployBase: the kustomize base lists files that exist, deploys no
+// known password (an audit rendered the example Secret's placeholder as
+// Redis's --requirepass), and keeps Redis to gamesolver's pods.
+func TestDeployBase(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/k8s/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	if err := yaml.Unmarshal(raw, &k); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, r := range k.Resources {
+		data, err := os.ReadFile(filepath.Join("../../deploy/k8s", r))
+		if err != nil {
+			t.Fatalf("resource %s: %v", r, err)
+		}
+		if strings.Contains(string(data), "CHANGE-ME") || strings.Contains(string(data), "kind: Secret") {
+			t.Errorf("%s: a Secret in the base (its password would be known to every reader)", r)
+		}
+		for _, m := range regexp.MustCompile(`(?m)^kind: (\S+)`).FindAllSubmatch(data, -1) {
+			kinds[string(m[1])] = true
+		}
+	}
+	for _, want := range []string{"NetworkPolicy", "StatefulSet", "Deployment", "ConfigMap"} {
+		if !kinds[want] {
+			t.Errorf("no %s in the base (%v)", want, kinds)
+		}
 	}
 }
