@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -38,11 +39,14 @@ func TestRedisFaultUnderLoad(t *testing.T) {
 					bad.Add(1)
 					continue
 				}
+				problem, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				total.Add(1)
-				if resp.StatusCode >= 500 {
+				// A busy refusal is load shedding (six clients on a
+				// loaded machine), not Redis's failure: any other 5xx is.
+				if resp.StatusCode >= 500 && !(resp.StatusCode == 503 && strings.Contains(string(problem), `"/problems/busy"`)) {
 					bad.Add(1)
-					t.Errorf("%s %s: %d", b.path, b.body, resp.StatusCode)
+					t.Errorf("%s %s: %d %s", b.path, b.body, resp.StatusCode, problem)
 				}
 			}
 		}(w)
