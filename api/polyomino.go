@@ -110,7 +110,7 @@ type PolyominoRequest struct {
 	// says so.
 	Background bool `json:"background" example:"false"`
 	// Capture variant: piece on the board -> first or second; pieces not
-	// listed are unmarked.
+	// listed (or listed with null or "") are unmarked.
 	Markers map[string]string `json:"markers" example:"I:second"`
 	// Capture variant: pieces the player to move in the position given
 	// (board rows, or the start) has removed on the turn in progress; he

@@ -3039,7 +3039,7 @@ const docTemplate = `{
                     "example": 8
                 },
                 "markers": {
-                    "description": "Capture variant: piece on the board -\u003e first or second; pieces not\nlisted are unmarked.",
+                    "description": "Capture variant: piece on the board -\u003e first or second; pieces not\nlisted (or listed with null or \"\") are unmarked.",
                     "type": "object",
                     "additionalProperties": {
                         "type": "string"

@@ -152,7 +152,7 @@ func TestSetup(t *testing.T) {
 	// Defaults: from board rows the player to move follows the parity of
 	// the pieces on the board; the pool is every other piece; markers
 	// absent mean unmarked.
-	pos, err := g.NewPosition(Setup{Board: board, Markers: map[string]string{"l": "First"}})
+	pos, err := g.NewPosition(Setup{Board: board, Markers: map[string]string{"l": "First", "I": " "}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,6 +270,10 @@ func (g *Game) applyMarkers(s *state, markers map[string]string) error {
 		// The value first: a bad one is a fault whatever the board.
 		side := first
 		switch strings.ToLower(strings.TrimSpace(markers[name])) {
+		case "":
+			// null or "": no marker, as a word field left out (an
+			// audit's {"I": null} was refused as marker "").
+			continue
 		case "first":
 		case "second":
 			side = second
