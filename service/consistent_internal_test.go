@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,13 +203,20 @@ func BenchmarkCachedAnswerCheck(b *testing.B) {
 	}
 }
 
+// leavingRuns counts the runs of TestRequestPositionLeavesWithItsContext.
+var leavingRuns atomic.Int64
+
 // TestRequestPositionLeavesWithItsContext: a request that ends while its
 // game waits to be built gets its context's error, not a fault of its
 // board (the build queue's wait is the request's).
 func TestRequestPositionLeavesWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	q := PolyominoQuery{Game: "hexominoes", Width: ptr(16), Height: ptr(16), Blocked: ptr([]string{"p16"})}
+	// A board of its own at each run: the engines keep the games built
+	// (a second run, go test -count=2, found it built and never waited).
+	n := int(leavingRuns.Add(1))
+	cell := fmt.Sprintf("%c%d", 'a'+n%16, 16-n/16%16)
+	q := PolyominoQuery{Game: "hexominoes", Width: ptr(16), Height: ptr(16), Blocked: ptr([]string{cell})}
 	if _, err := q.requestPosition(ctx); err != context.Canceled {
 		t.Fatalf("a canceled request's position: %v", err)
 	}
@@ -216,7 +225,7 @@ func TestRequestPositionLeavesWithItsContext(t *testing.T) {
 	}
 	// The capture variant's games too (they were built for every request,
 	// outside any bound).
-	c := PolyominoQuery{Game: "capture", Width: ptr(16), Height: ptr(16), Order: ptr(6), Blocked: ptr([]string{"p16"})}
+	c := PolyominoQuery{Game: "capture", Width: ptr(16), Height: ptr(16), Order: ptr(6), Blocked: ptr([]string{cell})}
 	if _, err := c.requestCapturePosition(ctx); err != context.Canceled {
 		t.Fatalf("a canceled request's capture position: %v", err)
 	}
