@@ -108,9 +108,7 @@ func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The configuration as given is the key: Config returns it.
-	key := fmt.Sprintf("%dx%d|%q|%d|%q", cfg.Width, cfg.Height, cfg.Blocked, cfg.Order, cfg.Pieces)
-	g, err = games.Get(ctx, key, bounded, func() (*Game, error) {
+	g, err = games.Get(ctx, gameKey(cfg), bounded, func() (*Game, error) {
 		g.build()
 		return g, nil
 	})
@@ -118,6 +116,12 @@ func newGame(ctx context.Context, cfg Config, bounded bool) (*Game, error) {
 		return nil, faultf(ErrBusy, "%v", err)
 	}
 	return g, err
+}
+
+// gameKey is the game cache's key of a configuration: the configuration
+// as given (Config returns it).
+func gameKey(cfg Config) string {
+	return fmt.Sprintf("%dx%d|%q|%d|%q", cfg.Width, cfg.Height, cfg.Blocked, cfg.Order, cfg.Pieces)
 }
 
 // games keeps recently built games (buildcache.GameLimits): the 16 x 16

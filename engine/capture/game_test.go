@@ -58,6 +58,7 @@ func TestGameBuiltOnce(t *testing.T) {
 // served, and a request whose context ends stops waiting.
 func TestGameBuildQueueBounded(t *testing.T) {
 	maxPending := buildcache.GameLimits.Pending
+	games.Forget(gameKey(hexBoard(maxPending))) // built by an earlier run (-count=2)
 	built, err := NewGame(DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
