@@ -171,21 +171,41 @@ func (k *APIKeys) Valid(key string) bool {
 // (hashed, never the key itself) when it sent a valid one, else its
 // address: an IPv4 address, or an IPv6 address's /64 network (one
 // host's usual share: an audit's host with a /64 was a new client at
-// each of its addresses, past every per-client rate and cap).
+// each of its addresses, past every per-client rate and cap), but for
+// the translation prefixes (NAT64, Teredo), whose /64 holds many clients.
 func (k *APIKeys) ClientID(key, addr string) string {
 	if k.Valid(key) {
 		h := sha256.Sum256([]byte(key))
 		return "key:" + hex.EncodeToString(h[:8])
 	}
 	if a, err := netip.ParseAddr(addr); err == nil {
-		if a = a.Unmap(); a.Is6() {
-			p, _ := a.WithZone("").Prefix(64)
+		a = a.Unmap().WithZone("")
+		switch {
+		case nat64.Contains(a):
+			// An IPv4 client through a NAT64 translator: its IPv4
+			// address, in the low 32 bits (a /64 would make every such
+			// client one).
+			b := a.As16()
+			return "ip:" + netip.AddrFrom4([4]byte(b[12:])).String()
+		case a.Is6() && !localNAT64.Contains(a) && !teredo.Contains(a):
+			p, _ := a.Prefix(64)
 			return "ip:" + p.String()
 		}
+		// IPv4; or an address that tells clients apart below its /64
+		// (a local NAT64 prefix, Teredo): the whole address.
 		return "ip:" + a.String()
 	}
 	return "ip:" + addr
 }
+
+// The IPv6 prefixes whose /64 holds many clients: NAT64's well-known
+// prefix (RFC 6052, the IPv4 address in the last 32 bits), the local-use
+// NAT64 prefix (RFC 8215) and Teredo (RFC 4380).
+var (
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	localNAT64 = netip.MustParsePrefix("64:ff9b:1::/48")
+	teredo     = netip.MustParsePrefix("2001::/32")
+)
 
 // CheckRate reports whether rate is a rate NewRateLimiter takes, so that a
 // configuration can be checked before anything starts.

@@ -146,6 +146,11 @@ func TestClientID(t *testing.T) {
 		{"", "2001:db8:1:2::ffff", "ip:2001:db8:1:2::/64"},
 		{"", "fe80::1%eth0", "ip:fe80::/64"},
 		{"", "not an address", "ip:not an address"},
+		// Translated IPv4 clients are not one /64 (a review).
+		{"", "64:ff9b::c000:207", "ip:192.0.2.7"},
+		{"", "64:ff9b::cb00:7101", "ip:203.0.113.1"},
+		{"", "64:ff9b:1:2::c000:207", "ip:64:ff9b:1:2::c000:207"},
+		{"", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "ip:2001:0:4136:e378:8000:63bf:3fff:fdd2"},
 	} {
 		if got := keys.ClientID(tc.key, tc.addr); got != tc.want {
 			t.Errorf("ClientID(%q, %q) = %q, want %q", tc.key, tc.addr, got, tc.want)
