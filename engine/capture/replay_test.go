@@ -11,7 +11,7 @@ import (
 
 // longGame reads testdata/long_game_8x8.txt: 2,820 legal turns on an
 // 8 x 8 board with the twelve pentominoes.
-func longGame(t *testing.T) []string {
+func longGame(t testing.TB) []string {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/long_game_8x8.txt")
 	if err != nil {
@@ -77,5 +77,20 @@ func TestReplayThirdOccurrence(t *testing.T) {
 	var te *TurnError
 	if !errors.As(err, &te) || te.Index != len(turns)+1 || !errors.Is(err, ErrGameOver) {
 		t.Errorf("the turn after the third occurrence: %v", err)
+	}
+}
+
+// BenchmarkReplayLongGame: NewPosition replaying the 2,820 turns of
+// testdata/long_game_8x8.txt (a request's position before any slot).
+func BenchmarkReplayLongGame(b *testing.B) {
+	turns := longGame(b)
+	g, err := NewGame(Config{Width: 8, Height: 8, Order: 5})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := g.NewPosition(Setup{Turns: turns}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
