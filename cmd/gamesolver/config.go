@@ -52,6 +52,7 @@ type config struct {
 	ExpressLimit   time.Duration
 	WorkerName     string
 	MetricsAddr    string
+	Pprof          bool
 	BookTableMB    int
 
 	// Set by the solve command, never by a flag or the environment.
@@ -102,6 +103,7 @@ func (c *config) settings() []setting {
 		{flag: "express-limit", env: "GAMESOLVER_EXPRESS_LIMIT", usage: "a worker's express slot, besides its worker-slots, runs each unit for at most this long; one that outlasts it goes back to the other slots and its job is marked slow (the slot takes none of its units again): a small job waits at most this long behind a long job's units, not their whole time (0: no express slot; at most half of max-job-duration)", value: (*durationValue)(&c.ExpressLimit)},
 		{flag: "worker-name", env: "GAMESOLVER_WORKER_NAME", usage: "worker name in Redis (default: host name and process id)", value: (*stringValue)(&c.WorkerName)},
 		{flag: "metrics-addr", env: "GAMESOLVER_METRICS_ADDR", usage: "HOST:PORT serving /metrics and /healthz apart from the API (default: none, /metrics on --addr; when set, serve answers /metrics here only)", value: (*stringValue)(&c.MetricsAddr)},
+		{flag: "pprof", env: "GAMESOLVER_PPROF", usage: "serve the Go runtime's profiles (/debug/pprof/: heap, goroutines, CPU) on metrics-addr, which it needs; never on the API's port", value: (*boolValue)(&c.Pprof)},
 		{flag: "book-table-mb", env: "GAMESOLVER_BOOK_TABLE_MB", usage: "transposition table (MB) shared by a worker's polyomino.book units, made at the first such unit", value: (*intValue)(&c.BookTableMB)},
 	}
 }
@@ -176,6 +178,9 @@ func (c *config) validate(name string) error {
 	var errs []string
 	if name == "serve" && c.MetricsAddr != "" && sameListener(c.Addr, c.MetricsAddr) {
 		errs = append(errs, fmt.Sprintf("metrics-addr %s is the port of addr %s: serve has /metrics and /healthz there already (leave metrics-addr unset, or give it a port of its own)", c.MetricsAddr, c.Addr))
+	}
+	if c.Pprof && c.MetricsAddr == "" && (name == "serve" || name == "worker") {
+		errs = append(errs, "pprof serves the profiles on metrics-addr only (not on the API's port): give metrics-addr too")
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, "max-body must be at least 1KiB")

@@ -90,6 +90,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--cors-origins", "https://a.example,/^https://(x/"}, nil, "cors-origins: origin pattern /^https://(x/"},
 		{[]string{"--metrics-addr", ":8080"}, nil, "metrics-addr :8080 is the port of addr :8080"},
 		{[]string{"--addr", "127.0.0.1:9000", "--metrics-addr", "0.0.0.0:9000"}, nil, "metrics-addr 0.0.0.0:9000 is the port of addr 127.0.0.1:9000"},
+		{[]string{"--pprof"}, nil, "pprof serves the profiles on metrics-addr only"},
+		{nil, map[string]string{"GAMESOLVER_PPROF": "true"}, "give metrics-addr too"},
 	}
 	for _, ok := range []struct {
 		args []string

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -100,8 +101,10 @@ func workerName(cfg config) string {
 
 // listenMetrics serves /metrics (from reg) and /healthz on addr, apart
 // from the API: a worker has no other listener, and a server's operators
-// may keep its metrics off the port the clients reach.
-func listenMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) (func(), error) {
+// may keep its metrics off the port the clients reach. With profiles, Go's
+// /debug/pprof/ too (a soak audit saw the heap grow and could not say
+// with what).
+func listenMetrics(addr string, reg *prometheus.Registry, log *zap.Logger, profiles bool) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics-addr: %w", err)
@@ -114,6 +117,14 @@ func listenMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) (func
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_ = json.NewEncoder(w).Encode(api.Health{Status: "ok", Version: versionString(), UptimeSeconds: time.Since(started).Seconds()})
 	})
+	if profiles {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
+	// (A CPU profile or trace answers after its seconds: no write timeout.)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("metrics listening", zap.String("addr", ln.Addr().String()))
@@ -143,7 +154,7 @@ func runWorker(ctx context.Context, cfg config, log *zap.Logger) error {
 	reg := newRegistry()
 	metrics := service.NewMetrics(reg)
 	if cfg.MetricsAddr != "" {
-		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)
+		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log, cfg.Pprof)
 		if err != nil {
 			return err
 		}

@@ -157,7 +157,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		a.closers = append(a.closers, rl.Close)
 	}
 	if cfg.MetricsAddr != "" { // last: nothing after it fails and leaves it open
-		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log)
+		closeMetrics, err := listenMetrics(cfg.MetricsAddr, reg, log, cfg.Pprof)
 		if err != nil {
 			return nil, err
 		}

@@ -139,7 +139,7 @@ func TestServeMetricsAddr(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	base := startApp(t, nil, "--metrics-addr", addr)
+	base := startApp(t, nil, "--metrics-addr", addr, "--pprof")
 	_, body := get(t, "http://"+addr+"/metrics")
 	for _, name := range []string{"gamesolver_solver_slots_in_use", "go_goroutines", "process_resident_memory_bytes", "gamesolver_build_info{go_version=\"go"} {
 		if !strings.Contains(body, name) {
@@ -155,6 +155,13 @@ func TestServeMetricsAddr(t *testing.T) {
 	}
 	if resp, _ := get(t, "http://"+addr+"/v1/games"); resp.StatusCode != 404 {
 		t.Errorf("the API on --metrics-addr: %d", resp.StatusCode)
+	}
+	// --pprof: the Go runtime's profiles there, never on the API's port.
+	if resp, body := get(t, "http://"+addr+"/debug/pprof/goroutine?debug=1"); resp.StatusCode != 200 || !strings.Contains(body, "goroutine profile:") {
+		t.Errorf("goroutine profile on --metrics-addr: %d %.80s", resp.StatusCode, body)
+	}
+	if resp, _ := get(t, base+"/debug/pprof/"); resp.StatusCode != 404 {
+		t.Errorf("profiles on --addr: %d", resp.StatusCode)
 	}
 	if resp, _ := get(t, base+"/metrics"); resp.StatusCode != 404 {
 		t.Errorf("/metrics on --addr beside --metrics-addr: %d", resp.StatusCode)
