@@ -48,7 +48,7 @@ type Metrics struct {
 
 // oldestDesc describes gamesolver_jobs_oldest_seconds.
 var oldestDesc = prometheus.NewDesc("gamesolver_jobs_oldest_seconds",
-	"Seconds since the oldest unfinished job of the store was submitted, by status (queued: no unit of it started yet; running), 0 when there is none, NaN when the store cannot say (with Redis, beyond 1,000 unfinished jobs, among 1,000 chosen at random); every process reports the store's figure.",
+	"Seconds since the oldest unfinished job of the store was submitted, by status (queued: no unit of it started yet; running), 0 when there is none, NaN when the store cannot say; with Redis beyond 1,000 unfinished jobs, the oldest of 1,000 chosen at random; every process reports the store's figure.",
 	[]string{"status"}, nil)
 
 // oldestCollector reports gamesolver_jobs_oldest_seconds at each scrape.
