@@ -72,12 +72,10 @@ func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*
 	} else {
 		g, err = capture.NewGame(cfg)
 	}
-	switch {
-	case errors.Is(err, capture.ErrBusy):
-		return nil, &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
-	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return nil, ctx.Err()
-	case err != nil:
+	if f := buildFault(ctx, err, capture.ErrBusy); f != nil {
+		return nil, f
+	}
+	if err != nil {
 		return nil, Invalid(configField(err), err, "%s", err.Error())
 	}
 	pos, err := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: q.ToMove, Turns: q.Moves})

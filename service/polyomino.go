@@ -392,6 +392,20 @@ func configField(err error) string {
 	return "game"
 }
 
+// buildFault maps the refusals of a request's game build (either engine's
+// NewGameContext): the build queue full (the engine's busy error) is 503
+// busy, retried after a second; the request's own end is its context's
+// error. Any other error, or none, is nil: the caller's to map.
+func buildFault(ctx context.Context, err, busy error) error {
+	switch {
+	case errors.Is(err, busy):
+		return &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return ctx.Err()
+	}
+	return nil
+}
+
 // position builds the position a query describes.
 func (q PolyominoQuery) position() (*polyomino.Position, error) {
 	return q.positionFor(context.Background(), false)
@@ -432,11 +446,8 @@ func (q PolyominoQuery) positionFor(ctx context.Context, request bool) (*polyomi
 	if err == nil {
 		pos, err = g.NewPosition(q.Board, q.Moves, toMove)
 	}
-	switch {
-	case errors.Is(err, polyomino.ErrBusy):
-		return nil, &Error{Kind: KindBusy, RetryAfter: time.Second, Message: err.Error()}
-	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return nil, ctx.Err()
+	if f := buildFault(ctx, err, polyomino.ErrBusy); f != nil {
+		return nil, f
 	}
 	if err != nil {
 		field := "board"
