@@ -495,7 +495,10 @@ func TestBookMovesJob(t *testing.T) {
 	line := []string{"L:c4,d4,e4,f4,c5", "I:c8,d8,e8,f8,g8", "X:b1,a2,b2,c2,b3"} // won: the long L refuted
 	request, _ := json.Marshal(PolyominoQuery{Game: "pentominoes", Moves: line, AllMoves: true})
 	p.search.MinLengthTime = time.Millisecond // the units' plies are not this test's
-	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: 2 * time.Second, Workers: 1}
+	// A unit's time is not this test's either: a minute, so that a unit
+	// searched on a loaded machine (under the race detector, at load 19:
+	// 2 s was too short) still proves its child.
+	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: time.Minute, Workers: 1}
 	units, err := job.Plan(ctx, request)
 	if err != nil {
 		t.Fatal(err)

@@ -25,8 +25,12 @@ func checkEditsRefused(t *testing.T, q PolyominoQuery, keyOf func() (string, err
 	c := cache.NewMemory(1<<24, time.Hour)
 	m := NewMetrics(prometheus.NewRegistry())
 	s := &Searcher{Loader: cache.NewLoader(c, time.Hour), Slots: NewSlots(1, 4, time.Second, nil),
-		Budgets: Budgets{Default: 10 * time.Second, Max: 10 * time.Second}, Workers: 1, Metrics: m,
-		QuickTime: time.Nanosecond} // no quick try: the slot's search, which reads the entry again
+		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1, Metrics: m,
+		QuickTime: time.Nanosecond, // no quick try: the slot's search, which reads the entry again
+		// The length search may take the budget: the answers compared
+		// must all have their plies (with the default least time, 200 ms,
+		// a search on a loaded machine found the value but not the plies).
+		MinLengthTime: time.Minute}
 	p := NewPolyomino(s)
 	refused := m.CacheResults.WithLabelValues("answer", "invalid")
 	want, err := p.Analyze(ctx, q)
