@@ -237,3 +237,23 @@ func TestRequestPositionLeavesWithItsContext(t *testing.T) {
 		t.Fatalf("the same capture position for the service: %v", err)
 	}
 }
+
+// TestPlanLeavesWithItsContext: a job's submission builds its game as a
+// request does (in the bounded queue, left when its context ends), not in
+// the workers' unbounded queue, where a review found submissions past
+// their client's rate building 16 x 16 games.
+func TestPlanLeavesWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n := int(leavingRuns.Add(1)) // a board of its own at each run, as above
+	cell := fmt.Sprintf("%c%d", 'a'+n%16, 16-n/16%16)
+	p, _ := pliesService(NewSlots(1, 4, time.Second, nil))
+	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: time.Minute, Workers: 1}
+	for _, game := range []string{"hexominoes", "capture"} {
+		q := PolyominoQuery{Game: game, Width: ptr(16), Height: ptr(16), Order: ptr(6), Blocked: ptr([]string{cell})}
+		raw, _ := json.Marshal(q)
+		if _, err := job.Plan(ctx, raw); err != context.Canceled {
+			t.Errorf("%s: a canceled submission's plan: %v", game, err)
+		}
+	}
+}

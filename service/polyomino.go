@@ -1601,12 +1601,27 @@ func (j PolyominoAnalyzeJob) cachedAnswer(ctx context.Context, pos *polyomino.Po
 	return raw, true
 }
 
+// decodeQuery decodes a polyomino.analyze job's request (or unit's query)
+// and builds its position.
 func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
+	return decodeQueryFor(context.Background(), raw, false)
+}
+
+// decodeSubmitted is decodeQuery for a submission (Plan): its game, when
+// not built lately, is built as a request's (requestPosition: the bounded
+// queue, left when ctx ends), not in the workers' unbounded one (a
+// review found submissions past their client's rate building 16 x 16
+// games that way).
+func decodeSubmitted(ctx context.Context, raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
+	return decodeQueryFor(ctx, raw, true)
+}
+
+func decodeQueryFor(ctx context.Context, raw json.RawMessage, request bool) (PolyominoQuery, *polyomino.Position, error) {
 	var q PolyominoQuery
 	if err := DecodeRequest(raw, &q); err != nil {
 		return q, nil, err
 	}
-	pos, err := q.position()
+	pos, err := q.positionFor(ctx, request)
 	return q, pos, err
 }
 
@@ -1618,7 +1633,7 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 		if err := checkBudget(q.BudgetMs); err != nil {
 			return nil, err
 		}
-		pos, err := q.capturePosition()
+		pos, err := q.requestCapturePosition(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -1629,7 +1644,7 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
 		return []json.RawMessage{u}, nil
 	}
-	q, pos, err := decodeQuery(request)
+	q, pos, err := decodeSubmitted(ctx, request)
 	if err != nil {
 		return nil, err
 	}

@@ -1169,8 +1169,10 @@ func TestMaxPerClient(t *testing.T) {
 
 // TestSubmissionRate: past Options.Submissions' rate a client's
 // submissions are refused with a Retry-After until the period ends (the
-// jobs finished at once, so no cap on unfinished jobs stopped them);
-// another client, and a submission without a client, are not counted.
+// jobs finished at once, so no cap on unfinished jobs stopped them),
+// before they are planned (planning may build a game: a review found
+// refused submissions building them), invalid ones too; another client,
+// and a submission without a client, are not counted.
 func TestSubmissionRate(t *testing.T) {
 	rl, err := service.NewRateLimiter("3-M", nil, time.Second, nil)
 	if err != nil {
@@ -1183,7 +1185,8 @@ func TestSubmissionRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := newManager(t, mem, newSquares(), opts)
+	k := newSquares()
+	m, _ := newManager(t, mem, k, opts)
 	startWorker(t, m, "w", 1)
 	a, b := service.WithClient(context.Background(), "ip:192.0.2.1"), service.WithClient(context.Background(), "ip:192.0.2.2")
 	req := json.RawMessage(`{"n":4,"units":1}`)
@@ -1200,8 +1203,14 @@ func TestSubmissionRate(t *testing.T) {
 		!strings.Contains(se.Message, "more than 3 job submissions") {
 		t.Fatalf("client a's fourth job: %v, want KindRateLimited with a Retry-After within the minute (and the second the reset is rounded up to)", err)
 	}
-	if _, err := m.Submit(a, "toy.squares", json.RawMessage(`{"units":"x"}`)); service.KindOf(err) != service.KindInvalid {
-		t.Errorf("an invalid request past the rate: %v, want KindInvalid", err)
+	if _, err := m.Submit(a, "toy.squares", json.RawMessage(`{"units":"x"}`)); service.KindOf(err) != service.KindRateLimited {
+		t.Errorf("an invalid request past the rate: %v, want KindRateLimited", err)
+	}
+	k.mu.Lock()
+	planned := k.planned
+	k.mu.Unlock()
+	if planned != 3 {
+		t.Errorf("%d submissions planned, want the 3 within the rate", planned)
 	}
 	if _, err := m.Submit(b, "toy.squares", req); err != nil {
 		t.Errorf("client b: %v", err)

@@ -24,6 +24,7 @@ type squares struct {
 	finished map[int]int // Runs that returned a result
 	canceled map[int]int // Runs that stopped on their context
 	panicked map[int]int
+	planned  int // Plan calls
 }
 
 type squaresRequest struct {
@@ -56,6 +57,9 @@ func newSquares() *squares {
 func (k *squares) Name() string { return k.name }
 
 func (k *squares) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
+	k.mu.Lock()
+	k.planned++
+	k.mu.Unlock()
 	var r squaresRequest
 	if err := json.Unmarshal(request, &r); err != nil {
 		return nil, err

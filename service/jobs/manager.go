@@ -54,7 +54,8 @@ type Options struct {
 	// one client cannot take every place under MaxActive [0: no cap].
 	MaxPerClient int
 	// Submissions, when set, counts each client's submissions (the
-	// service.Client of Submit's context; none: not counted): Submit
+	// service.Client of Submit's context; none: not counted), valid or
+	// not, before they are planned: Submit
 	// refuses a job beyond its rate with KindRateLimited (429 and
 	// Retry-After), so that one client cannot push every other client's
 	// finished jobs out of the store (MaxFinishedJobs) [nil: no limit].
@@ -184,6 +185,19 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	if !ok {
 		return Job{}, service.Invalid("type", nil, "unknown job type %q; known types: %s", typ, strings.Join(m.Types(), ", "))
 	}
+	// The client's rate first: planning may build a game (tens of
+	// milliseconds, on the build slots requests share), which a client
+	// past its rate must not make the server do (a review found refused
+	// submissions building 16 x 16 games). Every submission counts,
+	// valid or not.
+	client := service.Client(ctx)
+	if client != "" && m.opts.Submissions != nil {
+		if d := m.opts.Submissions.Allow(ctx, "jobs:"+client); !d.Allowed {
+			wait := max(time.Until(d.Reset), time.Second)
+			return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
+				Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %ds", d.Limit, service.RetrySeconds(wait))}
+		}
+	}
 	units, err := plan(ctx, kind, request)
 	if err != nil {
 		var se *service.Error
@@ -200,18 +214,11 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	}
 	s := state{
 		ID: newID(), Type: typ, Status: StatusQueued, Created: time.Now().UTC(),
-		Request: slices.Clone(request), Total: len(units), Client: service.Client(ctx),
+		Request: slices.Clone(request), Total: len(units), Client: client,
 	}
 	lim := limits{all: m.opts.MaxActive}
 	if s.Client != "" {
 		lim.client = m.opts.MaxPerClient
-		if m.opts.Submissions != nil {
-			if d := m.opts.Submissions.Allow(ctx, "jobs:"+s.Client); !d.Allowed {
-				wait := max(time.Until(d.Reset), time.Second)
-				return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
-					Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %ds", d.Limit, service.RetrySeconds(wait))}
-			}
-		}
 	}
 	if err := m.gated(ctx, "store the job", func(ctx context.Context) error { return m.store.create(ctx, s, units, lim) }); err != nil {
 		var full *tooManyError
