@@ -162,12 +162,6 @@ const quickTime = 20 * time.Millisecond
 // quickTime is Searcher.QuickTime, or its default.
 func (s *Searcher) quickTime() time.Duration { return cmp.Or(s.QuickTime, quickTime) }
 
-// searchOutcome is what a computation reports besides its answer.
-type searchOutcome struct {
-	nodes  int64
-	proven bool
-}
-
 // Source of an answer, as the API names it.
 const (
 	SourceSearch = "search"

@@ -197,37 +197,6 @@ func FirstWin(ctx context.Context, pos *polyomino.Position, opts *Options) (move
 	return res.BestMoves[0], true, res, nil
 }
 
-// Certificate proves the empty board a first-player win: it finds the first
-// move by search, then, for every class of replies of the position after
-// it, a winning third move, every Solve sharing one table.
-func Certificate(ctx context.Context, opts *Options) (*File, error) {
-	start := Pentominoes().Start()
-	t0 := time.Now()
-	first, ok, res, err := FirstWin(ctx, start, opts)
-	if err != nil {
-		return nil, fmt.Errorf("empty board: %w", err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("empty board: %w: the search proves it a loss for the first player", ErrRefuted)
-	}
-	elapsed := time.Since(t0)
-	opts.logf("first move %s: %d nodes, %.1fs", first, res.Nodes, elapsed.Seconds())
-	after, err := start.Play(first)
-	if err != nil {
-		return nil, err
-	}
-	sec, err := Classify(ctx, []string{first.String()}, after, nil, opts, func(l Line) error {
-		if l.Wins {
-			return fmt.Errorf("reply %s: %w: it wins for the second player", l.Move, ErrRefuted)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return NewCertificate(first, res, elapsed, sec)
-}
-
 // NewCertificate puts a certificate together: the section of the start
 // position (the first move, a win, with the cost of the search that found
 // it) and the section of the position after it (each class of replies, a

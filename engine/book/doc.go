@@ -71,7 +71,7 @@
 //
 // # Building
 //
-// Certificate, Classify and ClassifyMove prove what the files hold with
+// FirstWin, Classify and ClassifyMove prove what the files hold with
 // polyomino.Solve (Options.FirstWin: a losing move's first winning reply
 // found ends its search), every search of a build sharing one table;
 // Options.Parallel runs several single-goroutine searches at once, which

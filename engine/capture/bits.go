@@ -24,10 +24,6 @@ func (b cellSet) or(o cellSet) cellSet {
 	return cellSet{b[0] | o[0], b[1] | o[1], b[2] | o[2], b[3] | o[3]}
 }
 
-func (b cellSet) and(o cellSet) cellSet {
-	return cellSet{b[0] & o[0], b[1] & o[1], b[2] & o[2], b[3] & o[3]}
-}
-
 func (b cellSet) andNot(o cellSet) cellSet {
 	return cellSet{b[0] &^ o[0], b[1] &^ o[1], b[2] &^ o[2], b[3] &^ o[3]}
 }
@@ -39,12 +35,6 @@ func (b cellSet) intersects(o cellSet) bool {
 // within reports whether every cell of b is in o.
 func (b cellSet) within(o cellSet) bool {
 	return b[0]&^o[0]|b[1]&^o[1]|b[2]&^o[2]|b[3]&^o[3] == 0
-}
-
-func (b cellSet) empty() bool { return b[0]|b[1]|b[2]|b[3] == 0 }
-
-func (b cellSet) count() int {
-	return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) + bits.OnesCount64(b[2]) + bits.OnesCount64(b[3])
 }
 
 // pieceSet is a set of pieces by their index in the game's piece list (at

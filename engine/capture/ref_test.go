@@ -46,25 +46,6 @@ func newRefGame(t testing.TB, cfg Config) *refGame {
 	return rg
 }
 
-func (rg *refGame) start(t testing.TB, cfg Config) *refPos {
-	p := &refPos{g: rg, marker: map[byte]int{}, pool: map[byte]bool{}, hist: map[string]int{}}
-	for y := 0; y < rg.h; y++ {
-		p.grid = append(p.grid, []byte(strings.Repeat(".", rg.w)))
-	}
-	for _, b := range cfg.Blocked {
-		c, err := polyomino.ParseCell(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.grid[c.Y][c.X] = '#'
-	}
-	for l := range rg.shapes {
-		p.pool[l] = true
-	}
-	p.hist[p.key()]++
-	return p
-}
-
 func (p *refPos) key() string {
 	var sb strings.Builder
 	for _, r := range p.grid {

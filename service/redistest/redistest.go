@@ -27,20 +27,6 @@ type Server struct {
 // Redis: `make test` and CI set GAMESOLVER_REQUIRE_REDIS=1.
 func Required() bool { return os.Getenv("GAMESOLVER_REQUIRE_REDIS") == "1" }
 
-// URL returns REDIS_URL for tests that only need some Redis, skipping the
-// test (or failing it, when Redis is required) when none is configured.
-func URL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("REDIS_URL")
-	if u == "" {
-		if Required() {
-			t.Fatal("REDIS_URL is not set but GAMESOLVER_REQUIRE_REDIS=1")
-		}
-		t.Skip("REDIS_URL not set; run `make test` for the integration tests")
-	}
-	return u
-}
-
 // Start launches a private redis-server on a free port, stopped when the
 // test ends. Tests that kill Redis use their own server, not REDIS_URL's.
 func Start(t testing.TB) *Server {
