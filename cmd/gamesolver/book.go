@@ -97,7 +97,7 @@ type bookFlags struct {
 	lengths                             bool
 }
 
-func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("book build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f bookFlags
@@ -188,13 +188,24 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	defer progress.Close()
+	defer func() {
+		if cerr := progress.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("progress file: %w", cerr)
+		}
+	}()
+	// A line the progress file cannot take (a full disk) stops the build:
+	// it would go on for hours and lose what --resume needs.
 	var classify classifier = func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error) {
-		fmt.Fprintf(progress, "position %s\n", positionArg(moves))
+		if _, err := fmt.Fprintf(progress, "position %s\n", positionArg(moves)); err != nil {
+			return book.Section{}, fmt.Errorf("progress file: %w", err)
+		}
 		opts.Known = known[positionArg(moves)]
-		return classifyDirect(ctx, moves, classes, untilWin, opts, func(l book.Line) {
+		return classifyDirect(ctx, moves, classes, untilWin, opts, func(l book.Line) error {
 			b := (&book.File{Sections: []book.Section{{Lines: []book.Line{l}}}}).Format()
-			_, _ = progress.Write(b[len("position start\n"):])
+			if _, err := progress.Write(b[len("position start\n"):]); err != nil {
+				return fmt.Errorf("progress file: %w", err)
+			}
+			return nil
 		})
 	}
 	if f.jobs {
@@ -383,13 +394,15 @@ func bookOpenings(ctx context.Context, f bookFlags, classify classifier, stdout 
 // classes: all); untilWin stops at the first move that wins for its maker.
 type classifier func(ctx context.Context, moves []string, classes []int, untilWin bool) (book.Section, error)
 
-func classifyDirect(ctx context.Context, moves []string, classes []int, untilWin bool, opts *book.Options, found func(book.Line)) (book.Section, error) {
+func classifyDirect(ctx context.Context, moves []string, classes []int, untilWin bool, opts *book.Options, found func(book.Line) error) (book.Section, error) {
 	pos, err := book.PositionAfter(moves)
 	if err != nil {
 		return book.Section{}, err
 	}
 	return book.Classify(ctx, moves, pos, classes, opts, func(l book.Line) error {
-		found(l)
+		if err := found(l); err != nil {
+			return err
+		}
 		if untilWin && l.Wins {
 			return fmt.Errorf("move %s wins for its maker: %w", l.Move, book.ErrRefuted)
 		}

@@ -553,3 +553,26 @@ func TestBookWorkerSaysRedisIsUnreachable(t *testing.T) {
 		t.Errorf("stderr: %q", errb.String())
 	}
 }
+
+// TestBookBuildProgressUnwritable: a build whose progress file cannot be
+// written (a full disk: /dev/full here) stops with the error, instead of
+// searching on for hours and losing what --resume needs (a review found
+// the writes ignored).
+func TestBookBuildProgressUnwritable(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/full", filepath.Join(dir, "progress.txt")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	// --resume=false: /dev/full reads as endless zeros.
+	args := []string{"book", "build", "--what", "position", "--moves", bookTestMoves, "--out", dir, "--table-mb", "16", "--resume=false"}
+	if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "progress file") || !strings.Contains(errb.String(), "no space left") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "position.txt")); err == nil {
+		t.Error("position.txt written")
+	}
+}

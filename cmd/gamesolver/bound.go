@@ -30,7 +30,7 @@ import (
 // reply, then at least --plies + 2, odd, since he wins): with --plies 5,
 // 9. Each opening's line goes to <out>/lower-bound.txt as it is found; a
 // run resumes from the lines there.
-func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("book lower-bound", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", filepath.Join(envOr("GAMESOLVER_DATA_DIR", "./data"), "book"), "directory of lower-bound.txt")
@@ -127,10 +127,16 @@ func bookLowerBound(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	if fresh {
-		fmt.Fprintf(f, "# Pentominoes 8x8: for each winning first move, a reply after which the first player cannot end the game within %d plies\n", *plies)
-		fmt.Fprintf(f, "# (no=the search found no way; none=no such reply among the first classes tried). Written by gamesolver book lower-bound.\n")
+		if _, err := fmt.Fprintf(f, "# Pentominoes 8x8: for each winning first move, a reply after which the first player cannot end the game within %d plies\n"+
+			"# (no=the search found no way; none=no such reply among the first classes tried). Written by gamesolver book lower-bound.\n", *plies); err != nil {
+			return err
+		}
 	}
 	type job struct {
 		class int
