@@ -98,8 +98,13 @@ func New(cfg Config, d Deps) *gin.Engine {
 	}
 	r := gin.New()
 	if cfg.TrustedProxies != nil {
-		// Checked by the config (ParseTrustedProxies) before New.
-		_ = r.SetTrustedProxies(cfg.TrustedProxies)
+		// The command's config checks the list first; a list gin still
+		// refuses trusts no proxy (gin would keep the entries before the
+		// bad one).
+		if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+			d.Log.Error("trusted proxies refused: trusting none", zap.Error(err))
+			_ = r.SetTrustedProxies([]string{})
+		}
 	}
 	r.HandleMethodNotAllowed = true
 	// gin's own redirect answers a trailing slash before any middleware

@@ -815,8 +815,8 @@ func (j BookJob) Combine(_ context.Context, request json.RawMessage, total int, 
 }
 
 // PreloadBook indexes the embedded book in the background, so that the
-// first request that could use it does not pay for it (under a second of
-// one core; see BENCHMARKS.md).
+// first request that could use it does not pay for it (about 2 s of one
+// core; see BENCHMARKS.md).
 func PreloadBook() {
 	go func() { _, _ = book.Embedded() }()
 }

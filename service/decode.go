@@ -412,7 +412,6 @@ func knownFields(t reflect.Type) []string {
 	return names
 }
 
-// jsonValueKind names the kind of a JSON value by its first byte.
 // TypeError is the error of a union type's UnmarshalJSON (a field of
 // several JSON forms, named by its JSONKind) for a value b of none of its
 // forms: the decoder's message names the field, what it takes and what b
@@ -425,6 +424,7 @@ func TypeError(b []byte, t reflect.Type) error {
 	return &json.UnmarshalTypeError{Value: value, Type: t}
 }
 
+// jsonValueKind names the kind of a JSON value by its first byte.
 func jsonValueKind(v []byte) string {
 	if len(v) == 0 {
 		return "nothing"

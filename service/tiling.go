@@ -16,7 +16,7 @@ import (
 // Tilings counts and lists the tilings of regions by polyominoes.
 type Tilings struct {
 	search *Searcher
-	// MaxLimit caps the number of solutions listed.
+	// maxLimit caps the number of solutions listed.
 	maxLimit int
 }
 

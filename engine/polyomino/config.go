@@ -8,7 +8,7 @@ import (
 )
 
 // Errors callers can test with errors.Is. Every error the package returns
-// wraps one of these (or ErrUnknownPieceSet / ErrBadShape of piece.go, or
+// wraps one of these (or ErrUnknownPieceSet / ErrBadShape of shape.go, or
 // is the context's error of a caller that stopped waiting) and says what
 // was expected.
 var (

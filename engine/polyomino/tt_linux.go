@@ -7,6 +7,9 @@ import (
 	"unsafe"
 )
 
+// mapped is the number of bytes mapped for tables and not yet released.
+var mapped atomic.Int64
+
 // newWords allocates a table of n words. A large one is mapped from the
 // kernel directly and advised onto huge pages before anything touches it:
 // its pages are then zeroed by the kernel as the search first probes them,
@@ -16,9 +19,6 @@ import (
 // Table.release, or when the Table is collected (the collector does not see
 // this memory, so a table made per search must be released by it). Small
 // tables, or a failed mapping, come from the Go heap.
-// mapped is the number of bytes mapped for tables and not yet released.
-var mapped atomic.Int64
-
 func newWords(t *Table, n int) []atomic.Uint64 {
 	const huge = 2 << 20
 	size := n * 8

@@ -42,7 +42,7 @@ func Games[V any](size func(V) int64) *Cache[V] { return New(GameLimits, shared,
 // one of the channel's places.
 type Slots chan struct{}
 
-// shared are the build slots of every cache made with Shared: every core
+// shared are the build slots of every cache made with Games: every core
 // but one (at least one). A build takes up to a few tenths of a second
 // (the 16 x 16 hexomino board with a new blocked cell), and twenty new
 // boards at once took every core from the searches and the cheap
