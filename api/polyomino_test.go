@@ -239,6 +239,17 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"order against a set name", `{"order":4,"pieces":"pentominoes"}`, "pieces", "of order 5, but order 4 was asked for"},
 		{"names not of the order", `{"order":4,"pieces":"FIL"}`, "pieces", "F"},
 		{"capture order out of range", `{"game":"capture","order":3}`, "order", "expected 4"},
+		// Each field named by the engine's error itself (a review found a
+		// neutral piece's fault blamed on hands: the service read words
+		// of the message).
+		{"neutral piece also in a hand", `{"hands":{"first":["F"],"second":["I"]},"neutral":["F:b1,c1,a2,b2,b3"]}`, "neutral", "neutral piece F is also in a hand"},
+		{"unknown piece in a hand", `{"hands":{"first":["Q"],"second":["I"]}}`, "hands", "first hand: no piece \"Q\""},
+		{"blocked cell twice", `{"blocked":["a1","a1"]}`, "blocked", "a1 listed twice"},
+		{"capture blocked cell twice", `{"game":"capture","blocked":["a1","a1"]}`, "blocked", "a1 listed twice"},
+		{"capture pool piece twice", `{"game":"capture","pool":["F","F"]}`, "pool", "listed twice"},
+		{"capture banned piece unknown", `{"game":"capture","banned":["Q"]}`, "banned", "banned: "},
+		{"capture marker of a piece off the board", `{"game":"capture","board":[".......",".......",".......",".......",".......",".......","......."],"markers":{"F":"first"}}`, "markers", "not on the board"},
+		{"capture to_move against the turns", `{"game":"capture","moves":["I:a1,a2,a3,a4,a5"],"to_move":"first"}`, "to_move", "player to move first after 1 turns"},
 	}
 	// The pieces left: the pool's, or each hand's.
 	if a := analyze(t, r, `{"game":"pentominoes","moves":["L:c5,d5,e5,f5,c6"]}`); a.PiecesLeft == nil || joined(a.PiecesLeft.Pool) != "FINPTUVWXYZ" || a.PiecesLeft.First != nil {

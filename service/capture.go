@@ -76,7 +76,7 @@ func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*
 		return nil, f
 	}
 	if err != nil {
-		return nil, Invalid(configField(err), err, "%s", err.Error())
+		return nil, Invalid(fieldOf(err, "game"), err, "%s", err.Error())
 	}
 	pos, err := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: q.ToMove, Turns: q.Moves})
 	if err != nil {
@@ -93,15 +93,8 @@ func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*
 					return nil, Invalid(field, err, "%s (to_move names the player to move after the moves, %s here: the turns are credited counting back from it; with to_move %s they are legal)", err.Error(), strings.ToLower(strings.TrimSpace(q.ToMove)), other)
 				}
 			}
-		// The engine prefixes the faults of these fields with their name.
-		case strings.Contains(err.Error(), "banned:"):
-			field = "banned"
-		case strings.Contains(err.Error(), "markers:"):
-			field = "markers"
-		case strings.Contains(err.Error(), "pool:"):
-			field = "pool"
-		case strings.Contains(err.Error(), "to move") || strings.Contains(err.Error(), "player"):
-			field = "to_move"
+		default:
+			field = fieldOf(err, field)
 		}
 		return nil, Invalid(field, err, "%s", err.Error())
 	}

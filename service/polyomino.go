@@ -355,7 +355,7 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 		return cfg, Invalid("end_rule", nil, "end_rule %q: expected normal or score", q.EndRule)
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, Invalid(configField(err), err, "%s", err.Error())
+		return cfg, Invalid(fieldOf(err, "game"), err, "%s", err.Error())
 	}
 	return cfg, nil
 }
@@ -377,19 +377,25 @@ func pieceOrder(names []string, preset int) int {
 	return 0
 }
 
-// configField guesses which request field a configuration error is about,
-// from the words of the engine's message.
-func configField(err error) string {
-	msg := strings.ToLower(err.Error())
-	for _, f := range []struct{ word, field string }{
-		{"hand", "hands"}, {"neutral", "neutral"}, {"blocked", "blocked"}, {"width", "width"},
-		{"height", "height"}, {"piece", "pieces"}, {"order", "pieces"}, {"board", "width"},
-	} {
-		if strings.Contains(msg, f.word) {
-			return f.field
+// requestFields maps the fields of the engines' configurations and
+// setups (polyomino.FieldError, capture.FieldError) to the request's.
+var requestFields = map[string]string{
+	"Width": "width", "Height": "height", "Blocked": "blocked", "Order": "order", "Pieces": "pieces",
+	"Hands": "hands", "Neutral": "neutral", "NeutralCount": "neutral", "EndRule": "end_rule",
+	"Variant": "game", "Moves": "moves",
+	"Markers": "markers", "Pool": "pool", "Banned": "banned", "ToMove": "to_move",
+}
+
+// fieldOf is the request field an engine's error is about (the fields of
+// a polyomino.FieldError), or otherwise when it names none.
+func fieldOf(err error, otherwise string) string {
+	var fe *polyomino.FieldError
+	if errors.As(err, &fe) {
+		if f, ok := requestFields[fe.Field]; ok {
+			return f
 		}
 	}
-	return "game"
+	return otherwise
 }
 
 // buildFault maps the refusals of a request's game build (either engine's
@@ -450,16 +456,11 @@ func (q PolyominoQuery) positionFor(ctx context.Context, request bool) (*polyomi
 		return nil, f
 	}
 	if err != nil {
-		field := "board"
-		switch {
-		case strings.HasPrefix(err.Error(), "neutral "):
-			field = "neutral"
-		case strings.HasPrefix(err.Error(), "move "), errors.Is(err, polyomino.ErrIllegalMove), errors.Is(err, polyomino.ErrBadNotation) && len(q.Board) == 0:
-			field = "moves"
-		case errors.Is(err, polyomino.ErrBadConfig), errors.Is(err, polyomino.ErrUnknownPiece) && len(q.Board) == 0:
-			field = configField(err)
+		field := "board" // the board's faults, and a game too big to build
+		if errors.Is(err, polyomino.ErrBadConfig) {
+			field = "game"
 		}
-		return nil, Invalid(field, err, "%s", err.Error())
+		return nil, Invalid(fieldOf(err, field), err, "%s", err.Error())
 	}
 	return pos, nil
 }

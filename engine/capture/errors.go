@@ -3,6 +3,8 @@ package capture
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
 
 // Errors callers can test with errors.Is. Every error the package returns
@@ -41,6 +43,16 @@ var (
 	// occurred for the third time).
 	ErrGameOver = errors.New("game over")
 )
+
+// FieldError is a fault of one field of a Config or a Setup, so that a
+// caller can tell which of its inputs to blame without reading the
+// message: Field names it as the struct does ("Width", "Height", "Order",
+// "Blocked", "Pieces"; "Markers", "Pool", "Banned", "ToMove"). A fault of
+// a turn is a *TurnError instead. Its message is Err's.
+type FieldError = polyomino.FieldError
+
+// inField puts err down to field (a FieldError).
+func inField(field string, err error) error { return &FieldError{Field: field, Err: err} }
 
 // fault is an error of one of the kinds above with a message that says what
 // was wrong; errors.Is sees the kind (and ErrIllegalTurn for rule breaks).

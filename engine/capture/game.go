@@ -133,11 +133,15 @@ var games = buildcache.Games((*Game).approxBytes)
 // (build makes them).
 func validate(cfg Config) (*Game, error) {
 	if err := polyomino.CheckSize(cfg.Width, cfg.Height); err != nil { // MaxSide is the engine's
-		return nil, faultf(ErrBadConfig, "%v", err)
+		field := "Width"
+		if fe := (*FieldError)(nil); errors.As(err, &fe) {
+			field = fe.Field
+		}
+		return nil, inField(field, faultf(ErrBadConfig, "%v", err))
 	}
 	set, err := polyomino.Pieces(cfg.Order)
 	if err != nil {
-		return nil, faultf(ErrBadConfig, "piece order %d (expected 4, 5 or 6)", cfg.Order)
+		return nil, inField("Order", faultf(ErrBadConfig, "piece order %d (expected 4, 5 or 6)", cfg.Order))
 	}
 	g := &Game{cfg: cfg, width: cfg.Width, height: cfg.Height, cells: cfg.Width * cfg.Height, set: set,
 		byName: map[string]int{}, index: map[placementKey]int32{}}
@@ -146,14 +150,14 @@ func validate(cfg Config) (*Game, error) {
 	for _, s := range cfg.Blocked {
 		c, err := parseCell(s)
 		if err != nil {
-			return nil, faultf(ErrBadConfig, "blocked: %v", err)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked: %v", err))
 		}
 		if !g.onBoard(c) {
-			return nil, faultf(ErrBadConfig, "blocked cell %s is off the %dx%d board", c, g.width, g.height)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked cell %s is off the %dx%d board", c, g.width, g.height))
 		}
 		i := g.cellIndex(c)
 		if g.blocked.has(i) {
-			return nil, faultf(ErrBadConfig, "blocked cell %s listed twice", c)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked cell %s listed twice", c))
 		}
 		g.blocked.set(i)
 	}
@@ -169,10 +173,10 @@ func validate(cfg Config) (*Game, error) {
 		for _, name := range cfg.Pieces {
 			p, ok := set.Piece(strings.TrimSpace(name))
 			if !ok {
-				return nil, faultf(ErrBadConfig, "pieces: no piece %q of order %d (%s)", name, set.Order, strings.Join(set.Names(), " "))
+				return nil, inField("Pieces", faultf(ErrBadConfig, "pieces: no piece %q of order %d (%s)", name, set.Order, strings.Join(set.Names(), " ")))
 			}
 			if in[p.Index] {
-				return nil, faultf(ErrBadConfig, "pieces: %s listed twice (each piece exists once)", p.Name)
+				return nil, inField("Pieces", faultf(ErrBadConfig, "pieces: %s listed twice (each piece exists once)", p.Name))
 			}
 			in[p.Index] = true
 		}
@@ -183,7 +187,7 @@ func validate(cfg Config) (*Game, error) {
 		}
 	}
 	if len(g.pieces) > maxPieces {
-		return nil, faultf(ErrBadConfig, "%d pieces (at most %d)", len(g.pieces), maxPieces)
+		return nil, inField("Pieces", faultf(ErrBadConfig, "%d pieces (at most %d)", len(g.pieces), maxPieces))
 	}
 	const indexLabels = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	for i, p := range g.pieces {

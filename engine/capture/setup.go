@@ -69,7 +69,7 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 	case "second":
 		side = second
 	default:
-		return nil, faultf(ErrBadPosition, "player to move %q (expected first or second)", su.ToMove)
+		return nil, inField("ToMove", faultf(ErrBadPosition, "player to move %q (expected first or second)", su.ToMove))
 	}
 	s := g.emptyState()
 	if su.Board != nil {
@@ -85,13 +85,13 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 		for _, name := range su.Pool {
 			p, err := g.lookupPiece(strings.TrimSpace(name))
 			if err != nil {
-				return nil, faultf(ErrBadPosition, "pool: %v", err)
+				return nil, inField("Pool", faultf(ErrBadPosition, "pool: %v", err))
 			}
 			if s.onBoard.has(p) {
-				return nil, faultf(ErrBadPosition, "pool: piece %s is on the board", g.pieces[p].Name)
+				return nil, inField("Pool", faultf(ErrBadPosition, "pool: piece %s is on the board", g.pieces[p].Name))
 			}
 			if pool.has(p) {
-				return nil, faultf(ErrBadPosition, "pool: piece %s listed twice", g.pieces[p].Name)
+				return nil, inField("Pool", faultf(ErrBadPosition, "pool: piece %s listed twice", g.pieces[p].Name))
 			}
 			pool |= 1 << uint(p)
 		}
@@ -103,13 +103,13 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 	for _, name := range su.Banned {
 		p, err := g.lookupPiece(strings.TrimSpace(name))
 		if err != nil {
-			return nil, faultf(ErrBadPosition, "banned: %v", err)
+			return nil, inField("Banned", faultf(ErrBadPosition, "banned: %v", err))
 		}
 		if !s.pool.has(p) {
-			return nil, faultf(ErrBadPosition, "banned: piece %s is not in the pool (a piece removed on this turn goes back to the pool)", g.pieces[p].Name)
+			return nil, inField("Banned", faultf(ErrBadPosition, "banned: piece %s is not in the pool (a piece removed on this turn goes back to the pool)", g.pieces[p].Name))
 		}
 		if s.banned.has(p) {
-			return nil, faultf(ErrBadPosition, "banned: piece %s listed twice", g.pieces[p].Name)
+			return nil, inField("Banned", faultf(ErrBadPosition, "banned: piece %s listed twice", g.pieces[p].Name))
 		}
 		s.banned |= 1 << uint(p)
 	}
@@ -124,7 +124,7 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 			// From the empty board the first player moves first and the
 			// players alternate (no passes): a different player to move
 			// would credit the turns to the wrong players.
-			return nil, faultf(ErrBadPosition, "player to move %s after %d turns from the start: the first player moves first and the players alternate; give board rows (and markers) to set up another position", playerNames[side], len(su.Turns))
+			return nil, inField("ToMove", faultf(ErrBadPosition, "player to move %s after %d turns from the start: the first player moves first and the players alternate; give board rows (and markers) to set up another position", playerNames[side], len(su.Turns)))
 		}
 		start = side ^ len(su.Turns)%2
 	}
@@ -259,12 +259,12 @@ func (g *Game) applyMarkers(s *state, markers map[string]string) error {
 	for _, name := range names {
 		p, err := g.lookupPiece(strings.TrimSpace(name))
 		if err != nil {
-			return faultf(ErrBadPosition, "markers: %v", err)
+			return inField("Markers", faultf(ErrBadPosition, "markers: %v", err))
 		}
 		if other, ok := seen[p]; ok {
 			// "I" and "i" (or " I ") name one piece: which marker it
 			// carries would depend on the keys' order.
-			return faultf(ErrBadPosition, "markers: piece %s listed twice (keys %q and %q)", g.pieces[p].Name, other, name)
+			return inField("Markers", faultf(ErrBadPosition, "markers: piece %s listed twice (keys %q and %q)", g.pieces[p].Name, other, name))
 		}
 		seen[p] = name
 		// The value first: a bad one is a fault whatever the board.
@@ -278,10 +278,10 @@ func (g *Game) applyMarkers(s *state, markers map[string]string) error {
 		case "second":
 			side = second
 		default:
-			return faultf(ErrBadPosition, "markers: piece %s has marker %q (expected first or second)", g.pieces[p].Name, markers[name])
+			return inField("Markers", faultf(ErrBadPosition, "markers: piece %s has marker %q (expected first or second)", g.pieces[p].Name, markers[name]))
 		}
 		if !s.onBoard.has(p) {
-			return faultf(ErrBadPosition, "markers: piece %s is not on the board (only pieces on the board carry markers)", g.pieces[p].Name)
+			return inField("Markers", faultf(ErrBadPosition, "markers: piece %s is not on the board (only pieces on the board carry markers)", g.pieces[p].Name))
 		}
 		s.mark(g, p, side)
 	}

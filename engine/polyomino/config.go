@@ -161,19 +161,19 @@ func (c Config) resolve() (*resolved, error) {
 	switch c.EndRule {
 	case NormalPlay, ScoreRule:
 	default:
-		return nil, faultf(ErrBadConfig, "end rule %q (expected normal or score)", c.EndRule)
+		return nil, inField("EndRule", faultf(ErrBadConfig, "end rule %q (expected normal or score)", c.EndRule))
 	}
 	switch c.Variant {
 	case Standard, Capture:
 	default:
-		return nil, faultf(ErrBadConfig, "variant %q (expected standard or capture)", c.Variant)
+		return nil, inField("Variant", faultf(ErrBadConfig, "variant %q (expected standard or capture)", c.Variant))
 	}
 	set, err := Pieces(c.Order)
 	if err != nil {
-		return nil, faultf(ErrBadConfig, "%w", err)
+		return nil, inField("Order", faultf(ErrBadConfig, "%w", err))
 	}
 	if len(set.Pieces) > 64 {
-		return nil, faultf(ErrBadConfig, "%d pieces (at most 64)", len(set.Pieces))
+		return nil, inField("Order", faultf(ErrBadConfig, "%d pieces (at most 64)", len(set.Pieces)))
 	}
 	r.set = set
 	var blocked []int
@@ -185,14 +185,14 @@ func (c Config) resolve() (*resolved, error) {
 	for _, s := range c.Blocked {
 		cell, err := ParseCell(s)
 		if err != nil {
-			return nil, faultf(ErrBadConfig, "blocked: %w", err)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked: %w", err))
 		}
 		if err := probe.cellOnBoard(cell); err != nil {
-			return nil, faultf(ErrBadConfig, "blocked: %w", err)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked: %w", err))
 		}
 		i := probe.Index(cell)
 		if seen[i] {
-			return nil, faultf(ErrBadConfig, "blocked cell %s listed twice", cell)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked cell %s listed twice", cell))
 		}
 		seen[i] = true
 		blocked = append(blocked, i)
@@ -200,15 +200,15 @@ func (c Config) resolve() (*resolved, error) {
 	if r.geo, err = NewGeometry(c.Width, c.Height, blocked); err != nil {
 		return nil, err
 	}
-	names := func(what string, list []string) (uint64, error) {
+	names := func(field, what string, list []string) (uint64, error) {
 		var m uint64
 		for _, n := range list {
 			p, ok := set.Piece(strings.TrimSpace(n))
 			if !ok {
-				return 0, faultf(ErrBadConfig, "%s: no piece %q among the %d pieces of order %d (%s)", what, n, len(set.Pieces), c.Order, strings.Join(set.Names(), " "))
+				return 0, inField(field, faultf(ErrBadConfig, "%s: no piece %q among the %d pieces of order %d (%s)", what, n, len(set.Pieces), c.Order, strings.Join(set.Names(), " ")))
 			}
 			if m&(1<<p.Index) != 0 {
-				return 0, faultf(ErrBadConfig, "%s: piece %s listed twice", what, p.Name)
+				return 0, inField(field, faultf(ErrBadConfig, "%s: piece %s listed twice", what, p.Name))
 			}
 			m |= 1 << p.Index
 		}
@@ -216,42 +216,42 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	if len(c.Pieces) == 0 {
 		r.inGame = 1<<len(set.Pieces) - 1
-	} else if r.inGame, err = names("pieces", c.Pieces); err != nil {
+	} else if r.inGame, err = names("Pieces", "pieces", c.Pieces); err != nil {
 		return nil, err
 	}
 	var hands [2]uint64
 	for p := range hands {
-		if hands[p], err = names(Player(p).String()+" hand", c.Hands[p]); err != nil {
+		if hands[p], err = names("Hands", Player(p).String()+" hand", c.Hands[p]); err != nil {
 			return nil, err
 		}
 		if hands[p]&^r.inGame != 0 {
-			return nil, faultf(ErrBadConfig, "%s hand holds piece %s, which is not in the game's pieces", Player(p), set.Pieces[trailingZeros(hands[p]&^r.inGame)].Name)
+			return nil, inField("Hands", faultf(ErrBadConfig, "%s hand holds piece %s, which is not in the game's pieces", Player(p), set.Pieces[trailingZeros(hands[p]&^r.inGame)].Name))
 		}
 	}
 	if hands[0]&hands[1] != 0 {
-		return nil, faultf(ErrBadConfig, "piece %s is in both hands", set.Pieces[trailingZeros(hands[0]&hands[1])].Name)
+		return nil, inField("Hands", faultf(ErrBadConfig, "piece %s is in both hands", set.Pieces[trailingZeros(hands[0]&hands[1])].Name))
 	}
 	if c.Pool && hands[0]|hands[1] != 0 {
-		return nil, faultf(ErrBadConfig, "hands given for a common-pool game (set pool to false)")
+		return nil, inField("Hands", faultf(ErrBadConfig, "hands given for a common-pool game (set pool to false)"))
 	}
 	if c.NeutralCount < 0 {
-		return nil, faultf(ErrBadConfig, "neutral count %d (expected 0 or more)", c.NeutralCount)
+		return nil, inField("NeutralCount", faultf(ErrBadConfig, "neutral count %d (expected 0 or more)", c.NeutralCount))
 	}
 	var neutralSet uint64
 	for i, s := range c.Neutral {
 		m, err := ParseMove(s)
 		if err != nil {
-			return nil, faultf(ErrBadConfig, "neutral piece %d: %w", i+1, err)
+			return nil, inField("Neutral", faultf(ErrBadConfig, "neutral piece %d: %w", i+1, err))
 		}
 		p, ok := set.Piece(m.Piece)
 		if !ok || r.inGame&(1<<p.Index) == 0 {
-			return nil, faultf(ErrBadConfig, "neutral piece %d: no piece %s in this game", i+1, m.Piece)
+			return nil, inField("Neutral", faultf(ErrBadConfig, "neutral piece %d: no piece %s in this game", i+1, m.Piece))
 		}
 		if neutralSet&(1<<p.Index) != 0 {
-			return nil, faultf(ErrBadConfig, "neutral piece %s placed twice", p.Name)
+			return nil, inField("Neutral", faultf(ErrBadConfig, "neutral piece %s placed twice", p.Name))
 		}
 		if (hands[0]|hands[1])&(1<<p.Index) != 0 {
-			return nil, faultf(ErrBadConfig, "neutral piece %s is also in a hand", p.Name)
+			return nil, inField("Neutral", faultf(ErrBadConfig, "neutral piece %s is also in a hand", p.Name))
 		}
 		neutralSet |= 1 << p.Index
 		r.neutral = append(r.neutral, p.Index)
@@ -264,7 +264,7 @@ func (c Config) resolve() (*resolved, error) {
 	order := shuffled(free, c.Seed)
 	if len(c.Neutral) == 0 && c.NeutralCount > 0 {
 		if c.NeutralCount > len(order) {
-			return nil, faultf(ErrBadConfig, "%d neutral pieces to deal but only %d pieces are left for the deal: give neutral [] for no neutral piece", c.NeutralCount, len(order))
+			return nil, inField("NeutralCount", faultf(ErrBadConfig, "%d neutral pieces to deal but only %d pieces are left for the deal: give neutral [] for no neutral piece", c.NeutralCount, len(order)))
 		}
 		r.neutral = append(r.neutral, order[:c.NeutralCount]...)
 		for _, p := range order[:c.NeutralCount] {
@@ -391,6 +391,23 @@ func (r *resolved) fingerprint() string {
 	b = append(b, fmt.Sprint(r.cfg.Width, r.cfg.Height, bl, r.cfg.Order, r.inGame, r.hands, r.neutral, nm, r.cfg.Pool, r.cfg.EndRule, r.cfg.Variant))
 	return strings.Join(b, "|")
 }
+
+// FieldError is a fault of one field of a Config, or of the moves given to
+// Game.NewPosition, so that a caller can tell which of its inputs to blame
+// without reading the message: Field names it as Config does ("Width",
+// "Height", "Blocked", "Order", "Pieces", "Hands", "Neutral",
+// "NeutralCount", "EndRule", "Variant"), or "Moves". Its message is Err's
+// (which says which field, in words).
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// inField puts err down to field (a FieldError).
+func inField(field string, err error) error { return &FieldError{Field: field, Err: err} }
 
 // fault is an error of a kind (one of the Err values, for errors.Is)
 // whose message is only its own text: "cell k3 is off the 8x8 board"

@@ -167,16 +167,16 @@ func buildGame(r *resolved) (*Game, error) {
 			m := r.neutralMoves[i]
 			q, err := g.resolveCells(p, m.Cells)
 			if err != nil {
-				return nil, faultf(ErrBadConfig, "neutral piece %s: %w", p.Name, err)
+				return nil, inField("Neutral", faultf(ErrBadConfig, "neutral piece %s: %w", p.Name, err))
 			}
 			if q.mask.Intersects(start.occ) {
-				return nil, faultf(ErrBadConfig, "neutral piece %s covers a blocked or occupied cell", p.Name)
+				return nil, inField("Neutral", faultf(ErrBadConfig, "neutral piece %s covers a blocked or occupied cell", p.Name))
 			}
 			pl = q
 		} else {
 			var ok bool
 			if pl, ok = g.centralPlacement(p, g.open.AndNot(start.occ)); !ok {
-				return nil, faultf(ErrBadConfig, "no room for neutral piece %s", p.Name)
+				return nil, inField("Neutral", faultf(ErrBadConfig, "no room for neutral piece %s", p.Name))
 			}
 		}
 		start.occ = start.occ.Or(pl.mask)

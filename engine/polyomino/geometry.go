@@ -43,7 +43,11 @@ func CheckSize(width, height int) error {
 	default:
 		return nil
 	}
-	return faultf(ErrBadConfig, "board size %d x %d (%s must be 1..%d)", width, height, side, MaxSide)
+	field := "Width"
+	if side == "height" {
+		field = "Height"
+	}
+	return inField(field, faultf(ErrBadConfig, "board size %d x %d (%s must be 1..%d)", width, height, side, MaxSide))
 }
 
 // NewGeometry builds a board geometry; blocked lists cell indices.
@@ -54,7 +58,7 @@ func NewGeometry(width, height int, blocked []int) (*Geometry, error) {
 	g := &Geometry{Width: width, Height: height}
 	for _, i := range blocked {
 		if i < 0 || i >= width*height {
-			return nil, faultf(ErrBadConfig, "blocked cell %d is off the board", i)
+			return nil, inField("Blocked", faultf(ErrBadConfig, "blocked cell %d is off the board", i))
 		}
 		g.Blocked.Set(i)
 	}

@@ -113,32 +113,46 @@ func TestPositionErrors(t *testing.T) {
 		if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: error = %v, want %v containing %q", tt.name, err, tt.want, tt.msg)
 		}
+		// A move's fault is the moves' (FieldError), a board's none.
+		if fe := (*FieldError)(nil); errors.As(err, &fe) != (tt.moves != nil) || tt.moves != nil && fe.Field != "Moves" {
+			t.Errorf("%s: error %v of field %+v", tt.name, err, fe)
+		}
 	}
 }
 
 func TestConfigErrors(t *testing.T) {
 	base := mustPreset(t, "pentominoes")
 	mod := func(f func(*Config)) Config { c := base; f(&c); return c }
+	// field: the FieldError's, which a caller reads to blame its input.
 	tests := []struct {
-		cfg Config
-		msg string
+		cfg        Config
+		msg, field string
 	}{
-		{mod(func(c *Config) { c.Width = 17 }), "board size 17 x 8 (width must be 1..16)"},
-		{mod(func(c *Config) { c.Height = 0 }), "board size 8 x 0 (height must be 1..16)"},
-		{mod(func(c *Config) { c.Width, c.Height = -1, 17 }), "(width and height must be 1..16)"},
-		{mod(func(c *Config) { c.Order = 7 }), "order 7"},
-		{mod(func(c *Config) { c.Pieces = []string{"L", "Q"} }), "no piece \"Q\""},
-		{mod(func(c *Config) { c.Pieces = []string{"L", "l"} }), "listed twice"},
-		{mod(func(c *Config) { c.Blocked = []string{"i9"} }), "cell i9 is off the 8x8 board"},
-		{mod(func(c *Config) { c.EndRule = "sudden" }), "end rule"},
-		{mod(func(c *Config) { c.Variant = "x" }), "variant"},
-		{mod(func(c *Config) { c.Pool = false; c.Hands = [2][]string{{"L"}, {"L"}} }), "in both hands"},
-		{mod(func(c *Config) { c.Hands = [2][]string{{"L"}, nil} }), "hands given for a common-pool game"},
+		{mod(func(c *Config) { c.Width = 17 }), "board size 17 x 8 (width must be 1..16)", "Width"},
+		{mod(func(c *Config) { c.Height = 0 }), "board size 8 x 0 (height must be 1..16)", "Height"},
+		{mod(func(c *Config) { c.Width, c.Height = -1, 17 }), "(width and height must be 1..16)", "Width"},
+		{mod(func(c *Config) { c.Order = 7 }), "order 7", "Order"},
+		{mod(func(c *Config) { c.Pieces = []string{"L", "Q"} }), "no piece \"Q\"", "Pieces"},
+		{mod(func(c *Config) { c.Pieces = []string{"L", "l"} }), "listed twice", "Pieces"},
+		{mod(func(c *Config) { c.Blocked = []string{"i9"} }), "cell i9 is off the 8x8 board", "Blocked"},
+		{mod(func(c *Config) { c.EndRule = "sudden" }), "end rule", "EndRule"},
+		{mod(func(c *Config) { c.Variant = "x" }), "variant", "Variant"},
+		{mod(func(c *Config) { c.Pool = false; c.Hands = [2][]string{{"L"}, {"L"}} }), "in both hands", "Hands"},
+		{mod(func(c *Config) { c.Hands = [2][]string{{"L"}, nil} }), "hands given for a common-pool game", "Hands"},
+		{mod(func(c *Config) {
+			c.Pool = false
+			c.Hands = [2][]string{{"F"}, {"I"}}
+			c.Neutral = []string{"F:b1,c1,a2,b2,b3"}
+		}), "neutral piece F is also in a hand", "Neutral"},
+		{mod(func(c *Config) { c.Blocked = []string{"a1", "a1"} }), "listed twice", "Blocked"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()
 		if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%+v: error = %v, want %q", tt.cfg, err, tt.msg)
+		}
+		if fe := (*FieldError)(nil); !errors.As(err, &fe) || fe.Field != tt.field {
+			t.Errorf("%+v: error %v of field %+v, want %s", tt.cfg, err, fe, tt.field)
 		}
 	}
 	if _, err := Preset("chess"); !errors.Is(err, ErrUnknownPreset) {
