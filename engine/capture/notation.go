@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,7 +86,7 @@ func ParseTurn(s string) (Turn, error) {
 		cellSeen[c] = true
 		t.Cells = append(t.Cells, c)
 	}
-	sortCells(t.Cells)
+	slices.SortFunc(t.Cells, polyomino.ReadingOrder)
 	sort.Strings(t.Removals)
 	return t, nil
 }
@@ -102,15 +103,6 @@ func checkName(name, turn string) error {
 	return nil
 }
 
-// sortCells puts cells in reading order: by row from the top, then by
-// column.
-func sortCells(cells []polyomino.Cell) {
-	sort.Slice(cells, func(i, j int) bool {
-		a, b := cells[i], cells[j]
-		return a.Y < b.Y || a.Y == b.Y && a.X < b.X
-	})
-}
-
 // String writes the turn in canonical notation: "~P ~Q Z:b3,c3,c4,c5,d5",
 // removals sorted by name, cells in reading order.
 func (t Turn) String() string {
@@ -125,7 +117,7 @@ func (t Turn) String() string {
 	sb.WriteString(t.Piece)
 	sb.WriteByte(':')
 	cells := append([]polyomino.Cell(nil), t.Cells...)
-	sortCells(cells)
+	slices.SortFunc(cells, polyomino.ReadingOrder)
 	for i, c := range cells {
 		if i > 0 {
 			sb.WriteByte(',')

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func (t refTurn) String() string {
 		fmt.Fprintf(&sb, "~%c ", l)
 	}
 	c := append([]polyomino.Cell(nil), t.cells...)
-	sortCells(c)
+	slices.SortFunc(c, polyomino.ReadingOrder)
 	sb.WriteByte(t.piece)
 	sb.WriteByte(':')
 	for i, x := range c {

@@ -215,7 +215,7 @@ func (g *Game) parseBoard(s *state, rows []string) error {
 
 // pieceOfCells names the piece drawn with label ch on cells.
 func (g *Game) pieceOfCells(ch rune, cells []polyomino.Cell) (int, error) {
-	list := cellList(cells)
+	list := polyomino.CellList(cells)
 	if len(cells) != g.set.Order {
 		return 0, faultf(ErrBadBoard, "piece labelled %q has %d cells (%s), expected %d", ch, len(cells), list, g.set.Order)
 	}
@@ -237,16 +237,6 @@ func (g *Game) pieceOfCells(ch rune, cells []polyomino.Cell) (int, error) {
 		return 0, faultf(ErrBadBoard, "cells labelled %q form piece %s, which is not in this game (%s)", ch, found.Name, strings.Join(g.Pieces(), " "))
 	}
 	return p, nil
-}
-
-func cellList(cells []polyomino.Cell) string {
-	c := append([]polyomino.Cell(nil), cells...)
-	sortCells(c)
-	parts := make([]string, len(c))
-	for i, x := range c {
-		parts[i] = x.String()
-	}
-	return strings.Join(parts, ",")
 }
 
 func (g *Game) applyMarkers(s *state, markers map[string]string) error {
@@ -344,7 +334,7 @@ func (g *Game) resolve(s *state, t Turn) (turn, error) {
 		fits = fits || o.Equal(shape)
 	}
 	if !fits {
-		return turn{}, faultf(ErrWrongShape, "cells %s do not form piece %s", cellList(t.Cells), name)
+		return turn{}, faultf(ErrWrongShape, "cells %s do not form piece %s", polyomino.CellList(t.Cells), name)
 	}
 	for _, c := range t.Cells {
 		if g.blocked.has(g.cellIndex(c)) {
@@ -371,7 +361,7 @@ func (g *Game) resolve(s *state, t Turn) (turn, error) {
 	}
 	pi, ok := g.index[placementKey{piece, mask}]
 	if !ok {
-		return turn{}, faultf(ErrWrongShape, "cells %s do not form piece %s", cellList(t.Cells), name)
+		return turn{}, faultf(ErrWrongShape, "cells %s do not form piece %s", polyomino.CellList(t.Cells), name)
 	}
 	return turn{remove: remove, place: pi}, nil
 }

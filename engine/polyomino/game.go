@@ -256,6 +256,9 @@ func (g *Game) resolveCells(p *Piece, cells []Cell) (placement, error) {
 	return placement{}, faultf(ErrIllegalMove, "cells %s do not form piece %s", cellList(cells), p.Name)
 }
 
+// CellList writes cells in reading order, separated by commas: "a1,b1,a2".
+func CellList(cells []Cell) string { return cellList(cells) }
+
 func cellList(cells []Cell) string {
 	s := ""
 	for i, c := range sortedCells(cells) {

@@ -39,6 +39,10 @@ func sortedCells(cells []Cell) []Cell {
 	return out
 }
 
+// ReadingOrder compares cells by row from the top, then by column from the
+// left (for slices.SortFunc).
+func ReadingOrder(a, b Cell) int { return readingOrder(a, b) }
+
 // readingOrder compares cells by row, then column.
 func readingOrder(a, b Cell) int {
 	if c := cmp.Compare(a.Y, b.Y); c != 0 {
