@@ -20,14 +20,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/engine/verify"
 	"github.com/gamesolver/gamesolver/service"
-	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
@@ -581,25 +579,11 @@ func newBookJobs(ctx context.Context, f bookFlags, logf func(string, ...any)) (c
 
 // bookManager builds a job manager knowing only the book kind.
 func bookManager(redisURL, dir string, kind service.BookJob, log *zap.Logger) (*jobs.Manager, func(), error) {
-	var store jobs.Store
-	closeStore := func() {}
-	if redisURL != "" {
-		opt, err := cache.ParseRedisURL(redisURL)
-		if err != nil {
-			return nil, nil, err
-		}
-		client := redis.NewClient(opt)
-		// A build's job is the batch the workers are there for: every
-		// unit queued at once, as many running as there are slots.
-		store = jobs.NewRedisStore(client).Window(1 << 30)
-		closeStore = func() { _ = client.Close() }
-	} else {
-		ms, err := jobs.NewMemoryStore(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		store = ms
-		closeStore = func() { _ = ms.Close() }
+	// A build's job is the batch the workers are there for: every unit
+	// queued at once, as many running as there are slots.
+	store, closeStore, err := openJobStore(redisURL, dir, 1<<30, nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	jm, err := jobs.NewManager(store, []jobs.Kind{kind}, jobs.Options{Logger: log})
 	if err != nil {

@@ -43,31 +43,18 @@ func jobKinds(cfg config, s *service.Searcher, workers int) []jobs.Kind {
 // fit for submitting a whole job in one transaction) when REDIS_URL is set,
 // in process with a journal in the data directory otherwise.
 func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap.Logger, submissions jobs.SubmitLimiter, kinds ...jobs.Kind) (*jobs.Manager, func(), error) {
-	var store jobs.Store
-	closeStore := func() {}
-	if cfg.RedisURL != "" {
-		opt, err := cache.ParseRedisURL(cfg.RedisURL)
-		if err != nil {
-			return nil, nil, err
-		}
+	dir := filepath.Join(cfg.DataDir, "jobs")
+	if cfg.noJournal {
+		dir = "" // one request: no job of it would ever run
+	}
+	store, closeStore, err := openJobStore(cfg.RedisURL, dir, cfg.JobWindow, func(opt *redis.Options) {
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
 		// A caller's deadline (a background job's submission: 1 s) cuts
 		// a call short, not only the timeouts above.
 		opt.ContextTimeoutEnabled = true
-		client := redis.NewClient(opt)
-		store = jobs.NewRedisStore(client).Window(cfg.JobWindow)
-		closeStore = func() { _ = client.Close() }
-	} else {
-		dir := filepath.Join(cfg.DataDir, "jobs")
-		if cfg.noJournal {
-			dir = "" // one request: no job of it would ever run
-		}
-		ms, err := jobs.NewMemoryStore(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("job journal: %w", err)
-		}
-		store = ms
-		closeStore = func() { _ = ms.Close() }
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	jm, err := jobs.NewManager(store, kinds, jobs.Options{
 		Logger:       log.Named("jobs"),
@@ -82,6 +69,28 @@ func newJobs(cfg config, m *service.Metrics, reg prometheus.Registerer, log *zap
 		return nil, nil, err
 	}
 	return jm, closeStore, nil
+}
+
+// openJobStore opens a job store: on Redis (its own client, its options
+// set by tune, the given window of units) when redisURL is set, else in
+// process with its journal in dir ("": none).
+func openJobStore(redisURL, dir string, window int, tune func(*redis.Options)) (jobs.Store, func(), error) {
+	if redisURL != "" {
+		opt, err := cache.ParseRedisURL(redisURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		if tune != nil {
+			tune(opt)
+		}
+		client := redis.NewClient(opt)
+		return jobs.NewRedisStore(client).Window(window), func() { _ = client.Close() }, nil
+	}
+	ms, err := jobs.NewMemoryStore(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("job journal: %w", err)
+	}
+	return ms, func() { _ = ms.Close() }, nil
 }
 
 // expressLimit is the express slot's limit: --express-limit, at most half
