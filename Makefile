@@ -50,10 +50,11 @@ fuzz:
 openapi:
 	$(GO) test ./openapi -run TestDocumentIsFresh -count=1 -update
 
-## lint: formatting, vet and known vulnerabilities
+## lint: formatting, vet, staticcheck (unused code, suspicious constructs) and known vulnerabilities
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^openapi/')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	.ci/vulncheck
 
 ## build: a static binary in bin/

@@ -479,12 +479,11 @@ func TestServiceEndpoints(t *testing.T) {
 }
 
 func TestReadyzNotReady(t *testing.T) {
-	r, _, _ := newTestServer(t, Config{})
-	// A fresh router with a component still building.
+	// A router with a component still building.
 	rd := service.NewReadiness(cache.NewMemory(1<<20, 0))
 	p := 0.25
 	rd.Add(func() service.Component { return service.Component{Name: "teeko", State: "building", Progress: &p} })
-	r = New(Config{MaxBodyBytes: 1 << 16}, Deps{Registry: prometheus.NewRegistry(), Readiness: rd, Catalogue: &service.Catalogue{}})
+	r := New(Config{MaxBodyBytes: 1 << 16}, Deps{Registry: prometheus.NewRegistry(), Readiness: rd, Catalogue: &service.Catalogue{}})
 	w := do(r, "GET", "/readyz", "", "")
 	if w.Code != 503 || !strings.Contains(w.Body.String(), `"progress":0.25`) || w.Header().Get("Retry-After") == "" {
 		t.Errorf("readyz while building = %d %s", w.Code, w.Body)

@@ -246,8 +246,7 @@ type tilingsJobRequest struct {
 }
 
 func (r tilingsJobRequest) query() TilingQuery {
-	return TilingQuery{Width: r.Width, Height: r.Height, Blocked: r.Blocked, Board: r.Board, Pieces: r.Pieces,
-		Order: r.Order, Multiset: r.Multiset, AllowLeftover: r.AllowLeftover, Limit: r.Limit, EveryTiling: r.EveryTiling, BudgetMs: r.BudgetMs}
+	return TilingQuery(r) // the same fields; their tags differ
 }
 
 // tilingParts is how many units a tilings job without a budget has: each

@@ -60,6 +60,7 @@ const bookUsage = `usage:
 // bookCommand runs `gamesolver book ...`.
 func bookCommand(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
+		//lint:ignore ST1005 the usage, printed as it is
 		return errors.New(bookUsage)
 	}
 	switch args[0] {

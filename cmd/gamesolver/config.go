@@ -60,8 +60,8 @@ type config struct {
 	noTeeko   bool // the Teeko tables are neither loaded nor built
 }
 
-// flagHelp is returned after -h printed the usage.
-var flagHelp = errors.New("help requested")
+// errHelpShown is returned after -h printed the usage.
+var errHelpShown = errors.New("help requested")
 
 // setting binds one field to a flag and an environment variable.
 type setting struct {
@@ -167,7 +167,7 @@ func parseConfigArgs(name string, args []string, getenv func(string) string, c c
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return c, nil, flagHelp
+			return c, nil, errHelpShown
 		}
 		return c, nil, err
 	}

@@ -93,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // reports on stderr.
 func exitCode(err error, stderr io.Writer) int {
 	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp), errors.Is(err, flagHelp):
+	case err == nil, errors.Is(err, flag.ErrHelp), errors.Is(err, errHelpShown):
 		return 0 // -h: the flags' usage is printed
 	case errors.Is(err, context.Canceled):
 		// SIGINT or SIGTERM stopped the command (its work kept where it

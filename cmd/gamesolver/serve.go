@@ -177,7 +177,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 func start(name string, args []string, getenv func(string) string) (config, *zap.Logger, error) {
 	cfg, err := parseConfig(name, args, getenv)
 	if err != nil {
-		if errors.Is(err, flagHelp) {
+		if errors.Is(err, errHelpShown) {
 			return cfg, nil, nil
 		}
 		return cfg, nil, err

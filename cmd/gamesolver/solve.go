@@ -70,7 +70,7 @@ var solveGets = map[string]bool{"/v1/games": true}
 // operation itself): one request through the same handler as the server.
 func solveCommand(name string, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, rest, err := parseConfigArgs(name, args, getenv, solveDefaults(), io.Discard)
-	if errors.Is(err, flagHelp) {
+	if errors.Is(err, errHelpShown) {
 		fmt.Fprint(stdout, solveUsage)
 		return nil
 	}

@@ -483,7 +483,8 @@ func (t *teeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // CloseNotify is passed on: gin's writer calls it without asking.
 func (t *teeWriter) CloseNotify() <-chan bool {
-	if cn, ok := t.ResponseWriter.(http.CloseNotifier); ok { //nolint:staticcheck // gin needs it
+	//lint:ignore SA1019 gin's writer calls it
+	if cn, ok := t.ResponseWriter.(http.CloseNotifier); ok {
 		return cn.CloseNotify()
 	}
 	return make(chan bool)
