@@ -111,6 +111,8 @@ func TestTeekoBadInput(t *testing.T) {
 		{"red square twice", "/v1/teeko/analyze", `{"black":[1,2],"red":[3,3]}`, "red", "listed twice for red"},
 		{"both configured", "/v1/teeko/analyze", `{"black":[1,2,3,4],"red":[21,22,23,24],"to_move":"black"}`, "black", ""},
 		{"too many black", "/v1/teeko/analyze", `{"black":[1,2,3],"red":[9]}`, "black", ""},
+		{"too many red", "/v1/teeko/analyze", `{"black":[1,2,3,4],"red":[9,10,11,12,14]}`, "red", "red has 5 pieces"},
+		{"fewer black than red", "/v1/teeko/analyze", `{"black":[1],"red":[9,10,11]}`, "black", "black has 1 pieces and red 3"},
 		{"too many black on the board", "/v1/teeko/analyze", `{"board":"BBB......R..............."}`, "board", ""},
 		{"illegal move", "/v1/teeko/analyze", `{"moves":["13","13"]}`, "moves", "move 2"},
 		{"bad notation", "/v1/teeko/analyze", `{"moves":["13","x"]}`, "moves", "move 2"},

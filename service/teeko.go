@@ -400,7 +400,7 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 
 // newTeekoPosition makes the position of board b; a fault of the board is
 // reported on field (board, or black for the lists of squares: red when
-// the fault names red pieces only).
+// the fault is of red's pieces alone).
 func newTeekoPosition(r teeko.Rules, b teeko.Board, toMove teeko.Color, field string) (teeko.Position, error) {
 	pos, err := teeko.NewPosition(r, b, toMove)
 	if err == nil {
@@ -425,9 +425,10 @@ func newTeekoPosition(r teeko.Rules, b teeko.Board, toMove teeko.Color, field st
 }
 
 // squaresField is the list of squares a fault of a board given by lists is
-// reported on: red when it names red pieces only, else black.
+// reported on: red for a fault of red's pieces alone (teeko.SideError),
+// else black.
 func squaresField(err error) string {
-	if msg := strings.ToLower(err.Error()); strings.Contains(msg, "red") && !strings.Contains(msg, "black") {
+	if se := (*teeko.SideError)(nil); errors.As(err, &se) && se.Side == teeko.Red {
 		return "red"
 	}
 	return "black"

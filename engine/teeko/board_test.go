@@ -1,6 +1,7 @@
 package teeko
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -131,21 +132,31 @@ func TestBoardString(t *testing.T) {
 }
 
 func TestBoardFromSquares(t *testing.T) {
+	// side: the SideError's, NoColor for none (a fault of both lists).
 	for _, tc := range []struct {
 		black, red []int
 		want, err  string
+		side       Color
 	}{
 		{black: []int{13, 1}, red: []int{25}, want: "b...........b...........r"},
 		{black: nil, red: nil, want: "........................."},
-		{black: []int{26}, err: "black square 26 is off the board (1..25)"},
-		{red: []int{0}, err: "red square 0 is off the board (1..25)"},
-		{black: []int{3, 3}, err: "square 3 is listed twice for black"},
-		{black: []int{7}, red: []int{7}, err: "square 7 is listed for both black and red"},
+		{black: []int{26}, err: "black square 26 is off the board (1..25)", side: Black},
+		{red: []int{0}, err: "red square 0 is off the board (1..25)", side: Red},
+		{black: []int{3, 3}, err: "square 3 is listed twice for black", side: Black},
+		{red: []int{4, 4}, err: "square 4 is listed twice for red", side: Red},
+		{black: []int{7}, red: []int{7}, err: "square 7 is listed for both black and red", side: NoColor},
 	} {
 		b, err := BoardFromSquares(tc.black, tc.red)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err || !errorsIs(err, ErrBadBoard) {
 				t.Errorf("BoardFromSquares(%v, %v): error %v, want %q", tc.black, tc.red, err, tc.err)
+			}
+			side := NoColor
+			if se := (*SideError)(nil); errors.As(err, &se) {
+				side = se.Side
+			}
+			if side != tc.side {
+				t.Errorf("BoardFromSquares(%v, %v): the fault of side %v, want %v", tc.black, tc.red, side, tc.side)
 			}
 			continue
 		}

@@ -27,6 +27,17 @@ var (
 	ErrCorruptTable = errors.New("teeko: corrupt table file")
 )
 
+// SideError is a fault of one side's pieces (a square of its list off the
+// board or listed twice, too many pieces), so that a caller can tell
+// which list to blame without reading the message, which is Err's.
+type SideError struct {
+	Side Color
+	Err  error
+}
+
+func (e *SideError) Error() string { return e.Err.Error() }
+func (e *SideError) Unwrap() error { return e.Err }
+
 // detailError is an error of one of the categories above with its own
 // message; errors.Is(err, kind) holds.
 type detailError struct {

@@ -36,16 +36,16 @@ func ParseBoard(s string) (Board, error) {
 func BoardFromSquares(black, red []int) (Board, error) {
 	var b Board
 	for _, side := range []struct {
-		name string
-		list []int
-		set  *Bitboard
-	}{{"black", black, &b.Black}, {"red", red, &b.Red}} {
+		color Color
+		list  []int
+		set   *Bitboard
+	}{{Black, black, &b.Black}, {Red, red, &b.Red}} {
 		for _, sq := range side.list {
 			if sq < 1 || sq > NumSquares {
-				return Board{}, errorf(ErrBadBoard, "%s square %d is off the board (1..25)", side.name, sq)
+				return Board{}, &SideError{side.color, errorf(ErrBadBoard, "%s square %d is off the board (1..25)", side.color, sq)}
 			}
 			if side.set.Has(sq) {
-				return Board{}, errorf(ErrBadBoard, "square %d is listed twice for %s", sq, side.name)
+				return Board{}, &SideError{side.color, errorf(ErrBadBoard, "square %d is listed twice for %s", sq, side.color)}
 			}
 			*side.set |= SquareBit(sq)
 		}

@@ -73,9 +73,9 @@ func NewPosition(r Rules, b Board, toMove Color) (Position, error) {
 	nb, nr := b.Black.Count(), b.Red.Count()
 	switch {
 	case nb > PiecesPerSide:
-		return Position{}, errorf(ErrImpossiblePosition, "black has %d pieces: at most %d", nb, PiecesPerSide)
+		return Position{}, &SideError{Black, errorf(ErrImpossiblePosition, "black has %d pieces: at most %d", nb, PiecesPerSide)}
 	case nr > PiecesPerSide:
-		return Position{}, errorf(ErrImpossiblePosition, "red has %d pieces: at most %d", nr, PiecesPerSide)
+		return Position{}, &SideError{Red, errorf(ErrImpossiblePosition, "red has %d pieces: at most %d", nr, PiecesPerSide)}
 	case nb != nr && nb != nr+1:
 		return Position{}, errorf(ErrImpossiblePosition,
 			"black has %d pieces and red %d: black, who drops first, must have as many pieces as red or one more", nb, nr)
