@@ -212,7 +212,17 @@ func (tb *Tablebase) SaveFile(path string) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	// The rename, written down: the directory's entries flushed too.
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return nil // renamed; only its durability is unknown
+	}
+	defer d.Close()
+	_ = d.Sync()
+	return nil
 }
 
 // LoadFile loads the table file at path and checks that it solves rules
