@@ -155,7 +155,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Header			202		{string}	Location	"/v1/jobs/{id}"
 //	@Failure		400		{object}	Problem	"unknown type, or a request its synchronous endpoint would refuse (fields named request.<field>)"
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
-//	@Failure		503		{object}	Problem	"jobs store unavailable, or --max-active-jobs unfinished jobs already: /problems/busy (Retry-After given)"
+//	@Failure		503		{object}	Problem	"jobs store unavailable, or --max-active-jobs unfinished jobs already, or (polyomino.analyze) too many new game configurations waiting to be built: /problems/busy (Retry-After given; not counted against --job-rate-limit)"
 //	@Security		APIKey
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"

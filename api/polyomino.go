@@ -317,10 +317,10 @@ type PolyominoAnalysis struct {
 	Stats  Stats    `json:"stats"`
 	Job    *JobLink `json:"job,omitempty"`
 	// With background, when no job was queued: why (the jobs store
-	// cannot be reached, the position is beyond the search, or a cap on
-	// jobs: the server's unfinished jobs, the client's, or the client's
-	// submissions per period, --job-rate-limit); the answer stands,
-	// without a job.
+	// cannot be reached, the position is beyond the search, the server is
+	// busy building other game configurations, or a cap on jobs: the
+	// server's unfinished jobs, the client's, or the client's submissions
+	// per period, --job-rate-limit); the answer stands, without a job.
 	JobError string `json:"job_error,omitempty" example:"jobs store unavailable: could not store the job"`
 	// Capture variant: every marked piece on the board -> first or
 	// second; an empty object when none.

@@ -617,7 +617,7 @@ const docTemplate = `{
                         }
                     },
                     "503": {
-                        "description": "jobs store unavailable, or --max-active-jobs unfinished jobs already: /problems/busy (Retry-After given)",
+                        "description": "jobs store unavailable, or --max-active-jobs unfinished jobs already, or (polyomino.analyze) too many new game configurations waiting to be built: /problems/busy (Retry-After given; not counted against --job-rate-limit)",
                         "schema": {
                             "$ref": "#/definitions/api.Problem"
                         },
@@ -2744,7 +2744,7 @@ const docTemplate = `{
                     "$ref": "#/definitions/api.JobLink"
                 },
                 "job_error": {
-                    "description": "With background, when no job was queued: why (the jobs store\ncannot be reached, the position is beyond the search, or a cap on\njobs: the server's unfinished jobs, the client's, or the client's\nsubmissions per period, --job-rate-limit); the answer stands,\nwithout a job.",
+                    "description": "With background, when no job was queued: why (the jobs store\ncannot be reached, the position is beyond the search, the server is\nbusy building other game configurations, or a cap on jobs: the\nserver's unfinished jobs, the client's, or the client's submissions\nper period, --job-rate-limit); the answer stands, without a job.",
                     "type": "string",
                     "example": "jobs store unavailable: could not store the job"
                 },

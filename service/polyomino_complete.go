@@ -407,7 +407,7 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		return a, nil
 	case KindOf(err) == KindBusy, KindOf(err) == KindRateLimited:
 		// The server's cap on unfinished jobs, all or this client's, or
-		// on this client's submissions.
+		// on this client's submissions; or its build queue full.
 		p.backgroundOutcome("capped")
 		a.JobError = err.Error()
 		return a, nil

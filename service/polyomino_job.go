@@ -72,24 +72,11 @@ func (j PolyominoAnalyzeJob) cachedAnswer(ctx context.Context, pos *polyomino.Po
 // decodeQuery decodes a polyomino.analyze job's request (or unit's query)
 // and builds its position.
 func decodeQuery(raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
-	return decodeQueryFor(context.Background(), raw, false)
-}
-
-// decodeSubmitted is decodeQuery for a submission (Plan): its game, when
-// not built lately, is built as a request's (requestPosition: the bounded
-// queue, left when ctx ends), not in the workers' unbounded one (a
-// review found submissions past their client's rate building 16 x 16
-// games that way).
-func decodeSubmitted(ctx context.Context, raw json.RawMessage) (PolyominoQuery, *polyomino.Position, error) {
-	return decodeQueryFor(ctx, raw, true)
-}
-
-func decodeQueryFor(ctx context.Context, raw json.RawMessage, request bool) (PolyominoQuery, *polyomino.Position, error) {
 	var q PolyominoQuery
 	if err := DecodeRequest(raw, &q); err != nil {
 		return q, nil, err
 	}
-	pos, err := q.positionFor(ctx, request)
+	pos, err := q.position()
 	return q, pos, err
 }
 
@@ -112,13 +99,22 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
 		return []json.RawMessage{u}, nil
 	}
-	q, pos, err := decodeSubmitted(ctx, request)
-	if err != nil {
+	var q PolyominoQuery
+	if err := DecodeRequest(request, &q); err != nil {
 		return nil, err
 	}
 	// Refused when planned only: a job stored before this check was made
-	// (its units never read the budget) still runs.
+	// (its units never read the budget) still runs. Checked before the
+	// game is built.
 	if err := checkBudget(q.BudgetMs); err != nil {
+		return nil, err
+	}
+	// The game, when not built lately, is built as a request's (the
+	// bounded queue, left when ctx ends), not in the workers' unbounded
+	// one (a review found submissions past their client's rate building
+	// 16 x 16 games that way).
+	pos, err := q.requestPosition(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if pos.Game().Config().Variant == polyomino.Capture {

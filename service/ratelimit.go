@@ -90,9 +90,23 @@ func (rl *RateLimiter) Close() { close(rl.stop) }
 
 // Allow counts one request of the client identified by key.
 func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
+	return rl.check(ctx, key, (*limiter.Limiter).Get)
+}
+
+// Peek reports whether Allow would allow the client's next request,
+// without counting one.
+func (rl *RateLimiter) Peek(ctx context.Context, key string) RateDecision {
+	d := rl.check(ctx, key, (*limiter.Limiter).Peek)
+	if d.Limit > 0 { // (none when no counter answered: allowed)
+		d.Allowed = d.Remaining > 0
+	}
+	return d
+}
+
+func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.Limiter, context.Context, string) (limiter.Context, error)) RateDecision {
 	if shared := rl.shared.Load(); shared != nil && rl.tryShared() {
 		sctx, cancel := context.WithTimeout(ctx, rl.timeout)
-		c, err := shared.Get(sctx, key)
+		c, err := get(shared, sctx, key)
 		cancel()
 		switch {
 		case err == nil:
@@ -105,7 +119,7 @@ func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
 			rl.log.Debug("shared rate limit unavailable, counting locally", zap.Error(err), zap.Duration("for", sharedBackoff))
 		}
 	}
-	c, err := rl.local.Get(ctx, key)
+	c, err := get(rl.local, ctx, key)
 	if err != nil {
 		return RateDecision{Allowed: true}
 	}

@@ -161,3 +161,42 @@ func TestClientID(t *testing.T) {
 		t.Errorf("a valid key: %q", got)
 	}
 }
+
+// TestRateLimiterPeek: Peek tells whether the next request would be
+// allowed, without counting one, in memory and on Redis (the jobs look
+// before they plan a submission and count it after).
+func TestRateLimiterPeek(t *testing.T) {
+	srv := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
+	t.Cleanup(func() { _ = client.Close() })
+	for name, c := range map[string]*redis.Client{"memory": nil, "redis": client} {
+		rl, err := NewRateLimiter("2-M", c, 5*time.Second, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rl.Close)
+		for deadline := time.Now().Add(10 * time.Second); c != nil && rl.shared.Load() == nil; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the shared store never connected")
+			}
+		}
+		ctx := context.Background()
+		key := "peek:" + name
+		for i := range 2 {
+			for range 5 {
+				if d := rl.Peek(ctx, key); !d.Allowed || d.Remaining != int64(2-i) {
+					t.Fatalf("%s: peek before request %d: %+v", name, i+1, d)
+				}
+			}
+			if d := rl.Allow(ctx, key); !d.Allowed {
+				t.Fatalf("%s: request %d refused: %+v", name, i+1, d)
+			}
+		}
+		if d := rl.Peek(ctx, key); d.Allowed {
+			t.Errorf("%s: peek past the rate: %+v", name, d)
+		}
+		if d := rl.Allow(ctx, key); d.Allowed {
+			t.Errorf("%s: a third request allowed: %+v", name, d)
+		}
+	}
+}

@@ -1190,6 +1190,14 @@ func TestSubmissionRate(t *testing.T) {
 	startWorker(t, m, "w", 1)
 	a, b := service.WithClient(context.Background(), "ip:192.0.2.1"), service.WithClient(context.Background(), "ip:192.0.2.2")
 	req := json.RawMessage(`{"n":4,"units":1}`)
+	// Refused for the server's load, as a full build queue refuses a
+	// game: not counted (a review found a client obeying Retry-After: 1
+	// spending its whole rate).
+	for range 5 {
+		if _, err := m.Submit(a, "toy.squares", json.RawMessage(`{"busy":true}`)); service.KindOf(err) != service.KindBusy {
+			t.Fatalf("a busy plan: %v, want KindBusy", err)
+		}
+	}
 	for i := range 3 {
 		j, err := m.Submit(a, "toy.squares", req)
 		if err != nil {
@@ -1209,8 +1217,8 @@ func TestSubmissionRate(t *testing.T) {
 	k.mu.Lock()
 	planned := k.planned
 	k.mu.Unlock()
-	if planned != 3 {
-		t.Errorf("%d submissions planned, want the 3 within the rate", planned)
+	if planned != 3+5 {
+		t.Errorf("%d submissions planned, want the 3 within the rate and the 5 busy", planned)
 	}
 	if _, err := m.Submit(b, "toy.squares", req); err != nil {
 		t.Errorf("client b: %v", err)

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service"
 )
 
 // squares is the toy kind of the tests: the sum of x*x for x in [0, n),
@@ -34,6 +37,7 @@ type squaresRequest struct {
 	Fail       *int `json:"fail,omitempty"`
 	Panic      *int `json:"panic,omitempty"`
 	PanicTimes int  `json:"panic_times,omitempty"`
+	Busy       bool `json:"busy,omitempty"` // Plan refuses it as the server's load would
 }
 
 type squaresUnit struct {
@@ -63,6 +67,9 @@ func (k *squares) Plan(_ context.Context, request json.RawMessage) ([]json.RawMe
 	var r squaresRequest
 	if err := json.Unmarshal(request, &r); err != nil {
 		return nil, err
+	}
+	if r.Busy {
+		return nil, &service.Error{Kind: service.KindBusy, RetryAfter: time.Second, Message: "busy"}
 	}
 	if r.N < 1 || r.Units < 1 || r.Units > r.N {
 		return nil, fmt.Errorf("want 1 <= units <= n, have units %d and n %d", r.Units, r.N)

@@ -55,7 +55,8 @@ type Options struct {
 	MaxPerClient int
 	// Submissions, when set, counts each client's submissions (the
 	// service.Client of Submit's context; none: not counted), valid or
-	// not, before they are planned: Submit
+	// not, but not those refused for the server's load; a client past its
+	// rate is refused before its job is planned: Submit
 	// refuses a job beyond its rate with KindRateLimited (429 and
 	// Retry-After), so that one client cannot push every other client's
 	// finished jobs out of the store (MaxFinishedJobs) [nil: no limit].
@@ -185,20 +186,26 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	if !ok {
 		return Job{}, service.Invalid("type", nil, "unknown job type %q; known types: %s", typ, strings.Join(m.Types(), ", "))
 	}
-	// The client's rate first: planning may build a game (tens of
-	// milliseconds, on the build slots requests share), which a client
-	// past its rate must not make the server do (a review found refused
-	// submissions building 16 x 16 games). Every submission counts,
-	// valid or not.
+	// The client's rate is looked at before planning, which may build a
+	// game (tens of milliseconds, on the build slots requests share) that
+	// a client past its rate must not make the server do (a review found
+	// refused submissions building 16 x 16 games); the submission is
+	// counted after, valid or not, unless the server refused it for its
+	// own load (a build queue full) or the client left: a client told to
+	// retry in a second does not spend its rate doing so.
 	client := service.Client(ctx)
-	if client != "" && m.opts.Submissions != nil {
-		if d := m.opts.Submissions.Allow(ctx, "jobs:"+client); !d.Allowed {
-			wait := max(time.Until(d.Reset), time.Second)
-			return Job{}, &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
-				Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %ds", d.Limit, service.RetrySeconds(wait))}
+	limit := client != "" && m.opts.Submissions != nil
+	if limit {
+		if d := m.opts.Submissions.Peek(ctx, "jobs:"+client); !d.Allowed {
+			return Job{}, submissionsRefused(d)
 		}
 	}
 	units, err := plan(ctx, kind, request)
+	if limit && service.KindOf(err) != service.KindBusy && ctx.Err() == nil {
+		if d := m.opts.Submissions.Allow(ctx, "jobs:"+client); !d.Allowed {
+			return Job{}, submissionsRefused(d)
+		}
+	}
 	if err != nil {
 		var se *service.Error
 		if errors.As(err, &se) {
@@ -241,10 +248,19 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	return s.view(time.Now()), nil
 }
 
+// submissionsRefused is the error of a submission past its client's rate.
+func submissionsRefused(d service.RateDecision) error {
+	wait := max(time.Until(d.Reset), time.Second)
+	return &service.Error{Kind: service.KindRateLimited, RetryAfter: wait,
+		Message: fmt.Sprintf("more than %d job submissions from you in this period, the server's cap: retry after %ds", d.Limit, service.RetrySeconds(wait))}
+}
+
 // SubmitLimiter counts a client's submissions under key (a
-// service.RateLimiter).
+// service.RateLimiter); Peek tells whether the client is past its rate
+// already, without counting.
 type SubmitLimiter interface {
 	Allow(ctx context.Context, key string) service.RateDecision
+	Peek(ctx context.Context, key string) service.RateDecision
 }
 
 // busyRetry is the Retry-After of a job refused by Options.MaxActive or
