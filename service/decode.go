@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"reflect"
@@ -300,8 +301,8 @@ func exactNames(raw json.RawMessage, t reflect.Type, path string) error {
 		if json.Unmarshal(raw, &m) != nil {
 			return nil
 		}
-		for k, v := range m {
-			if err := exactNames(v, t.Elem(), join(path, k)); err != nil {
+		for _, k := range slices.Sorted(maps.Keys(m)) { // the same fault named at every try
+			if err := exactNames(m[k], t.Elem(), join(path, k)); err != nil {
 				return err
 			}
 		}
@@ -314,7 +315,8 @@ func exactNames(raw json.RawMessage, t reflect.Type, path string) error {
 			return nil
 		}
 		fields := jsonFields(t)
-		for k, v := range m {
+		for _, k := range slices.Sorted(maps.Keys(m)) { // the same fault named at every try
+			v := m[k]
 			i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == k })
 			if i < 0 {
 				return &DecodeFieldError{Field: join(path, k), Msg: unknownField(k, t)}

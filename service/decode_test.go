@@ -255,3 +255,25 @@ func TestDecodeLongNumbersClipped(t *testing.T) {
 		t.Errorf("a short number: %v", err)
 	}
 }
+
+// TestDecodeUnknownFieldsNamedAlike: a body with several unknown fields
+// names the same one at every try (the first in name order; a review
+// found the field of the problem chosen at random among them).
+func TestDecodeUnknownFieldsNamedAlike(t *testing.T) {
+	var dst struct {
+		Name  string            `json:"name"`
+		Inner map[string]string `json:"inner"`
+	}
+	for body, want := range map[string]string{
+		`{"zeta":1,"alpha":2,"mid":3,"name":"x"}`:      "alpha",
+		`{"name":"x","inner":{"b":"1"},"yy":1,"xx":2}`: "xx",
+	} {
+		for range 20 {
+			err := DecodeStrict(strings.NewReader(body), &dst)
+			var fe *DecodeFieldError
+			if !errors.As(err, &fe) || fe.Field != want {
+				t.Fatalf("%s: %v, want the field %s", body, err, want)
+			}
+		}
+	}
+}
