@@ -54,7 +54,7 @@ openapi:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^openapi/')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+	.ci/staticcheck
 	.ci/vulncheck
 
 ## build: a static binary in bin/

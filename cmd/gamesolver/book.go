@@ -837,20 +837,18 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path)) // the rename, written down
+	syncDir(filepath.Dir(path)) // the rename, written down
+	return nil
 }
 
-// syncDir flushes a directory's entries (a rename in it) to the disk.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
+// syncDir flushes a directory's entries (a rename in it) to the disk, as
+// far as the file system can: some (network, FUSE) refuse a directory's
+// sync, and the file is in place all the same, as teeko.SaveFile's.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // bookWorkerName is a book worker's default name: a job worker's (its host
