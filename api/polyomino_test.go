@@ -245,6 +245,7 @@ func TestPolyominoBadInput(t *testing.T) {
 		{"neutral piece also in a hand", `{"hands":{"first":["F"],"second":["I"]},"neutral":["F:b1,c1,a2,b2,b3"]}`, "neutral", "neutral piece F is also in a hand"},
 		{"unknown piece in a hand", `{"hands":{"first":["Q"],"second":["I"]}}`, "hands", "first hand: no piece \"Q\""},
 		{"blocked cell twice", `{"blocked":["a1","a1"]}`, "blocked", "a1 listed twice"},
+		{"a blocked cell named like another field", `{"blocked":["hand"]}`, "blocked", "hand"},
 		{"capture blocked cell twice", `{"game":"capture","blocked":["a1","a1"]}`, "blocked", "a1 listed twice"},
 		{"capture pool piece twice", `{"game":"capture","pool":["F","F"]}`, "pool", "listed twice"},
 		{"capture banned piece unknown", `{"game":"capture","banned":["Q"]}`, "banned", "banned: "},
