@@ -303,7 +303,7 @@ type PolyominoAnalysis struct {
 	Pass bool `json:"pass" example:"false"`
 	// Capture variant: true when the position occurred for the third
 	// time, so the game is drawn (game_over, result draw), as /moves
-	// says it.
+	// says it; left out otherwise.
 	Drawn bool `json:"drawn,omitempty" example:"false"`
 	// Where the answer comes from: search, cache, heuristic, or book: the
 	// embedded Pentominoes book (8 x 8, common pool, normal play), which
@@ -564,7 +564,7 @@ type PolyominoMovesResponse struct {
 	// variant).
 	Pass bool `json:"pass" example:"false"`
 	// Capture variant: true when the position has occurred for the third
-	// time, so the game is drawn (game_over, count 0).
+	// time, so the game is drawn (game_over, count 0); left out otherwise.
 	Drawn bool `json:"drawn,omitempty" example:"false"`
 }
 

@@ -2722,7 +2722,7 @@ const docTemplate = `{
                     }
                 },
                 "drawn": {
-                    "description": "Capture variant: true when the position occurred for the third\ntime, so the game is drawn (game_over, result draw), as /moves\nsays it.",
+                    "description": "Capture variant: true when the position occurred for the third\ntime, so the game is drawn (game_over, result draw), as /moves\nsays it; left out otherwise.",
                     "type": "boolean",
                     "example": false
                 },
@@ -2916,7 +2916,7 @@ const docTemplate = `{
                     "example": 296
                 },
                 "drawn": {
-                    "description": "Capture variant: true when the position has occurred for the third\ntime, so the game is drawn (game_over, count 0).",
+                    "description": "Capture variant: true when the position has occurred for the third\ntime, so the game is drawn (game_over, count 0); left out otherwise.",
                     "type": "boolean",
                     "example": false
                 },
