@@ -33,19 +33,8 @@ func (q PolyominoQuery) captureConfig() (capture.Config, error) {
 	case q.Pool != nil && !*q.Pool:
 		return cfg, Invalid("pool", nil, "the capture variant plays from a common pool: pool=false does not apply (give the pool as a list of pieces)")
 	}
-	var err error
-	if cfg.Width, cfg.Height, err = q.size(cfg.Width, cfg.Height); err != nil {
-		return cfg, err
-	}
-	if q.Blocked != nil {
-		cfg.Blocked = *q.Blocked
-	}
-	if q.Pieces != nil || q.Order != nil {
-		if cfg.Order, cfg.Pieces, err = q.pieces(cfg.Order); err != nil {
-			return cfg, err
-		}
-	}
-	return cfg, nil
+	err := q.boardAndPieces(&cfg.Width, &cfg.Height, &cfg.Blocked, &cfg.Order, &cfg.Pieces)
+	return cfg, err
 }
 
 // capturePosition builds the position of a capture query.

@@ -150,16 +150,8 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if err != nil {
 		return cfg, Invalid("game", err, "%s", err.Error())
 	}
-	if cfg.Width, cfg.Height, err = q.size(cfg.Width, cfg.Height); err != nil {
+	if err := q.boardAndPieces(&cfg.Width, &cfg.Height, &cfg.Blocked, &cfg.Order, &cfg.Pieces); err != nil {
 		return cfg, err
-	}
-	if q.Blocked != nil {
-		cfg.Blocked = *q.Blocked
-	}
-	if q.Pieces != nil || q.Order != nil {
-		if cfg.Order, cfg.Pieces, err = q.pieces(cfg.Order); err != nil {
-			return cfg, err
-		}
 	}
 	if q.Pool != nil {
 		cfg.Pool = *q.Pool
@@ -191,6 +183,25 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 		return cfg, Invalid(fieldOf(err, "game"), err, "%s", err.Error())
 	}
 	return cfg, nil
+}
+
+// boardAndPieces applies the fields both variants' configurations share
+// (the board's size and blocked cells, the pieces and their order) over
+// the preset's values.
+func (q PolyominoQuery) boardAndPieces(width, height *int, blocked *[]string, order *int, pieces *[]string) error {
+	var err error
+	if *width, *height, err = q.size(*width, *height); err != nil {
+		return err
+	}
+	if q.Blocked != nil {
+		*blocked = *q.Blocked
+	}
+	if q.Pieces != nil || q.Order != nil {
+		if *order, *pieces, err = q.pieces(*order); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pieceOrder infers the order of named pieces: hexomino names are order 6,
