@@ -597,6 +597,27 @@ func TestAnalyzeInBackgroundStoreSlow(t *testing.T) {
 	if n := calls.Load(); n != 2 {
 		t.Errorf("%d submissions at the cap, want 2 (no pause)", n)
 	}
+
+	// A job whose planning outlasts the wait (its game evicted and built
+	// again, or the build queue long) ends with the submission's
+	// context, not a store's error: the server's load, no pause (it was
+	// counted store_down and paused background jobs).
+	slow := service.NewPolyomino(searcherWithBudget(time.Microsecond))
+	calls.Store(0)
+	slow.SetJobs(func(ctx context.Context, typ string, req json.RawMessage) (string, error) {
+		calls.Add(1)
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	for range 2 {
+		a, err := slow.Analyze(context.Background(), q)
+		if err != nil || a.JobID != "" || !strings.Contains(a.JobError, "planning it took longer") || len(a.BestMoves) != 1 {
+			t.Fatalf("planning too slow: %v, %+v", err, a)
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d submissions planned too slowly, want 2 (no pause)", n)
+	}
 }
 
 func names(s string) *service.PieceNames { n := service.PieceNames(s); return &n }

@@ -68,7 +68,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"type", "status"}),
 		Background: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "background_analyses_total",
-			Help: "Analyses with background: true that left work, by outcome: started (a job), shared (the same request's unfinished job), store_down, capped (a cap on jobs, or the build queue full) or beyond_search (no job; job_error says why).",
+			Help: "Analyses with background: true that left work, by outcome: started (a job), shared (the same request's unfinished job), store_down, capped (a cap on jobs, the build queue full, or the job's planning longer than a second) or beyond_search (no job; job_error says why).",
 		}, []string{"outcome"}),
 	}
 	for _, o := range backgroundOutcomes {

@@ -395,10 +395,11 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 	req, _ := json.Marshal(q)
 	id, err := p.submit(sctx, PolyominoAnalyzeJob{}.Name(), req)
 	switch {
-	case err != nil && ctx.Err() == nil && (KindOf(err) == KindUnavailable || sctx.Err() != nil):
-		// The jobs store is down (or too slow): the answer found is
-		// worth more than a 503 (a store failure costs the background
-		// work, not the answer).
+	case err != nil && ctx.Err() == nil && KindOf(err) == KindUnavailable:
+		// The jobs store is down (or too slow: its calls end with sctx,
+		// an unavailable store): the answer found is worth more than a
+		// 503 (a store failure costs the background work, not the
+		// answer).
 		p.bgMu.Lock()
 		p.bgDown = time.Now().Add(backgroundPause)
 		p.bgMu.Unlock()
@@ -410,6 +411,14 @@ func (p *Polyomino) inBackground(ctx context.Context, q PolyominoQuery, key stri
 		// on this client's submissions; or its build queue full.
 		p.backgroundOutcome("capped")
 		a.JobError = err.Error()
+		return a, nil
+	case err != nil && ctx.Err() == nil && sctx.Err() != nil:
+		// The job's planning (its game built again, evicted since this
+		// request built it, or waiting for a build slot) outlasted
+		// backgroundWait: the server's load, not the store's failure, so
+		// no pause.
+		p.backgroundOutcome("capped")
+		a.JobError = fmt.Sprintf("no background job: planning it took longer than %v (the server is busy); ask again", backgroundWait)
 		return a, nil
 	}
 	if err != nil {
