@@ -336,7 +336,7 @@ type unitValue struct {
 // position's children and the values read from its units' answers (by
 // the answer's bytes: two jobs of one request may have different
 // answers): Combine runs after every unit of a job, with every result so
-// far.
+// far. The zero value is ready; the Searcher holds one (Searcher.combine).
 type combineCache struct {
 	mu      sync.Mutex
 	entries map[string]*combineEntry
@@ -347,8 +347,6 @@ type combineEntry struct {
 	children []polyomino.Child
 	values   map[string]unitValue
 }
-
-var combineJobs = &combineCache{entries: map[string]*combineEntry{}}
 
 // entry returns the request's entry, with pos.Children() computed once
 // while the request is among the last 8.
@@ -369,6 +367,9 @@ func (c *combineCache) entry(request json.RawMessage, pos *polyomino.Position) *
 	if len(c.order) == 8 {
 		delete(c.entries, c.order[0])
 		c.order = c.order[1:]
+	}
+	if c.entries == nil {
+		c.entries = map[string]*combineEntry{}
 	}
 	c.entries[key] = e
 	c.order = append(c.order, key)
@@ -407,7 +408,11 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if raw, ok := results[0]; ok && total == 1 && bookKnows(pos, q.AllMoves) {
 		return raw, true, nil // the book's answer, whole
 	}
-	if raw, ok := results[0]; ok && total == 1 && len(combineJobs.entry(request, pos).children) > 1 {
+	combine := &combineCache{} // remembers nothing
+	if j.Search != nil {
+		combine = &j.Search.combine
+	}
+	if raw, ok := results[0]; ok && total == 1 && len(combine.entry(request, pos).children) > 1 {
 		return raw, true, nil // the cache's answer, whole (cachedWhole)
 	}
 	// Called after every unit with every result so far: what is not
@@ -417,13 +422,13 @@ func (j PolyominoAnalyzeJob) Combine(ctx context.Context, request json.RawMessag
 	if q.AllMoves && len(results) < total {
 		return nil, false, nil // every move's value is asked for
 	}
-	entry := combineJobs.entry(request, pos)
+	entry := combine.entry(request, pos)
 	children := entry.children
 	rs := make([]polyomino.Result, len(children))
 	plies := make([]*int, len(children)) // each child's, where its unit found them
 	var nodes, elapsed int64
 	for i, raw := range results {
-		a, err := combineJobs.value(entry, raw)
+		a, err := combine.value(entry, raw)
 		if err != nil {
 			return nil, false, err
 		}

@@ -52,6 +52,9 @@ type Searcher struct {
 	// quickBusy: a quick try (runCached's quick) is under way; one at a
 	// time, so that tries cost at most a core's sliver.
 	quickBusy atomic.Bool
+	// combine is what PolyominoAnalyzeJob.Combine keeps between the
+	// calls of the last few jobs.
+	combine combineCache
 }
 
 // tablePool lends polyomino transposition tables (solveTableMB) to
