@@ -38,7 +38,7 @@ func canonicalFrame(g *Game, live Bits) (t Transform, dx, dy int) {
 	}
 	var best Bits
 	first := true
-	for _, tr := range Transforms {
+	for _, tr := range transforms {
 		minX, minY := 1<<30, 1<<30
 		for _, c := range cells {
 			d := tr.Apply(c)
@@ -100,7 +100,7 @@ func (p *Position) KeyFrame() (string, Frame) {
 func frameOf(g *Game, live Bits) Frame {
 	t, dx, dy := canonicalFrame(g, live)
 	inv := t
-	for _, u := range Transforms {
+	for _, u := range transforms {
 		if u.Apply(t.Apply(Cell{1, 2})) == (Cell{1, 2}) && u.Apply(t.Apply(Cell{3, -5})) == (Cell{3, -5}) {
 			inv = u
 		}

@@ -110,7 +110,7 @@ func (k *keyer) canonWide(live Bits) uint64 {
 	}
 	var best Bits
 	first := true
-	for _, t := range Transforms {
+	for _, t := range transforms {
 		minX, minY := 1<<30, 1<<30
 		var img [256]Cell
 		for i, c := range cells[:n] {

@@ -19,8 +19,12 @@ var (
 //	bit 0: negate X   bit 1: negate Y   bit 2: swap X and Y first
 type Transform uint8
 
-// Transforms lists all 8 symmetries of the square, identity first.
-var Transforms = [8]Transform{0, 1, 2, 3, 4, 5, 6, 7}
+// transforms lists all 8 symmetries of the square, identity first.
+var transforms = [8]Transform{0, 1, 2, 3, 4, 5, 6, 7}
+
+// Transforms returns all 8 symmetries of the square, identity first (a
+// copy: no caller can change another's).
+func Transforms() [8]Transform { return transforms }
 
 // Apply maps a cell.
 func (t Transform) Apply(c Cell) Cell {
@@ -60,7 +64,7 @@ func (t Transform) ApplyInRect(c Cell, width, height int) Cell {
 // onto itself: all 8 for a square, the 4 that keep the axes otherwise.
 func RectSymmetries(width, height int) []Transform {
 	var out []Transform
-	for _, t := range Transforms {
+	for _, t := range transforms {
 		if t.SwapsAxes() && width != height {
 			continue
 		}
@@ -114,7 +118,7 @@ func (s Shape) Bounds() (width, height int) {
 func (s Shape) Orientations() []Shape {
 	seen := make(map[string]bool, 8)
 	var out []Shape
-	for _, t := range Transforms {
+	for _, t := range transforms {
 		o := s.Transform(t)
 		if k := o.key(); !seen[k] {
 			seen[k] = true

@@ -188,7 +188,7 @@ func (r Region) Shape() string {
 	x0, y0, w, h := r.openBox()
 	best := ""
 	grid := make([]byte, w*h)
-	for _, t := range polyomino.Transforms {
+	for _, t := range polyomino.Transforms() {
 		outW := w
 		if t.SwapsAxes() {
 			outW = h
