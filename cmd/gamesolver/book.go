@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/gamesolver/gamesolver/engine/atomicfile"
 	"github.com/gamesolver/gamesolver/engine/book"
 	"github.com/gamesolver/gamesolver/engine/verify"
 	"github.com/gamesolver/gamesolver/service"
@@ -250,13 +251,13 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		}
 		data := cf.Format()
 		path := filepath.Join(f.out, "certificate.txt")
-		if err := writeFileAtomic(path, data, 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 			return err
 		}
 		if len(refuted) > 0 {
 			of := &book.File{Comments: []string{" First moves refuted by the search for the first player's winning move."},
 				Sections: []book.Section{{Lines: refuted}}}
-			if err := writeFileAtomic(filepath.Join(f.out, "openings-refuted.txt"), of.Format(), 0o644); err != nil {
+			if err := atomicfile.WriteFile(filepath.Join(f.out, "openings-refuted.txt"), of.Format(), 0o644); err != nil {
 				return err
 			}
 		}
@@ -296,7 +297,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			fmt.Sprintf(" Pentominoes 8x8, the position after %q: %d classes of moves proven by search, %d of them winning for their maker", positionArg(moves), len(sec.Lines), wins),
 			" (a losing move with a winning reply found by the search). Written by gamesolver book build; see package engine/book.",
 		}}
-		if err := writeFileAtomic(path, file.Format(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, file.Format(), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "position %q: %d classes classified, %d win for their maker; %d nodes, %.1fs; %s\n",
@@ -319,7 +320,7 @@ func bookBuild(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			nodes += l.Nodes
 		}
 		path := filepath.Join(f.out, "refutation.txt")
-		if err := writeFileAtomic(path, rf.Format(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, rf.Format(), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "position %q: %s wins, all %d classes of replies lose; %d nodes, %.1fs; %s\n",
@@ -376,7 +377,7 @@ func bookOpenings(ctx context.Context, f bookFlags, classify classifier, stdout 
 			return fmt.Errorf("class %d (%s): %w", c, m, err)
 		}
 		rf := &book.File{Sections: []book.Section{sec}}
-		if err := writeFileAtomic(filepath.Join(f.out, fmt.Sprintf("replies-%d.txt", c)), rf.Format(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(f.out, fmt.Sprintf("replies-%d.txt", c)), rf.Format(), 0o644); err != nil {
 			return err
 		}
 		b := (&book.File{Sections: []book.Section{{Lines: []book.Line{l}}}}).Format()
@@ -674,7 +675,7 @@ func bookVerify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			c := rep.Costs[i]
 			fmt.Fprintf(&sb, "%d %d %d %s\n", i, c.Nodes, c.Elapsed.Milliseconds(), c.Line)
 		}
-		if werr := writeFileAtomic(*costs, []byte(sb.String()), 0o644); werr != nil && err == nil {
+		if werr := atomicfile.WriteFile(*costs, []byte(sb.String()), 0o644); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -742,7 +743,7 @@ func bookMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*into, merged.Format(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(*into, merged.Format(), 0o644); err != nil {
 		return err
 	}
 	before := 0
@@ -795,60 +796,6 @@ func bookStats(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d positions with the %d reply files, indexed in %v\n", b.Size(), lazy, time.Since(t1).Round(time.Millisecond))
 	return nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory renamed over it: a build killed or a disk full mid-write
-// leaves the old file whole (the openings file is the book's own, and a
-// file cut at a line boundary still parses, its last classes lost).
-// A symbolic link is written through (its target replaced), an existing
-// file keeps its mode, and what is not a regular file (/dev/stdout) is
-// written directly.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-		if st, err := os.Stat(path); err == nil {
-			if !st.Mode().IsRegular() {
-				return os.WriteFile(path, data, perm)
-			}
-			perm = st.Mode().Perm()
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after the rename, there is none
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(path)) // the rename, written down
-	return nil
-}
-
-// syncDir flushes a directory's entries (a rename in it) to the disk, as
-// far as the file system can: some (network, FUSE) refuse a directory's
-// sync, and the file is in place all the same, as teeko.SaveFile's.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // bookWorkerName is a book worker's default name: a job worker's (its host

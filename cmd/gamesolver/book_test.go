@@ -460,48 +460,6 @@ func TestCommandsRefuseArguments(t *testing.T) {
 	}
 }
 
-// TestWriteFileAtomic: the book's outputs replace a file whole, leaving no
-// temporary file beside it.
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "openings.txt")
-	for _, data := range []string{"first\n", "second, longer\n", ""} {
-		if err := writeFileAtomic(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := os.ReadFile(path); err != nil || string(b) != data {
-			t.Errorf("after writing %q: %q, %v", data, b, err)
-		}
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("%d entries in the directory, want the file alone", len(entries))
-	}
-	if err := writeFileAtomic(filepath.Join(dir, "missing", "x.txt"), []byte("x"), 0o644); err == nil {
-		t.Error("a file in a missing directory written")
-	}
-	// Through a symbolic link: its target replaced, with its mode.
-	if err := os.Chmod(path, 0o664); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(t.TempDir(), "link.txt")
-	if err := os.Symlink(path, link); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeFileAtomic(link, []byte("through\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Lstat(link)
-	if err != nil || st.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link replaced by a file (%v)", err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "through\n" {
-		t.Errorf("the target holds %q", b)
-	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o664 {
-		t.Errorf("the target's mode %v, want 0664 kept", st.Mode().Perm())
-	}
-}
-
 // TestCommandHelp: book and teeko print their usage on -h and exit 0; an
 // unknown subcommand is named.
 func TestCommandHelp(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/gamesolver/gamesolver/engine/atomicfile"
 )
 
 // Table file format, all integers little-endian:
@@ -186,43 +188,11 @@ func Load(r io.Reader) (*Tablebase, error) {
 }
 
 // SaveFile writes the tablebase to path atomically: to a temporary file in
-// the same directory, renamed over path once complete.
-func (tb *Tablebase) SaveFile(path string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	// Readable by every user (CreateTemp makes it 0600): tables built by
-	// one user, or in an image, serve processes of another.
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tb.Save(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	// The rename, written down: the directory's entries flushed too.
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return nil // renamed; only its durability is unknown
-	}
-	defer d.Close()
-	_ = d.Sync()
-	return nil
+// the same directory, renamed over path once complete (atomicfile.Write;
+// a new file readable by every user: tables built by one user, or in an
+// image, serve processes of another).
+func (tb *Tablebase) SaveFile(path string) error {
+	return atomicfile.Write(path, 0o644, tb.Save)
 }
 
 // LoadFile loads the table file at path and checks that it solves rules
