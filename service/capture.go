@@ -257,6 +257,9 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 		a.Plies = &n
 		return
 	}
+	if len(res.AtOnce) > 0 && withWinsAtOnce(a, res.AtOnce) && !opts.AllMoves {
+		return // the fastest win there is: nothing more to search
+	}
 	// tried: the budget a request needs, beyond twice it, for another try
 	// (see serves): the search's own when the budget limited the length
 	// search; none (every budget is served) when a longer budget would
@@ -334,6 +337,36 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 	if len(a.Moves) > 0 {
 		fastestFirst(a)
 	}
+}
+
+// withWinsAtOnce gives a, a proven win, its plies from the turns that
+// leave the opponent stuck (capture.Result.AtOnce): one ply, those turns
+// first among the best moves, and with all moves 0 plies after each. A
+// proof that spends the budget deciding the other turns leaves the length
+// search no time (a win in one answered without plies); these need none.
+// It reports whether it did (a has no plies yet).
+func withWinsAtOnce(a *PolyominoAnswer, atOnce []capture.Turn) bool {
+	if a.Plies != nil {
+		return false
+	}
+	one, zero := 1, 0
+	a.Plies = &one
+	first := make([]string, 0, len(atOnce))
+	for _, t := range atOnce {
+		first = append(first, t.String())
+	}
+	rest := slices.DeleteFunc(slices.Clone(a.BestMoves), func(m string) bool { return slices.Contains(first, m) })
+	a.BestMoves = append(first, rest...)
+	a.PerfectFirst = true
+	for i, m := range a.Moves {
+		if m.Proven && m.Outcome == string(capture.Win) && slices.Contains(first, m.Move) {
+			a.Moves[i].Plies = &zero
+		}
+	}
+	if len(a.Moves) > 0 {
+		fastestFirst(a)
+	}
+	return true
 }
 
 // capturePliesMissing: a capture answer proven won or lost lacks the

@@ -492,3 +492,29 @@ func BenchmarkCaptureCompletePlies(b *testing.B) {
 		})
 	}
 }
+
+// TestCaptureWinAtOnceHasPlies: a capture position won in one ply, whose
+// other turns the proof cannot decide within the budget (repetition
+// cycles), answers one ply and the winning turn first: the proof spent
+// the whole budget on the other turns and left the length search none
+// (an integrator's bot found the plies missing in every such position).
+func TestCaptureWinAtOnceHasPlies(t *testing.T) {
+	p, _ := pliesService(NewSlots(1, 4, time.Second, nil))
+	const atOnce = "T:e3,e4,d5,e5,f5"
+	for _, all := range []bool{false, true} {
+		q := PolyominoQuery{Game: "capture", BudgetMs: 300, AllMoves: all, Moves: []string{
+			"N:c3,c4,d4,d5,d6", "P:a5,b5,c5,b6,c6", "Y:f1,f2,g2,f3,f4", "~N L:a3,b3,c3,d3,d4", "N:e6,f6,g6,d7,e7", "I:a2,b2,c2,d2,e2"}}
+		a, err := p.Analyze(context.Background(), q)
+		if err != nil || !a.Proven || a.Outcome != string(capture.Win) {
+			t.Fatalf("all_moves %v: %v, %+v", all, err, a)
+		}
+		if a.Plies == nil || *a.Plies != 1 || !a.PerfectFirst || len(a.BestMoves) == 0 || a.BestMoves[0] != atOnce {
+			t.Fatalf("all_moves %v: plies %v, perfect first %v, best %v; want 1 ply by %s first", all, a.Plies, a.PerfectFirst, a.BestMoves, atOnce)
+		}
+		if all {
+			if len(a.Moves) == 0 || a.Moves[0].Move != atOnce || a.Moves[0].Plies == nil || *a.Moves[0].Plies != 0 {
+				t.Fatalf("all moves: %+v, want %s first with 0 plies after it", a.Moves, atOnce)
+			}
+		}
+	}
+}

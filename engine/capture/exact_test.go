@@ -300,7 +300,7 @@ func TestTableValuesHoldWithoutHistory(t *testing.T) {
 // of ref_test.go, on the positions of TestExactAgainstMinimax, the
 // repetition cycle and histories that change values included.
 func TestLengthAgainstMinimax(t *testing.T) {
-	total, wins, losses, long := 0, 0, 0, 0
+	total, wins, losses, long, atOnce := 0, 0, 0, 0, 0
 	for family, cases := range exactCases(t) {
 		for _, c := range cases {
 			pos := c.position(t)
@@ -336,8 +336,23 @@ func TestLengthAgainstMinimax(t *testing.T) {
 			if !l.Known || l.Outcome != outcomeOf(int8(v)) || l.Plies != n {
 				t.Fatalf("%s/%s: minimax %d in %d plies, Length %s in %d (known %v)\n%s\nturns %v", family, c.name, v, n, l.Outcome, l.Plies, l.Known, pos, c.turns)
 			}
-			if res, _ := Solve(t.Context(), pos, Options{}); res.Outcome != l.Outcome {
+			res, _ := Solve(t.Context(), pos, Options{})
+			if res.Outcome != l.Outcome {
 				t.Fatalf("%s/%s: Solve says %s, Length %s", family, c.name, res.Outcome, l.Outcome)
+			}
+			// Solve's wins at once are the perfect turns of a win in one,
+			// and there are none otherwise.
+			if n == 1 {
+				atOnce++
+			}
+			got, want := turnStrings(res.AtOnce), []string{}
+			if n == 1 && v == 1 {
+				want = turnStrings(l.Perfect)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("%s/%s: %d in %d plies, Solve's wins at once %v, want %v", family, c.name, v, n, got, want)
 			}
 			// Every turn: its value and length from the reference after
 			// it; the perfect turns are those that last as long as the
@@ -367,9 +382,9 @@ func TestLengthAgainstMinimax(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d positions: %d won, %d lost, the longest %d plies", total, wins, losses, long)
-	if wins == 0 || losses == 0 || long < 3 {
-		t.Errorf("%d won, %d lost, longest %d plies: the cases do not cover what they should", wins, losses, long)
+	t.Logf("%d positions: %d won, %d lost (%d in one ply), the longest %d plies", total, wins, losses, atOnce, long)
+	if wins == 0 || losses == 0 || long < 3 || atOnce == 0 {
+		t.Errorf("%d won, %d lost (%d in one ply), longest %d plies: the cases do not cover what they should", wins, losses, atOnce, long)
 	}
 }
 

@@ -80,6 +80,11 @@ type Result struct {
 	BestTurns    []Turn
 	BestComplete bool
 	Heuristic    bool
+	// AtOnce lists the best turns, in BestTurns' order, that leave the
+	// opponent stuck when Outcome is Win: wins in one ply, so the game
+	// lasts one ply under perfect play (known without Length, which a
+	// proof that spent the budget on the other turns leaves no time).
+	AtOnce []Turn
 	// Turns holds every legal turn with its value (Options.AllMoves), best
 	// first: wins, draws, unproven turns, losses.
 	Turns []TurnResult
@@ -164,9 +169,20 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 		res.Outcome = Unknown
 	}
 	if res.Proven {
+		child := &s.states[1]
 		for _, i := range order {
-			if vals[i] == best {
-				res.BestTurns = append(res.BestTurns, g.toTurn(turns[i]))
+			if vals[i] != best {
+				continue
+			}
+			res.BestTurns = append(res.BestTurns, g.toTurn(turns[i]))
+			if best == valWin {
+				// A stuck position cannot have occurred before (the game
+				// would have ended there): no repetition to rule out.
+				*child = pos.st
+				child.play(g, turns[i])
+				if !child.canPlace(g) {
+					res.AtOnce = append(res.AtOnce, g.toTurn(turns[i]))
+				}
 			}
 		}
 		res.BestComplete = known
