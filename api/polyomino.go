@@ -155,7 +155,10 @@ func (p *PoolField) UnmarshalJSON(b []byte) error {
 type PolyominoMoveValue struct {
 	Move   string `json:"move" example:"I:a1,a2,a3,a4,a5"`
 	Result string `json:"result" enums:"win,loss,draw,unknown" example:"loss"`
-	Proven bool   `json:"proven" example:"true"`
+	// The move's value in absolute terms (as the analysis's outcome; the
+	// player to move makes it): first_wins, second_wins, draw or unknown.
+	Outcome string `json:"outcome" enums:"first_wins,second_wins,draw,unknown" example:"second_wins"`
+	Proven  bool   `json:"proven" example:"true"`
 	// Under the score rule, the final score difference for the player
 	// making the move (when proven).
 	Score *int `json:"score,omitempty" example:"2"`
@@ -417,6 +420,18 @@ func polyResult(outcome string, proven bool) string {
 	return outcome
 }
 
+// polyOutcome is result, the value for player (first or second), in
+// absolute terms.
+func polyOutcome(result, player string) string {
+	switch {
+	case result == "draw", result == "unknown":
+		return result
+	case (result == "win") == (player == "first"):
+		return "first_wins"
+	}
+	return "second_wins"
+}
+
 func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnalysis {
 	out := PolyominoAnalysis{
 		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
@@ -430,16 +445,8 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 	if out.Game == "" {
 		out.Game = "custom"
 	}
-	out.Outcome = "unknown"
+	out.Outcome = polyOutcome(out.Result, a.ToMove)
 	if a.Proven {
-		switch {
-		case out.Result == "draw":
-			out.Outcome = "draw"
-		case (out.Result == "win") == (a.ToMove == "first"):
-			out.Outcome = "first_wins"
-		default:
-			out.Outcome = "second_wins"
-		}
 		if a.ScoreRule {
 			v := a.Value
 			out.Score = &v
@@ -469,6 +476,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		moves := make([]PolyominoMoveValue, 0, len(a.Moves))
 		for _, m := range a.Moves {
 			mv := PolyominoMoveValue{Move: m.Move, Result: polyResult(m.Outcome, m.Proven), Proven: m.Proven, Plies: m.Plies}
+			mv.Outcome = polyOutcome(mv.Result, a.ToMove)
 			if a.ScoreRule && m.Proven {
 				v := m.Value
 				mv.Score = &v

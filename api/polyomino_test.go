@@ -410,3 +410,36 @@ func TestMovesGameOver(t *testing.T) {
 		})
 	}
 }
+
+// TestMoveOutcomes: each move of an all_moves answer carries its value in
+// absolute terms, as API.md asks where the game has named sides (the
+// moves had only result); the player to move makes it.
+func TestMoveOutcomes(t *testing.T) {
+	r := newPolyominoServer(t, 10*time.Second)
+	other := map[string]string{"first": "second", "second": "first"}
+	seen := map[string]int{}
+	for _, body := range []string{
+		`{"width":5,"height":5,"pieces":"tetrominoes","all_moves":true}`,
+		`{"width":5,"height":5,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1"],"all_moves":true}`,
+		`{"game":"capture","width":4,"height":4,"pieces":"IOTSL","moves":["I:a1,b1,c1,d1"],"all_moves":true}`,
+		`{"width":4,"height":4,"pieces":"tetrominoes","hands":{"first":["I","O"],"second":["T","S","L"]},"end_rule":"score","all_moves":true}`,
+		`{"game":"hexominoes","all_moves":true,"budget_ms":50}`,
+	} {
+		a := analyze(t, r, body)
+		if a.Moves == nil || len(*a.Moves) == 0 {
+			t.Fatalf("%s: no moves: %+v", body, a)
+		}
+		for _, m := range *a.Moves {
+			want := map[string]string{"win": a.ToMove + "_wins", "loss": other[a.ToMove] + "_wins", "draw": "draw", "unknown": "unknown"}[m.Result]
+			if m.Outcome != want || want == "" {
+				t.Fatalf("%s: move %s (%s for %s to move): outcome %q, want %q", body, m.Move, m.Result, a.ToMove, m.Outcome, want)
+			}
+			seen[m.Result+" "+a.ToMove]++
+		}
+	}
+	for _, k := range []string{"win first", "loss first", "win second", "loss second", "unknown first"} {
+		if seen[k] == 0 {
+			t.Errorf("no move %s to move among %v: the cases do not cover what they should", k, seen)
+		}
+	}
+}

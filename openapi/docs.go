@@ -2869,6 +2869,17 @@ const docTemplate = `{
                     "type": "string",
                     "example": "I:a1,a2,a3,a4,a5"
                 },
+                "outcome": {
+                    "description": "The move's value in absolute terms (as the analysis's outcome; the\nplayer to move makes it): first_wins, second_wins, draw or unknown.",
+                    "type": "string",
+                    "enum": [
+                        "first_wins",
+                        "second_wins",
+                        "draw",
+                        "unknown"
+                    ],
+                    "example": "second_wins"
+                },
                 "plies": {
                     "description": "How many plies the game lasts after the move under perfect play\n(as plies of the analysis; a move that draws has none), where the\nlength search reached it\nwithin its share of the budget (with all_moves, half of what the\nproof left of budget_ms, or its usual share if longer: winning\nmoves first; a bigger budget gives more moves their plies). A\ncached answer whose moves lack plies gets more from each later\nrequest with a solver slot free, one at a time (the plies known\nare kept; such a request may spend its budget on them, and one\nthat finds none is not repeated by requests whose budget is not\nmore than twice as long).",
                     "type": "integer",
