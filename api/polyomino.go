@@ -302,7 +302,10 @@ type PolyominoAnalysis struct {
 	GameOver bool `json:"game_over" example:"false"`
 	// True when, under the score rule, the player to move cannot place
 	// and passes (always false in the capture variant, which has no
-	// passes).
+	// passes): best_moves is empty and the game goes on with the other
+	// player, whose move a request for the same position with to_move
+	// the other player gives. A pass is never written in moves: the next
+	// move listed after a stuck player is the other player's.
 	Pass bool `json:"pass" example:"false"`
 	// Capture variant: true when the position occurred for the third
 	// time, so the game is drawn (game_over, result draw), as /moves
@@ -568,8 +571,9 @@ type PolyominoMovesResponse struct {
 	// draw: drawn).
 	GameOver bool `json:"game_over" example:"false"`
 	// True when, under the score rule, the player to move cannot place
-	// and passes (count 0, the game goes on; always false in the capture
-	// variant).
+	// and passes (count 0, the game goes on with the other player: the
+	// same position with to_move the other player lists his moves; a pass
+	// is never written in moves; always false in the capture variant).
 	Pass bool `json:"pass" example:"false"`
 	// Capture variant: true when the position has occurred for the third
 	// time, so the game is drawn (game_over, count 0); left out otherwise.

@@ -443,3 +443,25 @@ func TestMoveOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestPassGoesOn: under the score rule a stuck player's answer says pass
+// with no best move; the same position with to_move the other player
+// gives the other's moves, and the moves may go on with his move (the
+// pass is not written), as the pass field's description says.
+func TestPassGoesOn(t *testing.T) {
+	r := newPolyominoServer(t, 10*time.Second)
+	const game = `"width":6,"height":6,"hands":{"first":["F","I","L","N","P","T"],"second":["U","V","W","X","Y","Z"]},"end_rule":"score"`
+	const moves = `"L:f1,f2,f3,e4,f4","W:d2,c3,d3,b4,c4","P:d5,e5,f5,d6,e6","Y:a1,a2,b2,a3,a4"`
+	stuck := analyze(t, r, `{`+game+`,"moves":[`+moves+`]}`)
+	if !stuck.Pass || stuck.GameOver || len(stuck.BestMoves) != 0 || stuck.LegalMoves != 0 || stuck.ToMove != "first" {
+		t.Fatalf("the stuck player's answer: %+v", stuck)
+	}
+	other := analyze(t, r, `{`+game+`,"moves":[`+moves+`],"to_move":"second"}`)
+	if other.Pass || len(other.BestMoves) == 0 || other.Score == nil || stuck.Score == nil || *other.Score != -*stuck.Score {
+		t.Fatalf("the other player's answer: %+v (the stuck player's score %v)", other, stuck.Score)
+	}
+	next := analyze(t, r, `{`+game+`,"moves":[`+moves+`,"`+other.BestMoves[0]+`"]}`)
+	if next.Scores != [2]int{stuck.Scores[0], stuck.Scores[1] + 1} || next.ToMove != "first" {
+		t.Errorf("after the other's move: scores %v, to move %s", next.Scores, next.ToMove)
+	}
+}

@@ -2778,7 +2778,7 @@ const docTemplate = `{
                     "example": "first_wins"
                 },
                 "pass": {
-                    "description": "True when, under the score rule, the player to move cannot place\nand passes (always false in the capture variant, which has no\npasses).",
+                    "description": "True when, under the score rule, the player to move cannot place\nand passes (always false in the capture variant, which has no\npasses): best_moves is empty and the game goes on with the other\nplayer, whose move a request for the same position with to_move\nthe other player gives. A pass is never written in moves: the next\nmove listed after a stuck player is the other player's.",
                     "type": "boolean",
                     "example": false
                 },
@@ -2943,7 +2943,7 @@ const docTemplate = `{
                     }
                 },
                 "pass": {
-                    "description": "True when, under the score rule, the player to move cannot place\nand passes (count 0, the game goes on; always false in the capture\nvariant).",
+                    "description": "True when, under the score rule, the player to move cannot place\nand passes (count 0, the game goes on with the other player: the\nsame position with to_move the other player lists his moves; a pass\nis never written in moves; always false in the capture variant).",
                     "type": "boolean",
                     "example": false
                 },
