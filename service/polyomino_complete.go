@@ -223,10 +223,41 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 		a.Plies, a.LengthTriedNs = canon.Plies, 0
 		withFirst(&a, *canon)
 	}
+	if a.partial() && canon.Outcome == a.Outcome {
+		// The winning moves known before stay, first: a search that
+		// proves other moves first (its table warm from other
+		// searches) dropped those a job had found.
+		a.BestMoves = withKnownBest(a.BestMoves, canon.BestMoves, a.PerfectFirst)
+	}
 	*canon = a
 	mine.answer = a
 	storeBetter(ctx, p.search, key, a)
 	return true, true
+}
+
+// withKnownBest is found, the best moves a search found, with known,
+// those of an earlier answer of the same position (proven as well),
+// first and in their order, except found's first when perfectFirst
+// (checked as perfect play's), which stays first; no move twice.
+func withKnownBest(found, known []string, perfectFirst bool) []string {
+	out := make([]string, 0, len(found)+len(known))
+	seen := make(map[string]bool, len(found)+len(known))
+	add := func(m string) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	if perfectFirst && len(found) > 0 {
+		add(found[0])
+	}
+	for _, m := range known {
+		add(m)
+	}
+	for _, m := range found {
+		add(m)
+	}
+	return out
 }
 
 // completion is a completeBest search under way: done is closed when it
