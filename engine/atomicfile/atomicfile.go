@@ -15,18 +15,34 @@ import (
 // Write writes what fill writes to path, atomically. A symbolic link is
 // written through (its target replaced, the link kept), an existing file
 // keeps its mode (perm is a new file's), and what is not a regular file
-// (/dev/stdout) is written directly. fill's error is returned, the
-// target left as it was.
-func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-		if st, err := os.Stat(path); err == nil {
-			if !st.Mode().IsRegular() {
-				return writeDirectly(path, perm, fill)
-			}
-			perm = st.Mode().Perm()
+// (/dev/stdout, a pipe or a terminal) is written directly. fill's error
+// is returned, the target left as it was.
+func Write(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	// Stat follows every link, /proc/self/fd's to pipes too (which
+	// EvalSymlinks cannot resolve).
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return writeDirectly(path, perm, fill)
+		}
+		perm = st.Mode().Perm()
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
 		}
 	}
+	return replace(path, perm, fill)
+}
+
+// Replace writes what fill writes to path, atomically, as a regular file
+// of mode perm whatever path was (a link is replaced, not written
+// through; an existing file's mode is not kept): files whose place and
+// mode the caller owns, as the Teeko tables in the data directory.
+func Replace(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	return replace(path, perm, fill)
+}
+
+// replace writes through a temporary file in path's directory renamed
+// over path.
+func replace(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err

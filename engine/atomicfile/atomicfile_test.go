@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -83,5 +84,74 @@ func TestWriteFailed(t *testing.T) {
 	}
 	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
 		t.Errorf("%s replaced: %v, %v", os.DevNull, st, err)
+	}
+}
+
+// TestWriteToPipe: a link to a pipe (/dev/stdout under "| cat":
+// /proc/self/fd/1, whose target EvalSymlinks cannot resolve) is written
+// directly, the link left in place (a review found the link replaced by
+// a file and nothing sent down the pipe).
+func TestWriteToPipe(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	link := filepath.Join(t.TempDir(), "stdout")
+	if err := os.Symlink("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("down the pipe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if b, _ := io.ReadAll(r); string(b) != "down the pipe\n" {
+		t.Errorf("the pipe got %q", b)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link replaced (%v, %v)", st, err)
+	}
+}
+
+// TestReplace: Replace makes path a regular file of the mode asked for,
+// whatever was there: a file of another mode, a link (replaced, its
+// target untouched).
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "table.tb")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fill := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := Replace(path, 0o644, fill("new")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("the replaced file's mode: %v, %v; want 0644", st, err)
+	}
+	target := filepath.Join(t.TempDir(), "elsewhere.tb")
+	if err := os.WriteFile(target, []byte("target"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.tb")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(link, 0o644, fill("table")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("the link not replaced by a file: %v, %v", st, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "target" {
+		t.Errorf("the link's target changed: %q", b)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "table" {
+		t.Errorf("the new file holds %q", b)
 	}
 }

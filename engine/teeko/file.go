@@ -188,11 +188,12 @@ func Load(r io.Reader) (*Tablebase, error) {
 }
 
 // SaveFile writes the tablebase to path atomically: to a temporary file in
-// the same directory, renamed over path once complete (atomicfile.Write;
-// a new file readable by every user: tables built by one user, or in an
-// image, serve processes of another).
+// the same directory, renamed over path once complete (atomicfile.Replace:
+// a link there is replaced, as BuildFile checks that directory before a
+// build; readable by every user, whatever the mode of the file replaced:
+// tables built by one user, or in an image, serve processes of another).
 func (tb *Tablebase) SaveFile(path string) error {
-	return atomicfile.Write(path, 0o644, tb.Save)
+	return atomicfile.Replace(path, 0o644, tb.Save)
 }
 
 // LoadFile loads the table file at path and checks that it solves rules
