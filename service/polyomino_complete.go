@@ -217,17 +217,17 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 		a.BestTriedNs = tried
 	}
 	p.search.withLength(bctx, &a, pos, res, tt, lengthShare, p.search.minLengthTime())
-	if a.Plies == nil && canon.Plies != nil {
-		// The length known before (the position's), and its checked
-		// first move if it has one.
-		a.Plies, a.LengthTriedNs = canon.Plies, 0
-		withFirst(&a, *canon)
-	}
-	if a.partial() && canon.Outcome == a.Outcome {
+	if a.partial() && canon.Outcome == a.Outcome && canon.Value == a.Value {
 		// The winning moves known before stay, first: a search that
 		// proves other moves first (its table warm from other
 		// searches) dropped those a job had found.
 		a.BestMoves = withKnownBest(a.BestMoves, canon.BestMoves, a.PerfectFirst)
+	}
+	if a.Plies == nil && canon.Plies != nil {
+		// The length known before (the position's), and its checked
+		// first move if it has one (among a's best moves now).
+		a.Plies, a.LengthTriedNs = canon.Plies, 0
+		withFirst(&a, *canon)
 	}
 	*canon = a
 	mine.answer = a
@@ -322,7 +322,8 @@ func (a *PolyominoAnswer) keep(ctx context.Context, s *Searcher, key string) {
 // none of its own. (It does not add it to a's best moves when a lacks it:
 // the lists of partial answers are compared by their length, a list
 // grown by a move the search did not find would refuse a longer search's
-// shorter list; and a book answer's list is the book's.)
+// shorter list; and a book answer's list is the book's. completeBest
+// keeps the moves an answer knew, withKnownBest, before it calls this.)
 func withFirst(a *PolyominoAnswer, old PolyominoAnswer) {
 	if a.PerfectFirst || !old.PerfectFirst || len(old.BestMoves) == 0 {
 		return
