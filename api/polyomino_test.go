@@ -465,3 +465,43 @@ func TestPassGoesOn(t *testing.T) {
 		t.Errorf("after the other's move: scores %v, to move %s", next.Scores, next.ToMove)
 	}
 }
+
+// TestMoveErrorIndex: a refused move of a list is named by its 0-based
+// index beside the field, in every game (a front end points at it without
+// reading "move 2" out of the message); other errors have none.
+func TestMoveErrorIndex(t *testing.T) {
+	poly := newPolyominoServer(t, time.Second)
+	teeko := newTeekoServer(t)
+	for _, tc := range []struct {
+		name   string
+		r      *gin.Engine
+		path   string
+		body   string
+		field  string
+		index  int // -1: none
+		detail string
+	}{
+		{"an illegal placement", poly, "/v1/polyomino/analyze", `{"moves":["L:a1,a2,a3,a4,b4","L:c1,c2,c3,c4,d4"]}`, "moves", 1, "move 2"},
+		{"bad notation first", poly, "/v1/polyomino/moves", `{"moves":["hello"]}`, "moves", 0, "move 1"},
+		{"after board rows", poly, "/v1/polyomino/analyze", `{"width":5,"height":5,"pieces":"tetrominoes","board":["IIII.",".....",".....",".....","....."],"moves":["O:a2,b2,a3,b3","O:c2,d2,c3,d3"]}`, "moves", 1, "move 2"},
+		{"a capture turn", poly, "/v1/polyomino/analyze", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","~F Z:g1,e2,f2,g2,e3"]}`, "moves", 2, "turn 3"},
+		{"a teeko move", teeko, "/v1/teeko/analyze", `{"moves":["13","13"]}`, "moves", 1, "move 2"},
+		{"a teeko annotation", teeko, "/v1/teeko/annotate", `{"moves":["13","7","x"]}`, "moves", 2, "move 3"},
+		{"not a move", poly, "/v1/polyomino/analyze", `{"to_move":"third"}`, "to_move", -1, "first or second"},
+		{"a board row", poly, "/v1/polyomino/analyze", `{"board":["........","........","..........","........","........","........","........","........"]}`, "board", -1, "row 3"},
+	} {
+		w := do(tc.r, "POST", tc.path, "application/json", tc.body)
+		var p Problem
+		if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Code != 400 || len(p.Errors) != 1 {
+			t.Fatalf("%s: %d %s", tc.name, w.Code, w.Body)
+		}
+		e := p.Errors[0]
+		got := -1
+		if e.Index != nil {
+			got = *e.Index
+		}
+		if e.Field != tc.field || got != tc.index || !strings.Contains(e.Message, tc.detail) {
+			t.Errorf("%s: field %q index %d %q; want %q index %d, a message with %q", tc.name, e.Field, got, e.Message, tc.field, tc.index, tc.detail)
+		}
+	}
+}

@@ -3887,11 +3887,16 @@ const docTemplate = `{
             "properties": {
                 "field": {
                     "type": "string",
-                    "example": "to_move"
+                    "example": "moves"
+                },
+                "index": {
+                    "description": "Index: when the field is a list of moves (turns), the 0-based\nposition of the move at fault, moves[index] (the message counts\nfrom 1: \"move 2\"); left out otherwise.",
+                    "type": "integer",
+                    "example": 1
                 },
                 "message": {
                     "type": "string",
-                    "example": "to_move \"third\": expected first or second"
+                    "example": "move 2: cell i1 is off the 8x8 board"
                 }
             }
         },

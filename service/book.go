@@ -691,7 +691,7 @@ func (BookJob) Name() string { return "polyomino.book" }
 func (j BookJob) children(moves []string) (*polyomino.Position, []polyomino.Child, error) {
 	pos, err := book.PositionAfter(moves)
 	if err != nil {
-		return nil, nil, Invalid("moves", err, "%s", err.Error())
+		return nil, nil, inputError(err, "moves")
 	}
 	return pos, pos.Children(), nil
 }

@@ -70,22 +70,18 @@ func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*
 	pos, err := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: q.ToMove, Turns: q.Moves})
 	if err != nil {
 		var te *capture.TurnError
-		field := "board"
-		switch {
-		case errors.As(err, &te):
-			field = "moves"
+		if errors.As(err, &te) {
 			if other := otherPlayer(q.ToMove); other != "" && q.Board != nil {
 				// A turn refused (a removal, for its marker) that the
 				// other to_move makes legal: to_move was read as the
 				// player of the first turn.
 				if _, oerr := g.NewPosition(capture.Setup{Board: q.Board, Markers: q.Markers, Pool: q.PoolPieces, Banned: q.Banned, ToMove: other, Turns: q.Moves}); oerr == nil {
-					return nil, Invalid(field, err, "%s (to_move names the player to move after the moves, %s here: the turns are credited counting back from it; with to_move %s they are legal)", err.Error(), strings.ToLower(strings.TrimSpace(q.ToMove)), other)
+					return nil, InvalidMove("moves", te.Index-1, err, "%s (to_move names the player to move after the moves, %s here: the turns are credited counting back from it; with to_move %s they are legal)", err.Error(), strings.ToLower(strings.TrimSpace(q.ToMove)), other)
 				}
 			}
-		default:
-			field = fieldOf(err, field)
+			return nil, InvalidMove("moves", te.Index-1, err, "%s", err.Error())
 		}
-		return nil, Invalid(field, err, "%s", err.Error())
+		return nil, inputError(err, "board")
 	}
 	return pos, nil
 }

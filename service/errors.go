@@ -27,8 +27,12 @@ const (
 
 // FieldError names one field of a request and what is wrong with it.
 type FieldError struct {
-	Field   string `json:"field" example:"to_move"`
-	Message string `json:"message" example:"to_move \"third\": expected first or second"`
+	Field string `json:"field" example:"moves"`
+	// Index: when the field is a list of moves (turns), the 0-based
+	// position of the move at fault, moves[index] (the message counts
+	// from 1: "move 2"); left out otherwise.
+	Index   *int   `json:"index,omitempty" example:"1"`
+	Message string `json:"message" example:"move 2: cell i1 is off the 8x8 board"`
 }
 
 // Error is the error type of every use case.
@@ -61,6 +65,14 @@ func (e *Error) Unwrap() error { return e.Cause }
 func Invalid(field string, cause error, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	return &Error{Kind: KindInvalid, Message: msg, Fields: []FieldError{{Field: field, Message: msg}}, Cause: cause}
+}
+
+// InvalidMove is Invalid for the move at index (0-based) of the list
+// field (moves), named in the field error's Index.
+func InvalidMove(field string, index int, cause error, format string, args ...any) *Error {
+	e := Invalid(field, cause, format, args...)
+	e.Fields[0].Index = &index
+	return e
 }
 
 // NotFound reports a missing resource.

@@ -304,7 +304,18 @@ func (q PolyominoQuery) positionFor(ctx context.Context, request bool) (*polyomi
 		if errors.Is(err, polyomino.ErrBadConfig) {
 			field = "game"
 		}
-		return nil, Invalid(fieldOf(err, field), err, "%s", err.Error())
+		return nil, inputError(err, field)
 	}
 	return pos, nil
+}
+
+// inputError is the 400 of an engine's refusal of a request's input:
+// its field (fieldOf, otherwise when the error names none) and, for a
+// move of a list, the move's index.
+func inputError(err error, otherwise string) *Error {
+	var fe *polyomino.FieldError
+	if errors.As(err, &fe) && fe.Index > 0 {
+		return InvalidMove(fieldOf(err, otherwise), fe.Index-1, err, "%s", err.Error())
+	}
+	return Invalid(fieldOf(err, otherwise), err, "%s", err.Error())
 }

@@ -371,7 +371,7 @@ func (q TeekoQuery) position(r teeko.Rules) (teeko.Position, error) {
 	case q.HasMoves:
 		pos, err := teeko.ParseGame(r, q.Moves)
 		if err != nil {
-			return teeko.Position{}, Invalid("moves", err, "%s", err.Error())
+			return teeko.Position{}, movesError(err)
 		}
 		// to_move is implied by moves: given as well, it must agree.
 		if q.ToMove != "" && toMove != pos.ToMove() {
@@ -488,7 +488,7 @@ func (t *Teeko) Annotate(ctx context.Context, rules, style string, moves []strin
 	}
 	final, err := teeko.ParseGame(r, moves)
 	if err != nil {
-		return TeekoAnnotation{}, Invalid("moves", err, "%s", err.Error())
+		return TeekoAnnotation{}, movesError(err)
 	}
 	tb, err := t.table(r)
 	if err != nil {
@@ -501,7 +501,7 @@ func (t *Teeko) Annotate(ctx context.Context, rules, style string, moves []strin
 	defer release()
 	plies, err := tb.Annotate(s, moves)
 	if err != nil {
-		return TeekoAnnotation{}, Invalid("moves", err, "%s", err.Error())
+		return TeekoAnnotation{}, movesError(err)
 	}
 	fa, err := tb.Analyze(final, s)
 	if err != nil {
@@ -568,4 +568,14 @@ func TeekoInfo() GameInfo {
 			"In the drop phase the player who decides a ply may be the opponent of the piece's owner (drop_style); values and best moves are for the one who decides.",
 		},
 	}
+}
+
+// movesError is the 400 of a refused list of Teeko moves: the move at
+// fault's index when the engine names it (teeko.MoveError).
+func movesError(err error) *Error {
+	var me *teeko.MoveError
+	if errors.As(err, &me) && me.Index > 0 {
+		return InvalidMove("moves", me.Index-1, err, "%s", err.Error())
+	}
+	return Invalid("moves", err, "%s", err.Error())
 }

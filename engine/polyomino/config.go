@@ -400,6 +400,9 @@ func (r *resolved) fingerprint() string {
 // (which says which field, in words).
 type FieldError struct {
 	Field string
+	// Index is the 1-based position of the item at fault when Field is
+	// a list of moves (0: none).
+	Index int
 	Err   error
 }
 

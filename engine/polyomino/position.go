@@ -121,11 +121,11 @@ func playMoves(pos *Position, moves []string) (*Position, int, error) {
 	for i, s := range moves {
 		m, err := ParseMove(s)
 		if err != nil {
-			return nil, i, inField("Moves", fmt.Errorf("move %d: %w", i+1, err))
+			return nil, i, &FieldError{Field: "Moves", Index: i + 1, Err: fmt.Errorf("move %d: %w", i+1, err)}
 		}
 		next, err := pos.Play(m)
 		if err != nil {
-			return nil, i, inField("Moves", fmt.Errorf("move %d: %w", i+1, err))
+			return nil, i, &FieldError{Field: "Moves", Index: i + 1, Err: fmt.Errorf("move %d: %w", i+1, err)}
 		}
 		pos = next
 	}

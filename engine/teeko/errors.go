@@ -38,6 +38,17 @@ type SideError struct {
 func (e *SideError) Error() string { return e.Err.Error() }
 func (e *SideError) Unwrap() error { return e.Err }
 
+// MoveError is a fault of the move at Index (1-based) of a game's list of
+// moves (its notation, or the rule it breaks), so that a caller can point
+// at the move without reading the message, which is Err's.
+type MoveError struct {
+	Index int
+	Err   error
+}
+
+func (e *MoveError) Error() string { return e.Err.Error() }
+func (e *MoveError) Unwrap() error { return e.Err }
+
 // detailError is an error of one of the categories above with its own
 // message; errors.Is(err, kind) holds.
 type detailError struct {

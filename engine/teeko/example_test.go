@@ -79,11 +79,12 @@ func ExampleParseGame() {
 	fmt.Println(p, err)
 	fmt.Println(p.Over())
 	_, err = teeko.ParseGame(teeko.Standard, []string{"13", "7", "13"})
-	fmt.Println(err, errors.Is(err, teeko.ErrIllegalMove))
+	var me *teeko.MoveError
+	fmt.Println(err, errors.Is(err, teeko.ErrIllegalMove), errors.As(err, &me) && me.Index == 3)
 	// Output:
 	// ......rrr.bbbb........... red <nil>
 	// black true
-	// move 3 (13): square 13 is occupied true
+	// move 3 (13): square 13 is occupied true true
 }
 
 func ExampleDropStyle_Decides() {

@@ -303,11 +303,11 @@ func playGame(r Rules, moves []string) ([]gamePly, Position, error) {
 	for i, s := range moves {
 		m, err := ParseMove(s)
 		if err != nil {
-			return nil, Position{}, fmt.Errorf("move %d: %w", i+1, err)
+			return nil, Position{}, &MoveError{Index: i + 1, Err: fmt.Errorf("move %d: %w", i+1, err)}
 		}
 		q, err := p.Play(m)
 		if err != nil {
-			return nil, Position{}, fmt.Errorf("move %d (%s): %w", i+1, m, err)
+			return nil, Position{}, &MoveError{Index: i + 1, Err: fmt.Errorf("move %d (%s): %w", i+1, m, err)}
 		}
 		out = append(out, gamePly{before: p, after: q, move: m})
 		p = q
