@@ -579,6 +579,19 @@ type PolyominoMovesResponse struct {
 	// Capture variant: true when the position has occurred for the third
 	// time, so the game is drawn (game_over, count 0); left out otherwise.
 	Drawn bool `json:"drawn,omitempty" example:"false"`
+	// The position's state, as analyze gives it (a front end shows it
+	// with the moves, one request a ply): pieces placed so far by each
+	// player (capture variant: the pieces carrying each one's marker).
+	Scores [2]int `json:"scores" example:"1,0"`
+	// The pieces still to be placed: the common pool's (pool), or each
+	// player's hand (first, second). Absent for the capture variant.
+	PiecesLeft *PiecesLeft `json:"pieces_left,omitempty"`
+	// Capture variant: every marked piece on the board -> first or
+	// second; an empty object when none.
+	Markers *map[string]string `json:"markers,omitempty"`
+	// Capture variant: the pieces that may be placed (an empty list when
+	// none).
+	Pool *[]string `json:"pool,omitempty"`
 }
 
 // polyominoMoves godoc
@@ -616,7 +629,17 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 		return
 	}
 	out := PolyominoMovesResponse{Count: m.Count, Truncated: m.Truncated, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board,
-		GameOver: m.Over, Pass: m.Pass, Drawn: m.Drawn}
+		GameOver: m.Over, Pass: m.Pass, Drawn: m.Drawn, Scores: m.Scores}
+	if m.Capture {
+		markers := m.Markers
+		if markers == nil {
+			markers = map[string]string{}
+		}
+		out.Markers = &markers
+		out.Pool = list(m.Pool)
+	} else {
+		out.PiecesLeft = piecesLeft(m.PiecesLeft, m.PoolMode)
+	}
 	if m.DistinctUpToSymmetry >= 0 {
 		d := m.DistinctUpToSymmetry
 		out.DistinctUpToSymmetry = &d

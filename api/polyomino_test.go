@@ -505,3 +505,25 @@ func TestMoveErrorIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestMovesCarryState: /moves gives the position's scores and pieces left
+// (capture: markers and pool) as analyze gives them, so that a front end
+// needs one request a ply.
+func TestMovesCarryState(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	for _, body := range []string{
+		`{"moves":["L:a1,a2,a3,a4,b4"],"budget_ms":1}`,
+		`{"width":6,"height":6,"hands":{"first":["F","I","L","N","P","T"],"second":["U","V","W","X","Y","Z"]},"end_rule":"score","moves":["L:f1,f2,f3,e4,f4"],"budget_ms":1}`,
+		`{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","Z:g1,e2,f2,g2,e3"],"budget_ms":1}`,
+	} {
+		a := analyze(t, r, body)
+		m := legalMoves(t, r, body)
+		state := func(v ...any) string { b, _ := json.Marshal(v); return string(b) }
+		if got, want := state(m.Scores, m.PiecesLeft, m.Markers, m.Pool), state(a.Scores, a.PiecesLeft, a.Markers, a.Pool); got != want {
+			t.Errorf("%s: moves' state %s; analyze's %s", body, got, want)
+		}
+		if a.Scores == [2]int{} || (a.PiecesLeft == nil) == (a.Markers == nil) {
+			t.Errorf("%s: the case shows nothing: scores %v, pieces left %v, markers %v", body, a.Scores, a.PiecesLeft, a.Markers)
+		}
+	}
+}

@@ -2936,6 +2936,13 @@ const docTemplate = `{
                     "type": "boolean",
                     "example": false
                 },
+                "markers": {
+                    "description": "Capture variant: every marked piece on the board -\u003e first or\nsecond; an empty object when none.",
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "string"
+                    }
+                },
                 "moves": {
                     "type": "array",
                     "items": {
@@ -2946,6 +2953,32 @@ const docTemplate = `{
                     "description": "True when, under the score rule, the player to move cannot place\nand passes (count 0, the game goes on with the other player: the\nsame position with to_move the other player lists his moves; a pass\nis never written in moves; always false in the capture variant).",
                     "type": "boolean",
                     "example": false
+                },
+                "pieces_left": {
+                    "description": "The pieces still to be placed: the common pool's (pool), or each\nplayer's hand (first, second). Absent for the capture variant.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PiecesLeft"
+                        }
+                    ]
+                },
+                "pool": {
+                    "description": "Capture variant: the pieces that may be placed (an empty list when\nnone).",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "scores": {
+                    "description": "The position's state, as analyze gives it (a front end shows it\nwith the moves, one request a ply): pieces placed so far by each\nplayer (capture variant: the pieces carrying each one's marker).",
+                    "type": "array",
+                    "items": {
+                        "type": "integer"
+                    },
+                    "example": [
+                        1,
+                        0
+                    ]
                 },
                 "to_move": {
                     "type": "string",

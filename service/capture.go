@@ -434,7 +434,7 @@ func (p *Polyomino) captureMoves(ctx context.Context, q PolyominoQuery) (Polyomi
 	if !out.Truncated { // the list holds every turn
 		out.DistinctUpToSymmetry = pos.DistinctAmong(listed)
 	}
-	return out, nil
+	return movesState(out, withCapturePosition(PolyominoAnswer{}, pos)), nil
 }
 
 const maxListedTurns = 20000

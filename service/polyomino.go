@@ -336,6 +336,23 @@ type PolyominoMoves struct {
 	// rule the player to move cannot place and passes; Drawn: the capture
 	// variant's position occurred for the third time (Over too).
 	Over, Pass, Drawn bool
+	// The position's state, as an analysis gives it (withPosition,
+	// withCapturePosition): the scores, the pieces left (PiecesLeft,
+	// Config.Pool; Pool in the capture variant), the markers.
+	Scores     [2]int
+	PiecesLeft PiecesLeft
+	PoolMode   bool
+	Capture    bool
+	Markers    map[string]string
+	Pool       []string
+}
+
+// movesState is out with the position's state of a, an answer carrying
+// it (withPosition, withCapturePosition).
+func movesState(out PolyominoMoves, a PolyominoAnswer) PolyominoMoves {
+	out.Scores, out.PiecesLeft, out.PoolMode = a.Scores, a.PiecesLeft, a.Config.Pool
+	out.Capture, out.Markers, out.Pool = a.Capture, a.Markers, a.Pool
+	return out
 }
 
 // Assemble returns when an answer of n moves may be encoded: at once when
@@ -368,7 +385,7 @@ func (p *Polyomino) Moves(ctx context.Context, q PolyominoQuery) (PolyominoMoves
 	for i, m := range moves {
 		out.Moves[i] = m.String()
 	}
-	return out, nil
+	return movesState(out, withPosition(PolyominoAnswer{}, pos)), nil
 }
 
 // PolyominoInfo describes the placement games for the catalogue.
