@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -64,5 +65,89 @@ func TestCompletionKeepsKnownBest(t *testing.T) {
 		if !slices.Contains(got.BestMoves, m) {
 			t.Errorf("the completed answer's best moves %v lack %s, known before", got.BestMoves, m)
 		}
+	}
+}
+
+// TestPartialAnswerCompletedQuickly: a partial answer cached (a job's
+// unit stops at its first win) of a position the quick try proves whole
+// is answered whole by a short request, as a cold server answers it (an
+// audit found 30 ms requests served one best move of 76 after a job:
+// completeBest needs twice its least search), and the whole answer is
+// kept.
+func TestPartialAnswerCompletedQuickly(t *testing.T) {
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Second, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	six := 6
+	pieces := PieceNames("FILNPTUV")
+	q := PolyominoQuery{Game: "pentominoes", Width: &six, Height: &six, Pieces: &pieces,
+		Moves: []string{"V:c2,d2,e2,c3,c4", "L:b3,b4,b5,a6,b6"}, BudgetMs: 30}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := polyomino.Solve(context.Background(), pos, polyomino.Options{FirstWin: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := answerOf(res, pos.Frame().ToCanonical)
+	unit.ElapsedNs = int64(time.Millisecond)
+	if !unit.partial() {
+		t.Fatalf("the first-win answer is not partial: %+v", unit)
+	}
+	unit.keep(context.Background(), s, analyzeKey(pos, false))
+	for i := range 2 {
+		a, err := p.Analyze(context.Background(), q)
+		if err != nil || !a.Proven || !a.BestComplete || len(a.BestMoves) <= len(unit.BestMoves) {
+			t.Fatalf("request %d: %v, proven %v, best complete %v, %d best moves (the unit's %d)", i, err, a.Proven, a.BestComplete, len(a.BestMoves), len(unit.BestMoves))
+		}
+		if i == 1 && a.Source != SourceCache {
+			t.Errorf("the whole answer not kept: the second request's from %s", a.Source)
+		}
+	}
+}
+
+// TestCombinePliesUnknownChild: a job's won position has no plies while
+// a child is unproven (beyond the search): it may be a faster win (an
+// audit read the plies as the proven winning child's plus one); once
+// every child is proven, they are.
+func TestCombinePliesUnknownChild(t *testing.T) {
+	five := 5
+	pieces := PieceNames("tetrominoes")
+	q := PolyominoQuery{Game: "tetrominoes", Width: &five, Height: &five, Pieces: &pieces}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := pos.Children()
+	if len(children) < 3 {
+		t.Fatalf("%d children", len(children))
+	}
+	combined := func(unknown bool) PolyominoAnswer {
+		rs := make([]polyomino.Result, len(children))
+		plies := make([]*int, len(children))
+		for i := range rs {
+			n := 3 // the child's mover wins in 3: the move loses
+			rs[i], plies[i] = polyomino.Result{Outcome: polyomino.Win, Proven: true, Value: 1}, &n
+		}
+		two := 2 // the move wins in 3
+		rs[0], plies[0] = polyomino.Result{Outcome: polyomino.Loss, Proven: true, Value: -1}, &two
+		if unknown {
+			rs[1], plies[1] = polyomino.Result{Outcome: polyomino.OutcomeUnknown}, nil
+		}
+		res, err := polyomino.Combine(pos, children, rs)
+		if err != nil || !res.Proven || res.Outcome != polyomino.Win {
+			t.Fatalf("combined: %v, %+v", err, res)
+		}
+		a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+		combinePlies(&a, res, children, rs, plies, true)
+		return a
+	}
+	if a := combined(true); a.Plies != nil || a.PerfectFirst {
+		t.Errorf("a child unproven: plies %v, perfect first %v; want none", a.Plies, a.PerfectFirst)
+	}
+	if a := combined(false); a.Plies == nil || *a.Plies != 3 || !a.PerfectFirst {
+		t.Errorf("every child proven: plies %v, perfect first %v; want 3", a.Plies, a.PerfectFirst)
 	}
 }

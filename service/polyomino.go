@@ -192,6 +192,44 @@ func quickServes(a PolyominoAnswer, pos *polyomino.Position) bool {
 		a.Plies != nil && !slices.ContainsFunc(a.Moves, func(m PolyominoMove) bool { return m.Plies == nil })
 }
 
+// quickSolve is runCached's quick try of pos: a tiny board, a game nearly
+// over, proven with every best move (every move's value) and plies in a
+// few milliseconds, within ctx and quickNodes. Not tried with many
+// moves: the search's set-up alone outlasts the try. ok: the answer (in
+// the canonical frame) is final and serves (quickServes).
+func (p *Polyomino) quickSolve(ctx context.Context, pos *polyomino.Position, allMoves bool) (PolyominoAnswer, int64, bool) {
+	if pos.LegalMoveCount() > quickMoves {
+		return PolyominoAnswer{}, 0, false
+	}
+	tt := polyomino.NewTable(quickTableMB)
+	res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: allMoves, Workers: 1, Table: tt, MaxNodes: quickNodes})
+	if err != nil || !res.Proven || !res.BestComplete || allMoves && !allValued(res) {
+		return PolyominoAnswer{}, res.Nodes, false
+	}
+	a := answerOf(res, pos.Frame().ToCanonical)
+	p.search.withLength(ctx, &a, pos, res, tt, lengthShare, p.search.quickTime())
+	return a, a.Nodes, quickServes(a, pos)
+}
+
+// quickComplete is a quick try (quickSolve, one at a time as runCached's,
+// within quickTime and budget) of pos, whose cached answer is partial.
+func (p *Polyomino) quickComplete(ctx context.Context, pos *polyomino.Position, budget time.Duration) (PolyominoAnswer, bool) {
+	if !p.search.quickBusy.CompareAndSwap(false, true) {
+		return PolyominoAnswer{}, false
+	}
+	defer p.search.quickBusy.Store(false)
+	qctx, cancel := context.WithTimeout(ctx, min(p.search.quickTime(), budget))
+	defer cancel()
+	start := time.Now()
+	a, nodes, ok := p.quickSolve(qctx, pos, false)
+	if ok {
+		p.search.observe("polyomino", nodes, true, time.Since(start))
+	} else {
+		p.search.observeNodes("polyomino", nodes)
+	}
+	return a, ok
+}
+
 // Analyze values a position: exactly when the search proves it within the
 // budget, otherwise with the heuristic player's move and what was proven.
 func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAnswer, error) {
@@ -236,23 +274,7 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	canon, source, err := runCached(ctx, p.search, "polyomino", key, budget, &runOptions[PolyominoAnswer]{
 		Asked:      askedBudget,
 		Consistent: func(a PolyominoAnswer) bool { return consistentWith(a, pos) },
-		Quick: func(ctx context.Context) (PolyominoAnswer, int64, bool) {
-			// A tiny board, a game nearly over: proven, every best move
-			// (every move's value) and plies in a few milliseconds. Not
-			// tried with many moves: the search's set-up alone outlasts
-			// the try.
-			if pos.LegalMoveCount() > quickMoves {
-				return PolyominoAnswer{}, 0, false
-			}
-			tt := polyomino.NewTable(quickTableMB)
-			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: 1, Table: tt, MaxNodes: quickNodes})
-			if err != nil || !res.Proven || !res.BestComplete || q.AllMoves && !allValued(res) {
-				return PolyominoAnswer{}, res.Nodes, false
-			}
-			a := answerOf(res, pos.Frame().ToCanonical)
-			p.search.withLength(ctx, &a, pos, res, tt, lengthShare, p.search.quickTime())
-			return a, a.Nodes, quickServes(a, pos)
-		}},
+		Quick:      func(ctx context.Context) (PolyominoAnswer, int64, bool) { return p.quickSolve(ctx, pos, q.AllMoves) }},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
 			tt := p.search.tables.get(pos.Game())
@@ -280,6 +302,17 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 				a.SpentNs, a.SpentNodes = canon.ElapsedNs, canon.Nodes
 			}
 			return a, nil
+		}
+	}
+	if source == SourceCache && canon.partial() {
+		// A partial answer cached (a job's unit stopped at its first
+		// win): a position the quick try proves whole in milliseconds is
+		// answered whole, as on a cold server (an audit found requests
+		// of 30 ms served one best move of 76 after a job: completeBest
+		// needs twice its least search).
+		if a, ok := p.quickComplete(ctx, pos, budget); ok {
+			canon, source = a, SourceSearch
+			storeBetter(ctx, p.search, key, a)
 		}
 	}
 	answered := time.Now()

@@ -262,8 +262,8 @@ func (j PolyominoAnalyzeJob) lengthLeast() time.Duration {
 
 // combinePlies gives a job's answer the plies its units found: each
 // move's are its child's; the position's are one more than its fastest
-// winning child's (every winning child known) or, lost, its slowest
-// child's (every child known). Moves are then in perfect play's order.
+// winning child's (every child proven, every winning child's plies known)
+// or, lost, its slowest child's (every child known). Moves are then in perfect play's order.
 func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino.Child, rs []polyomino.Result, plies []*int, all bool) {
 	childOf := map[string]int{}
 	for i, c := range children {
@@ -294,6 +294,12 @@ func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino
 	}
 	best := -1
 	for i, r := range rs {
+		if !r.Proven {
+			// A child beyond the search (polyomino.Searchable) may be
+			// a faster win: the position's plies are unknown.
+			fastestFirst(a)
+			return
+		}
 		childLost := r.Outcome == polyomino.Loss // the move wins
 		if res.Outcome == polyomino.Win && !childLost {
 			continue
