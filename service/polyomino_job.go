@@ -262,8 +262,9 @@ func (j PolyominoAnalyzeJob) lengthLeast() time.Duration {
 
 // combinePlies gives a job's answer the plies its units found: each
 // move's are its child's; the position's are one more than its fastest
-// winning child's (every child proven, every winning child's plies known)
-// or, lost, its slowest child's (every child known). Moves are then in perfect play's order.
+// winning child's (every child proven, every winning child's plies
+// known) or, lost, its slowest child's (every child known). Moves are
+// then in perfect play's order.
 func combinePlies(a *PolyominoAnswer, res polyomino.Result, children []polyomino.Child, rs []polyomino.Result, plies []*int, all bool) {
 	childOf := map[string]int{}
 	for i, c := range children {
