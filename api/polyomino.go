@@ -273,9 +273,10 @@ type PolyominoAnalysis struct {
 	// True when best_moves[0] is the move perfect play chooses, checked
 	// by the length search (or, for a capture win in one ply, by the
 	// proof: the move leaves the opponent stuck): a fastest win in a won
-	// position (it wins in plies), a slowest loss in a lost one. An answer from the book
-	// whose reply is not a fastest win is led by the length search's
-	// (its row in moves proven, with its plies). False when the check
+	// position (it wins in plies), a slowest loss in a lost one. An
+	// answer from the book whose reply is not a fastest win is led by
+	// the length search's (its row in moves proven, with its plies).
+	// False when the check
 	// did not finish, or plies are unknown, or a search's incomplete
 	// best_moves (a first win) hold none.
 	PerfectFirst bool `json:"perfect_first" example:"true"`

@@ -2783,7 +2783,7 @@ const docTemplate = `{
                     "example": false
                 },
                 "perfect_first": {
-                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search (or, for a capture win in one ply, by the\nproof: the move leaves the opponent stuck): a fastest win in a won\nposition (it wins in plies), a slowest loss in a lost one. An answer from the book\nwhose reply is not a fastest win is led by the length search's\n(its row in moves proven, with its plies). False when the check\ndid not finish, or plies are unknown, or a search's incomplete\nbest_moves (a first win) hold none.",
+                    "description": "True when best_moves[0] is the move perfect play chooses, checked\nby the length search (or, for a capture win in one ply, by the\nproof: the move leaves the opponent stuck): a fastest win in a won\nposition (it wins in plies), a slowest loss in a lost one. An\nanswer from the book whose reply is not a fastest win is led by\nthe length search's (its row in moves proven, with its plies).\nFalse when the check\ndid not finish, or plies are unknown, or a search's incomplete\nbest_moves (a first win) hold none.",
                     "type": "boolean",
                     "example": true
                 },
