@@ -268,7 +268,9 @@ type PolyominoAnalysis struct {
 	// that made it (at least 40 ms) looks for the rest, as does all_moves
 	// (it waits for a free solver slot after the queued searches, or for
 	// another request completing the same answer, while the budget left
-	// stays that long).
+	// stays that long); on a small position (at most 1,000 legal moves) a
+	// request of 20 ms or more first tries a quick search of 20 ms, once
+	// for the cached answer (source search when it finds them all).
 	BestComplete bool `json:"best_complete" example:"true"`
 	// True when best_moves[0] is the move perfect play chooses, checked
 	// by the length search (or, for a capture win in one ply, by the

@@ -2703,7 +2703,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "best_complete": {
-                    "description": "True when best_moves holds every best move. False when the value\nis not proven, or when it is but the budget ran out before every\nmove was decided, or the answer comes from a job's unit, which\nstops at the first winning move: the cache keeps such an answer,\nand a request with a budget more than twice as long as the search\nthat made it (at least 40 ms) looks for the rest, as does all_moves\n(it waits for a free solver slot after the queued searches, or for\nanother request completing the same answer, while the budget left\nstays that long).",
+                    "description": "True when best_moves holds every best move. False when the value\nis not proven, or when it is but the budget ran out before every\nmove was decided, or the answer comes from a job's unit, which\nstops at the first winning move: the cache keeps such an answer,\nand a request with a budget more than twice as long as the search\nthat made it (at least 40 ms) looks for the rest, as does all_moves\n(it waits for a free solver slot after the queued searches, or for\nanother request completing the same answer, while the budget left\nstays that long); on a small position (at most 1,000 legal moves) a\nrequest of 20 ms or more first tries a quick search of 20 ms, once\nfor the cached answer (source search when it finds them all).",
                     "type": "boolean",
                     "example": true
                 },
@@ -3923,7 +3923,7 @@ const docTemplate = `{
                     "example": "moves"
                 },
                 "index": {
-                    "description": "Index: when the field is a list of moves (turns), the 0-based\nposition of the move at fault, moves[index] (the message counts\nfrom 1: \"move 2\"); left out otherwise.",
+                    "description": "Index: when the field is a list of moves (turns), the 0-based\nposition of the move at fault, moves[index] (the message counts\nfrom 1: \"move 2\", \"turn 2\"); left out otherwise.",
                     "type": "integer",
                     "example": 1
                 },

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -76,16 +77,16 @@ func TestCompletionKeepsKnownBest(t *testing.T) {
 // kept.
 func TestPartialAnswerCompletedQuickly(t *testing.T) {
 	c := cache.NewMemory(1<<24, time.Minute)
-	// A quick try as long as the budget (20 ms ran out on a loaded
-	// machine); the unit's time, kept as the answer's, makes completeBest
-	// need 20 s: only the quick try may complete it.
+	// A quick try of 30 s (20 ms ran out on a loaded machine) within a
+	// budget of a minute; the unit's time, kept as the answer's, makes
+	// completeBest need 80 s: only the quick try may complete it.
 	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil),
-		Budgets: Budgets{Default: time.Second, Max: time.Minute}, Workers: 1, QuickTime: time.Minute}
+		Budgets: Budgets{Default: time.Second, Max: time.Minute}, Workers: 1, QuickTime: 30 * time.Second}
 	p := NewPolyomino(s)
 	six := 6
 	pieces := PieceNames("FILNPTUV")
 	q := PolyominoQuery{Game: "pentominoes", Width: &six, Height: &six, Pieces: &pieces,
-		Moves: []string{"V:c2,d2,e2,c3,c4", "L:b3,b4,b5,a6,b6"}, BudgetMs: 5000}
+		Moves: []string{"V:c2,d2,e2,c3,c4", "L:b3,b4,b5,a6,b6"}, BudgetMs: 60000}
 	pos, err := q.position()
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestPartialAnswerCompletedQuickly(t *testing.T) {
 		t.Fatal(err)
 	}
 	unit := answerOf(res, pos.Frame().ToCanonical)
-	unit.ElapsedNs = int64(10 * time.Second)
+	unit.ElapsedNs = int64(40 * time.Second)
 	if !unit.partial() {
 		t.Fatalf("the first-win answer is not partial: %+v", unit)
 	}
@@ -152,5 +153,43 @@ func TestCombinePliesUnknownChild(t *testing.T) {
 	}
 	if a := combined(false); a.Plies == nil || *a.Plies != 3 || !a.PerfectFirst {
 		t.Errorf("every child proven: plies %v, perfect first %v; want 3", a.Plies, a.PerfectFirst)
+	}
+}
+
+// TestQuickTryFailsOnce: a quick try that cannot complete a cached
+// partial answer is recorded in the entry (BestTriedNs), so that the next
+// requests do not repeat it (a review found every hit paying 20 ms and
+// holding the quick tries' one place, other requests queued for a slot).
+func TestQuickTryFailsOnce(t *testing.T) {
+	c := cache.NewMemory(1<<24, time.Minute)
+	s := &Searcher{Loader: cache.NewLoader(c, time.Minute), Slots: NewSlots(1, 4, time.Second, nil),
+		Budgets: Budgets{Default: time.Second, Max: time.Minute}, Workers: 1}
+	p := NewPolyomino(s)
+	q := PolyominoQuery{Game: "pentominoes", Moves: []string{"L:a1,a2,a3,a4,b4", "I:h1,h2,h3,h4,h5", "X:d4,c5,d5,e5,d6"}, BudgetMs: 1000}
+	pos, err := q.position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pos.LegalMoveCount(); n > quickMoves {
+		t.Fatalf("%d legal moves: no quick try", n)
+	}
+	// A partial answer as a unit leaves it: a legal move said to win,
+	// its time long (completeBest would need 80 s).
+	first := pos.LegalMoves()[0]
+	unit := canonicalAnswer(PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestMoves: []string{first.String()},
+		ElapsedNs: int64(40 * time.Second), LegalMoves: pos.LegalMoveCount()}, pos)
+	key := analyzeKey(pos, false)
+	unit.keep(context.Background(), s, key)
+	a, err := p.Analyze(context.Background(), q)
+	if err != nil || a.Source != SourceCache || a.BestComplete {
+		t.Fatalf("%v: from %s, best complete %v; want the cached partial answer", err, a.Source, a.BestComplete)
+	}
+	raw, ok, err := c.Get(context.Background(), key)
+	var kept PolyominoAnswer
+	if err != nil || !ok || json.Unmarshal(raw, &kept) != nil {
+		t.Fatalf("cache: %v %v", ok, err)
+	}
+	if kept.BestTriedNs < int64(s.quickTime()) {
+		t.Errorf("the failed quick try not recorded: best tried %v", time.Duration(kept.BestTriedNs))
 	}
 }

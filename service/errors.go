@@ -30,7 +30,7 @@ type FieldError struct {
 	Field string `json:"field" example:"moves"`
 	// Index: when the field is a list of moves (turns), the 0-based
 	// position of the move at fault, moves[index] (the message counts
-	// from 1: "move 2"); left out otherwise.
+	// from 1: "move 2", "turn 2"); left out otherwise.
 	Index   *int   `json:"index,omitempty" example:"1"`
 	Message string `json:"message" example:"move 2: cell i1 is off the 8x8 board"`
 }

@@ -213,9 +213,10 @@ func (p *Polyomino) quickSolve(ctx context.Context, pos *polyomino.Position, all
 
 // quickComplete is a quick try (quickSolve, one at a time as runCached's,
 // within quickTime and budget) of pos, whose cached answer is partial.
-func (p *Polyomino) quickComplete(ctx context.Context, pos *polyomino.Position, budget time.Duration) (PolyominoAnswer, bool) {
+// tried is false when another quick try was under way (none was made).
+func (p *Polyomino) quickComplete(ctx context.Context, pos *polyomino.Position, budget time.Duration) (a PolyominoAnswer, ok, tried bool) {
 	if !p.search.quickBusy.CompareAndSwap(false, true) {
-		return PolyominoAnswer{}, false
+		return PolyominoAnswer{}, false, false
 	}
 	defer p.search.quickBusy.Store(false)
 	qctx, cancel := context.WithTimeout(ctx, min(p.search.quickTime(), budget))
@@ -227,7 +228,7 @@ func (p *Polyomino) quickComplete(ctx context.Context, pos *polyomino.Position, 
 	} else {
 		p.search.observeNodes("polyomino", nodes)
 	}
-	return a, ok
+	return a, ok, true
 }
 
 // Analyze values a position: exactly when the search proves it within the
@@ -304,19 +305,26 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 			return a, nil
 		}
 	}
-	if source == SourceCache && canon.partial() {
+	answered := time.Now()
+	if quick := p.search.quickTime(); source == SourceCache && canon.partial() && budget >= quick && canon.BestTriedNs < int64(quick) {
 		// A partial answer cached (a job's unit stopped at its first
 		// win): a position the quick try proves whole in milliseconds is
 		// answered whole, as on a cold server (an audit found requests
 		// of 30 ms served one best move of 76 after a job: completeBest
-		// needs twice its least search).
-		if a, ok := p.quickComplete(ctx, pos, budget); ok {
+		// needs twice its least search). A try that fails is recorded
+		// (the time tried, BestTriedNs), so that the next requests do
+		// not repeat it, holding the quick tries' one place.
+		a, ok, tried := p.quickComplete(ctx, pos, budget)
+		switch {
+		case ok:
 			canon, source = a, SourceSearch
 			storeBetter(ctx, p.search, key, a)
+		case tried && ctx.Err() == nil:
+			canon.BestTriedNs = int64(quick)
+			storeBetter(ctx, p.search, key, canon)
 		}
 	}
-	answered := time.Now()
-	searched, found := p.completeBest(ctx, key, &canon, pos, budget)
+	searched, found := p.completeBest(ctx, key, &canon, pos, budget-time.Since(answered))
 	if left := budget - time.Since(answered); !searched && source == SourceCache && left > 0 {
 		// What completeBest's wait left; the length search's work is this
 		// request's (stats), the rest the cache's.
