@@ -500,14 +500,18 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		out.PiecesLeft = piecesLeft(a.PiecesLeft, a.Config.Pool)
 	}
 	if a.Capture {
-		markers := a.Markers
-		if markers == nil {
-			markers = map[string]string{} // present, and empty, when nothing is marked
-		}
-		out.Markers = &markers
-		out.Pool = list(a.Pool)
+		out.Markers, out.Pool = captureState(a.Markers, a.Pool)
 	}
 	return out
+}
+
+// captureState is a capture position's markers and pool as the answers
+// give them: present, and empty when nothing is marked or left.
+func captureState(markers map[string]string, pool []string) (*map[string]string, *[]string) {
+	if markers == nil {
+		markers = map[string]string{}
+	}
+	return &markers, list(pool)
 }
 
 func polyominoJobResult(raw json.RawMessage) (any, error) {
@@ -634,12 +638,7 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 	out := PolyominoMovesResponse{Count: m.Count, Truncated: m.Truncated, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board,
 		GameOver: m.Over, Pass: m.Pass, Drawn: m.Drawn, Scores: m.Scores}
 	if m.Capture {
-		markers := m.Markers
-		if markers == nil {
-			markers = map[string]string{}
-		}
-		out.Markers = &markers
-		out.Pool = list(m.Pool)
+		out.Markers, out.Pool = captureState(m.Markers, m.Pool)
 	} else {
 		out.PiecesLeft = piecesLeft(m.PiecesLeft, m.PoolMode)
 	}

@@ -326,9 +326,7 @@ func withCaptureLength(ctx context.Context, a *PolyominoAnswer, pos *capture.Pos
 		}
 	}
 	if len(first) > 0 {
-		rest := slices.DeleteFunc(slices.Clone(a.BestMoves), func(m string) bool { return slices.Contains(first, m) })
-		a.BestMoves = append(first, rest...)
-		a.PerfectFirst = true
+		perfectFirst(a, first)
 	}
 	if len(a.Moves) > 0 {
 		fastestFirst(a)
@@ -351,9 +349,7 @@ func withWinsAtOnce(a *PolyominoAnswer, atOnce []capture.Turn) bool {
 	for _, t := range atOnce {
 		first = append(first, t.String())
 	}
-	rest := slices.DeleteFunc(slices.Clone(a.BestMoves), func(m string) bool { return slices.Contains(first, m) })
-	a.BestMoves = append(first, rest...)
-	a.PerfectFirst = true
+	perfectFirst(a, first)
 	for i, m := range a.Moves {
 		if m.Proven && m.Outcome == string(capture.Win) && slices.Contains(first, m.Move) {
 			a.Moves[i].Plies = &zero
@@ -363,6 +359,14 @@ func withWinsAtOnce(a *PolyominoAnswer, atOnce []capture.Turn) bool {
 		fastestFirst(a)
 	}
 	return true
+}
+
+// perfectFirst puts first, best moves of a that perfect play chooses, at
+// the head of a's best moves, and says so (PerfectFirst).
+func perfectFirst(a *PolyominoAnswer, first []string) {
+	rest := slices.DeleteFunc(slices.Clone(a.BestMoves), func(m string) bool { return slices.Contains(first, m) })
+	a.BestMoves = append(first, rest...)
+	a.PerfectFirst = true
 }
 
 // capturePliesMissing: a capture answer proven won or lost lacks the
