@@ -97,7 +97,8 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 	opp := 1 - side
 	tasks := make([]*rootTask, len(moves))
 	for i, rm := range moves {
-		tasks[i] = &rootTask{rm: rm}
+		// A move proven already (Options.Known) is decided.
+		tasks[i] = &rootTask{rm: rm, expanded: rm.proven, decided: rm.proven}
 	}
 	var mu sync.Mutex
 	wake := sync.NewCond(&mu)
@@ -142,7 +143,9 @@ func (s *solver) solveRootParallel(root *cgraph, L []uint64, side int, moves []*
 			if i&63 == 63 && s.expired() {
 				break
 			}
-			known(probe, t)
+			if !t.decided {
+				known(probe, t)
+			}
 		}
 	}
 	// expand computes the replies of a root move (under mu).

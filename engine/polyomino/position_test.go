@@ -539,3 +539,100 @@ func TestToMoveCountsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveKnown: a search told some of its root moves' values
+// (Options.Known, as the service's cache gives them) answers as one that
+// searched them all (values, best moves, every move's value), asks once
+// per class of moves, and does not search them: a value it is told is the
+// one it reports (a wrong one shows).
+func TestSolveKnown(t *testing.T) {
+	rng := splitmix64(11)
+	for _, cfg := range crossConfigs() {
+		g, err := NewGame(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range 3 {
+			pos := randomPosition(t, g, 2+n%2, &rng)
+			if pos.MustPass() || pos.LegalMoveCount() == 0 {
+				continue
+			}
+			want, _ := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 1, AllMoves: true})
+			children := pos.Children()
+			known := map[string]Result{}
+			for i, c := range children {
+				if (n == 0 || rng.next()%2 == 0) && i != len(children)-1 {
+					r, _ := Solve(context.Background(), c.Position, Options{Workers: 1, TableMB: 1, FirstWin: true})
+					for _, m := range c.Moves {
+						known[m.String()] = r
+					}
+				}
+			}
+			for _, workers := range []int{1, 2} {
+				asked := map[string]int{}
+				got, err := Solve(context.Background(), pos, Options{Workers: workers, TableMB: 1, AllMoves: true, Known: func(class []Move) (Result, bool) {
+					asked[class[0].String()]++
+					r, ok := known[class[0].String()]
+					return r, ok
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(asked) != len(children) {
+					t.Errorf("%s: asked about %d classes, the position has %d", cfg.Preset, len(asked), len(children))
+				}
+				for m, k := range asked {
+					if k != 1 {
+						t.Errorf("%s: asked %d times about %s", cfg.Preset, k, m)
+					}
+				}
+				if got.Value != want.Value || got.Proven != want.Proven || !slices.Equal(moveStrings(got.BestMoves), moveStrings(want.BestMoves)) || len(got.Moves) != len(want.Moves) {
+					t.Fatalf("%s workers %d (%d of %d classes known): %d/%v, %d best; searched %d/%v, %d best", cfg.Preset, workers, len(known), len(children),
+						got.Value, got.Proven, len(got.BestMoves), want.Value, want.Proven, len(want.BestMoves))
+				}
+				for i := range got.Moves {
+					if got.Moves[i].Move.String() != want.Moves[i].Move.String() || got.Moves[i].Value != want.Moves[i].Value {
+						t.Fatalf("%s: move %d %s %d, searched %s %d", cfg.Preset, i, got.Moves[i].Move, got.Moves[i].Value, want.Moves[i].Move, want.Moves[i].Value)
+					}
+				}
+			}
+			if len(known) == 0 || cfg.EndRule == ScoreRule {
+				continue
+			}
+			// Told a known move loses when it wins (or the other way), the
+			// search reports what it was told: it did not search it.
+			lie := map[string]Result{}
+			var liedAbout string
+			for m, r := range known {
+				r.Value = -r.Value
+				r.Outcome = outcomeOf(r.Value)
+				lie[m] = r
+				liedAbout = m
+				break
+			}
+			got, _ := Solve(context.Background(), pos, Options{Workers: 1, TableMB: 1, AllMoves: true, Known: func(class []Move) (Result, bool) {
+				for _, m := range class {
+					if r, ok := lie[m.String()]; ok {
+						return r, true
+					}
+				}
+				return Result{}, false
+			}})
+			for _, mr := range got.Moves {
+				// The mover's value is minus the child's: the lie's.
+				if mr.Move.String() == liedAbout && mr.Value != -lie[liedAbout].Value {
+					t.Errorf("%s: %s valued %d, told %d: the search searched it", cfg.Preset, liedAbout, mr.Value, -lie[liedAbout].Value)
+				}
+			}
+		}
+	}
+}
+
+func moveStrings(ms []Move) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.String()
+	}
+	slices.Sort(out)
+	return out
+}

@@ -54,6 +54,15 @@ type Options struct {
 	// (those not legal are ignored): for example the moves that won in
 	// sibling positions.
 	Prefer []Move
+	// Known, if set, is asked once for each class of root moves (the
+	// symmetric moves of the position, as in Children) whether the value
+	// of the position after them is known already, from a cache of
+	// earlier searches: a proven Result of that position, from its
+	// player to move's side as Solve returns it (Outcome and Value are
+	// read), as Combine takes a child's. Those moves are not searched
+	// (nor reported to Decided); their value is trusted. Not asked when
+	// the player to move passes, nor on a root past the search.
+	Known func(class []Move) (Result, bool)
 }
 
 // MoveResult is the value of one move for the player who makes it.
@@ -432,6 +441,16 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 	}
 	sort.Slice(moves, func(i, j int) bool { return moves[i].order < moves[j].order })
 	preferFirst(moves, opts.Prefer)
+	if opts.Known != nil {
+		for _, rm := range moves {
+			if r, ok := opts.Known(rm.class); ok && r.Proven {
+				rm.proven, rm.value = true, -r.Value
+				if g.score {
+					rm.value -= diff // collect adds it back, as in Combine
+				}
+			}
+		}
+	}
 
 	s.root = &root
 	if !g.score || g.pool {
@@ -466,6 +485,9 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 				rm := moves[next]
 				next++
 				mu.Unlock()
+				if rm.proven { // Options.Known
+					continue
+				}
 				andNotCount(child, L, root.adj[rm.vertex*k:(rm.vertex+1)*k])
 				v, ok := w.solveChild(&root, child, 1-int(side))
 				mu.Lock()
