@@ -127,18 +127,19 @@ type PolyominoMove struct {
 // the position asked about (cached answers are stored in a canonical frame
 // shared by congruent positions and mapped back).
 type PolyominoAnswer struct {
-	Config       polyomino.Config `json:"config"`
-	Board        []string         `json:"board"`
-	ToMove       string           `json:"to_move"`
-	Scores       [2]int           `json:"scores"`
-	Outcome      string           `json:"outcome"`
-	Proven       bool             `json:"proven"`
-	Value        int              `json:"value"`
-	BestMoves    []string         `json:"best_moves"`
-	BestComplete bool             `json:"best_complete"`
+	Config  polyomino.Config `json:"config"`
+	Board   []string         `json:"board"`
+	ToMove  string           `json:"to_move"`
+	Scores  [2]int           `json:"scores"`
+	Outcome string           `json:"outcome"`
+	Proven  bool             `json:"proven"`
+	Value   int              `json:"value"`
 	// Plies the game lasts under perfect play, the winner hurrying and
-	// the loser delaying (normal play, when proven in time).
-	Plies *int `json:"plies,omitempty"`
+	// the loser delaying (normal play, when proven in time). Before the
+	// moves: childValue reads the fields up to them.
+	Plies        *int     `json:"plies,omitempty"`
+	BestMoves    []string `json:"best_moves"`
+	BestComplete bool     `json:"best_complete"`
 	// LengthTriedNs: the longest length search that failed to find Plies
 	// (a cached answer is completed only by a longer one).
 	LengthTriedNs int64 `json:"length_tried_ns,omitempty"`
@@ -278,13 +279,17 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 		Quick:      func(ctx context.Context) (PolyominoAnswer, int64, bool) { return p.quickSolve(ctx, pos, q.AllMoves) }},
 		func(ctx context.Context) (PolyominoAnswer, int64, bool, error) {
 			// The proof's table serves the length search after it.
+			// The children earlier searches proved (a job's units,
+			// requests on them) are not searched again.
+			known := p.search.knownChildren(ctx, pos, budget)
 			tt := p.search.tables.get(pos.Game())
 			defer p.search.tables.put(tt)
-			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers, Table: tt})
+			res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: q.AllMoves, Workers: p.search.Workers, Table: tt, Known: known.known()})
 			if err != nil {
 				return PolyominoAnswer{}, 0, false, err
 			}
 			a := answerOf(res, pos.Frame().ToCanonical)
+			known.lendPlies(&a, res)
 			if a.partial() {
 				a.BestTriedNs = int64(budgetOf(ctx, res.Elapsed))
 			}

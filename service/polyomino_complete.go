@@ -184,10 +184,11 @@ func (p *Polyomino) completeBest(ctx context.Context, key string, canon *Polyomi
 			prefer = append(prefer, m)
 		}
 	}
+	searchStart := time.Now()
+	known := p.search.knownChildren(bctx, pos, budget) // a job's units, say
 	tt := p.search.tables.get(pos.Game())
 	defer p.search.tables.put(tt)
-	searchStart := time.Now()
-	res, err := polyomino.Solve(bctx, pos, polyomino.Options{Workers: p.search.Workers, Table: tt, Prefer: prefer})
+	res, err := polyomino.Solve(bctx, pos, polyomino.Options{Workers: p.search.Workers, Table: tt, Prefer: prefer, Known: known.known()})
 	p.search.observe("polyomino", res.Nodes, res.Proven, time.Since(searchStart))
 	if err != nil {
 		return true, false

@@ -1,0 +1,86 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/jobs"
+)
+
+// TestSearchUsesChildrenCached: a job's units cache the positions after
+// each move; a request's search takes their values rather than search
+// them again. A job canceled after some units: an all_moves request of
+// 200 ms values at least those moves (its search adds what it proves).
+// The same job run to its end: a request of 200 ms without all_moves (a
+// cache miss: the job cached its all_moves answer) proves the position
+// with every best move, the job's winning moves, as a cold search of
+// 2.5 s does; a server without the children's values does not.
+func TestSearchUsesChildrenCached(t *testing.T) {
+	s := searcherWithBudget(100 * time.Millisecond)
+	s.Loader = cache.NewLoader(cache.NewMemory(64<<20, time.Hour), time.Hour) // every child's answer
+	s.MinLengthTime = time.Millisecond                                        // the units' length searches: plies are not the point
+	// A second per unit (each takes milliseconds), and for the final
+	// length search of the lost position (its slowest loss: seconds).
+	jm, ctx := runJobs(t, service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Second, Workers: 1})
+	p := service.NewPolyomino(s)
+	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(8), Height: intp(5), AllMoves: true}
+	req, _ := json.Marshal(q)
+
+	job, err := jm.Submit(ctx, "polyomino.analyze", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for job.Progress.Done < 20 && !job.Status.Final() && err == nil {
+		time.Sleep(10 * time.Millisecond)
+		job, err = jm.Get(ctx, job.ID)
+	}
+	if job, err = jm.Cancel(ctx, job.ID); err != nil || job.Status != jobs.StatusCanceled {
+		t.Fatalf("cancel: %v, %s", err, job.Status)
+	}
+	done := job.Progress.Done
+	a, err := p.Analyze(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proven := 0
+	for _, m := range a.Moves {
+		if m.Proven {
+			proven++
+		}
+	}
+	if proven < done {
+		t.Errorf("after a job canceled with %d units done (of %d), an all_moves request of 100 ms valued %d moves", done, job.Progress.Total, proven)
+	}
+
+	job, err = jm.Submit(ctx, "polyomino.analyze", req)
+	whole, _ := jobAnswer(t, ctx, jm, job, err)
+	var moves []string
+	for _, m := range whole.Moves {
+		moves = append(moves, m.Move)
+	}
+	if !whole.Proven || whole.Outcome != "loss" || len(moves) < 100 {
+		t.Fatalf("the job: %s proven %v, %d moves", whole.Outcome, whole.Proven, len(moves))
+	}
+	q.AllMoves = false
+	a, err = p.Analyze(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := slices.Sorted(slices.Values(a.BestMoves))
+	slices.Sort(moves)
+	if a.Source != service.SourceSearch || !a.Proven || a.Outcome != "loss" || !a.BestComplete || !slices.Equal(best, moves) {
+		t.Errorf("after the job, a request of 100 ms: %s %s proven %v complete %v, %d best moves; the position's moves: %d", a.Source, a.Outcome, a.Proven, a.BestComplete, len(best), len(moves))
+	}
+	cold, err := service.NewPolyomino(searcherWithBudget(100*time.Millisecond)).Analyze(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Proven && cold.BestComplete {
+		t.Errorf("a cold search of 100 ms proved the position with every best move: the test shows nothing")
+	}
+}
