@@ -35,7 +35,11 @@ func decodeJSON(c *gin.Context, dst any) bool {
 	}
 	var fe *service.DecodeFieldError
 	if errors.As(err, &fe) {
-		fail(c, service.Invalid(fe.Field, nil, "%s", fe.Msg))
+		if fe.Index != nil {
+			fail(c, service.InvalidMove(fe.Field, *fe.Index, nil, "%s", fe.Msg))
+		} else {
+			fail(c, service.Invalid(fe.Field, nil, "%s", fe.Msg))
+		}
 		return false
 	}
 	writeProblem(c, newProblem(c, "malformed-json", err.Error()))

@@ -468,7 +468,8 @@ func TestPassGoesOn(t *testing.T) {
 
 // TestMoveErrorIndex: a refused move of a list is named by its 0-based
 // index beside the field, in every game (a front end points at it without
-// reading "move 2" out of the message); other errors have none.
+// reading "move 2" out of the message), as is an element of any list that
+// is null or of the wrong type; other errors have none.
 func TestMoveErrorIndex(t *testing.T) {
 	poly := newPolyominoServer(t, time.Second)
 	teeko := newTeekoServer(t)
@@ -487,6 +488,11 @@ func TestMoveErrorIndex(t *testing.T) {
 		{"a capture turn", poly, "/v1/polyomino/analyze", `{"game":"capture","moves":["I:b1,c1,d1,e1,f1","L:a1,a2,b2,c2,d2","~F Z:g1,e2,f2,g2,e3"]}`, "moves", 2, "turn 3"},
 		{"a teeko move", teeko, "/v1/teeko/analyze", `{"moves":["13","13"]}`, "moves", 1, "move 2"},
 		{"a teeko annotation", teeko, "/v1/teeko/annotate", `{"moves":["13","7","x"]}`, "moves", 2, "move 3"},
+		{"a null move", poly, "/v1/polyomino/analyze", `{"moves":["L:a1,a2,a3,a4,b4",null]}`, "moves", 1, "element 2 is null"},
+		{"a number for a move", poly, "/v1/polyomino/moves", `{"moves":["L:a1,a2,a3,a4,b4","L:c1,c2,c3,c4,d4",7]}`, "moves", 2, "element 3: expected a string"},
+		{"an object for a move", teeko, "/v1/teeko/analyze", `{"moves":[{"from":"a1"}]}`, "moves", 0, "element 1: expected a string, got an object"},
+		{"a number in a hand", poly, "/v1/polyomino/analyze", `{"hands":{"first":["F",["I"]],"second":["L"]}}`, "hands.first", 1, "element 2: expected a string, got an array"},
+		{"a string for a list", poly, "/v1/polyomino/analyze", `{"blocked":"a1"}`, "blocked", -1, "expected an array"},
 		{"not a move", poly, "/v1/polyomino/analyze", `{"to_move":"third"}`, "to_move", -1, "first or second"},
 		{"a board row", poly, "/v1/polyomino/analyze", `{"board":["........","........","..........","........","........","........","........","........"]}`, "board", -1, "row 3"},
 	} {

@@ -3923,7 +3923,7 @@ const docTemplate = `{
                     "example": "moves"
                 },
                 "index": {
-                    "description": "Index: when the field is a list of moves (turns), the 0-based\nposition of the move at fault, moves[index] (the message counts\nfrom 1: \"move 2\", \"turn 2\"); left out otherwise.",
+                    "description": "Index: when the field is a list, the 0-based position of the\nelement at fault, moves[index]: a move (turn) refused, or any\nlist's element that is null or of the wrong type (the message\ncounts from 1: \"move 2\", \"turn 2\", \"element 2\"); left out\notherwise.",
                     "type": "integer",
                     "example": 1
                 },

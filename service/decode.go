@@ -31,7 +31,13 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // DecodeFieldError is a decoding error that belongs to one field (a dotted
 // path such as "request.width").
-type DecodeFieldError struct{ Field, Msg string }
+type DecodeFieldError struct {
+	Field, Msg string
+	// Index: the 0-based position of the element at fault when the field
+	// is a list (a null in it, or an element of the wrong type); nil
+	// otherwise.
+	Index *int
+}
 
 func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
 
@@ -94,7 +100,14 @@ func decodeStrict(r io.Reader, dst any, nulls bool) error {
 				return perr
 			}
 		}
-		return explainDecodeError(err, dst, nil, 0)
+		var typeErr *json.UnmarshalTypeError
+		explained := explainDecodeError(err, dst, nil, 0)
+		if fe, ok := explained.(*DecodeFieldError); ok && errors.As(err, &typeErr) {
+			if fe.Index = listIndexAt(raw, typeErr.Offset, fe.Field); fe.Index != nil {
+				fe.Msg = fmt.Sprintf("element %d: %s", *fe.Index+1, fe.Msg)
+			}
+		}
+		return explained
 	}
 	if err := checkKeysAndNulls(raw, nulls); err != nil {
 		return err
@@ -252,7 +265,8 @@ func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 			}
 		}
 		if tok == nil && top != nil && !top.object && nulls {
-			return &DecodeFieldError{Field: top.path, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", top.index+1)}
+			i := top.index
+			return &DecodeFieldError{Field: top.path, Index: &i, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", top.index+1)}
 		}
 		if top != nil && !top.object {
 			top.index++
@@ -275,6 +289,79 @@ func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 		if len(stack) > 0 && stack[len(stack)-1].object {
 			stack[len(stack)-1].wantKey = true
 		}
+	}
+}
+
+// listIndexAt is the 0-based index of the element of the list field
+// (dotted path, as UnmarshalTypeError names it) where encoding/json
+// reports an element of the wrong type, at byte offset of raw (valid
+// JSON): after a scalar element, or after the opening of an object or
+// array element; nil when no element of that list is there.
+func listIndexAt(raw json.RawMessage, offset int64, field string) *int {
+	type frame struct {
+		object bool
+		path   string
+		key    string // the object's key whose value comes next
+		index  int    // an array's: of the value that comes next
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil || dec.InputOffset() > offset {
+			return nil
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.key == "" {
+			top.key, _ = tok.(string)
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			// An object or array where a scalar element is expected:
+			// encoding/json reports the offset after its opening.
+			if top != nil && !top.object && top.path == field && dec.InputOffset() == offset {
+				i := top.index
+				return &i
+			}
+			path := ""
+			if top != nil {
+				path = top.path
+				switch {
+				case top.object:
+					path = join(top.path, top.key)
+				case tok == json.Delim('['):
+					// A list in a list: encoding/json names its elements
+					// by the outer list's path, which no one index says.
+					path += "[]"
+				}
+			}
+			stack = append(stack, &frame{object: tok == json.Delim('{'), path: path})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			top = nil
+			if len(stack) > 0 {
+				top = stack[len(stack)-1]
+			}
+		}
+		// A value ended: a scalar, or the object or array just closed.
+		if top == nil {
+			continue
+		}
+		if top.object {
+			top.key = ""
+			continue
+		}
+		if dec.InputOffset() == offset && top.path == field {
+			i := top.index
+			return &i
+		}
+		top.index++
 	}
 }
 
@@ -630,6 +717,9 @@ func DecodeRequest(raw json.RawMessage, v any) error {
 	}
 	var fe *DecodeFieldError
 	if errors.As(err, &fe) {
+		if fe.Index != nil {
+			return InvalidMove("request."+fe.Field, *fe.Index, nil, "request.%s: %s", fe.Field, fe.Msg)
+		}
 		return Invalid("request."+fe.Field, nil, "request.%s: %s", fe.Field, fe.Msg)
 	}
 	return Invalid("request", err, "request: %v", err)

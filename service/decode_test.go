@@ -277,3 +277,53 @@ func TestDecodeUnknownFieldsNamedAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeListIndex: an element of a list that is null or of the wrong
+// type is named by its 0-based index (the field's path beside it), at any
+// depth and after the BOM or white space; the message counts from 1.
+// DecodeRequest (a job's request) gives it as the field error's Index.
+func TestDecodeListIndex(t *testing.T) {
+	type nested struct {
+		Hands struct {
+			First []string `json:"first"`
+		} `json:"hands"`
+		Tags  []string   `json:"tags"`
+		Grid  [][]string `json:"grid"`
+		Width int        `json:"width"`
+	}
+	for _, tc := range []struct {
+		body, field, msg string
+		index            int // -1: none
+	}{
+		{`{"tags":["a",null]}`, "tags", "element 2 is null", 1},
+		{`{"tags":["a","b",3]}`, "tags", "element 3: expected a string, got a number", 2},
+		{`{"tags":[true]}`, "tags", "element 1: expected a string, got a bool", 0},
+		{"\xEF\xBB\xBF  {\"width\":1, \"tags\" : [ \"a\" , {\"x\":[1]} ]}", "tags", "element 2: expected a string, got an object", 1},
+		{`{"tags":["a",["b"]]}`, "tags", "element 2: expected a string, got an array", 1},
+		{`{"hands":{"first":["F","I",2]}}`, "hands.first", "element 3", 2},
+		{`{"grid":[["a"],["b",4]]}`, "grid", "expected a string", -1}, // an element of an element: no one index says where
+		{`{"tags":"a"}`, "tags", "expected an array", -1},
+		{`{"width":"8"}`, "width", "expected an integer", -1},
+	} {
+		var v nested
+		err := DecodeStrict(strings.NewReader(tc.body), &v)
+		var fe *DecodeFieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s: %v, not a field's error", tc.body, err)
+			continue
+		}
+		got := -1
+		if fe.Index != nil {
+			got = *fe.Index
+		}
+		if fe.Field != tc.field || got != tc.index || !strings.Contains(fe.Msg, tc.msg) {
+			t.Errorf("%s: field %q index %d %q; want %q index %d, a message with %q", tc.body, fe.Field, got, fe.Msg, tc.field, tc.index, tc.msg)
+		}
+	}
+	var q PolyominoQuery
+	err := DecodeRequest(json.RawMessage(`{"moves":["L:a1,a2,a3,a4,b4",5]}`), &q)
+	var se *Error
+	if !errors.As(err, &se) || len(se.Fields) != 1 || se.Fields[0].Field != "request.moves" || se.Fields[0].Index == nil || *se.Fields[0].Index != 1 {
+		t.Errorf("a job's request: %v %+v", err, se)
+	}
+}

@@ -28,9 +28,11 @@ const (
 // FieldError names one field of a request and what is wrong with it.
 type FieldError struct {
 	Field string `json:"field" example:"moves"`
-	// Index: when the field is a list of moves (turns), the 0-based
-	// position of the move at fault, moves[index] (the message counts
-	// from 1: "move 2", "turn 2"); left out otherwise.
+	// Index: when the field is a list, the 0-based position of the
+	// element at fault, moves[index]: a move (turn) refused, or any
+	// list's element that is null or of the wrong type (the message
+	// counts from 1: "move 2", "turn 2", "element 2"); left out
+	// otherwise.
 	Index   *int   `json:"index,omitempty" example:"1"`
 	Message string `json:"message" example:"move 2: cell i1 is off the 8x8 board"`
 }
