@@ -74,7 +74,9 @@ type ResponseExample struct {
 func ResponseExamples() []ResponseExample {
 	return []ResponseExample{
 		{"api.PolyominoAnalysis", "POST", "/v1/polyomino/analyze", RequestExamples()[0].Body, "",
-			`{"game": "pentominoes", "board": ["........", "........", "........", "..LLLL..", "..L.....", "........", "........", "........"],
+			`{"game": "pentominoes", "config": {"game": "pentominoes", "width": 8, "height": 8, "blocked": [], "order": 5,
+			"pieces": ["F", "I", "L", "N", "P", "T", "U", "V", "W", "X", "Y", "Z"], "pool": true, "neutral": [], "end_rule": "normal"},
+			"board": ["........", "........", "........", "..LLLL..", "..L.....", "........", "........", "........"],
 			"to_move": "second", "result": "win", "outcome": "second_wins", "proven": true, "plies": 9, "scores": [1, 0],
 			"pieces_left": {"pool": ["F", "I", "N", "P", "T", "U", "V", "W", "X", "Y", "Z"]},
 			"best_moves": ["I:c8,d8,e8,f8,g8", "I:d8,e8,f8,g8,h8"], "best_complete": true, "perfect_first": true,
@@ -97,7 +99,8 @@ func ResponseExamples() []ResponseExample {
 			`{"game": "tetrominoes", "width": 4, "height": 4, "board": ["IIII", "....", "TTT.", ".T.."]}`, "",
 			`{"count": 3, "distinct_up_to_symmetry": 3, "moves": ["L:b2,c2,d2,d3", "L:c2,d2,d3,d4", "L:d2,d3,c4,d4"],
 			"to_move": "first", "board": ["IIII", "....", "TTT.", ".T.."], "game_over": false, "pass": false,
-			"scores": [1, 1], "pieces_left": {"pool": ["O", "S", "L"]}}`},
+			"scores": [1, 1], "pieces_left": {"pool": ["O", "S", "L"]}, "config": {"game": "tetrominoes", "width": 4, "height": 4,
+			"blocked": [], "order": 4, "pieces": ["I", "O", "T", "S", "L"], "pool": true, "neutral": [], "end_rule": "normal"}}`},
 		{"api.TilingsResponse", "POST", "/v1/polyomino/tilings", `{"width": 5, "height": 3, "pieces": "LTY", "limit": 1}`, "",
 			`{"count": 1, "count_all": 4, "symmetries": 4, "solutions": [["LLLLT", "LYTTT", "YYYYT"]],
 			"placements": [["L:a1,b1,c1,d1,a2", "T:e1,c2,d2,e2,e3", "Y:b2,a3,b3,c3,d3"]], "complete": true,

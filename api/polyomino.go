@@ -127,6 +127,50 @@ type PolyominoRequest struct {
 	Banned []string `json:"banned" example:"Y"`
 }
 
+// PolyominoConfig is the game an answer is about, named as a request
+// names it: the preset's settings with the request's overrides, a deal
+// dealt (the hands as dealt, a neutral piece where it was placed). Posted
+// with the answer's board (and to_move), or with the moves that led there,
+// these fields are the same game: an answer may be posted back as it is,
+// without the request that made it (whose seed and empty hands are dealt
+// here, and whose presets' defaults are spelt out).
+type PolyominoConfig struct {
+	// The preset the settings override (capture: the capture variant).
+	Game   string `json:"game" enums:"pentominoes,tetrominoes,hexominoes,capture" example:"pentominoes"`
+	Width  int    `json:"width" example:"8"`
+	Height int    `json:"height" example:"8"`
+	// Blocked cells in reading order (an empty list when none).
+	Blocked []string `json:"blocked"`
+	Order   int      `json:"order" example:"5"`
+	// The pieces in the game, in the order of GET /v1/games (neutral
+	// pieces included).
+	Pieces []string `json:"pieces"`
+	// True for a common pool, false for hands; absent for the capture
+	// variant (whose answer lists its pool's pieces in pool).
+	Pool *bool `json:"pool,omitempty" example:"true"`
+	// Each player's pieces at the start (hands only; a deal's as dealt).
+	Hands *service.Hands `json:"hands,omitempty"`
+	// Neutral placements made before the first move (an empty list when
+	// none), as the request's neutral takes them; absent for the capture
+	// variant, which has none.
+	Neutral *[]string `json:"neutral,omitempty"`
+	// The end rule; absent for the capture variant, which has its own.
+	EndRule string `json:"end_rule,omitempty" enums:"normal,score" example:"normal"`
+}
+
+// polyominoConfig is the API's form of a game's settings.
+func polyominoConfig(s service.GameSettings) PolyominoConfig {
+	return PolyominoConfig{Game: s.Game, Width: s.Width, Height: s.Height, Blocked: nonNilList(s.Blocked), Order: s.Order,
+		Pieces: nonNilList(s.Pieces), Pool: s.Pool, Hands: s.Hands, Neutral: s.Neutral, EndRule: s.EndRule}
+}
+
+func nonNilList(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
 // PoolField is `pool`: a boolean (common pool or hands) or, for the capture
 // variant, the list of pieces in the pool.
 type PoolField struct {
@@ -191,6 +235,9 @@ type JobLink struct {
 // PolyominoAnalysis is the value of a position for the player to move.
 type PolyominoAnalysis struct {
 	Game string `json:"game" example:"pentominoes"`
+	// The game's settings in full, as a request names them: posted back
+	// with board and to_move, the same position.
+	Config PolyominoConfig `json:"config"`
 	// The position's rows: '.' empty, '#' blocked, each placed piece drawn
 	// with its symbol (GET /v1/games: a tetromino's or pentomino's
 	// letter; hexominoes H01..H09 as 1..9, H10..H35 as A..Z).
@@ -447,7 +494,7 @@ func polyOutcome(result, player string) string {
 
 func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnalysis {
 	out := PolyominoAnalysis{
-		Game: a.Config.Preset, Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
+		Game: a.Config.Preset, Config: polyominoConfig(a.Settings), Board: a.Board, ToMove: a.ToMove, Result: polyResult(a.Outcome, a.Proven),
 		Proven: a.Proven, Scores: a.Scores, BestMoves: a.BestMoves, Heuristic: a.Heuristic, LegalMoves: a.LegalMoves,
 		GameOver: a.Over, Pass: a.Pass, Drawn: a.Capture && a.Over && a.Outcome == "draw", Source: a.Source, Stats: Stats{ElapsedMs: float64(a.ElapsedNs) / 1e6},
 		Plies: a.Plies, BestComplete: a.Proven && a.BestComplete, PerfectFirst: a.Proven && a.Plies != nil && a.PerfectFirst,
@@ -605,6 +652,8 @@ type PolyominoMovesResponse struct {
 	// Capture variant: the pieces that may be placed (an empty list when
 	// none).
 	Pool *[]string `json:"pool,omitempty"`
+	// The game's settings in full, as analyze gives them.
+	Config PolyominoConfig `json:"config"`
 }
 
 // polyominoMoves godoc
@@ -642,7 +691,7 @@ func (h *handlers) polyominoMoves(c *gin.Context) {
 		return
 	}
 	out := PolyominoMovesResponse{Count: m.Count, Truncated: m.Truncated, Moves: m.Moves, ToMove: m.ToMove, Board: m.Board,
-		GameOver: m.Over, Pass: m.Pass, Drawn: m.Drawn, Scores: m.Scores}
+		GameOver: m.Over, Pass: m.Pass, Drawn: m.Drawn, Scores: m.Scores, Config: polyominoConfig(m.Settings)}
 	if m.Capture {
 		out.Markers, out.Pool = captureState(m.Markers, m.Pool)
 	} else {

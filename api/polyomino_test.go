@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -530,6 +532,62 @@ func TestMovesCarryState(t *testing.T) {
 		}
 		if a.Scores == [2]int{} || (a.PiecesLeft == nil) == (a.Markers == nil) {
 			t.Errorf("%s: the case shows nothing: scores %v, pieces left %v, markers %v", body, a.Scores, a.PiecesLeft, a.Markers)
+		}
+	}
+}
+
+// TestConfigPostsBack: an answer's config, posted with its board and
+// to_move (capture: its markers and pool), or with the moves that led
+// there, is the same position: the same board, player to move, scores,
+// pieces left, legal moves and config, for every preset, a deal, blocked
+// cells, a subset of pieces, a neutral piece and the score rule; /moves
+// gives the same config.
+func TestConfigPostsBack(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	for _, base := range []string{
+		`"game":"pentominoes"`,
+		`"game":"hexominoes"`,
+		`"game":"tetrominoes","blocked":["C3"],"pieces":"IOT"`,
+		`"game":"pentominoes","width":6,"height":6,"hands":{},"seed":3`,
+		`"game":"pentominoes","width":7,"height":7,"pieces":"FILNPTUVW","neutral":["W:d3,d4,e4,e5,f5"],"end_rule":"score"`,
+		`"game":"pentominoes","width":6,"height":6,"pieces":["F","I","L"],"hands":{"first":["F"]},"end_rule":"score"`,
+		`"game":"capture","width":6,"height":6,"blocked":["D4","a1"]`,
+	} {
+		var moves []string
+		for range 3 {
+			b, _ := json.Marshal(moves)
+			m := legalMoves(t, r, `{`+base+`,"moves":`+string(b)+`}`)
+			if len(m.Moves) == 0 {
+				break
+			}
+			moves = append(moves, m.Moves[len(m.Moves)/2])
+		}
+		b, _ := json.Marshal(moves)
+		body := `{` + base + `,"moves":` + string(b) + `,"budget_ms":1}`
+		a := analyze(t, r, body)
+		if m := legalMoves(t, r, body); !reflect.DeepEqual(m.Config, a.Config) {
+			t.Errorf("%s: /moves config %+v, analyze's %+v", base, m.Config, a.Config)
+		}
+		back := map[string]any{}
+		raw, _ := json.Marshal(a.Config)
+		_ = json.Unmarshal(raw, &back)
+		back["budget_ms"] = 1
+		withMoves := maps.Clone(back)
+		withMoves["moves"] = moves
+		back["board"], back["to_move"] = a.Board, a.ToMove
+		if a.Markers != nil {
+			back["markers"], back["pool"] = *a.Markers, *a.Pool
+		}
+		for name, req := range map[string]map[string]any{"board": back, "moves": withMoves} {
+			raw, _ := json.Marshal(req)
+			got := analyze(t, r, string(raw))
+			state := func(a PolyominoAnalysis) string {
+				b, _ := json.Marshal([]any{a.Board, a.ToMove, a.Scores, a.PiecesLeft, a.LegalMoves, a.Config, a.Markers, a.Pool})
+				return string(b)
+			}
+			if state(got) != state(a) {
+				t.Errorf("%s posted back with its %s:\n%s\nwas\n%s", base, name, state(got), state(a))
+			}
 		}
 	}
 }

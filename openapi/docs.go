@@ -2721,6 +2721,14 @@ const docTemplate = `{
                         "type": "string"
                     }
                 },
+                "config": {
+                    "description": "The game's settings in full, as a request names them: posted back\nwith board and to_move, the same position.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PolyominoConfig"
+                        }
+                    ]
+                },
                 "drawn": {
                     "description": "Capture variant: true when the position occurred for the third\ntime, so the game is drawn (game_over, result draw), as /moves\nsays it; left out otherwise.",
                     "type": "boolean",
@@ -2862,6 +2870,77 @@ const docTemplate = `{
                 }
             }
         },
+        "api.PolyominoConfig": {
+            "type": "object",
+            "properties": {
+                "blocked": {
+                    "description": "Blocked cells in reading order (an empty list when none).",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "end_rule": {
+                    "description": "The end rule; absent for the capture variant, which has its own.",
+                    "type": "string",
+                    "enum": [
+                        "normal",
+                        "score"
+                    ],
+                    "example": "normal"
+                },
+                "game": {
+                    "description": "The preset the settings override (capture: the capture variant).",
+                    "type": "string",
+                    "enum": [
+                        "pentominoes",
+                        "tetrominoes",
+                        "hexominoes",
+                        "capture"
+                    ],
+                    "example": "pentominoes"
+                },
+                "hands": {
+                    "description": "Each player's pieces at the start (hands only; a deal's as dealt).",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/service.Hands"
+                        }
+                    ]
+                },
+                "height": {
+                    "type": "integer",
+                    "example": 8
+                },
+                "neutral": {
+                    "description": "Neutral placements made before the first move (an empty list when\nnone), as the request's neutral takes them; absent for the capture\nvariant, which has none.",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "order": {
+                    "type": "integer",
+                    "example": 5
+                },
+                "pieces": {
+                    "description": "The pieces in the game, in the order of GET /v1/games (neutral\npieces included).",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "pool": {
+                    "description": "True for a common pool, false for hands; absent for the capture\nvariant (whose answer lists its pool's pieces in pool).",
+                    "type": "boolean",
+                    "example": true
+                },
+                "width": {
+                    "type": "integer",
+                    "example": 8
+                }
+            }
+        },
         "api.PolyominoMoveValue": {
             "type": "object",
             "properties": {
@@ -2915,6 +2994,14 @@ const docTemplate = `{
                     "items": {
                         "type": "string"
                     }
+                },
+                "config": {
+                    "description": "The game's settings in full, as analyze gives them.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PolyominoConfig"
+                        }
+                    ]
                 },
                 "count": {
                     "description": "Count of legal moves for the player to move.",

@@ -403,6 +403,7 @@ func withCapturePosition(a PolyominoAnswer, pos *capture.Position) PolyominoAnsw
 	a.Pool = pos.Pool()
 	a.Capture = true
 	a.Config.Preset = "capture"
+	a.Settings = captureSettings(pos)
 	return a
 }
 

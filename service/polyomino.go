@@ -172,6 +172,8 @@ type PolyominoAnswer struct {
 	Capture bool              `json:"capture,omitempty"`
 	Markers map[string]string `json:"markers,omitempty"`
 	Pool    []string          `json:"pool,omitempty"`
+	// Settings: the game's (withPosition, withCapturePosition).
+	Settings GameSettings `json:"settings,omitzero"`
 }
 
 // A quick try (runCached's quick) searches at most quickNodes nodes with
@@ -391,12 +393,13 @@ type PolyominoMoves struct {
 	Capture    bool
 	Markers    map[string]string
 	Pool       []string
+	Settings   GameSettings
 }
 
 // movesState is out with the position's state of a, an answer carrying
 // it (withPosition, withCapturePosition).
 func movesState(out PolyominoMoves, a PolyominoAnswer) PolyominoMoves {
-	out.Scores, out.PiecesLeft, out.PoolMode = a.Scores, a.PiecesLeft, a.Config.Pool
+	out.Scores, out.PiecesLeft, out.PoolMode, out.Settings = a.Scores, a.PiecesLeft, a.Config.Pool, a.Settings
 	out.Capture, out.Markers, out.Pool = a.Capture, a.Markers, a.Pool
 	return out
 }

@@ -224,6 +224,7 @@ func mapMoves(a PolyominoAnswer, f func(polyomino.Move) polyomino.Move) Polyomin
 // class of congruent positions.
 func withPosition(a PolyominoAnswer, pos *polyomino.Position) PolyominoAnswer {
 	a.Config = pos.Game().Config()
+	a.Settings = settingsOf(pos)
 	a.Board = pos.Board()
 	a.ToMove = pos.ToMove().String()
 	a.Scores = pos.Scores()
