@@ -428,3 +428,52 @@ func TestBookJobOverHTTP(t *testing.T) {
 		t.Fatalf("bad moves: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestChildrenThroughRedis: two servers share Redis. The first proves an
+// 8 x 5 position (lost, 300 classes of moves) in a polyomino.analyze job,
+// whose units cache the position after each move; the second, whose
+// memory has seen none of it, proves the position (without all_moves: the
+// job cached its all_moves answer only) within 100 ms, from those
+// children's values read from Redis (MGET), with every best move.
+func TestChildrenThroughRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	env := map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_REDIS_TIMEOUT": redisTestTimeout}
+	// A second per unit (they take milliseconds), and for the final
+	// length search of the lost position (its slowest loss: seconds).
+	one := startApp(t, env, "--worker-slots", "2", "--max-job-duration", "1s")
+	position := `"game":"pentominoes","width":8,"height":5`
+	resp, err := http.Post(one+"/v1/jobs", "application/json", strings.NewReader(`{"type":"polyomino.analyze","request":{`+position+`,"all_moves":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := resp.Header.Get("Location")
+	resp.Body.Close()
+	if resp.StatusCode != 202 || loc == "" {
+		t.Fatalf("submit: %d", resp.StatusCode)
+	}
+	waitUntil(t, func() bool {
+		r, err := http.Get(one + loc)
+		if err != nil {
+			return false
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), `"status":"failed"`) || strings.Contains(string(b), `"status":"canceled"`) {
+			t.Fatalf("the job: %s", b)
+		}
+		return strings.Contains(string(b), `"status":"done"`)
+	})
+	two := startApp(t, env, "--worker=false")
+	r, err := http.Post(two+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{`+position+`,"budget_ms":100}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var a api.PolyominoAnalysis
+	if err := json.NewDecoder(r.Body).Decode(&a); err != nil || r.StatusCode != 200 {
+		t.Fatalf("analyze: %d %v", r.StatusCode, err)
+	}
+	if !a.Proven || a.Result != "loss" || !a.BestComplete || len(a.BestMoves) != a.LegalMoves || a.Source != "search" {
+		t.Errorf("the second server, 100 ms: %s proven %v complete %v, %d best of %d moves, source %s", a.Result, a.Proven, a.BestComplete, len(a.BestMoves), a.LegalMoves, a.Source)
+	}
+}
