@@ -197,6 +197,7 @@ func New(cfg Config, d Deps) *gin.Engine {
 	if d.Polyomino != nil {
 		v1.POST("/polyomino/analyze", h.polyominoAnalyze)
 		v1.POST("/polyomino/moves", h.polyominoMoves)
+		v1.POST("/polyomino/annotate", h.polyominoAnnotate)
 	}
 	if d.Tilings != nil {
 		v1.POST("/polyomino/tilings", h.tilings)

@@ -18,7 +18,7 @@ type RequestExample struct {
 // RequestExamples returns the examples of every request body schema.
 func RequestExamples() []RequestExample {
 	return []RequestExample{
-		{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves"},
+		{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves", "/v1/polyomino/annotate"},
 			`{"game": "pentominoes", "moves": ["L:c4,d4,e4,f4,c5"], "budget_ms": 2000}`},
 		{"api.TilingsRequest", []string{"/v1/polyomino/tilings"},
 			`{"width": 10, "height": 6, "pieces": "FILNPTUVWXYZ", "limit": 2}`},
@@ -49,7 +49,7 @@ func UntypedFields() map[string][]string {
 // so that generated clients need not treat them as optional. A test checks
 // that every response schema of the document is listed.
 func ResponseTypes() []any {
-	return []any{GamesResponse{}, Health{}, Job{}, JobCreated{}, PolyominoAnalysis{}, PolyominoMovesResponse{},
+	return []any{GamesResponse{}, Health{}, Job{}, JobCreated{}, PolyominoAnalysis{}, PolyominoAnnotation{}, PolyominoMovesResponse{},
 		Problem{}, TeekoAnalysis{}, TeekoAnnotation{}, TeekoTablebase{}, TilingsResponse{}, problemKind{}, service.ReadyReport{}}
 }
 
@@ -101,6 +101,28 @@ func ResponseExamples() []ResponseExample {
 			"to_move": "first", "board": ["IIII", "....", "TTT.", ".T.."], "game_over": false, "pass": false,
 			"scores": [1, 1], "pieces_left": {"pool": ["O", "S", "L"]}, "config": {"game": "tetrominoes", "width": 4, "height": 4,
 			"blocked": [], "order": 4, "pieces": ["I", "O", "T", "S", "L"], "pool": true, "neutral": [], "end_rule": "normal"}}`},
+		{"api.PolyominoAnnotation", "POST", "/v1/polyomino/annotate", `{"game": "tetrominoes", "width": 4, "height": 4, "moves": ["I:a1,b1,c1,d1", "T:a2,b2,c2,b3"]}`, "",
+			`{"game": "tetrominoes", "config": {"game": "tetrominoes", "width": 4, "height": 4, "blocked": [], "order": 4, "pieces": ["I", "O", "T", "S", "L"],
+			"pool": true, "neutral": [], "end_rule": "normal"},
+			"plies": [{"ply": 1, "player": "first", "move": "I:a1,b1,c1,d1", "mark": "???",
+			"before": {"outcome": "first_wins", "result": "win", "proven": true, "plies": 3},
+			"after": {"outcome": "second_wins", "result": "loss", "proven": true, "plies": 1},
+			"best_moves": ["O:b2,c2,b3,c3", "T:a2,b2,c2,b3", "T:b2,c2,d2,c3", "T:b2,a3,b3,c3", "T:c2,b3,c3,d3", "T:b1,b2,c2,b3", "T:b2,b3,c3,b4",
+			"T:c1,b2,c2,c3", "T:c2,b3,c3,c4", "S:a2,b2,b3,c3", "S:b2,c2,c3,d3", "S:b2,c2,a3,b3", "S:c2,d2,b3,c3", "S:b1,b2,c2,c3", "S:b2,b3,c3,c4",
+			"S:c1,b2,c2,b3", "S:c2,b3,c3,b4"], "best_complete": true, "is_best": false},
+			{"ply": 2, "player": "second", "move": "T:a2,b2,c2,b3", "mark": "???",
+			"before": {"outcome": "second_wins", "result": "win", "proven": true, "plies": 1},
+			"after": {"outcome": "first_wins", "result": "loss", "proven": true, "plies": 1},
+			"best_moves": ["L:a3,b3,c3,a4", "L:b3,c3,d3,d4", "L:a2,a3,b3,c3", "L:d2,b3,c3,d3", "L:b3,c3,d3,b4", "L:a3,b3,c3,c4", "L:b2,b3,c3,d3", "L:c2,a3,b3,c3"],
+			"best_complete": true, "is_best": false}],
+			"final": {"game": "tetrominoes", "config": {"game": "tetrominoes", "width": 4, "height": 4, "blocked": [], "order": 4,
+			"pieces": ["I", "O", "T", "S", "L"], "pool": true, "neutral": [], "end_rule": "normal"},
+			"board": ["IIII", "TTT.", ".T..", "...."], "to_move": "first", "result": "win", "outcome": "first_wins", "proven": true, "plies": 1,
+			"scores": [1, 1], "pieces_left": {"pool": ["O", "S", "L"]},
+			"best_moves": ["O:c3,d3,c4,d4", "S:c3,d3,b4,c4", "S:d2,c3,d3,c4", "L:a3,a4,b4,c4", "L:c3,a4,b4,c4", "L:d3,b4,c4,d4", "L:d2,d3,c4,d4"],
+			"best_complete": true, "perfect_first": true, "heuristic": false, "legal_moves": 7, "game_over": false, "pass": false, "source": "search",
+			"stats": {"elapsed_ms": 0.21, "nodes": 2}},
+			"stats": {"elapsed_ms": 36.1, "nodes": 238}}`},
 		{"api.TilingsResponse", "POST", "/v1/polyomino/tilings", `{"width": 5, "height": 3, "pieces": "LTY", "limit": 1}`, "",
 			`{"count": 1, "count_all": 4, "symmetries": 4, "solutions": [["LLLLT", "LYTTT", "YYYYT"]],
 			"placements": [["L:a1,b1,c1,d1,a2", "T:e1,c2,d2,e2,e3", "Y:b2,a3,b3,c3,d3"]], "complete": true,

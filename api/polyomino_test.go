@@ -591,3 +591,57 @@ func TestConfigPostsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestPolyominoAnnotate: a game annotated over HTTP (a capture game, a
+// game from board rows with to_move naming the first mover), and its
+// refusals: no moves, a bad move named by its index.
+func TestPolyominoAnnotate(t *testing.T) {
+	r := newPolyominoServer(t, 10*time.Second)
+	annotate := func(body string) (int, PolyominoAnnotation, Problem) {
+		w := do(r, "POST", "/v1/polyomino/annotate", "application/json", body)
+		var a PolyominoAnnotation
+		var p Problem
+		if w.Code == 200 {
+			if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		return w.Code, a, p
+	}
+	code, a, _ := annotate(`{"game":"capture","width":5,"height":5,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1","O:a2,b2,a3,b3","L:c2,d2,e2,e3"],"budget_ms":5000}`)
+	if code != 200 || len(a.Plies) != 3 || a.Plies[1].Player != "second" || a.Final.Markers == nil || a.Config.Game != "capture" {
+		t.Fatalf("capture: %d %+v", code, a)
+	}
+	for _, p := range a.Plies {
+		if !p.Before.Proven || !p.After.Proven {
+			t.Errorf("capture ply %d not proven in 5 s: %+v", p.Ply, p)
+		}
+	}
+	// Board rows: the second player to move first there.
+	code, a, _ = annotate(`{"game":"tetrominoes","board":["IIII.",".....",".....",".....","....."],"to_move":"second","moves":["O:a2,b2,a3,b3","L:c2,d2,e2,e3"],"budget_ms":5000}`)
+	if code != 200 || a.Plies[0].Player != "second" || a.Plies[1].Player != "first" || a.Final.ToMove != "second" || a.Plies[0].Before.Outcome == "unknown" {
+		t.Fatalf("from board rows: %d %+v", code, a)
+	}
+	if p := a.Plies[0]; p.After.Outcome != a.Plies[1].Before.Outcome || (p.Before.Result == "win") != (p.Before.Outcome == "second_wins") {
+		t.Errorf("the first ply's values: %+v, the next's before %+v", p, a.Plies[1].Before)
+	}
+	code, a, p := annotate(`{"game":"capture","width":5,"height":5,"pieces":"tetrominoes","board":["IIII.",".....",".....",".....","....."],"markers":{"I":"first"},"to_move":"second","moves":["O:a2,b2,a3,b3","L:c2,d2,e2,e3","T:c3,b4,c4,d4"],"budget_ms":3000}`)
+	if code != 200 || a.Plies[0].Player != "second" || a.Plies[1].Player != "first" || a.Plies[2].Player != "second" || a.Final.ToMove != "first" {
+		t.Fatalf("capture from board rows: %d %+v %+v", code, a, p)
+	}
+	for _, tc := range []struct {
+		body, field string
+		index       int
+	}{
+		{`{"game":"tetrominoes"}`, "moves", -1},
+		{`{"game":"tetrominoes","moves":["I:a1,b1,c1,d1","I:a2,b2,c2,d2"]}`, "moves", 1},
+		{`{"game":"tetrominoes","moves":["I:a1,b1,c1,d1",7]}`, "moves", 1},
+	} {
+		code, _, p := annotate(tc.body)
+		if code != 400 || len(p.Errors) != 1 || p.Errors[0].Field != tc.field || (tc.index < 0) != (p.Errors[0].Index == nil) || p.Errors[0].Index != nil && *p.Errors[0].Index != tc.index {
+			t.Errorf("%s: %d %+v", tc.body, code, p)
+		}
+	}
+}

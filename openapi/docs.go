@@ -1502,6 +1502,212 @@ const docTemplate = `{
                 }
             }
         },
+        "/v1/polyomino/annotate": {
+            "post": {
+                "description": "Analyzes every position of a game (the board given, or the start, then each move of ` + "`" + `moves` + "`" + `) as analyze does with ` + "`" + `all_moves` + "`" + `, the last position first, each with an equal share of what is left of ` + "`" + `budget_ms` + "`" + ` (at least a millisecond each: a game of many moves may take a little longer), and marks each move as RULES.md marks a Teeko game's: ` + "`" + `!` + "`" + ` the unique best move (the only fastest win or the only slowest loss, when every such move's plies are known; under the score rule the only move of the best score), ` + "`" + `!!` + "`" + ` the only move that does not lose (takes precedence), ` + "`" + `?=` + "`" + ` a won position turned into a draw, ` + "`" + `??` + "`" + ` a drawn position into a loss, ` + "`" + `???` + "`" + ` a won position into a loss, empty otherwise, or when the analysis proved too little to say. Each ply gives the position's value before and after the move for the player who made it, and the best moves. Every position's answer is cached: annotating the game again, or analyzing one of its positions, answers from the cache, and a search takes the positions after the moves the cache holds (so the last positions, analyzed first, serve the earlier ones). ` + "`" + `to_move` + "`" + ` names who makes the first move of ` + "`" + `moves` + "`" + ` (default: from the pieces placed); under the score rule a player who cannot place passes and the next move is the other's. ` + "`" + `all_moves` + "`" + ` and ` + "`" + `background` + "`" + ` are ignored. Answers as analyze does when a search slot is not free (503).",
+                "consumes": [
+                    "application/json"
+                ],
+                "produces": [
+                    "application/json",
+                    "application/problem+json"
+                ],
+                "tags": [
+                    "polyomino"
+                ],
+                "summary": "Annotate a polyomino game",
+                "operationId": "annotatePolyomino",
+                "parameters": [
+                    {
+                        "description": "the game: its settings, its start (board, or none) and its moves",
+                        "name": "request",
+                        "in": "body",
+                        "required": true,
+                        "schema": {
+                            "$ref": "#/definitions/api.PolyominoRequest"
+                        }
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "schema": {
+                            "$ref": "#/definitions/api.PolyominoAnnotation"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "400": {
+                        "description": "bad configuration, board or move (the problem names it)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "408": {
+                        "description": "the body did not arrive within the server's read timeout (Connection: close)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "413": {
+                        "description": "body over the size limit",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "415": {
+                        "description": "Content-Type is not application/json",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "429": {
+                        "description": "rate limit exceeded (Retry-After given)",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    },
+                    "503": {
+                        "description": "every solver slot busy, or too many new game configurations waiting to be built: retry after Retry-After",
+                        "schema": {
+                            "$ref": "#/definitions/api.Problem"
+                        },
+                        "headers": {
+                            "Retry-After": {
+                                "type": "integer",
+                                "description": "seconds to wait before retrying"
+                            },
+                            "X-RateLimit-Limit": {
+                                "type": "integer",
+                                "description": "requests allowed to this client per period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Remaining": {
+                                "type": "integer",
+                                "description": "requests left in the period (when the server limits rates)"
+                            },
+                            "X-RateLimit-Reset": {
+                                "type": "integer",
+                                "description": "Unix time (s) at which the period ends (when the server limits rates)"
+                            },
+                            "X-Request-ID": {
+                                "type": "string",
+                                "description": "the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
+                            }
+                        }
+                    }
+                }
+            }
+        },
         "/v1/polyomino/moves": {
             "post": {
                 "description": "Every legal move of the player to move in canonical notation (cells in reading order), with the count and the number of moves distinct up to the symmetries of the position (the rotations and reflections that map its empty cells onto themselves, wherever they lie: see ` + "`" + `distinct_up_to_symmetry` + "`" + `; in hand mode too, pieces being free). On the empty 8 x 8 board with the 12 pentominoes: 2308 moves, 296 distinct.",
@@ -2870,6 +3076,106 @@ const docTemplate = `{
                 }
             }
         },
+        "api.PolyominoAnnotatedPly": {
+            "type": "object",
+            "properties": {
+                "after": {
+                    "description": "The position after the move, for the player who made it (its plies\ncounted from the next ply).",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PolyominoPlyValue"
+                        }
+                    ]
+                },
+                "before": {
+                    "description": "The position before the move, for the player who made it.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PolyominoPlyValue"
+                        }
+                    ]
+                },
+                "best_complete": {
+                    "description": "True when best_moves holds every best move.",
+                    "type": "boolean",
+                    "example": true
+                },
+                "best_moves": {
+                    "description": "The best moves of the position before the move, as analyze gives\nthem (every winning move; in a lost position every move).",
+                    "type": "array",
+                    "items": {
+                        "type": "string"
+                    }
+                },
+                "is_best": {
+                    "description": "True when the move is proven to reach the position's best value.",
+                    "type": "boolean",
+                    "example": true
+                },
+                "mark": {
+                    "description": "Annotation mark, as RULES.md marks a Teeko game's: \"!\" the unique\nbest move (the only fastest win, or the only slowest loss: every\nsuch move's plies known; under the score rule the only move of the\nbest score), \"!!\" the only move that does not lose (takes\nprecedence), \"?=\" a won position turned into a draw, \"??\" a drawn\nposition into a loss, \"???\" a won position into a loss, \"\" any\nother move, or one the analysis proved too little of to say (not an\nenum in the document: client generators name an enum's values after\nthem, and punctuation gives names that clash).",
+                    "type": "string",
+                    "example": "!"
+                },
+                "move": {
+                    "description": "The move, in canonical notation (capture turns as given).",
+                    "type": "string",
+                    "example": "L:c4,d4,e4,f4,c5"
+                },
+                "player": {
+                    "description": "Who made the move (under the score rule a stuck player passes: the\nnext move is the other's).",
+                    "type": "string",
+                    "enum": [
+                        "first",
+                        "second"
+                    ],
+                    "example": "first"
+                },
+                "ply": {
+                    "type": "integer",
+                    "example": 1
+                }
+            }
+        },
+        "api.PolyominoAnnotation": {
+            "type": "object",
+            "properties": {
+                "config": {
+                    "description": "The game's settings in full, as analyze gives them.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PolyominoConfig"
+                        }
+                    ]
+                },
+                "final": {
+                    "description": "The analysis of the position after the last move.",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.PolyominoAnalysis"
+                        }
+                    ]
+                },
+                "game": {
+                    "type": "string",
+                    "example": "pentominoes"
+                },
+                "plies": {
+                    "type": "array",
+                    "items": {
+                        "$ref": "#/definitions/api.PolyominoAnnotatedPly"
+                    }
+                },
+                "stats": {
+                    "description": "The annotation's time, and the nodes its searches made (those of\nanswers from the cache or the book not counted).",
+                    "allOf": [
+                        {
+                            "$ref": "#/definitions/api.Stats"
+                        }
+                    ]
+                }
+            }
+        },
         "api.PolyominoConfig": {
             "type": "object",
             "properties": {
@@ -3079,6 +3385,48 @@ const docTemplate = `{
                     "description": "Capture variant: true when the turns are too many to list (more\nthan 20,000, and more than the placements: every subset of removals\nno placement needs is a turn too); moves then lists each placement\nonce with only the removals it needs. A longer list of turns that\nare all placements is given whole.",
                     "type": "boolean",
                     "example": false
+                }
+            }
+        },
+        "api.PolyominoPlyValue": {
+            "type": "object",
+            "properties": {
+                "outcome": {
+                    "description": "Outcome in absolute terms.",
+                    "type": "string",
+                    "enum": [
+                        "first_wins",
+                        "second_wins",
+                        "draw",
+                        "unknown"
+                    ],
+                    "example": "first_wins"
+                },
+                "plies": {
+                    "description": "Plies the game lasts from the position under perfect play, when the\nanalysis found them (as analyze's plies); null otherwise.",
+                    "type": "integer",
+                    "x-nullable": true,
+                    "example": 5
+                },
+                "proven": {
+                    "type": "boolean",
+                    "example": true
+                },
+                "result": {
+                    "description": "Result for the player who makes the ply's move.",
+                    "type": "string",
+                    "enum": [
+                        "win",
+                        "loss",
+                        "draw",
+                        "unknown"
+                    ],
+                    "example": "win"
+                },
+                "score": {
+                    "description": "Score rule: the final score difference for the player who makes\nthe ply's move, when proven.",
+                    "type": "integer",
+                    "example": 1
                 }
             }
         },

@@ -247,6 +247,12 @@ func (p *Polyomino) Analyze(ctx context.Context, q PolyominoQuery) (PolyominoAns
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	return p.analyzePosition(ctx, q, pos)
+}
+
+// analyzePosition is Analyze of pos, the position q describes (q's
+// budget, all_moves and background apply).
+func (p *Polyomino) analyzePosition(ctx context.Context, q PolyominoQuery, pos *polyomino.Position) (PolyominoAnswer, error) {
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	asked := time.Now()
 	waitBook := budget >= bookWaitBudget
@@ -443,7 +449,7 @@ func PolyominoInfo() GameInfo {
 		ID:          "polyomino",
 		Name:        "Polyomino placement games",
 		Description: "Golomb's Pentominoes and relatives: players take turns placing free polyominoes (any rotation or reflection) on empty cells of a board; each piece exists once. Exact values where the search proves them within the budget, else the move of a heuristic player.",
-		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/jobs (type polyomino.analyze)", "POST /v1/jobs (type polyomino.book: Pentominoes 8 x 8 positions, every move class proved won or lost)"},
+		Endpoints:   []string{"POST /v1/polyomino/analyze", "POST /v1/polyomino/moves", "POST /v1/polyomino/annotate", "POST /v1/jobs (type polyomino.analyze)", "POST /v1/jobs (type polyomino.book: Pentominoes 8 x 8 positions, every move class proved won or lost)"},
 		Variants: []Variant{
 			{Name: "standard", Description: "Golomb's game: pieces placed in turn, each once; the player who cannot place loses (end_rule normal), or under the score rule each scores the pieces he placed", Request: map[string]string{"game": "pentominoes"}},
 			{Name: "score rule", Description: "a player who cannot place passes; when neither can, the higher count of pieces placed wins (draws possible)", Request: map[string]string{"end_rule": "score"}},

@@ -1,0 +1,286 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/gamesolver/gamesolver/engine/polyomino"
+)
+
+// Annotating a polyomino game: every position of the game analyzed (as
+// analyze does, with all_moves), the last first, within one budget, and
+// each move marked as RULES.md marks a Teeko game's.
+
+// PolyominoPlyValue is a position's value for one player: the one who
+// moves in it (before a move) or who just moved (after it).
+type PolyominoPlyValue struct {
+	// Outcome for that player: win, loss, draw or unknown.
+	Outcome string
+	Proven  bool
+	// Plies the game lasts from the position under perfect play, when
+	// known.
+	Plies *int
+	// Score rule: the final score difference for that player, when proven.
+	Score *int
+	// signed: the value for that player (normal play +1 or -1, the score
+	// rule's difference), when proven.
+	signed int
+}
+
+// PolyominoAnnotatedPly is one move of an annotated game.
+type PolyominoAnnotatedPly struct {
+	Ply    int
+	Player string // who made the move: first or second
+	Move   string
+	// Mark: "!", "!!", "?=", "??", "???" or "" (RULES.md), from what the
+	// analysis proved ("" when it proved too little to say).
+	Mark          string
+	Before, After PolyominoPlyValue
+	// The best moves of the position before the move, as analyze gives
+	// them, and whether they are all of them.
+	BestMoves    []string
+	BestComplete bool
+	// IsBest: the move is proven to reach the position's best value.
+	IsBest bool
+}
+
+// PolyominoAnnotation is an annotated game.
+type PolyominoAnnotation struct {
+	Plies []PolyominoAnnotatedPly
+	// Final is the analysis of the position after the last move.
+	Final PolyominoAnswer
+	// Nodes the searches made; Elapsed the annotation's time.
+	Nodes   int64
+	Elapsed time.Duration
+	// Settings: the game's.
+	Settings GameSettings
+}
+
+// Annotate analyzes every position of the game q describes (its board,
+// or the start, with q's to_move moving first there, then its moves) with
+// all_moves, the last position first (its answer is cached, and the one
+// before takes it as its played move's value), each with an equal share
+// of what is left of q's budget (at least a millisecond), and marks each
+// move. Under the score rule a stuck player passes: the next move is the
+// other's, as in Position.Play.
+func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAnnotation, error) {
+	start := time.Now()
+	if err := checkBudget(q.BudgetMs); err != nil {
+		return PolyominoAnnotation{}, err
+	}
+	if len(q.Moves) == 0 {
+		return PolyominoAnnotation{}, Invalid("moves", nil, "moves is empty: give the game's moves (from board, or from the start), e.g. [\"L:a1,a2,a3,a4,b4\"]")
+	}
+	n := len(q.Moves)
+	// The positions, each a move's (before it) and the last, replayed from
+	// the first: a bad move is refused before any search.
+	var positions []*polyomino.Position
+	var analyze func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error)
+	if q.isCapture() {
+		// The capture variant's positions carry their history (the
+		// repetition rule): each is the game's moves up to it.
+		whole := q
+		whole.BudgetMs = 1
+		if _, err := p.Moves(ctx, whole); err != nil {
+			return PolyominoAnnotation{}, err
+		}
+		analyze = func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error) {
+			pq.Moves = q.Moves[:i]
+			if i%2 == 1 && q.ToMove != "" {
+				// to_move names the first mover; turns alternate (the
+				// capture variant has no passes).
+				pq.ToMove = otherPlayer(q.ToMove)
+			}
+			return p.Analyze(ctx, pq)
+		}
+	} else {
+		first := q
+		first.Moves = nil
+		pos, err := first.requestPosition(ctx)
+		if err != nil {
+			return PolyominoAnnotation{}, err
+		}
+		positions = append(positions, pos)
+		for i, s := range q.Moves {
+			m, err := polyomino.ParseMove(s)
+			if err == nil {
+				pos, err = pos.Play(m)
+			}
+			if err != nil {
+				return PolyominoAnnotation{}, InvalidMove("moves", i, err, "move %d (%s): %v", i+1, s, err)
+			}
+			positions = append(positions, pos)
+		}
+		analyze = func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error) {
+			pos := positions[i]
+			if i < n && pos.MustPass() {
+				// The stuck player passes: the move is the other's.
+				pos = pos.Children()[0].Position
+			}
+			return p.analyzePosition(ctx, pq, pos)
+		}
+	}
+	budget := p.search.Budgets.Clamp(q.BudgetMs)
+	answers := make([]PolyominoAnswer, n+1)
+	for i := n; i >= 0; i-- {
+		pq := q
+		pq.AllMoves, pq.Background = i < n, false
+		share := max((budget-time.Since(start))/time.Duration(i+1), time.Millisecond)
+		pq.BudgetMs = share.Milliseconds()
+		a, err := analyze(ctx, i, pq)
+		if err != nil {
+			return PolyominoAnnotation{}, err
+		}
+		answers[i] = a
+	}
+	out := PolyominoAnnotation{Plies: make([]PolyominoAnnotatedPly, n), Final: answers[n], Settings: answers[n].Settings}
+	for _, a := range answers {
+		// This request's searches (as analyze's stats count them).
+		if a.Source == SourceSearch {
+			out.Nodes += a.Nodes
+		} else {
+			out.Nodes += a.SpentNodes
+		}
+	}
+	for i := range n {
+		out.Plies[i] = annotatePly(i+1, q.Moves[i], answers[i], answers[i+1])
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+// annotatePly is the ply-th move, played in the position of answer a
+// (all_moves), leading to the position of answer next.
+func annotatePly(ply int, move string, a, next PolyominoAnswer) PolyominoAnnotatedPly {
+	out := PolyominoAnnotatedPly{Ply: ply, Player: a.ToMove, Move: move, BestMoves: nonNil(a.BestMoves), BestComplete: a.Proven && a.BestComplete,
+		Before: plyValue(a.Outcome, a.Proven, a.Value, a.Plies, a.ScoreRule)}
+	// The move as analyze writes it (canonical notation) in a's list.
+	played, ok := playedMove(a, move)
+	if played.Move != "" {
+		out.Move = played.Move
+	}
+	// After: the next position's value, from the side of the player who
+	// moved (the next player's, turned over; after a pass in the score
+	// rule the mover moves again, and it is his own).
+	switch {
+	case next.Proven && next.ToMove == a.ToMove && !next.Over:
+		out.After = plyValue(next.Outcome, true, next.Value, next.Plies, next.ScoreRule)
+	case next.Proven:
+		out.After = plyValue(turned(next.Outcome), true, -next.Value, next.Plies, next.ScoreRule)
+	case ok && played.Proven:
+		out.After = plyValue(played.Outcome, true, played.Value, played.Plies, a.ScoreRule)
+	default:
+		out.After = PolyominoPlyValue{Outcome: string(polyomino.OutcomeUnknown)}
+	}
+	if !a.Proven || !out.After.Proven {
+		return out
+	}
+	mv, best := out.After, out.Before
+	out.IsBest = mv.signed == best.signed
+	switch {
+	case best.Outcome == "win" && mv.Outcome == "loss":
+		out.Mark = "???"
+	case best.Outcome == "win" && mv.Outcome == "draw":
+		out.Mark = "?="
+	case best.Outcome == "draw" && mv.Outcome == "loss":
+		out.Mark = "??"
+	case mv.Outcome != "loss" && onlyNotLosing(a, played.Move):
+		out.Mark = "!!"
+	case out.IsBest && uniqueBest(a, played.Move):
+		out.Mark = "!"
+	}
+	return out
+}
+
+// plyValue is a value for the player concerned: outcome, value (a score
+// difference under the score rule), plies.
+func plyValue(outcome string, proven bool, value int, plies *int, score bool) PolyominoPlyValue {
+	v := PolyominoPlyValue{Outcome: outcome, Proven: proven, Plies: plies}
+	if !proven {
+		v.Outcome = string(polyomino.OutcomeUnknown)
+		v.Plies = nil
+		return v
+	}
+	if score {
+		v.Score = &value
+	}
+	v.signed = value
+	return v
+}
+
+// turned is an outcome for the other player.
+func turned(outcome string) string {
+	switch outcome {
+	case "win":
+		return "loss"
+	case "loss":
+		return "win"
+	}
+	return outcome
+}
+
+// playedMove is the row of a's moves for move (in any notation the
+// game reads), when a lists it.
+func playedMove(a PolyominoAnswer, move string) (PolyominoMove, bool) {
+	m, err := polyomino.ParseMove(move)
+	if err != nil {
+		return PolyominoMove{}, false
+	}
+	s := m.String()
+	i := slices.IndexFunc(a.Moves, func(r PolyominoMove) bool { return r.Move == s })
+	if i < 0 {
+		return PolyominoMove{Move: s}, false
+	}
+	return a.Moves[i], true
+}
+
+// onlyNotLosing: every move of a but move is proven to lose.
+func onlyNotLosing(a PolyominoAnswer, move string) bool {
+	if len(a.Moves) != a.LegalMoves || len(a.Moves) < 2 {
+		return false
+	}
+	for _, r := range a.Moves {
+		if r.Move != move && (!r.Proven || r.Value >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// uniqueBest: move alone reaches a's value, the fastest win (the slowest
+// loss) when the value is a win (a loss) and every such move's plies are
+// known; under the score rule the only move of the best score. A drawing
+// move among several is never unique.
+func uniqueBest(a PolyominoAnswer, move string) bool {
+	if len(a.Moves) != a.LegalMoves || len(a.Moves) < 2 {
+		return false
+	}
+	var mine *PolyominoMove
+	for i, r := range a.Moves {
+		if !r.Proven {
+			return false
+		}
+		if r.Move == move {
+			mine = &a.Moves[i]
+		}
+	}
+	if mine == nil {
+		return false
+	}
+	for _, r := range a.Moves {
+		if r.Move == move || r.Value != mine.Value {
+			continue
+		}
+		if a.ScoreRule || mine.Value == 0 {
+			return false // another move as good
+		}
+		if r.Plies == nil || mine.Plies == nil {
+			return false // which is fastest (slowest) is unknown
+		}
+		if *r.Plies == *mine.Plies || (mine.Value > 0) == (*r.Plies < *mine.Plies) {
+			return false // another as fast (slow), or faster (slower)
+		}
+	}
+	return true
+}
