@@ -250,7 +250,7 @@ func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
 // cancelJob godoc
 //
 //	@Summary		Cancel a job
-//	@Description	Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409. A canceled job has no result, but what its finished units proved stays in the cache: a polyomino.analyze job's units are the positions after its moves, whose values a later analyze request of its position (`all_moves: true` to see every move's) takes without searching them again. Whoever holds the id may cancel the job (with API keys, under any valid key): the id is the capability.
+//	@Description	Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409. A canceled job has no result, but what its finished units proved stays in the cache: a polyomino.analyze job's units are the positions after its moves, whose values a later analyze request of its position (`all_moves: true` to see every move's) takes without searching them again (a unit the opening book answered is not cached: the book answers it again). Whoever holds the id may cancel the job (with API keys, under any valid key): the id is the capability.
 //	@Tags			jobs
 //	@Produce		json,application/problem+json
 //	@Param			id	path		string	true	"job id"

@@ -90,13 +90,15 @@ type PolyominoRequest struct {
 	// searches the others within half the budget when the budget is at
 	// least 500 ms and a solver slot is free; the cache keeps what it
 	// found, and a later request with a budget as long or longer searches
-	// on. A move whose position after it an earlier search proved (a
-	// polyomino.analyze job's unit, of a job canceled or not, or a request
-	// on that position, with or without all_moves) is valued from the
-	// cache, with its plies when they were found, without a search (as
-	// are, without all_moves, the moves searched for best_moves); a
-	// position of more than 3,000 legal moves looks none up, and the
-	// look-up takes at most an eighth of the budget (100 ms).
+	// on. On a position a polyomino.analyze job was planned for (finished,
+	// canceled or failed), or an annotation analyzed, a move whose position
+	// after it the cache holds proven (the job's unit, or a request on that
+	// position, with or without all_moves) is valued from the cache, with
+	// its plies when they were found, without a search (as are, without
+	// all_moves, the moves searched for best_moves); not on a position of
+	// more than 3,000 legal moves, nor with less than 16 ms of budget
+	// (the look-up takes up to an eighth of it, at most 100 ms, and stops
+	// there).
 	AllMoves bool `json:"all_moves" example:"false"`
 	// When not proven within the budget (with all_moves: when not every
 	// move is valued, an answer from the opening book included), continue

@@ -842,7 +842,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409. A canceled job has no result, but what its finished units proved stays in the cache: a polyomino.analyze job's units are the positions after its moves, whose values a later analyze request of its position (` + "`" + `all_moves: true` + "`" + ` to see every move's) takes without searching them again. Whoever holds the id may cancel the job (with API keys, under any valid key): the id is the capability.",
+                "description": "Cancels a queued or running job; running units stop within a heartbeat. Canceling a canceled job is harmless; a finished job answers 409. A canceled job has no result, but what its finished units proved stays in the cache: a polyomino.analyze job's units are the positions after its moves, whose values a later analyze request of its position (` + "`" + `all_moves: true` + "`" + ` to see every move's) takes without searching them again (a unit the opening book answered is not cached: the book answers it again). Whoever holds the id may cancel the job (with API keys, under any valid key): the id is the capability.",
                 "produces": [
                     "application/json",
                     "application/problem+json"
@@ -3434,7 +3434,7 @@ const docTemplate = `{
             "type": "object",
             "properties": {
                 "all_moves": {
-                    "description": "When true, every legal move is valued, as far as the budget goes\n(moves not proven by then are listed unknown). An answer from the\nopening book (source book) values the moves the book knows, and\nsearches the others within half the budget when the budget is at\nleast 500 ms and a solver slot is free; the cache keeps what it\nfound, and a later request with a budget as long or longer searches\non. A move whose position after it an earlier search proved (a\npolyomino.analyze job's unit, of a job canceled or not, or a request\non that position, with or without all_moves) is valued from the\ncache, with its plies when they were found, without a search (as\nare, without all_moves, the moves searched for best_moves); a\nposition of more than 3,000 legal moves looks none up, and the\nlook-up takes at most an eighth of the budget (100 ms).",
+                    "description": "When true, every legal move is valued, as far as the budget goes\n(moves not proven by then are listed unknown). An answer from the\nopening book (source book) values the moves the book knows, and\nsearches the others within half the budget when the budget is at\nleast 500 ms and a solver slot is free; the cache keeps what it\nfound, and a later request with a budget as long or longer searches\non. On a position a polyomino.analyze job was planned for (finished,\ncanceled or failed), or an annotation analyzed, a move whose position\nafter it the cache holds proven (the job's unit, or a request on that\nposition, with or without all_moves) is valued from the cache, with\nits plies when they were found, without a search (as are, without\nall_moves, the moves searched for best_moves); not on a position of\nmore than 3,000 legal moves, nor with less than 16 ms of budget\n(the look-up takes up to an eighth of it, at most 100 ms, and stops\nthere).",
                     "type": "boolean",
                     "example": false
                 },

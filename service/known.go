@@ -10,21 +10,27 @@ import (
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
-// Children's values from the cache: a search of a position takes as
-// proven the values of the positions after its moves that earlier
-// searches cached (a job's units, canceled or not, and requests on those
-// positions), without searching them again (polyomino.Options.Known), and
-// their plies as its moves' (the length search skips those).
+// Children's values from the cache: a search of a position whose
+// children earlier searches may have proved (a polyomino.analyze job's
+// units, canceled or not: its planning marks the position; an annotation's
+// later positions) takes as proven the values the cache holds of the
+// positions after its moves, without searching them again
+// (polyomino.Options.Known), and their plies as its moves' (the length
+// search skips those).
 
 const (
 	// knownMaxMoves: a position of more legal moves looks nothing up
 	// (the keys of its children alone would take tens of milliseconds).
 	knownMaxMoves = 3000
 	// The look-up takes at most a knownShare-th of the time left, and at
-	// most knownMaxTime (about 10 ms for the 1,400 children of a
-	// two-ply 8 x 8 position, their keys included).
+	// most knownMaxTime; with less than knownMinTime, none is made.
 	knownShare   = 8
 	knownMaxTime = 100 * time.Millisecond
+	knownMinTime = 2 * time.Millisecond
+	// knownPrefix: the bytes of a child's cached answer read (its value
+	// comes first: PolyominoAnswer), not the tens of kilobytes of its
+	// moves.
+	knownPrefix = 256
 )
 
 // childValues are the cached values of a position's children.
@@ -34,11 +40,27 @@ type childValues struct {
 	found  int            // children known
 }
 
+// childrenKey is the cache key of the mark that the children of the
+// position of canonical key k may be cached (markChildren).
+func childrenKey(k string) string { return cacheKey("polyomino", "children", k) }
+
+// markChildren records that pos's children may be cached: knownChildren
+// looks them up only for a position so marked (elsewhere the look-up is
+// time spent for nothing: a cold position's children are not cached). A
+// cache failure loses the mark (and the look-up: speed, not answers).
+func (s *Searcher) markChildren(ctx context.Context, pos *polyomino.Position) {
+	if s == nil || s.Loader == nil {
+		return
+	}
+	_ = s.Loader.Replace(context.WithoutCancel(ctx), childrenKey(polyomino.CanonicalKey(pos)), []byte("1"))
+}
+
 // knownChildren looks up the values the cache holds of pos's children
-// (their answers with and without all_moves), within a share of the time
-// ctx leaves (left, when ctx has no deadline). It returns nil when none is
-// known, or pos is not one to look up (a pass, too many moves, beyond the
-// search): a cache that fails knows nothing.
+// (their answers with and without all_moves), when pos is marked
+// (markChildren), within a share of the time ctx leaves (left, when ctx
+// has no deadline). It returns nil when none is known, or pos is not one
+// to look up (a pass, too many moves, beyond the search, too little
+// time): a cache that fails knows nothing.
 func (s *Searcher) knownChildren(ctx context.Context, pos *polyomino.Position, left time.Duration) *childValues {
 	if s == nil || s.Loader == nil || pos.MustPass() || pos.LegalMoveCount() > knownMaxMoves || !polyomino.Searchable(pos) {
 		return nil
@@ -46,30 +68,41 @@ func (s *Searcher) knownChildren(ctx context.Context, pos *polyomino.Position, l
 	if d, ok := ctx.Deadline(); ok {
 		left = time.Until(d)
 	}
-	lctx, cancel := context.WithTimeout(ctx, min(left/knownShare, knownMaxTime))
+	within := min(left/knownShare, knownMaxTime)
+	if within < knownMinTime {
+		return nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
+	c := s.Loader.Cache()
+	if _, marked, _ := c.Get(cache.Uncounted(lctx), childrenKey(polyomino.CanonicalKey(pos))); !marked || lctx.Err() != nil {
+		return nil
+	}
 	children := pos.Children()
 	keys := make([]string, 0, 2*len(children))
-	for i, c := range children {
-		if i&63 == 63 && lctx.Err() != nil {
+	for i, ch := range children {
+		if i&15 == 15 && lctx.Err() != nil {
 			return nil
 		}
-		k := polyomino.CanonicalKey(c.Position)
+		k := polyomino.CanonicalKey(ch.Position)
 		keys = append(keys, cacheKey("polyomino", "all=false", k), cacheKey("polyomino", "all=true", k))
 	}
-	// Uncounted: most children of most positions are not cached, which
-	// would make the hit ratio of the requests' answers lie.
-	vals, _ := cache.GetMany(cache.Uncounted(lctx), s.Loader.Cache(), keys)
+	vals, _ := cache.GetPrefixes(lctx, c, keys, knownPrefix)
+	normal := pos.Game().Config().EndRule == polyomino.NormalPlay
 	cv := &childValues{byMove: map[string]int{}, values: make([]unitValue, len(children))}
-	for i, c := range children {
+	for i, ch := range children {
 		for _, raw := range vals[2*i : 2*i+2] {
-			if v, ok := childValue(raw); ok && (!cv.values[i].Proven || cv.values[i].Plies == nil) {
+			v, ok := childValue(raw)
+			// Normal play: a win or a loss, +1 or -1; the score rule:
+			// a difference of pieces (at most a board's worth).
+			ok = ok && (normal && (v.Value == 1 || v.Value == -1) || !normal && v.Value >= -256 && v.Value <= 256)
+			if ok && (!cv.values[i].Proven || cv.values[i].Plies == nil) {
 				cv.values[i] = v
 			}
 		}
 		if cv.values[i].Proven {
 			cv.found++
-			for _, m := range c.Moves {
+			for _, m := range ch.Moves {
 				cv.byMove[m.String()] = i
 			}
 		}
@@ -97,12 +130,13 @@ func (cv *childValues) known() func(class []polyomino.Move) (polyomino.Result, b
 }
 
 // lendPlies gives a's moves (res's, in the same order) the plies of their
-// cached children, where the values agree: the length search then skips
-// them (withLength).
+// cached children, where the values agree, in perfect play's order
+// (fastestFirst): the length search then skips them (withLength).
 func (cv *childValues) lendPlies(a *PolyominoAnswer, res polyomino.Result) {
 	if cv == nil || len(a.Moves) != len(res.Moves) {
 		return
 	}
+	lent := false
 	for i, mr := range res.Moves {
 		c, ok := cv.byMove[mr.Move.String()]
 		if !ok || a.Moves[i].Plies != nil || !mr.Proven || cv.values[c].Plies == nil || mr.Value != -cv.values[c].Value {
@@ -110,14 +144,19 @@ func (cv *childValues) lendPlies(a *PolyominoAnswer, res polyomino.Result) {
 		}
 		n := *cv.values[c].Plies
 		a.Moves[i].Plies = &n
+		lent = true
+	}
+	if lent {
+		fastestFirst(a)
 	}
 }
 
-// childValue reads a cached answer's value (outcome, proven, value, plies)
-// without decoding its moves: the fields come first in what this version
-// writes (PolyominoAnswer), and the reading stops at best_moves (an
-// answer another version wrote may then lack its plies). ok: a proven
-// value whose outcome fits it.
+// childValue reads a cached answer's value (outcome, proven, value,
+// plies) from its first bytes (raw may be cut short there): this version
+// writes them first (PolyominoAnswer), and the reading stops at the
+// first other field (an answer another version wrote, with its value
+// after its config, reads as no value). ok: a proven value whose outcome
+// fits it.
 func childValue(raw []byte) (v unitValue, ok bool) {
 	if raw == nil {
 		return v, false
@@ -141,11 +180,8 @@ func childValue(raw []byte) (v unitValue, ok bool) {
 			err = dec.Decode(&v.Value)
 		case "plies":
 			err = dec.Decode(&v.Plies)
-		case "best_moves", "moves":
-			return v, v.fits()
 		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			return v, v.fits()
 		}
 		if err != nil {
 			return unitValue{}, false

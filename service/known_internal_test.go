@@ -18,8 +18,10 @@ var childValueCases = []struct {
 	value int
 	plies int // -1: none
 }{
-	{"a win with plies", `{"config":{"width":8},"board":["..."],"outcome":"win","proven":true,"value":1,"plies":7,"best_moves":["I:a1,a2,a3,a4,a5"]}`, true, 1, 7},
-	{"a loss, plies after its moves (another version)", `{"outcome":"loss","proven":true,"value":-1,"best_moves":["I:a1,a2,a3,a4,a5"],"plies":4}`, true, -1, -1},
+	{"a win with plies", `{"outcome":"win","proven":true,"value":1,"plies":7,"config":{"width":8},"board":["..."],"best_moves":["I:a1,a2,a3,a4,a5"]}`, true, 1, 7},
+	{"cut short after its value", `{"outcome":"win","proven":true,"value":1,"plies":7,"config":{"wid`, true, 1, 7},
+	{"a loss, plies after its moves", `{"outcome":"loss","proven":true,"value":-1,"best_moves":["I:a1,a2,a3,a4,a5"],"plies":4}`, true, -1, -1},
+	{"its value after its config (another version)", `{"config":{"width":8},"board":["..."],"outcome":"win","proven":true,"value":1}`, false, 0, -1},
 	{"a score rule draw", `{"outcome":"draw","proven":true,"value":0,"moves":[]}`, true, 0, -1},
 	{"a score rule win by 3", `{"outcome":"win","proven":true,"value":3}`, true, 3, -1},
 	{"unproven", `{"outcome":"unknown","proven":false,"value":0,"best_moves":[]}`, false, 0, -1},
@@ -69,9 +71,9 @@ func FuzzChildValue(f *testing.F) {
 
 // BenchmarkKnownChildren: the look-up of a position's children in the
 // cache (8 x 8 Pentominoes, one piece placed: 1,405 children, two keys
-// each), the cache empty (the cost every search of such a position pays)
-// and holding every child (a lost child's answer lists every move: tens
-// of kilobytes each, read up to its moves).
+// each), the position marked (as a job's planning marks it), the cache
+// holding none of them and every one (a lost child's answer lists every
+// move: tens of kilobytes each, its first bytes read).
 func BenchmarkKnownChildren(b *testing.B) {
 	cfg, _ := polyomino.Preset("pentominoes")
 	g, err := polyomino.NewGame(cfg)
@@ -82,6 +84,14 @@ func BenchmarkKnownChildren(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Run("unmarked", func(b *testing.B) { // what every other search pays
+		s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<30, time.Hour), time.Hour)}
+		for range b.N {
+			if cv := s.knownChildren(context.Background(), pos, time.Hour); cv != nil {
+				b.Fatal("an unmarked position looked up")
+			}
+		}
+	})
 	for _, full := range []bool{false, true} {
 		name := "empty"
 		if full {
@@ -89,6 +99,7 @@ func BenchmarkKnownChildren(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<30, time.Hour), time.Hour)}
+			s.markChildren(context.Background(), pos) // as a job does
 			if full {
 				for _, c := range pos.Children() {
 					moves := make([]string, c.Position.LegalMoveCount())
@@ -112,8 +123,8 @@ func BenchmarkKnownChildren(b *testing.B) {
 }
 
 // BenchmarkChildValue: a lost child's cached answer (1,000 best moves)
-// read by childValue, which stops at the moves, against decoding it whole
-// as Combine reads its units' (the baseline).
+// read by childValue, which stops after its value, against decoding it
+// whole as Combine reads its units' (the baseline).
 func BenchmarkChildValue(b *testing.B) {
 	moves := make([]string, 1000)
 	for i := range moves {

@@ -15,18 +15,23 @@ import (
 // TestSearchUsesChildrenCached: a job's units cache the positions after
 // each move; a request's search takes their values rather than search
 // them again. A job canceled after some units: an all_moves request of
-// 200 ms values at least those moves (its search adds what it proves).
-// The same job run to its end: a request of 200 ms without all_moves (a
+// 100 ms values at least those moves (its search adds what it proves).
+// The same job run to its end: a request of 100 ms without all_moves (a
 // cache miss: the job cached its all_moves answer) proves the position
-// with every best move, the job's winning moves, as a cold search of
-// 2.5 s does; a server without the children's values does not.
+// (8 x 5, lost) with every best move (every move), as a cold search of
+// half a second does; a server without the children's values does not.
+// (Under the race detector, ten times the times, and no cold search.)
 func TestSearchUsesChildrenCached(t *testing.T) {
-	s := searcherWithBudget(100 * time.Millisecond)
+	budget, unit := 100*time.Millisecond, time.Second
+	if service.RaceEnabled {
+		budget, unit = time.Second, 10*time.Second
+	}
+	s := searcherWithBudget(budget)
 	s.Loader = cache.NewLoader(cache.NewMemory(64<<20, time.Hour), time.Hour) // every child's answer
 	s.MinLengthTime = time.Millisecond                                        // the units' length searches: plies are not the point
-	// A second per unit (each takes milliseconds), and for the final
+	// A second per unit (they take milliseconds), and for the final
 	// length search of the lost position (its slowest loss: seconds).
-	jm, ctx := runJobs(t, service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Second, Workers: 1})
+	jm, ctx := runJobs(t, service.PolyominoAnalyzeJob{Search: s, MaxDuration: unit, Workers: 1})
 	p := service.NewPolyomino(s)
 	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(8), Height: intp(5), AllMoves: true}
 	req, _ := json.Marshal(q)
@@ -76,7 +81,10 @@ func TestSearchUsesChildrenCached(t *testing.T) {
 	if a.Source != service.SourceSearch || !a.Proven || a.Outcome != "loss" || !a.BestComplete || !slices.Equal(best, moves) {
 		t.Errorf("after the job, a request of 100 ms: %s %s proven %v complete %v, %d best moves; the position's moves: %d", a.Source, a.Outcome, a.Proven, a.BestComplete, len(best), len(moves))
 	}
-	cold, err := service.NewPolyomino(searcherWithBudget(100*time.Millisecond)).Analyze(context.Background(), q)
+	if service.RaceEnabled {
+		return
+	}
+	cold, err := service.NewPolyomino(searcherWithBudget(budget)).Analyze(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}

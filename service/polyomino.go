@@ -127,19 +127,20 @@ type PolyominoMove struct {
 // the position asked about (cached answers are stored in a canonical frame
 // shared by congruent positions and mapped back).
 type PolyominoAnswer struct {
-	Config  polyomino.Config `json:"config"`
-	Board   []string         `json:"board"`
-	ToMove  string           `json:"to_move"`
-	Scores  [2]int           `json:"scores"`
-	Outcome string           `json:"outcome"`
-	Proven  bool             `json:"proven"`
-	Value   int              `json:"value"`
+	// The value first: childValue reads the first bytes of a cached
+	// answer (its outcome, proven, value and plies) and stops at config.
+	Outcome string `json:"outcome"`
+	Proven  bool   `json:"proven"`
+	Value   int    `json:"value"`
 	// Plies the game lasts under perfect play, the winner hurrying and
-	// the loser delaying (normal play, when proven in time). Before the
-	// moves: childValue reads the fields up to them.
-	Plies        *int     `json:"plies,omitempty"`
-	BestMoves    []string `json:"best_moves"`
-	BestComplete bool     `json:"best_complete"`
+	// the loser delaying (normal play, when proven in time).
+	Plies        *int             `json:"plies,omitempty"`
+	Config       polyomino.Config `json:"config"`
+	Board        []string         `json:"board"`
+	ToMove       string           `json:"to_move"`
+	Scores       [2]int           `json:"scores"`
+	BestMoves    []string         `json:"best_moves"`
+	BestComplete bool             `json:"best_complete"`
 	// LengthTriedNs: the longest length search that failed to find Plies
 	// (a cached answer is completed only by a longer one).
 	LengthTriedNs int64 `json:"length_tried_ns,omitempty"`

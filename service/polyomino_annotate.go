@@ -118,6 +118,11 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 				// The stuck player passes: the move is the other's.
 				pos = pos.Children()[0].Position
 			}
+			if i < n {
+				// The position after the move played was analyzed and
+				// cached just before: its search takes it (knownChildren).
+				p.search.markChildren(ctx, pos)
+			}
 			return p.analyzePosition(ctx, pq, pos)
 		}
 	}

@@ -140,6 +140,9 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 			return []json.RawMessage{u}, nil
 		}
 	}
+	// The units cache the children: a request's search of the position
+	// takes their values (knownChildren), the job finished or not.
+	j.Search.markChildren(ctx, pos)
 	units := make([]json.RawMessage, len(children))
 	for i, c := range children {
 		move := ""

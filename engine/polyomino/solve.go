@@ -358,6 +358,7 @@ func (s *solver) solveRoot(pos *Position, opts Options, res Result) Result {
 		// Score rule: the player to move passes.
 		q := pos.clone()
 		q.toMove = pos.toMove.Opponent()
+		opts.Known = nil // pos's children: not the other player's
 		r := s.solveRoot(q, opts, Result{Scores: pos.score})
 		r.Pass, r.LegalMoves, r.BestMoves, r.Moves, r.BestComplete = true, 0, nil, nil, r.Proven
 		r.Value = -r.Value

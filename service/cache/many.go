@@ -2,31 +2,39 @@ package cache
 
 import (
 	"context"
+
+	"github.com/redis/go-redis/v9"
 )
 
-// manyGetter is a cache that reads many keys at once (Redis: MGET).
-type manyGetter interface {
-	getMany(ctx context.Context, keys []string) ([][]byte, error)
+// prefixGetter is a cache that reads the first bytes of many values at
+// once (Redis: GETRANGE, pipelined).
+type prefixGetter interface {
+	getPrefixes(ctx context.Context, keys []string, n int) ([][]byte, error)
 }
 
-// manyBatch is the most keys one round trip asks for: a batch's values
-// (answers of up to tens of kilobytes) arrive whole.
-const manyBatch = 256
+// prefixBatch is the most keys one round trip asks for.
+const prefixBatch = 512
 
-// GetMany returns the values c holds under keys, in their order (nil
-// where a key is missing), reading a backend that can in round trips of
-// up to manyBatch keys (Redis: MGET), the others key by key. It stops at
-// the first error, or when ctx ends, returning what it read so far with
-// the error: a cache failure is a miss, as for Get.
-func GetMany(ctx context.Context, c Cache, keys []string) ([][]byte, error) {
+// GetPrefixes returns the first n bytes (at most) of the values c holds
+// under keys, in their order (nil where a key is missing): what a reader
+// of a value's first fields needs, without the bytes of the rest (answers
+// of tens of kilobytes: whole, a few thousand of them held Redis up past
+// its timeout). A backend that can reads them in round trips of up to
+// prefixBatch keys (Redis: GETRANGE, pipelined); the others read each
+// value (the memory layer: no copy). A tiered cache reads its near layer,
+// then its far one for what the near one lacks, and copies nothing into
+// the near one (these are not values). It stops at the first error, or
+// when ctx ends, returning what it read so far with the error: a cache
+// failure is a miss, as for Get.
+func GetPrefixes(ctx context.Context, c Cache, keys []string, n int) ([][]byte, error) {
 	out := make([][]byte, len(keys))
-	err := getMany(ctx, c, keys, out)
+	err := getPrefixes(ctx, c, keys, n, out)
 	return out, err
 }
 
-// getMany fills out (len(keys)) with c's values.
-func getMany(ctx context.Context, c Cache, keys []string, out [][]byte) error {
-	m, ok := c.(manyGetter)
+// getPrefixes fills out (len(keys)) with the prefixes of c's values.
+func getPrefixes(ctx context.Context, c Cache, keys []string, n int, out [][]byte) error {
+	g, ok := c.(prefixGetter)
 	if !ok {
 		for i, k := range keys {
 			if err := ctx.Err(); err != nil {
@@ -37,17 +45,17 @@ func getMany(ctx context.Context, c Cache, keys []string, out [][]byte) error {
 				return err
 			}
 			if ok {
-				out[i] = v
+				out[i] = v[:min(n, len(v)):min(n, len(v))]
 			}
 		}
 		return nil
 	}
-	for lo := 0; lo < len(keys); lo += manyBatch {
+	for lo := 0; lo < len(keys); lo += prefixBatch {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(lo+manyBatch, len(keys))
-		vs, err := m.getMany(ctx, keys[lo:hi])
+		hi := min(lo+prefixBatch, len(keys))
+		vs, err := g.getPrefixes(ctx, keys[lo:hi], n)
 		if err != nil {
 			return err
 		}
@@ -56,53 +64,39 @@ func getMany(ctx context.Context, c Cache, keys []string, out [][]byte) error {
 	return nil
 }
 
-// getMany implements manyGetter: one MGET.
-func (r *Redis) getMany(ctx context.Context, keys []string) ([][]byte, error) {
+// getPrefixes implements prefixGetter: GETRANGE key 0 n-1 for each key,
+// pipelined (an empty string is a missing key: no value is empty).
+func (r *Redis) getPrefixes(ctx context.Context, keys []string, n int) ([][]byte, error) {
 	v, err := r.do(ctx, func(ctx context.Context) (any, error) {
-		return r.client.MGet(ctx, keys...).Result()
+		cmds, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range keys {
+				p.GetRange(ctx, k, 0, int64(n-1))
+			}
+			return nil
+		})
+		return cmds, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	vals, _ := v.([]any)
+	cmds, _ := v.([]redis.Cmder)
 	out := make([][]byte, len(keys))
-	for i, x := range vals {
-		if s, ok := x.(string); ok && i < len(out) {
-			out[i] = []byte(s)
+	for i, c := range cmds {
+		if s, ok := c.(*redis.StringCmd); ok && i < len(out) && s.Val() != "" {
+			out[i] = []byte(s.Val())
 		}
 	}
 	return out, nil
 }
 
-// getMany implements manyGetter, as Get for each key: the near layer,
-// then the far one for what it lacks (copied into the near one); with
-// Fresh, the far one first (copied into the near one), then the near
-// one for what the far one lacks or when it fails.
-func (t *Tiered) getMany(ctx context.Context, keys []string) ([][]byte, error) {
+// getPrefixes implements prefixGetter: the near layer, then the far one
+// for what it lacks; nothing is copied into the near layer (prefixes are
+// not values).
+func (t *Tiered) getPrefixes(ctx context.Context, keys []string, n int) ([][]byte, error) {
 	out := make([][]byte, len(keys))
-	if ctx.Value(freshKey{}) != nil {
-		err := getMany(ctx, t.Far, keys, out)
-		for i, v := range out {
-			if v != nil {
-				_ = t.Near.Set(ctx, keys[i], v, 0)
-			}
-		}
-		near, _ := t.fill(ctx, t.Near, keys, out, false)
-		if near > 0 {
-			return out, nil
-		}
+	if err := getPrefixes(ctx, t.Near, keys, n, out); err != nil {
 		return out, err
 	}
-	if err := getMany(ctx, t.Near, keys, out); err != nil {
-		return out, err
-	}
-	_, err := t.fill(ctx, t.Far, keys, out, true)
-	return out, err
-}
-
-// fill reads from c the keys out lacks, copying them into the near layer
-// when keep; it returns how many it found.
-func (t *Tiered) fill(ctx context.Context, c Cache, keys []string, out [][]byte, keep bool) (int, error) {
 	var missing []string
 	var at []int
 	for i, v := range out {
@@ -111,40 +105,25 @@ func (t *Tiered) fill(ctx context.Context, c Cache, keys []string, out [][]byte,
 		}
 	}
 	if len(missing) == 0 {
-		return 0, nil
+		return out, nil
 	}
 	vs := make([][]byte, len(missing))
-	err := getMany(ctx, c, missing, vs)
-	found := 0
+	err := getPrefixes(ctx, t.Far, missing, n, vs)
 	for j, v := range vs {
-		if v == nil {
-			continue
-		}
-		found++
-		out[at[j]] = v
-		if keep {
-			_ = t.Near.Set(ctx, missing[j], v, 0)
+		if v != nil {
+			out[at[j]] = v
 		}
 	}
-	return found, err
+	return out, err
 }
 
-// getMany implements manyGetter: the decorated cache's, each key counted.
-func (o *observed) getMany(ctx context.Context, keys []string) ([][]byte, error) {
+// getPrefixes implements prefixGetter: the decorated cache's, its errors
+// counted (its hits and misses not: these are no look-ups of answers).
+func (o *observed) getPrefixes(ctx context.Context, keys []string, n int) ([][]byte, error) {
 	out := make([][]byte, len(keys))
-	err := getMany(ctx, o.Cache, keys, out)
-	switch {
-	case err != nil:
+	err := getPrefixes(ctx, o.Cache, keys, n, out)
+	if err != nil {
 		o.obs(o.layer, "error")
-	case ctx.Value(uncountedKey{}) != nil:
-	default:
-		for _, v := range out {
-			if v != nil {
-				o.obs(o.layer, "hit")
-			} else {
-				o.obs(o.layer, "miss")
-			}
-		}
 	}
 	return out, err
 }

@@ -11,14 +11,14 @@ import (
 )
 
 // manyKeys are keys k0..k(n-1), the even ones stored in each of cs (value
-// "v<i>").
+// "v<i>" and a tail of 100 bytes).
 func manyKeys(t *testing.T, n int, cs ...Cache) []string {
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%d", i)
 		for _, c := range cs {
 			if i%2 == 0 {
-				if err := c.Set(context.Background(), keys[i], fmt.Appendf(nil, "v%d", i), 0); err != nil {
+				if err := c.Set(context.Background(), keys[i], fmt.Appendf(nil, "v%d:%s", i, strings.Repeat("x", 100)), 0); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -27,8 +27,9 @@ func manyKeys(t *testing.T, n int, cs ...Cache) []string {
 	return keys
 }
 
-// checkMany: vs holds "v<i>" for the even keys, nil for the odd ones.
-func checkMany(t *testing.T, name string, vs [][]byte, n int) {
+// checkPrefixes: vs holds the first 3 bytes of "v<i>:..." for the even
+// keys, nil for the odd ones.
+func checkPrefixes(t *testing.T, name string, vs [][]byte, n int) {
 	t.Helper()
 	if len(vs) != n {
 		t.Fatalf("%s: %d values for %d keys", name, len(vs), n)
@@ -36,7 +37,7 @@ func checkMany(t *testing.T, name string, vs [][]byte, n int) {
 	for i, v := range vs {
 		want := ""
 		if i%2 == 0 {
-			want = fmt.Sprintf("v%d", i)
+			want = fmt.Sprintf("v%d:xxxxxx", i)[:3]
 		}
 		if string(v) != want || (want == "") != (v == nil) {
 			t.Fatalf("%s: key %d = %q, want %q", name, i, v, want)
@@ -44,20 +45,24 @@ func checkMany(t *testing.T, name string, vs [][]byte, n int) {
 	}
 }
 
-// TestGetMany: the values of many keys, in order, nil where missing, from
-// every kind of cache: key by key (memory), in batches (Redis MGET, more
-// keys than one batch), through both layers (the far one's copied into
-// the near one), counted by Observe; an ended context stops it.
-func TestGetMany(t *testing.T) {
+// TestGetPrefixes: the first bytes of the values of many keys, in order,
+// nil where missing, from every kind of cache: key by key (memory), in
+// batches (Redis GETRANGE, more keys than one batch), through both layers
+// of a tiered cache (nothing copied into the near one), with Observe
+// counting errors only; an ended context stops it.
+func TestGetPrefixes(t *testing.T) {
 	ctx := context.Background()
-	n := manyBatch*2 + 17
+	n := prefixBatch*2 + 17
 	mem := NewMemory(1<<20, time.Hour)
 	keys := manyKeys(t, n, mem)
-	vs, err := GetMany(ctx, mem, keys)
+	vs, err := GetPrefixes(ctx, mem, keys, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkMany(t, "memory", vs, n)
+	checkPrefixes(t, "memory", vs, n)
+	if v, _, _ := mem.Get(ctx, keys[0]); len(v) < 100 {
+		t.Fatalf("the memory layer's value cut: %q", v)
+	}
 
 	srv := redistest.Start(t)
 	r, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: time.Second})
@@ -66,48 +71,65 @@ func TestGetMany(t *testing.T) {
 	}
 	defer r.Close()
 	manyKeys(t, n, r)
-	vs, err = GetMany(ctx, r, keys)
+	vs, err = GetPrefixes(ctx, r, keys, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkMany(t, "redis", vs, n)
+	checkPrefixes(t, "redis", vs, n)
 
 	counts := map[string]int{}
 	near := NewMemory(1<<20, time.Hour)
 	for i := 0; i < n; i += 4 {
-		_ = near.Set(ctx, keys[i], fmt.Appendf(nil, "v%d", i), 0) // half of the values in the near layer
+		_ = near.Set(ctx, keys[i], fmt.Appendf(nil, "v%d:%s", i, strings.Repeat("x", 100)), 0) // half of the values in the near layer
 	}
 	tiered := &Tiered{Near: near, Far: Observe(r, "redis", func(layer, outcome string) { counts[layer+" "+outcome]++ })}
-	vs, err = GetMany(ctx, tiered, keys)
+	vs, err = GetPrefixes(ctx, tiered, keys, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkMany(t, "tiered", vs, n)
-	far := (n + 1) / 2
-	if near := (n + 3) / 4; counts["redis hit"] != far-near || counts["redis miss"] != n-far {
-		t.Errorf("the far layer counted %v: want %d hits (the near layer had %d of %d) and %d misses", counts, far-near, near, far, n-far)
+	checkPrefixes(t, "tiered", vs, n)
+	if len(counts) != 0 {
+		t.Errorf("counted %v: prefixes are no look-ups of answers", counts)
 	}
-	for i := 0; i < n; i += 2 {
-		if _, ok, _ := near.Get(ctx, keys[i]); !ok {
-			t.Fatalf("%s not copied into the near layer", keys[i])
-		}
-	}
-	fresh, err := GetMany(Fresh(ctx), tiered, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkMany(t, "tiered, fresh", fresh, n)
-
-	clear(counts)
-	if _, err := GetMany(Uncounted(ctx), tiered, keys); err != nil || len(counts) != 0 {
-		t.Errorf("uncounted: %v, counted %v", err, counts)
+	if _, ok, _ := near.Get(ctx, keys[2]); ok {
+		t.Errorf("%s's prefix copied into the near layer", keys[2])
 	}
 	done, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := GetMany(done, mem, keys); err == nil {
+	if _, err := GetPrefixes(done, mem, keys, 3); err == nil {
 		t.Error("an ended context read every key")
 	}
-	if _, err := GetMany(ctx, failing{mem}, keys); err == nil || !strings.Contains(err.Error(), "refused") {
+	if _, err := GetPrefixes(ctx, failing{mem}, keys, 3); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("a failing cache: %v", err)
+	}
+}
+
+// TestRedisCallerDeadlineNotCounted: calls whose caller's deadline ends
+// them (shorter than the calls' timeout) do not open the breaker; calls
+// Redis itself fails do.
+func TestRedisCallerDeadlineNotCounted(t *testing.T) {
+	srv := redistest.Start(t)
+	r, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: time.Second, FailuresToOpen: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if err := r.Set(ctx, "k", []byte(strings.Repeat("x", 1<<20)), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		short, cancel := context.WithTimeout(ctx, time.Microsecond)
+		_, _, err := r.Get(short, "k")
+		cancel()
+		if err == nil {
+			t.Fatal("a read of a megabyte within a microsecond")
+		}
+	}
+	if r.Open() {
+		t.Fatal("callers' deadlines opened the breaker")
+	}
+	if _, ok, err := r.Get(ctx, "k"); !ok || err != nil {
+		t.Fatalf("after them: %v %v", ok, err)
 	}
 }

@@ -81,8 +81,9 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 		MaxRequests: 1,
 		Timeout:     opts.ProbeInterval,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= opts.FailuresToOpen },
-		// A caller that gave up says nothing about Redis.
-		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) },
+		// A caller that gave up, or whose deadline came first, says
+		// nothing about Redis.
+		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) || errors.Is(err, errCallerEnded) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			r.mu.Lock()
 			if to == gobreaker.StateOpen && from == gobreaker.StateClosed {
@@ -105,6 +106,11 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	return r, nil
 }
 
+// errCallerEnded marks a call's error when the caller's context ended
+// first: the breaker does not count it (an optional read given a few
+// milliseconds, say).
+var errCallerEnded = errors.New("the caller's context ended")
+
 // Client exposes the connection for other Redis users of the service (jobs,
 // rate limits), so that one process keeps one pool.
 func (r *Redis) Client() *redis.Client { return r.client }
@@ -112,9 +118,14 @@ func (r *Redis) Client() *redis.Client { return r.client }
 // do runs one call under the per-call timeout and the breaker.
 func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, error)) (any, error) {
 	v, err := r.breaker.Execute(func() (any, error) {
-		ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+		callCtx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 		defer cancel()
-		v, err := call(ctx)
+		v, err := call(callCtx)
+		if err != nil && ctx.Err() != nil {
+			// The caller's own deadline (shorter than the call's
+			// timeout) or cancel ended it: nothing said about Redis.
+			return v, fmt.Errorf("%w: %w", errCallerEnded, err)
+		}
 		if err != nil && !errors.Is(err, context.Canceled) {
 			// Before the breaker counts it: the failure that opens it
 			// is the one OnStateChange reports.

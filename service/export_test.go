@@ -1,0 +1,4 @@
+package service
+
+// RaceEnabled is raceEnabled for the tests of package service_test.
+const RaceEnabled = raceEnabled
