@@ -148,3 +148,22 @@ func BenchmarkChildValue(b *testing.B) {
 		}
 	})
 }
+
+// TestLendPliesOrder: moves given their children's plies are listed in
+// perfect play's order, the slowest loss first, even when no length
+// search follows (a review found an answer whose length search ran out
+// listing its lent plies in the search's order).
+func TestLendPliesOrder(t *testing.T) {
+	m1, _ := polyomino.ParseMove("I:a1,a2,a3,a4,a5")
+	m2, _ := polyomino.ParseMove("I:b1,b2,b3,b4,b5")
+	res := polyomino.Result{Outcome: polyomino.Loss, Proven: true, Value: -1, Moves: []polyomino.MoveResult{
+		{Move: m1, Outcome: polyomino.Loss, Proven: true, Value: -1}, {Move: m2, Outcome: polyomino.Loss, Proven: true, Value: -1}}}
+	a := answerOf(res, func(m polyomino.Move) polyomino.Move { return m })
+	one, three := 1, 3
+	cv := &childValues{byMove: map[string]int{m1.String(): 0, m2.String(): 1},
+		values: []unitValue{{Outcome: "win", Proven: true, Value: 1, Plies: &one}, {Outcome: "win", Proven: true, Value: 1, Plies: &three}}, found: 2}
+	cv.lendPlies(&a, res)
+	if a.Moves[0].Move != m2.String() || a.Moves[0].Plies == nil || *a.Moves[0].Plies != 3 || a.Moves[1].Plies == nil || *a.Moves[1].Plies != 1 {
+		t.Errorf("moves %+v: want %s (3 plies) first", a.Moves, m2)
+	}
+}
