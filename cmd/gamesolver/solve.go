@@ -26,7 +26,7 @@ the same validation, limits and answers as the server, without a server.
 
 OPERATION   teeko (POST /v1/teeko/analyze), teeko/annotate,
             polyomino (POST /v1/polyomino/analyze), polyomino/moves,
-            tilings (POST /v1/polyomino/tilings); a path such as
+            polyomino/annotate, tilings (POST /v1/polyomino/tilings); a path such as
             /v1/polyomino/moves is taken too; games (GET /v1/games: the
             games, presets, pieces and house rules; no body)
 BODY        the request body as in API.md: JSON on the command line,
@@ -52,15 +52,16 @@ Examples:
 
 // solveOperations maps the short operation names to their API paths.
 var solveOperations = map[string]string{
-	"teeko":             "/v1/teeko/analyze",
-	"teeko/analyze":     "/v1/teeko/analyze",
-	"teeko/annotate":    "/v1/teeko/annotate",
-	"polyomino":         "/v1/polyomino/analyze",
-	"polyomino/analyze": "/v1/polyomino/analyze",
-	"polyomino/moves":   "/v1/polyomino/moves",
-	"tilings":           "/v1/polyomino/tilings",
-	"polyomino/tilings": "/v1/polyomino/tilings",
-	"games":             "/v1/games",
+	"teeko":              "/v1/teeko/analyze",
+	"teeko/analyze":      "/v1/teeko/analyze",
+	"teeko/annotate":     "/v1/teeko/annotate",
+	"polyomino":          "/v1/polyomino/analyze",
+	"polyomino/analyze":  "/v1/polyomino/analyze",
+	"polyomino/moves":    "/v1/polyomino/moves",
+	"polyomino/annotate": "/v1/polyomino/annotate",
+	"tilings":            "/v1/polyomino/tilings",
+	"polyomino/tilings":  "/v1/polyomino/tilings",
+	"games":              "/v1/games",
 }
 
 // solveGets are the operations that take no body (GET).

@@ -54,6 +54,8 @@ func TestSolveCommand(t *testing.T) {
 			want: map[string]any{"result": "win", "proven": true, "source": "book"}},
 		{name: "analyze by search", cmd: "solve", args: []string{"--data-dir", unused, "polyomino", `{"game":"tetrominoes","width":5,"height":5}`},
 			want: map[string]any{"proven": true, "source": "search"}},
+		{name: "annotate", cmd: "solve", args: []string{"--data-dir", unused, "polyomino/annotate", `{"game":"tetrominoes","width":4,"height":4,"moves":["I:a1,b1,c1,d1","T:a2,b2,c2,b3"]}`},
+			want: map[string]any{"game": "tetrominoes"}},
 		{name: "a metrics address already taken", cmd: "solve", args: []string{"--data-dir", unused, "--metrics-addr", held.Addr().String(), "polyomino/moves", `{"game":"pentominoes"}`},
 			want: map[string]any{"count": 2308.0}},
 		{name: "tile from stdin", cmd: "tile", stdin: `{"width":10,"height":6,"pieces":"FILNPTUVWXYZ"}`, args: []string{"--data-dir", unused},
