@@ -18,7 +18,7 @@ type RequestExample struct {
 // RequestExamples returns the examples of every request body schema.
 func RequestExamples() []RequestExample {
 	return []RequestExample{
-		{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves", "/v1/polyomino/annotate"},
+		{"api.PolyominoRequest", []string{"/v1/polyomino/analyze", "/v1/polyomino/moves"},
 			`{"game": "pentominoes", "moves": ["L:c4,d4,e4,f4,c5"], "budget_ms": 2000}`},
 		{"api.TilingsRequest", []string{"/v1/polyomino/tilings"},
 			`{"width": 10, "height": 6, "pieces": "FILNPTUVWXYZ", "limit": 2}`},

@@ -33,7 +33,7 @@ func TestNullIsAbsent(t *testing.T) {
 	}
 	poly := newPolyominoServer(t, 10*time.Second)
 	servers := map[string]http.Handler{
-		"/v1/polyomino/analyze": poly, "/v1/polyomino/moves": poly,
+		"/v1/polyomino/analyze": poly, "/v1/polyomino/moves": poly, "/v1/polyomino/annotate": poly,
 		"/v1/polyomino/tilings": newTilingServer(t),
 		"/v1/teeko/analyze":     newTeekoServer(t),
 		"/v1/jobs":              newJobServer(t).Config.Handler,
@@ -41,6 +41,9 @@ func TestNullIsAbsent(t *testing.T) {
 	servers["/v1/teeko/annotate"] = servers["/v1/teeko/analyze"]
 	bodies := []struct{ def, path, body string }{
 		{"service.Hands", "/v1/polyomino/moves", `{"game": "pentominoes", "hands": {"first": "FILNPT", "second": "UVWXYZ"}}`},
+		// An annotation of a short game (the document's example, one move
+		// from the empty 8 x 8 board, takes a second a request).
+		{"api.PolyominoRequest", "/v1/polyomino/annotate", `{"game": "tetrominoes", "width": 4, "height": 4, "moves": ["I:a1,b1,c1,d1"], "budget_ms": 2000}`},
 	}
 	for _, ex := range RequestExamples() {
 		for _, p := range ex.Paths {
@@ -103,7 +106,8 @@ func same(t *testing.T, server http.Handler, path, field, without, with string, 
 }
 
 // steady is an answer without what changes from one request to the next
-// (stats, source: the second may come from the cache).
+// (stats, source: the second may come from the cache; an annotation's
+// final position's too).
 func steady(t *testing.T, body []byte) string {
 	t.Helper()
 	var m map[string]any
@@ -112,6 +116,10 @@ func steady(t *testing.T, body []byte) string {
 	}
 	delete(m, "stats")
 	delete(m, "source")
+	if final, ok := m["final"].(map[string]any); ok { // an annotation's last position
+		delete(final, "stats")
+		delete(final, "source")
+	}
 	out, _ := json.Marshal(m)
 	return string(out)
 }

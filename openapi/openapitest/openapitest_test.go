@@ -56,7 +56,8 @@ func TestCheckRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer := []byte(`{"count":0,"distinct_up_to_symmetry":0,"moves":[],"to_move":"first","board":["..."],"game_over":true,"pass":false,"scores":[0,0],"pieces_left":{"pool":[]}}`)
+	answer := []byte(`{"count":0,"distinct_up_to_symmetry":0,"moves":[],"to_move":"first","board":["..."],"game_over":true,"pass":false,"scores":[0,0],"pieces_left":{"pool":[]},` +
+		`"config":{"game":"pentominoes","width":8,"height":8,"blocked":[],"order":5,"pieces":["F"],"pool":true,"neutral":[],"end_rule":"normal"}}`)
 	jsonType := http.Header{"Content-Type": {"application/json"}}
 	for _, c := range []struct {
 		name, body string
