@@ -116,6 +116,15 @@ func FuzzPolyominoMovesHandler(f *testing.F) {
 		`{"width":4,"height":2,"hands":{"first":["I"],"second":["P"]},"end_rule":"score"}`)
 }
 
+func FuzzPolyominoAnnotateHandler(f *testing.F) {
+	fuzzHandler(f, "/v1/polyomino/annotate", `{"game":"tetrominoes","width":4,"height":4,"moves":["I:a1,b1,c1,d1","T:a2,b2,c2,b3"]}`,
+		`{"moves":[]}`, `{"game":"tetrominoes","moves":["I:a1,b1,c1,d1","I:a1,b1,c1,d1"]}`,
+		`{"game":"capture","width":5,"height":5,"pieces":"tetrominoes","moves":["L:b4,c4,d4,d5","S:d2,e2,c3,d3","~L T:a2,b2,c2,b3"],"budget_ms":5}`,
+		`{"width":6,"height":6,"hands":{"first":["F","I","L","N","P","T"],"second":["U","V","W","X","Y","Z"]},"end_rule":"score","moves":["L:f1,f2,f3,e4,f4","W:d2,c3,d3,b4,c4","P:d5,e5,f5,d6,e6","Y:a1,a2,b2,a3,a4","U:a5,a6,b6,c6,c5"],"budget_ms":5}`,
+		`{"game":"tetrominoes","board":["IIII.",".....",".....",".....","....."],"to_move":"second","moves":["O:a2,b2,a3,b3"]}`,
+		`{"game":"hexominoes","moves":["H01:a1,b1,c1,d1,e1,f1"],"budget_ms":1}`)
+}
+
 func FuzzTilingsHandler(f *testing.F) {
 	fuzzHandler(f, "/v1/polyomino/tilings", `{"width":10,"height":6,"limit":1,"budget_ms":1}`, `{"width":5,"height":4,"pieces":"tetrominoes"}`,
 		`{"board":["#....","....."],"pieces":"II","multiset":true,"allow_leftover":true}`, `{"width":3,"height":3,"pieces":"h1"}`)

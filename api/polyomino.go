@@ -135,7 +135,10 @@ type PolyominoRequest struct {
 // with the answer's board (and to_move), or with the moves that led there,
 // these fields are the same game: an answer may be posted back as it is,
 // without the request that made it (whose seed and empty hands are dealt
-// here, and whose presets' defaults are spelt out).
+// here, and whose presets' defaults are spelt out). In the capture
+// variant, a turn in progress (banned) and the history of the position
+// (the repetition rule: board rows are its first occurrence) are the
+// request's, not the game's: send them again.
 type PolyominoConfig struct {
 	// The preset the settings override (capture: the capture variant).
 	Game   string `json:"game" enums:"pentominoes,tetrominoes,hexominoes,capture" example:"pentominoes"`

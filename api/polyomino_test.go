@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -630,6 +631,26 @@ func TestPolyominoAnnotate(t *testing.T) {
 	code, a, p := annotate(`{"game":"capture","width":5,"height":5,"pieces":"tetrominoes","board":["IIII.",".....",".....",".....","....."],"markers":{"I":"first"},"to_move":"second","moves":["O:a2,b2,a3,b3","L:c2,d2,e2,e3","T:c3,b4,c4,d4"],"budget_ms":3000}`)
 	if code != 200 || a.Plies[0].Player != "second" || a.Plies[1].Player != "first" || a.Plies[2].Player != "second" || a.Final.ToMove != "first" {
 		t.Fatalf("capture from board rows: %d %+v %+v", code, a, p)
+	}
+	// Marks from the outcomes in the capture variant (its answers carry no
+	// value: a review found every blunder is_best and no !! there), and a
+	// forced winning move is !! (as Teeko's annotation reads the rule).
+	for body, want := range map[string]string{
+		`{"game":"capture","width":5,"height":5,"pieces":"tetrominoes","moves":["L:b4,c4,d4,d5","S:d2,e2,c3,d3","T:a2,b2,c2,b3","I:a1,b1,c1,d1","~S O:d2,e2,d3,e3","~T S:a2,b2,b3,c3"],"budget_ms":5000}`: "??? false,??? false,??? false,!! true,! true, true",
+		`{"game":"tetrominoes","moves":["L:a1,b1,c1,c2","T:d3,c4,d4,e4","S:a3,a4,b4,b5","O:d1,e1,d2,e2"]}`:                                                                                                "??? false,??? false,??? false,!! true",
+	} {
+		code, a, p := annotate(body)
+		var got []string
+		for _, ply := range a.Plies {
+			got = append(got, fmt.Sprintf("%s %v", ply.Mark, ply.IsBest))
+		}
+		if code != 200 || strings.Join(got, ",") != want {
+			t.Errorf("%s: %d %v %+v; want marks and is_best %s", body, code, got, p, want)
+		}
+	}
+	long := strings.Repeat(`"I:a1,b1,c1,d1",`, service.MaxAnnotatedMoves) + `"I:a1,b1,c1,d1"`
+	if code, _, p := annotate(`{"game":"tetrominoes","moves":[` + long + `]}`); code != 400 || !strings.Contains(p.Detail, "at most 200") {
+		t.Errorf("a game of %d moves: %d %+v", service.MaxAnnotatedMoves+1, code, p)
 	}
 	for _, tc := range []struct {
 		body, field string

@@ -118,7 +118,7 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 					want = "?="
 				case res.Value == 0 && mv.Value < 0:
 					want = "??"
-				case mv.Value >= 0 && notLosing == 1 && len(res.Moves) > 1:
+				case mv.Value >= 0 && notLosing == 1: // a forced move too
 					want = "!!"
 				}
 				if ply.Mark == "!" {

@@ -5,8 +5,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/capture"
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
+
+// MaxAnnotatedMoves bounds the games annotate takes: each position is
+// analyzed (a Pentominoes game has at most 12 moves, a hexomino game 35;
+// a capture game may go on longer).
+const MaxAnnotatedMoves = 200
 
 // Annotating a polyomino game: every position of the game analyzed (as
 // analyze does, with all_moves), the last first, within one budget, and
@@ -69,8 +75,11 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	if err := checkBudget(q.BudgetMs); err != nil {
 		return PolyominoAnnotation{}, err
 	}
-	if len(q.Moves) == 0 {
+	switch {
+	case len(q.Moves) == 0:
 		return PolyominoAnnotation{}, Invalid("moves", nil, "moves is empty: give the game's moves (from board, or from the start), e.g. [\"L:a1,a2,a3,a4,b4\"]")
+	case len(q.Moves) > MaxAnnotatedMoves:
+		return PolyominoAnnotation{}, Invalid("moves", nil, "a game of %d moves: annotate takes at most %d (each position is analyzed)", len(q.Moves), MaxAnnotatedMoves)
 	}
 	n := len(q.Moves)
 	// The positions, each a move's (before it) and the last, replayed from
@@ -80,19 +89,21 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	if q.isCapture() {
 		// The capture variant's positions carry their history (the
 		// repetition rule): each is the game's moves up to it.
-		whole := q
-		whole.BudgetMs = 1
-		if _, err := p.Moves(ctx, whole); err != nil {
+		// to_move names the first mover; turns alternate (the capture
+		// variant has no passes), and a capture request's to_move is the
+		// player to move after its moves.
+		after := func(i int, pq PolyominoQuery) PolyominoQuery {
+			pq.Moves = q.Moves[:i]
+			if i%2 == 1 && q.ToMove != "" {
+				pq.ToMove = otherPlayer(q.ToMove)
+			}
+			return pq
+		}
+		if _, err := after(n, q).requestCapturePosition(ctx); err != nil {
 			return PolyominoAnnotation{}, err
 		}
 		analyze = func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error) {
-			pq.Moves = q.Moves[:i]
-			if i%2 == 1 && q.ToMove != "" {
-				// to_move names the first mover; turns alternate (the
-				// capture variant has no passes).
-				pq.ToMove = otherPlayer(q.ToMove)
-			}
-			return p.Analyze(ctx, pq)
+			return p.Analyze(ctx, after(i, pq))
 		}
 	} else {
 		first := q
@@ -129,6 +140,9 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	answers := make([]PolyominoAnswer, n+1)
 	for i := n; i >= 0; i-- {
+		// Each search and big answer takes the assembly gate afresh: the
+		// place an earlier answer took is not held through the searches.
+		PauseAssembly(ctx)
 		pq := q
 		pq.AllMoves, pq.Background = i < n, false
 		share := max((budget-time.Since(start))/time.Duration(i+1), time.Millisecond)
@@ -210,8 +224,23 @@ func plyValue(outcome string, proven bool, value int, plies *int, score bool) Po
 	if score {
 		v.Score = &value
 	}
-	v.signed = value
+	v.signed = signedValue(outcome, value, score)
 	return v
+}
+
+// signedValue is a value for its player: under the score rule the score
+// difference, else the outcome's sign (win +1, loss -1, draw 0: capture
+// answers carry no value).
+func signedValue(outcome string, value int, score bool) int {
+	switch {
+	case score:
+		return value
+	case outcome == "win":
+		return 1
+	case outcome == "loss":
+		return -1
+	}
+	return 0
 }
 
 // turned is an outcome for the other player.
@@ -226,13 +255,22 @@ func turned(outcome string) string {
 }
 
 // playedMove is the row of a's moves for move (in any notation the
-// game reads), when a lists it.
+// game reads: a capture turn's too), when a lists it.
 func playedMove(a PolyominoAnswer, move string) (PolyominoMove, bool) {
-	m, err := polyomino.ParseMove(move)
-	if err != nil {
-		return PolyominoMove{}, false
+	var s string
+	if a.Capture {
+		t, err := capture.ParseTurn(move)
+		if err != nil {
+			return PolyominoMove{}, false
+		}
+		s = t.String()
+	} else {
+		m, err := polyomino.ParseMove(move)
+		if err != nil {
+			return PolyominoMove{}, false
+		}
+		s = m.String()
 	}
-	s := m.String()
 	i := slices.IndexFunc(a.Moves, func(r PolyominoMove) bool { return r.Move == s })
 	if i < 0 {
 		return PolyominoMove{Move: s}, false
@@ -240,13 +278,14 @@ func playedMove(a PolyominoAnswer, move string) (PolyominoMove, bool) {
 	return a.Moves[i], true
 }
 
-// onlyNotLosing: every move of a but move is proven to lose.
+// onlyNotLosing: every move of a but move is proven to lose (a forced
+// move too, as Teeko's annotation reads the rule).
 func onlyNotLosing(a PolyominoAnswer, move string) bool {
-	if len(a.Moves) != a.LegalMoves || len(a.Moves) < 2 {
+	if len(a.Moves) != a.LegalMoves || len(a.Moves) == 0 {
 		return false
 	}
 	for _, r := range a.Moves {
-		if r.Move != move && (!r.Proven || r.Value >= 0) {
+		if r.Move != move && (!r.Proven || signedValue(r.Outcome, r.Value, a.ScoreRule) >= 0) {
 			return false
 		}
 	}
@@ -256,11 +295,12 @@ func onlyNotLosing(a PolyominoAnswer, move string) bool {
 // uniqueBest: move alone reaches a's value, the fastest win (the slowest
 // loss) when the value is a win (a loss) and every such move's plies are
 // known; under the score rule the only move of the best score. A drawing
-// move among several is never unique.
+// move is never unique; a forced move that loses is (as Teeko's).
 func uniqueBest(a PolyominoAnswer, move string) bool {
-	if len(a.Moves) != a.LegalMoves || len(a.Moves) < 2 {
+	if len(a.Moves) != a.LegalMoves || len(a.Moves) == 0 {
 		return false
 	}
+	value := func(r PolyominoMove) int { return signedValue(r.Outcome, r.Value, a.ScoreRule) }
 	var mine *PolyominoMove
 	for i, r := range a.Moves {
 		if !r.Proven {
@@ -270,20 +310,20 @@ func uniqueBest(a PolyominoAnswer, move string) bool {
 			mine = &a.Moves[i]
 		}
 	}
-	if mine == nil {
+	if mine == nil || value(*mine) == 0 {
 		return false
 	}
 	for _, r := range a.Moves {
-		if r.Move == move || r.Value != mine.Value {
+		if r.Move == move || value(r) != value(*mine) {
 			continue
 		}
-		if a.ScoreRule || mine.Value == 0 {
+		if a.ScoreRule {
 			return false // another move as good
 		}
 		if r.Plies == nil || mine.Plies == nil {
 			return false // which is fastest (slowest) is unknown
 		}
-		if *r.Plies == *mine.Plies || (mine.Value > 0) == (*r.Plies < *mine.Plies) {
+		if *r.Plies == *mine.Plies || (value(*mine) > 0) == (*r.Plies < *mine.Plies) {
 			return false // another as fast (slow), or faster (slower)
 		}
 	}
