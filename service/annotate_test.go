@@ -146,7 +146,7 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 						t.Errorf("%s ply %d: marked ! but %+v (%d moves of the best value)", tc.name, i+1, ply, best)
 					}
 				}
-				if i > 0 && ann.Plies[i-1].Player != ply.Player && ann.Plies[i-1].After.Outcome != turned(ply.Before.Outcome) {
+				if i > 0 && ann.Plies[i-1].Player != ply.Player && ann.Plies[i-1].After.Outcome != service.Turned(ply.Before.Outcome) {
 					t.Errorf("%s ply %d: before %s, the last ply's after %s", tc.name, i+1, ply.Before.Outcome, ann.Plies[i-1].After.Outcome)
 				}
 				marks[ply.Mark]++
@@ -159,16 +159,6 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 			t.Errorf("no ply marked %q in %v: the games cover too little", m, marks)
 		}
 	}
-}
-
-func turned(outcome string) string {
-	switch outcome {
-	case "win":
-		return "loss"
-	case "loss":
-		return "win"
-	}
-	return outcome
 }
 
 func u64p(v uint64) *uint64 { return &v }

@@ -228,12 +228,25 @@ func integralLiteral(lit []byte) (int64, bool) {
 	return n, true
 }
 
-// checkKeysAndNulls reports, at any depth, a key given twice in one
-// object (encoding/json keeps the last silently: {"game":"a","game":"b"}
-// would be game b) and a null in an array (encoding/json decodes it as the
-// element type's zero: [null] as squares would be square 0, which the
-// client never sent; no list of a request holds null).
-func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
+// jsonValue is a value walkJSON meets: its first token (a delimiter for
+// an object or array), where it stands, and the input offset after that
+// token.
+type jsonValue struct {
+	tok json.Token
+	// path: the dotted path of the list the value is an element of
+	// (inList, at index), or of the field it is the value of; a list in a
+	// list is named by the outer list's path and "[]".
+	path   string
+	inList bool
+	index  int
+	offset int64
+}
+
+// walkJSON reads raw (well-formed JSON) and calls key (when not nil) for
+// each object key, with its object's path and whether the object gave it
+// already, and value for each value, in order, until one returns an error
+// (which it returns) or false (stop: nil).
+func walkJSON(raw json.RawMessage, key func(path, k string, again bool) error, value func(v jsonValue) (bool, error)) error {
 	type frame struct {
 		object  bool
 		keys    map[string]bool
@@ -256,29 +269,33 @@ func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 		}
 		if top != nil && top.object && top.wantKey {
 			if k, ok := tok.(string); ok {
-				if top.keys[k] {
-					return &DecodeFieldError{Field: join(top.path, k), Msg: fmt.Sprintf("%q is given twice in one object", k)}
+				if key != nil {
+					if err := key(top.path, k, top.keys[k]); err != nil {
+						return err
+					}
 				}
 				top.keys[k] = true
 				top.key, top.wantKey = k, false
 				continue
 			}
 		}
-		if tok == nil && top != nil && !top.object && nulls {
-			i := top.index
-			return &DecodeFieldError{Field: top.path, Index: &i, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", top.index+1)}
+		v := jsonValue{tok: tok, offset: dec.InputOffset()}
+		if top != nil {
+			v.path, v.inList, v.index = top.path, !top.object, top.index
+			if top.object {
+				v.path = join(top.path, top.key)
+			}
 		}
-		if top != nil && !top.object {
-			top.index++
+		if tok != json.Delim('}') && tok != json.Delim(']') {
+			if more, err := value(v); err != nil || !more {
+				return err
+			}
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			path := ""
-			if top != nil {
-				path = top.path
-				if top.object {
-					path = join(top.path, top.key)
-				}
+			path := v.path
+			if v.inList && tok == json.Delim('[') {
+				path += "[]"
 			}
 			stack = append(stack, &frame{object: tok == json.Delim('{'), keys: map[string]bool{}, path: path, wantKey: true})
 			continue
@@ -286,83 +303,62 @@ func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 			stack = stack[:len(stack)-1]
 		}
 		// A value ended (a scalar, or the object or array just closed).
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].wantKey = true
+		if len(stack) > 0 {
+			if parent := stack[len(stack)-1]; parent.object {
+				parent.wantKey = true
+			} else {
+				parent.index++
+			}
 		}
 	}
+}
+
+// checkKeysAndNulls reports, at any depth, a key given twice in one
+// object (encoding/json keeps the last silently: {"game":"a","game":"b"}
+// would be game b) and a null in an array (encoding/json decodes it as the
+// element type's zero: [null] as squares would be square 0, which the
+// client never sent; no list of a request holds null).
+func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
+	return walkJSON(raw, func(path, k string, again bool) error {
+		if again {
+			return &DecodeFieldError{Field: join(path, k), Msg: fmt.Sprintf("%q is given twice in one object", k)}
+		}
+		return nil
+	}, func(v jsonValue) (bool, error) {
+		if v.tok != nil || !v.inList || !nulls {
+			return true, nil
+		}
+		e := &DecodeFieldError{Field: v.path, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", v.index+1)}
+		if list, ok := strings.CutSuffix(v.path, "[]"); ok {
+			e.Field = list // a list in a list: no one index says where
+		} else {
+			i := v.index
+			e.Index = &i
+		}
+		return false, e
+	})
 }
 
 // listIndexAt is the 0-based index of the element of the list field
 // (dotted path, as UnmarshalTypeError names it) where encoding/json
 // reports an element of the wrong type, at byte offset of raw (valid
 // JSON): after a scalar element, or after the opening of an object or
-// array element; nil when no element of that list is there.
+// array element; nil when no element of that list is there (a list in a
+// list: no one index says where).
 func listIndexAt(raw json.RawMessage, offset int64, field string) *int {
-	type frame struct {
-		object bool
-		path   string
-		key    string // the object's key whose value comes next
-		index  int    // an array's: of the value that comes next
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil || dec.InputOffset() > offset {
-			return nil
+	var at *int
+	_ = walkJSON(raw, nil, func(v jsonValue) (bool, error) {
+		if v.offset > offset {
+			return false, nil
 		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
+		if v.offset == offset && v.inList && v.path == field {
+			i := v.index
+			at = &i
+			return false, nil
 		}
-		if top != nil && top.object && top.key == "" {
-			top.key, _ = tok.(string)
-			continue
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			// An object or array where a scalar element is expected:
-			// encoding/json reports the offset after its opening.
-			if top != nil && !top.object && top.path == field && dec.InputOffset() == offset {
-				i := top.index
-				return &i
-			}
-			path := ""
-			if top != nil {
-				path = top.path
-				switch {
-				case top.object:
-					path = join(top.path, top.key)
-				case tok == json.Delim('['):
-					// A list in a list: encoding/json names its elements
-					// by the outer list's path, which no one index says.
-					path += "[]"
-				}
-			}
-			stack = append(stack, &frame{object: tok == json.Delim('{'), path: path})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			top = nil
-			if len(stack) > 0 {
-				top = stack[len(stack)-1]
-			}
-		}
-		// A value ended: a scalar, or the object or array just closed.
-		if top == nil {
-			continue
-		}
-		if top.object {
-			top.key = ""
-			continue
-		}
-		if dec.InputOffset() == offset && top.path == field {
-			i := top.index
-			return &i
-		}
-		top.index++
-	}
+		return true, nil
+	})
+	return at
 }
 
 // exactNames checks that every object key of raw names a field of t (a

@@ -340,15 +340,36 @@ func TestCacheThroughRedisDeath(t *testing.T) {
 func TestJobsOnRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	base := startApp(t, map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_REDIS_TIMEOUT": redisTestTimeout})
-	resp, err := http.Post(base+"/v1/jobs", "application/json", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":12,"height":5}}`))
+	loc := submitJob(t, base, `{"type":"polyomino.tilings","request":{"width":12,"height":5}}`)
+	waitJob(t, base, loc, func(b []byte) bool {
+		return strings.Contains(string(b), `"status":"done"`) && strings.Contains(string(b), `"count":1010`)
+	})
+	rdb := redisClient(t, srv.URL())
+	if n := rdb.Exists(context.Background(), "gs:jobs:"+strings.TrimPrefix(loc, "/v1/jobs/")).Val(); n != 1 {
+		t.Errorf("job hash not in Redis")
+	}
+}
+
+// submitJob posts a job to the server at base and returns its location.
+func submitJob(t *testing.T, base, body string) string {
+	t.Helper()
+	resp, err := http.Post(base+"/v1/jobs", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	loc := resp.Header.Get("Location")
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 202 || loc == "" {
-		t.Fatalf("submit: %d", resp.StatusCode)
+		t.Fatalf("submit %s: %d %s", body, resp.StatusCode, b)
 	}
+	return loc
+}
+
+// waitJob waits until the job at loc of the server at base answers a body
+// done takes.
+func waitJob(t *testing.T, base, loc string, done func(body []byte) bool) {
+	t.Helper()
 	waitUntil(t, func() bool {
 		r, err := http.Get(base + loc)
 		if err != nil {
@@ -356,12 +377,8 @@ func TestJobsOnRedis(t *testing.T) {
 		}
 		defer r.Body.Close()
 		b, _ := io.ReadAll(r.Body)
-		return strings.Contains(string(b), `"status":"done"`) && strings.Contains(string(b), `"count":1010`)
+		return done(b)
 	})
-	rdb := redisClient(t, srv.URL())
-	if n := rdb.Exists(context.Background(), "gs:jobs:"+strings.TrimPrefix(loc, "/v1/jobs/")).Val(); n != 1 {
-		t.Errorf("job hash not in Redis")
-	}
 }
 
 func redisClient(t *testing.T, url string) *redis.Client {
@@ -380,17 +397,7 @@ func redisClient(t *testing.T, url string) *redis.Client {
 func TestBookJobOverHTTP(t *testing.T) {
 	base := startApp(t, nil, "--book-table-mb", "16")
 	moves, _ := json.Marshal(strings.Fields(bookTestMoves))
-	body := fmt.Sprintf(`{"type":"polyomino.book","request":{"moves":%s,"classes":[0,1,2]}}`, moves)
-	resp, err := http.Post(base+"/v1/jobs", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := resp.Header.Get("Location")
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 202 || loc == "" {
-		t.Fatalf("submit %s: %d %s", body, resp.StatusCode, b)
-	}
+	loc := submitJob(t, base, fmt.Sprintf(`{"type":"polyomino.book","request":{"moves":%s,"classes":[0,1,2]}}`, moves))
 	var job struct {
 		Status string `json:"status"`
 		Result struct {
@@ -402,14 +409,7 @@ func TestBookJobOverHTTP(t *testing.T) {
 			Complete bool `json:"complete"`
 		} `json:"result"`
 	}
-	waitUntil(t, func() bool {
-		r, err := http.Get(base + loc)
-		if err != nil {
-			return false
-		}
-		defer r.Body.Close()
-		return json.NewDecoder(r.Body).Decode(&job) == nil && job.Status == "done"
-	})
+	waitJob(t, base, loc, func(b []byte) bool { return json.Unmarshal(b, &job) == nil && job.Status == "done" })
 	if !job.Result.Complete || len(job.Result.Lines) != 3 {
 		t.Fatalf("result %+v", job.Result)
 	}
@@ -418,11 +418,11 @@ func TestBookJobOverHTTP(t *testing.T) {
 			t.Errorf("line %+v: a losing move needs its winning reply", l)
 		}
 	}
-	resp, err = http.Post(base+"/v1/jobs", "application/json", strings.NewReader(`{"type":"polyomino.book","request":{"moves":["Q:a1"]}}`))
+	resp, err := http.Post(base+"/v1/jobs", "application/json", strings.NewReader(`{"type":"polyomino.book","request":{"moves":["Q:a1"]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ = io.ReadAll(resp.Body)
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !strings.Contains(string(b), "moves") {
 		t.Fatalf("bad moves: %d %s", resp.StatusCode, b)
@@ -442,22 +442,8 @@ func TestChildrenThroughRedis(t *testing.T) {
 	// length search of the lost position (its slowest loss: seconds).
 	one := startApp(t, env, "--worker-slots", "2", "--max-job-duration", "1s")
 	position := `"game":"pentominoes","width":8,"height":5`
-	resp, err := http.Post(one+"/v1/jobs", "application/json", strings.NewReader(`{"type":"polyomino.analyze","request":{`+position+`,"all_moves":true}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := resp.Header.Get("Location")
-	resp.Body.Close()
-	if resp.StatusCode != 202 || loc == "" {
-		t.Fatalf("submit: %d", resp.StatusCode)
-	}
-	waitUntil(t, func() bool {
-		r, err := http.Get(one + loc)
-		if err != nil {
-			return false
-		}
-		defer r.Body.Close()
-		b, _ := io.ReadAll(r.Body)
+	loc := submitJob(t, one, `{"type":"polyomino.analyze","request":{`+position+`,"all_moves":true}}`)
+	waitJob(t, one, loc, func(b []byte) bool {
 		if strings.Contains(string(b), `"status":"failed"`) || strings.Contains(string(b), `"status":"canceled"`) {
 			t.Fatalf("the job: %s", b)
 		}
