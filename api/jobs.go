@@ -98,7 +98,7 @@ type Job struct {
 
 func jobHref(id string) string { return "/v1/jobs/" + id }
 
-func toJob(j jobs.Job, convert func(json.RawMessage) (any, error)) (Job, error) {
+func toJob(j jobs.Job, convert func(request, result json.RawMessage) (any, error)) (Job, error) {
 	// Times to the millisecond, what the stores keep: the same before and
 	// after a restart, in memory and in Redis.
 	ms := func(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
@@ -119,7 +119,7 @@ func toJob(j jobs.Job, convert func(json.RawMessage) (any, error)) (Job, error) 
 		if convert == nil {
 			out.Result = j.Result
 		} else {
-			r, err := convert(j.Result)
+			r, err := convert(j.Request, j.Result)
 			if err != nil {
 				return out, err
 			}
@@ -129,12 +129,12 @@ func toJob(j jobs.Job, convert func(json.RawMessage) (any, error)) (Job, error) 
 	return out, nil
 }
 
-// jobResultConverter turns a job type's stored result into the wire shape
-// of its synchronous endpoint.
-func jobResultConverter(typ string) func(json.RawMessage) (any, error) {
+// jobResultConverter turns a job type's stored result (of its request)
+// into the wire shape of its synchronous endpoint.
+func jobResultConverter(typ string) func(request, result json.RawMessage) (any, error) {
 	switch typ {
 	case "polyomino.tilings":
-		return tilingsJobResult
+		return func(_, result json.RawMessage) (any, error) { return tilingsJobResult(result) }
 	case "polyomino.analyze":
 		return polyominoJobResult
 	}

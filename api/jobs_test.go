@@ -611,3 +611,20 @@ func TestOldTilingsJobResult(t *testing.T) {
 		t.Errorf("a finished job of the earlier version: %s %v", b, err)
 	}
 }
+
+// TestOldAnalyzeJobResult: a polyomino.analyze job's result stored by the
+// version before answers carried the game's settings is served with its
+// config, from the job's request (a review found it empty).
+func TestOldAnalyzeJobResult(t *testing.T) {
+	for request, want := range map[string]string{
+		`{"game":"pentominoes","width":6,"height":6,"hands":{},"seed":3}`: `"hands":{"first":["I","P","T","V","W","Z"],"second":["F","L","N","U","X","Y"]}`,
+		`{"game":"capture","width":5,"height":5,"blocked":["C3"]}`:        `"game":"capture","width":5,"height":5,"blocked":["c3"]`,
+	} {
+		old := json.RawMessage(`{"config":{"Preset":"pentominoes"},"board":["......"],"to_move":"first","outcome":"loss","proven":true,"value":-1,"best_moves":[],"best_complete":true}`)
+		j, err := toJob(jobs.Job{ID: "x", Type: "polyomino.analyze", Status: jobs.StatusDone, Request: json.RawMessage(request), Result: old}, jobResultConverter("polyomino.analyze"))
+		b, _ := json.Marshal(j.Result)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %s %v; want %s", request, b, err, want)
+		}
+	}
+}

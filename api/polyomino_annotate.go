@@ -64,6 +64,10 @@ type PolyominoAnnotation struct {
 	Plies  []PolyominoAnnotatedPly `json:"plies"`
 	// The analysis of the position after the last move.
 	Final PolyominoAnalysis `json:"final"`
+	// Positions left unknown (their plies unmarked): the annotation's
+	// time (budget_ms and 2 s) was spent, or no solver slot was free
+	// within it.
+	Unanalyzed int `json:"unanalyzed" example:"0"`
 	// The annotation's time, and the nodes its searches made (those of
 	// answers from the cache or the book not counted).
 	Stats Stats `json:"stats"`
@@ -72,7 +76,7 @@ type PolyominoAnnotation struct {
 // polyominoAnnotate godoc
 //
 //	@Summary		Annotate a polyomino game
-//	@Description	Analyzes every position of a game (the board given, or the start, then each move of `moves`) as analyze does with `all_moves`, the last position first, each with an equal share of what is left of `budget_ms` (at least a millisecond each, besides each position's own set-up of 10 to 40 ms: a game of many moves takes longer; at most 200 moves), and marks each move as RULES.md marks a Teeko game's: `!` the unique best move (the only fastest win or the only slowest loss, when every such move's plies are known; under the score rule the only move of the best score; never a drawing move), `!!` the only move that does not lose (takes precedence), `?=` a won position turned into a draw, `??` a drawn position into a loss, `???` a won position into a loss, empty otherwise, or when the analysis proved too little to say; as Teeko's annotation reads the table, a forced move that does not lose is `!!`, one that loses `!`. Each ply gives the position's value before and after the move for the player who made it, and the best moves. Every position's answer is cached: annotating the game again, or analyzing one of its positions, answers from the cache, and a search takes the positions after the moves the cache holds (so the last positions, analyzed first, serve the earlier ones). `to_move` names who makes the first move of `moves` (default: from the pieces placed); under the score rule a player who cannot place passes and the next move is the other's. `all_moves` and `background` are ignored. Answers as analyze does when a search slot is not free (503).
+//	@Description	Analyzes every position of a game (the board given, or the start, then each move of `moves`) as analyze does with `all_moves`, the last position first, each with an equal share of what is left of `budget_ms` (at least a millisecond each, besides each position's own set-up of 10 to 40 ms; at most 200 moves); the whole annotation takes at most `budget_ms` and 2 s (the set-ups, waits for a solver slot): a position it has no time left for, or no solver slot free for, is left unknown and counted in `unanalyzed`, the others kept, and marks each move as RULES.md marks a Teeko game's: `!` the unique best move (the only fastest win or the only slowest loss, when every such move's plies are known; under the score rule the only move of the best score; never a drawing move), `!!` the only move that does not lose (takes precedence), `?=` a won position turned into a draw, `??` a drawn position into a loss, `???` a won position into a loss, empty otherwise, or when the analysis proved too little to say; as Teeko's annotation reads the table, a forced move that does not lose is `!!`, one that loses `!`. Each ply gives the position's value before and after the move for the player who made it, and the best moves. Every position's proven answer that took a search of 20 ms or more is cached (as analyze's): annotating the game again, or analyzing one of its positions, answers from the cache, and a search of an annotated position takes the positions after its moves the cache holds (so the last positions, analyzed first, serve the earlier ones). `to_move` names who makes the first move of `moves` (default: from the pieces placed); under the score rule a player who cannot place passes and the next move is the other's. `all_moves` and `background` are ignored. Answers as analyze does when a search slot is not free (503).
 //	@Tags			polyomino
 //	@Accept			json
 //	@Produce		json,application/problem+json
@@ -104,7 +108,7 @@ func (h *handlers) polyominoAnnotate(c *gin.Context) {
 		return
 	}
 	out := PolyominoAnnotation{Game: a.Final.Config.Preset, Config: polyominoConfig(a.Settings), Plies: make([]PolyominoAnnotatedPly, len(a.Plies)),
-		Final: toPolyominoAnalysis(a.Final, false), Stats: Stats{ElapsedMs: ms(a.Elapsed)}}
+		Final: toPolyominoAnalysis(a.Final, false), Unanalyzed: a.Unanalyzed, Stats: Stats{ElapsedMs: ms(a.Elapsed)}}
 	nodes := a.Nodes
 	out.Stats.Nodes = &nodes
 	for i, p := range a.Plies {

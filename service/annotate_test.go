@@ -162,3 +162,28 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 }
 
 func u64p(v uint64) *uint64 { return &v }
+
+// TestAnnotateBusy: with the one solver slot held, an annotation keeps to
+// its time (budget and grace) and answers, the positions it found no slot
+// for left unknown and counted, not a 503 that throws the rest away.
+func TestAnnotateBusy(t *testing.T) {
+	service.SetAnnotateGrace(t, 200*time.Millisecond)
+	s := searcherWithBudget(time.Second)
+	s.Slots = service.NewSlots(1, 8, 5*time.Second, nil) // a long queue wait
+	release, ok := s.Slots.TryAcquire()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer release()
+	p := service.NewPolyomino(s)
+	start := time.Now()
+	ann, err := p.Annotate(context.Background(), service.PolyominoQuery{Game: "pentominoes", Width: intp(8), Height: intp(5),
+		Moves: []string{"L:a1,b1,c1,d1,a2", "I:a5,b5,c5,d5,e5"}, BudgetMs: 300})
+	took := time.Since(start)
+	if err != nil || ann.Unanalyzed == 0 || len(ann.Plies) != 2 || ann.Plies[0].Player != "first" || ann.Plies[1].Player != "second" {
+		t.Fatalf("%v: %+v", err, ann)
+	}
+	if took > 2*time.Second {
+		t.Errorf("took %v: the budget is 300 ms, the grace 200 ms", took)
+	}
+}

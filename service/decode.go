@@ -321,7 +321,7 @@ func walkJSON(raw json.RawMessage, key func(path, k string, again bool) error, v
 func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 	return walkJSON(raw, func(path, k string, again bool) error {
 		if again {
-			return &DecodeFieldError{Field: join(path, k), Msg: fmt.Sprintf("%q is given twice in one object", k)}
+			return &DecodeFieldError{Field: join(strings.ReplaceAll(path, "[]", ""), k), Msg: fmt.Sprintf("%q is given twice in one object", k)}
 		}
 		return nil
 	}, func(v jsonValue) (bool, error) {
@@ -329,8 +329,8 @@ func checkKeysAndNulls(raw json.RawMessage, nulls bool) error {
 			return true, nil
 		}
 		e := &DecodeFieldError{Field: v.path, Msg: fmt.Sprintf("element %d is null: a list takes no null (leave the element out)", v.index+1)}
-		if list, ok := strings.CutSuffix(v.path, "[]"); ok {
-			e.Field = list // a list in a list: no one index says where
+		if strings.Contains(v.path, "[]") {
+			e.Field = strings.ReplaceAll(v.path, "[]", "") // a list in a list: no one index says where
 		} else {
 			i := v.index
 			e.Index = &i

@@ -302,6 +302,7 @@ func TestDecodeListIndex(t *testing.T) {
 		{`{"tags":["a",["b"]]}`, "tags", "element 2: expected a string, got an array", 1},
 		{`{"hands":{"first":["F","I",2]}}`, "hands.first", "element 3", 2},
 		{`{"grid":[["a"],["b",4]]}`, "grid", "expected a string", -1}, // an element of an element: no one index says where
+		{`{"grid":[["a"],["b",null]]}`, "grid", "is null", -1},
 		{`{"tags":"a"}`, "tags", "expected an array", -1},
 		{`{"width":"8"}`, "width", "expected an integer", -1},
 	} {

@@ -62,20 +62,23 @@ func (s *Searcher) markChildren(ctx context.Context, pos *polyomino.Position) {
 // to look up (a pass, too many moves, beyond the search, too little
 // time): a cache that fails knows nothing.
 func (s *Searcher) knownChildren(ctx context.Context, pos *polyomino.Position, left time.Duration) *childValues {
-	if s == nil || s.Loader == nil || pos.MustPass() || pos.LegalMoveCount() > knownMaxMoves || !polyomino.Searchable(pos) {
+	if s == nil || s.Loader == nil {
 		return nil
 	}
 	if d, ok := ctx.Deadline(); ok {
 		left = time.Until(d)
 	}
 	within := min(left/knownShare, knownMaxTime)
-	if within < knownMinTime {
+	if within < knownMinTime || pos.MustPass() {
 		return nil
 	}
 	lctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	c := s.Loader.Cache()
 	if _, marked, _ := c.Get(cache.Uncounted(lctx), childrenKey(polyomino.CanonicalKey(pos))); !marked || lctx.Err() != nil {
+		return nil
+	}
+	if pos.LegalMoveCount() > knownMaxMoves || !polyomino.Searchable(pos) {
 		return nil
 	}
 	children := pos.Children()

@@ -14,6 +14,10 @@ import (
 // a capture game may go on longer).
 const MaxAnnotatedMoves = 200
 
+// annotateGrace is what an annotation may take beyond its budget: each
+// position's set-up, and waits for a solver slot.
+var annotateGrace = 2 * time.Second // a variable: tests shorten it
+
 // Annotating a polyomino game: every position of the game analyzed (as
 // analyze does, with all_moves), the last first, within one budget, and
 // each move marked as RULES.md marks a Teeko game's.
@@ -61,6 +65,9 @@ type PolyominoAnnotation struct {
 	Elapsed time.Duration
 	// Settings: the game's.
 	Settings GameSettings
+	// Unanalyzed counts the positions left unknown: the annotation's
+	// time was spent, or no solver slot was free.
+	Unanalyzed int
 }
 
 // Annotate analyzes every position of the game q describes (its board,
@@ -138,7 +145,28 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		}
 	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
+	// One deadline for the whole annotation: its budget, and a grace for
+	// the positions' set-up (each waits for a solver slot, and builds its
+	// answer); a position it leaves no time for, or finds no slot free
+	// for, is left unknown, the work done kept.
+	actx, cancel := context.WithTimeout(ctx, budget+annotateGrace)
+	defer cancel()
 	answers := make([]PolyominoAnswer, n+1)
+	out := PolyominoAnnotation{Plies: make([]PolyominoAnnotatedPly, n)}
+	unknown := func(i int) PolyominoAnswer {
+		a := PolyominoAnswer{Outcome: string(polyomino.OutcomeUnknown), BestMoves: []string{}}
+		switch {
+		case positions != nil:
+			pos := positions[i]
+			if i < n && pos.MustPass() {
+				pos = pos.Children()[0].Position
+			}
+			a = withPosition(a, pos)
+		case i < n && answers[i+1].ToMove != "":
+			a.ToMove = otherPlayer(answers[i+1].ToMove) // capture turns alternate
+		}
+		return a
+	}
 	for i := n; i >= 0; i-- {
 		// Each search and big answer takes the assembly gate afresh: the
 		// place an earlier answer took is not held through the searches.
@@ -147,13 +175,36 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		pq.AllMoves, pq.Background = i < n, false
 		share := max((budget-time.Since(start))/time.Duration(i+1), time.Millisecond)
 		pq.BudgetMs = share.Milliseconds()
-		a, err := analyze(ctx, i, pq)
-		if err != nil {
+		var a PolyominoAnswer
+		err := actx.Err()
+		if err == nil {
+			a, err = analyze(actx, i, pq)
+		}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return PolyominoAnnotation{}, ctx.Err() // the client left
+		case actx.Err() != nil || KindOf(err) == KindBusy:
+			a = unknown(i)
+			out.Unanalyzed++
+		default:
 			return PolyominoAnnotation{}, err
 		}
 		answers[i] = a
+		if i < n {
+			out.Plies[i] = annotatePly(i+1, q.Moves[i], answers[i], answers[i+1])
+			if i+1 < n {
+				answers[i+1].Moves = nil // marked: not needed any more
+			}
+		}
 	}
-	out := PolyominoAnnotation{Plies: make([]PolyominoAnnotatedPly, n), Final: answers[n], Settings: answers[n].Settings}
+	out.Final = answers[n]
+	for _, a := range answers {
+		if a.Settings.Game != "" {
+			out.Settings = a.Settings
+			break
+		}
+	}
 	for _, a := range answers {
 		// This request's searches (as analyze's stats count them).
 		if a.Source == SourceSearch {
@@ -161,9 +212,6 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		} else {
 			out.Nodes += a.SpentNodes
 		}
-	}
-	for i := range n {
-		out.Plies[i] = annotatePly(i+1, q.Moves[i], answers[i], answers[i+1])
 	}
 	out.Elapsed = time.Since(start)
 	return out, nil

@@ -2,6 +2,8 @@ package service
 
 import (
 	"cmp"
+	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/gamesolver/gamesolver/engine/capture"
@@ -92,4 +94,25 @@ func captureSettings(pos *capture.Position) GameSettings {
 	blocked = slices.Compact(blocked)
 	return GameSettings{Game: "capture", Width: cfg.Width, Height: cfg.Height, Blocked: blocked, Order: cfg.Order,
 		Pieces: nonNil(pos.Game().Pieces())}
+}
+
+// RequestSettings are the settings of the game of a polyomino request (a
+// job's, as stored): ok false when the request does not make a game.
+func RequestSettings(request json.RawMessage) (GameSettings, bool) {
+	if q, ok := captureQuery(request); ok {
+		pos, err := q.requestCapturePosition(context.Background())
+		if err != nil {
+			return GameSettings{}, false
+		}
+		return captureSettings(pos), true
+	}
+	var q PolyominoQuery
+	if DecodeRequest(request, &q) != nil {
+		return GameSettings{}, false
+	}
+	pos, err := q.position()
+	if err != nil {
+		return GameSettings{}, false
+	}
+	return settingsOf(pos), true
 }

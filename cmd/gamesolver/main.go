@@ -43,7 +43,7 @@ Usage:
   gamesolver worker [flags]     run a job worker against REDIS_URL (same flags as serve)
   gamesolver solve [flags] OPERATION [BODY]
                                 answer one API request in process and print its JSON
-                                (teeko, teeko/annotate, polyomino, polyomino/moves, tilings, games;
+                                (teeko, teeko/annotate, polyomino, polyomino/moves, polyomino/annotate, tilings, games;
                                 gamesolver solve -h has examples)
   gamesolver tile [flags] [BODY]
                                 the same as solve tilings

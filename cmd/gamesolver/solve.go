@@ -133,7 +133,7 @@ func solveCommand(name string, args []string, getenv func(string) string, stdin 
 				return context.Canceled // run says "interrupted"
 			}
 		}
-		if path == "/v1/polyomino/analyze" {
+		if path == "/v1/polyomino/analyze" || path == "/v1/polyomino/annotate" {
 			service.LoadBookFor(body) // not in the request's budget
 		}
 		req := httptest.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
