@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -184,7 +185,8 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		case err == nil:
 		case ctx.Err() != nil:
 			return PolyominoAnnotation{}, ctx.Err() // the client left
-		case actx.Err() != nil || KindOf(err) == KindBusy:
+		case actx.Err() != nil || KindOf(err) == KindBusy || errors.Is(err, context.DeadlineExceeded):
+			// No time left, or no slot free within the position's.
 			a = unknown(i)
 			out.Unanalyzed++
 		default:
