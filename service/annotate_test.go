@@ -189,4 +189,10 @@ func TestAnnotateBusy(t *testing.T) {
 	if took > 2*time.Second {
 		t.Errorf("took %v: the budget is 300 ms, the grace 200 ms", took)
 	}
+	// The capture variant: its positions' players (and the last one's
+	// board) known without an analysis.
+	ann, err = p.Annotate(context.Background(), service.PolyominoQuery{Game: "capture", Moves: []string{"I:b1,c1,d1,e1,f1", "L:a2,b2,c2,d2,a3"}, BudgetMs: 300})
+	if err != nil || len(ann.Plies) != 2 || ann.Plies[0].Player != "first" || ann.Plies[1].Player != "second" || ann.Final.ToMove != "first" || len(ann.Final.Board) != 7 {
+		t.Fatalf("capture: %v: %+v", err, ann)
+	}
 }

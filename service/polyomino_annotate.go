@@ -93,6 +93,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	// The positions, each a move's (before it) and the last, replayed from
 	// the first: a bad move is refused before any search.
 	var positions []*polyomino.Position
+	var last *capture.Position // the capture variant's final position
 	var analyze func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error)
 	if q.isCapture() {
 		// The capture variant's positions carry their history (the
@@ -107,7 +108,8 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 			}
 			return pq
 		}
-		if _, err := after(n, q).requestCapturePosition(ctx); err != nil {
+		var err error
+		if last, err = after(n, q).requestCapturePosition(ctx); err != nil {
 			return PolyominoAnnotation{}, err
 		}
 		analyze = func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error) {
@@ -163,7 +165,9 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 				pos = pos.Children()[0].Position
 			}
 			a = withPosition(a, pos)
-		case i < n && answers[i+1].ToMove != "":
+		case i == n:
+			a = withCapturePosition(a, last)
+		default:
 			a.ToMove = otherPlayer(answers[i+1].ToMove) // capture turns alternate
 		}
 		return a
