@@ -107,7 +107,7 @@ func (h *handlers) polyominoAnnotate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	out := PolyominoAnnotation{Game: a.Final.Config.Preset, Config: polyominoConfig(a.Settings), Plies: make([]PolyominoAnnotatedPly, len(a.Plies)),
+	out := PolyominoAnnotation{Game: a.Final.Config.Preset, Config: polyominoConfig(a.Final.Settings), Plies: make([]PolyominoAnnotatedPly, len(a.Plies)),
 		Final: toPolyominoAnalysis(a.Final, false), Unanalyzed: a.Unanalyzed, Stats: Stats{ElapsedMs: ms(a.Elapsed)}}
 	nodes := a.Nodes
 	out.Stats.Nodes = &nodes

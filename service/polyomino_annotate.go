@@ -64,8 +64,6 @@ type PolyominoAnnotation struct {
 	// Nodes the searches made; Elapsed the annotation's time.
 	Nodes   int64
 	Elapsed time.Duration
-	// Settings: the game's.
-	Settings GameSettings
 	// Unanalyzed counts the positions left unknown: the annotation's
 	// time was spent, or no solver slot was free.
 	Unanalyzed int
@@ -134,11 +132,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 			positions = append(positions, pos)
 		}
 		analyze = func(ctx context.Context, i int, pq PolyominoQuery) (PolyominoAnswer, error) {
-			pos := positions[i]
-			if i < n && pos.MustPass() {
-				// The stuck player passes: the move is the other's.
-				pos = pos.Children()[0].Position
-			}
+			pos := moverPosition(positions, i)
 			if i < n {
 				// The position after the move played was analyzed and
 				// cached just before: its search takes it (knownChildren).
@@ -160,11 +154,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		a := PolyominoAnswer{Outcome: string(polyomino.OutcomeUnknown), BestMoves: []string{}}
 		switch {
 		case positions != nil:
-			pos := positions[i]
-			if i < n && pos.MustPass() {
-				pos = pos.Children()[0].Position
-			}
-			a = withPosition(a, pos)
+			a = withPosition(a, moverPosition(positions, i))
 		case i == n:
 			a = withCapturePosition(a, last)
 		default:
@@ -206,12 +196,6 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	}
 	out.Final = answers[n]
 	for _, a := range answers {
-		if a.Settings.Game != "" {
-			out.Settings = a.Settings
-			break
-		}
-	}
-	for _, a := range answers {
 		// This request's searches (as analyze's stats count them).
 		if a.Source == SourceSearch {
 			out.Nodes += a.Nodes
@@ -221,6 +205,17 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	}
 	out.Elapsed = time.Since(start)
 	return out, nil
+}
+
+// moverPosition is positions[i] as its move's player has it: when the
+// player to move is stuck (the score rule), he passes and the move is the
+// other's. The last position is as it is.
+func moverPosition(positions []*polyomino.Position, i int) *polyomino.Position {
+	pos := positions[i]
+	if i < len(positions)-1 && pos.MustPass() {
+		pos = pos.Children()[0].Position
+	}
+	return pos
 }
 
 // annotatePly is the ply-th move, played in the position of answer a
