@@ -35,11 +35,7 @@ func decodeJSON(c *gin.Context, dst any) bool {
 	}
 	var fe *service.DecodeFieldError
 	if errors.As(err, &fe) {
-		if fe.Index != nil {
-			fail(c, service.InvalidMove(fe.Field, *fe.Index, nil, "%s", fe.Msg))
-		} else {
-			fail(c, service.Invalid(fe.Field, nil, "%s", fe.Msg))
-		}
+		fail(c, fe.Invalid(fe.Field, fe.Msg))
 		return false
 	}
 	writeProblem(c, newProblem(c, "malformed-json", err.Error()))

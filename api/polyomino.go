@@ -167,15 +167,8 @@ type PolyominoConfig struct {
 
 // polyominoConfig is the API's form of a game's settings.
 func polyominoConfig(s service.GameSettings) PolyominoConfig {
-	return PolyominoConfig{Game: s.Game, Width: s.Width, Height: s.Height, Blocked: nonNilList(s.Blocked), Order: s.Order,
-		Pieces: nonNilList(s.Pieces), Pool: s.Pool, Hands: s.Hands, Neutral: s.Neutral, EndRule: s.EndRule}
-}
-
-func nonNilList(l []string) []string {
-	if l == nil {
-		return []string{}
-	}
-	return l
+	return PolyominoConfig{Game: s.Game, Width: s.Width, Height: s.Height, Blocked: *list(s.Blocked), Order: s.Order,
+		Pieces: *list(s.Pieces), Pool: s.Pool, Hands: s.Hands, Neutral: s.Neutral, EndRule: s.EndRule}
 }
 
 // PoolField is `pool`: a boolean (common pool or hands) or, for the capture

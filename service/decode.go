@@ -41,6 +41,14 @@ type DecodeFieldError struct {
 
 func (e *DecodeFieldError) Error() string { return e.Field + ": " + e.Msg }
 
+// Invalid is e as the request's fault on field, with message msg and
+// e's index.
+func (e *DecodeFieldError) Invalid(field, msg string) *Error {
+	err := Invalid(field, nil, "%s", msg)
+	err.Fields[0].Index = e.Index
+	return err
+}
+
 // DecodeStrict reads one JSON object from r into dst strictly: no unknown
 // field, field names in their exact case (encoding/json alone would take
 // "Rules" for "rules"), every field of the right type, nothing after it.
@@ -713,10 +721,7 @@ func DecodeRequest(raw json.RawMessage, v any) error {
 	}
 	var fe *DecodeFieldError
 	if errors.As(err, &fe) {
-		if fe.Index != nil {
-			return InvalidMove("request."+fe.Field, *fe.Index, nil, "request.%s: %s", fe.Field, fe.Msg)
-		}
-		return Invalid("request."+fe.Field, nil, "request.%s: %s", fe.Field, fe.Msg)
+		return fe.Invalid("request."+fe.Field, fmt.Sprintf("request.%s: %s", fe.Field, fe.Msg))
 	}
 	return Invalid("request", err, "request: %v", err)
 }

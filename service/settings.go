@@ -80,18 +80,17 @@ func blockedCells(geo *polyomino.Geometry) []string {
 // captureSettings is the capture game of pos's settings.
 func captureSettings(pos *capture.Position) GameSettings {
 	cfg := pos.Game().Config()
-	blocked := []string{}
+	var cells []polyomino.Cell
 	for _, b := range cfg.Blocked { // as the request wrote them ("D4")
 		if c, err := polyomino.ParseCell(b); err == nil {
-			blocked = append(blocked, c.String())
+			cells = append(cells, c)
 		}
 	}
-	slices.SortFunc(blocked, func(a, b string) int { // reading order
-		ca, _ := polyomino.ParseCell(a)
-		cb, _ := polyomino.ParseCell(b)
-		return cmp.Or(cmp.Compare(ca.Y, cb.Y), cmp.Compare(ca.X, cb.X))
-	})
-	blocked = slices.Compact(blocked)
+	slices.SortFunc(cells, func(a, b polyomino.Cell) int { return cmp.Or(cmp.Compare(a.Y, b.Y), cmp.Compare(a.X, b.X)) }) // reading order
+	blocked := []string{}
+	for _, c := range slices.Compact(cells) {
+		blocked = append(blocked, c.String())
+	}
 	return GameSettings{Game: "capture", Width: cfg.Width, Height: cfg.Height, Blocked: blocked, Order: cfg.Order,
 		Pieces: nonNil(pos.Game().Pieces())}
 }
