@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -35,7 +36,12 @@ func decodeJSON(c *gin.Context, dst any) bool {
 	}
 	var fe *service.DecodeFieldError
 	if errors.As(err, &fe) {
-		fail(c, fe.Invalid(fe.Field, fe.Msg))
+		msg := fe.Msg
+		if strings.HasPrefix(fe.Field, "request.") {
+			// a job's request: named as service.DecodeRequest names its faults
+			msg = fe.Field + ": " + msg
+		}
+		fail(c, fe.Invalid(fe.Field, msg))
 		return false
 	}
 	writeProblem(c, newProblem(c, "malformed-json", err.Error()))

@@ -247,6 +247,8 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 		{"bad request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":7}}`, 400, ""},
 		{"unknown field in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"colour":1}}`, 400, "request.colour"},
 		{"wrong type in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":"x"}}`, 400, "request.width"},
+		{"null in a list of request", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"moves":["L:a1,a2,a3,a4,b4",null]}}`, 400, "request.moves"},
+		{"key twice in request", "POST", "/v1/jobs", `{"type":"polyomino.analyze","request":{"game":"tetrominoes","game":"capture"}}`, 400, "request.game"},
 		{"field of request in another case", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"Width":6}}`, 400, "request.Width"},
 		{"bad value in request", "POST", "/v1/jobs", `{"type":"polyomino.tilings","request":{"width":99}}`, 400, "request.width"},
 		// polyomino.analyze takes the synchronous body: pool as a list in
@@ -264,6 +266,7 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 		{"unknown id events", "GET", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA/events", ``, 404, ""},
 		{"cancel unknown", "DELETE", "/v1/jobs/AAAAAAAAAAAAAAAAAAAAAA", ``, 404, ""},
 	}
+	decoding := map[string]bool{"unknown field in request": true, "wrong type in request": true, "field of request in another case": true, "service field": true, "pool of another type": true, "null in a list of request": true, "key twice in request": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
@@ -282,6 +285,12 @@ func TestJobErrorsOverHTTP(t *testing.T) {
 			}
 			if tt.field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != tt.field) {
 				t.Errorf("errors %+v, want field %q", p.Errors, tt.field)
+			}
+			// a decoding fault in the request names its field in the
+			// message too, whether the body's decoder or the request's
+			// found it (validation messages name the field their own way)
+			if decoding[tt.name] && !strings.HasPrefix(p.Detail, tt.field+": ") {
+				t.Errorf("detail %q does not start with %q", p.Detail, tt.field+": ")
 			}
 		})
 	}
