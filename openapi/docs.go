@@ -4363,7 +4363,7 @@ const docTemplate = `{
                     "example": "moves"
                 },
                 "index": {
-                    "description": "Index: when the field is a list, the 0-based position of the\nelement at fault, moves[index]: a move (turn) refused, or a list's\nelement that is null or of the wrong type (the message counts from\n1: \"move 2\", \"turn 2\", \"element 2\"); left out otherwise (and for an\nelement of the wrong type in pieces or a capture pool given as\nlists, whose message says it).",
+                    "description": "Index: when the field is a list, the 0-based position of the\nelement at fault, moves[index]: a move (turn) refused, or a list's\nelement that is null or of the wrong type (the message counts from\n1: \"move 2\", \"turn 2\", \"element 2\"); left out otherwise.",
                     "type": "integer",
                     "example": 1
                 },

@@ -113,6 +113,13 @@ func decodeStrict(r io.Reader, dst any, nulls bool) error {
 		if fe, ok := explained.(*DecodeFieldError); ok && errors.As(err, &typeErr) {
 			if fe.Index = listIndexAt(raw, typeErr.Offset, fe.Field); fe.Index != nil {
 				fe.Msg = fmt.Sprintf("element %d: %s", *fe.Index+1, fe.Msg)
+			} else if typeErr.Value == notAllStrings {
+				// a union type's list (TypeError): its decoder cannot say
+				// where, the body can
+				if i, kind := firstNonString(raw, fe.Field); i != nil {
+					fe.Index = i
+					fe.Msg = fmt.Sprintf("element %d is %s, not a string: %s", *i+1, kind, strings.TrimSuffix(fe.Msg, ", got an "+notAllStrings))
+				}
 			}
 		}
 		return explained
@@ -369,6 +376,35 @@ func listIndexAt(raw json.RawMessage, offset int64, field string) *int {
 	return at
 }
 
+// firstNonString is the 0-based index of the first element of the list
+// field (dotted path) of raw (valid JSON) that is not a string, and what
+// it is; nil when there is none.
+func firstNonString(raw json.RawMessage, field string) (*int, string) {
+	var at *int
+	var kind string
+	_ = walkJSON(raw, nil, func(v jsonValue) (bool, error) {
+		if !v.inList || v.path != field {
+			return true, nil
+		}
+		switch tok := v.tok.(type) {
+		case string:
+			return true, nil
+		case json.Delim:
+			kind = map[json.Delim]string{'{': "an object", '[': "an array"}[tok]
+		case bool:
+			kind = "a boolean"
+		case nil:
+			kind = "null"
+		default:
+			kind = "a number"
+		}
+		i := v.index
+		at = &i
+		return false, nil
+	})
+	return at, kind
+}
+
 // exactNames checks that every object key of raw names a field of t (a
 // struct, or a pointer, slice or map of one) in its exact case, at any
 // depth; path is the dotted name of raw.
@@ -505,12 +541,16 @@ func knownFields(t reflect.Type) []string {
 	return names
 }
 
+// notAllStrings is TypeError's name for an array that is not a list of
+// strings (decodeStrict finds the element at fault).
+const notAllStrings = "array with an element that is not a string"
+
 // TypeError is the error of a union type's UnmarshalJSON (a field of
 // several JSON forms, named by its JSONKind) for a value b of none of its
 // forms: the decoder's message names the field, what it takes and what b
 // is.
 func TypeError(b []byte, t reflect.Type) error {
-	value := map[byte]string{'"': "string", '{': "object", '[': "array with an element that is not a string", 't': "boolean", 'f': "boolean", 'n': "null"}[b[0]]
+	value := map[byte]string{'"': "string", '{': "object", '[': notAllStrings, 't': "boolean", 'f': "boolean", 'n': "null"}[b[0]]
 	if value == "" {
 		value = "number"
 	}

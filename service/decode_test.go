@@ -287,9 +287,10 @@ func TestDecodeListIndex(t *testing.T) {
 		Hands struct {
 			First []string `json:"first"`
 		} `json:"hands"`
-		Tags  []string   `json:"tags"`
-		Grid  [][]string `json:"grid"`
-		Width int        `json:"width"`
+		Tags   []string   `json:"tags"`
+		Grid   [][]string `json:"grid"`
+		Width  int        `json:"width"`
+		Pieces PieceNames `json:"pieces"` // a union type: its own decoder
 	}
 	for _, tc := range []struct {
 		body, field, msg string
@@ -304,6 +305,10 @@ func TestDecodeListIndex(t *testing.T) {
 		{`{"grid":[["a"],["b",4]]}`, "grid", "expected a string", -1}, // an element of an element: no one index says where
 		{`{"grid":[["a"],["b",null]]}`, "grid", "is null", -1},
 		{`{"tags":"a"}`, "tags", "expected an array", -1},
+		{`{"pieces":["F",null,7]}`, "pieces", "element 2 is null, not a string", 1},
+		{`{"pieces":["F","I",7]}`, "pieces", "element 3 is a number, not a string", 2},
+		{`{"tags":["a"],"pieces":[["F"]]}`, "pieces", "element 1 is an array, not a string", 0},
+		{`{"pieces":true}`, "pieces", "got a boolean", -1},
 		{`{"width":"8"}`, "width", "expected an integer", -1},
 	} {
 		var v nested

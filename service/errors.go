@@ -31,9 +31,7 @@ type FieldError struct {
 	// Index: when the field is a list, the 0-based position of the
 	// element at fault, moves[index]: a move (turn) refused, or a list's
 	// element that is null or of the wrong type (the message counts from
-	// 1: "move 2", "turn 2", "element 2"); left out otherwise (and for an
-	// element of the wrong type in pieces or a capture pool given as
-	// lists, whose message says it).
+	// 1: "move 2", "turn 2", "element 2"); left out otherwise.
 	Index   *int   `json:"index,omitempty" example:"1"`
 	Message string `json:"message" example:"move 2: cell i1 is off the 8x8 board"`
 }
