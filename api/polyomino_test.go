@@ -356,7 +356,7 @@ func TestPiecesAsList(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"pieces":""}`:  "pieces is empty",
 		`{"pieces":" "}`: "pieces is empty",
-		`{"pieces":[1]}`: "an array with an element that is not a string",
+		`{"pieces":[1]}`: "element 1 is a number, not a string",
 		`{"pieces":{}}`:  "got an object",
 	} {
 		w := do(r, "POST", "/v1/polyomino/moves", "application/json", body)
