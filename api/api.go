@@ -116,6 +116,11 @@ func New(cfg Config, d Deps) *gin.Engine {
 	if len(cfg.CORSOrigins) > 0 {
 		r.Use(corsFor(cfg.CORSOrigins))
 	}
+	if cfg.RateLimiter != nil {
+		// Before the body's checks: a 413 or 415 is counted, and carries
+		// the X-RateLimit-* headers, as every answer under /v1 does.
+		r.Use(under("/v1/", rateLimit(cfg.RateLimiter, cfg.APIKeys)))
+	}
 	r.Use(limitBody(cfg.MaxBodyBytes), requireJSON())
 
 	r.NoRoute(func(c *gin.Context) {
@@ -174,9 +179,6 @@ func New(cfg Config, d Deps) *gin.Engine {
 
 	v1 := r.Group("/v1")
 	v1.Use(withClient(cfg.APIKeys))
-	if cfg.RateLimiter != nil {
-		v1.Use(rateLimit(cfg.RateLimiter, cfg.APIKeys))
-	}
 	v1.GET("/games", noQuery, h.games)
 	v1.HEAD("/games", noQuery, h.games)
 	if d.Jobs != nil {

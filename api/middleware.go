@@ -302,6 +302,18 @@ func withClient(keys *service.APIKeys) gin.HandlerFunc {
 	}
 }
 
+// under runs h for the routes whose path starts with prefix only (none
+// for a request no route takes).
+func under(prefix string, h gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if strings.HasPrefix(c.FullPath(), prefix) {
+			h(c)
+			return
+		}
+		c.Next()
+	}
+}
+
 // rateLimit refuses a client's requests beyond its rate with 429 and
 // Retry-After; every answer carries the X-RateLimit-* headers.
 func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {

@@ -69,14 +69,30 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 	}
 }
 
+// TestRateLimitInMemory: a client's requests beyond the rate get 429;
+// a body refused (413, 415) counts too, and carries the X-RateLimit-*
+// headers, as every answer under /v1 does.
 func TestRateLimitInMemory(t *testing.T) {
-	base := startApp(t, map[string]string{"GAMESOLVER_RATE_LIMIT": "3-M"})
+	base := startApp(t, map[string]string{"GAMESOLVER_RATE_LIMIT": "5-M", "GAMESOLVER_MAX_BODY": "1024"})
 	var codes []int
-	for i := 0; i < 5; i++ {
-		resp, _ := get(t, base+"/v1/games")
+	check := func(resp *http.Response, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 		codes = append(codes, resp.StatusCode)
+		if resp.Header.Get("X-RateLimit-Limit") != "5" || resp.Header.Get("X-RateLimit-Remaining") == "" || resp.Header.Get("X-RateLimit-Reset") == "" {
+			t.Errorf("%d without the rate limit's headers: %v", resp.StatusCode, resp.Header)
+		}
 	}
-	if fmt.Sprint(codes) != "[200 200 200 429 429]" {
+	check(http.Get(base + "/v1/games"))
+	check(http.Post(base+"/v1/polyomino/analyze", "text/plain", strings.NewReader(`{}`)))
+	check(http.Post(base+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{"game":"`+strings.Repeat("x", 2000)+`"}`)))
+	for i := 0; i < 3; i++ {
+		check(http.Get(base + "/v1/games"))
+	}
+	if fmt.Sprint(codes) != "[200 415 413 200 200 429]" {
 		t.Errorf("statuses %v", codes)
 	}
 }
