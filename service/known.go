@@ -62,13 +62,18 @@ func (s *Searcher) markChildren(ctx context.Context, pos *polyomino.Position) {
 // to look up (a pass, too many moves, beyond the search, too little
 // time): a cache that fails knows nothing.
 func (s *Searcher) knownChildren(ctx context.Context, pos *polyomino.Position, left time.Duration) *childValues {
-	if s == nil || s.Loader == nil {
-		return nil
-	}
 	if d, ok := ctx.Deadline(); ok {
 		left = time.Until(d)
 	}
-	within := min(left/knownShare, knownMaxTime)
+	return s.knownChildrenWithin(ctx, pos, min(left/knownShare, knownMaxTime))
+}
+
+// knownChildrenWithin is knownChildren within a time of the caller's
+// choice.
+func (s *Searcher) knownChildrenWithin(ctx context.Context, pos *polyomino.Position, within time.Duration) *childValues {
+	if s == nil || s.Loader == nil {
+		return nil
+	}
 	if within < knownMinTime || pos.MustPass() {
 		return nil
 	}
@@ -130,6 +135,30 @@ func (cv *childValues) known() func(class []polyomino.Move) (polyomino.Result, b
 		}
 		return polyomino.Result{}, false
 	}
+}
+
+// rows are the values of res's moves not proven whose children cv holds,
+// as withMoveValues takes them: the mover's, the child's negated.
+func (cv *childValues) rows(res polyomino.Result) []PolyominoMove {
+	if cv == nil {
+		return nil
+	}
+	var rows []PolyominoMove
+	for _, mr := range res.Moves {
+		i, ok := cv.byMove[mr.Move.String()]
+		if !ok || mr.Proven {
+			continue
+		}
+		v, o := -cv.values[i].Value, polyomino.Draw
+		switch {
+		case v > 0:
+			o = polyomino.Win
+		case v < 0:
+			o = polyomino.Loss
+		}
+		rows = append(rows, PolyominoMove{Move: mr.Move.String(), Outcome: string(o), Proven: true, Value: v})
+	}
+	return rows
 }
 
 // lendPlies gives a's moves (res's, in the same order) the plies of their

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gamesolver/gamesolver/engine/book"
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
@@ -90,5 +92,67 @@ func TestSearchUsesChildrenCached(t *testing.T) {
 	}
 	if cold.Proven && cold.BestComplete {
 		t.Errorf("a cold search of 100 ms proved the position with every best move: the test shows nothing")
+	}
+}
+
+// TestBookUsesChildrenCached: the same for a position the opening book
+// answers (two plies into its long-L opening, where it knows the two
+// winning moves): a job canceled after some units leaves their values
+// to an all_moves request of 100 ms, which the book's answer takes
+// (its search of the other moves needs half a second or more).
+func TestBookUsesChildrenCached(t *testing.T) {
+	budget := 100 * time.Millisecond
+	s := searcherWithBudget(budget)
+	s.Loader = cache.NewLoader(cache.NewMemory(64<<20, time.Hour), time.Hour)
+	s.MinLengthTime = time.Millisecond
+	jm, ctx := runJobs(t, service.PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1})
+	p := service.NewPolyomino(s)
+	q := service.PolyominoQuery{Game: "pentominoes", Moves: []string{"L:c4,d4,e4,f4,c5", "I:a1,a2,a3,a4,a5"}, AllMoves: true}
+	// The book loaded and its file of this position indexed, as a
+	// server's are after its first seconds.
+	cfg, _ := polyomino.Preset("pentominoes")
+	pos, err := polyomino.NewPosition(cfg, nil, q.Moves, polyomino.First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := book.Embedded(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := b.LookupWait(pos, true); !ok {
+		t.Fatal("the book does not hold the position")
+	}
+	proven := func() (int, service.PolyominoAnswer) {
+		a, err := p.Analyze(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range a.Moves {
+			if m.Proven {
+				n++
+			}
+		}
+		return n, a
+	}
+	before, _ := proven()
+	req, _ := json.Marshal(q)
+	job, err := jm.Submit(ctx, "polyomino.analyze", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for job.Progress.Done < 6 && !job.Status.Final() && err == nil {
+		time.Sleep(10 * time.Millisecond)
+		job, err = jm.Get(ctx, job.ID)
+	}
+	if job, err = jm.Cancel(ctx, job.ID); err != nil || job.Status != jobs.StatusCanceled {
+		t.Fatalf("cancel: %v, %s", err, job.Status)
+	}
+	after, a := proven()
+	if service.RaceEnabled && a.Source == service.SourceBook {
+		// 988 children's keys take the race detector longer than the
+		// look-up's 100 ms: the run checks the concurrency only.
+		return
+	}
+	if a.Source != service.SourceBook || after < job.Progress.Done || after <= before {
+		t.Errorf("after a job canceled with %d units done (of %d), an all_moves request of %v (%s) valued %d moves; before the job, %d", job.Progress.Done, job.Progress.Total, budget, a.Source, after, before)
 	}
 }
