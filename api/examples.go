@@ -122,7 +122,7 @@ func ResponseExamples() []ResponseExample {
 			"best_moves": ["O:c3,d3,c4,d4", "S:c3,d3,b4,c4", "S:d2,c3,d3,c4", "L:a3,a4,b4,c4", "L:c3,a4,b4,c4", "L:d3,b4,c4,d4", "L:d2,d3,c4,d4"],
 			"best_complete": true, "perfect_first": true, "heuristic": false, "legal_moves": 7, "game_over": false, "pass": false, "source": "search",
 			"stats": {"elapsed_ms": 0.21, "nodes": 2}},
-			"unanalyzed": 0, "stats": {"elapsed_ms": 36.1, "nodes": 238}}`},
+			"unanalyzed": 0, "source": "search", "stats": {"elapsed_ms": 36.1, "nodes": 238}}`},
 		{"api.TilingsResponse", "POST", "/v1/polyomino/tilings", `{"width": 5, "height": 3, "pieces": "LTY", "limit": 1}`, "",
 			`{"count": 1, "count_all": 4, "symmetries": 4, "solutions": [["LLLLT", "LYTTT", "YYYYT"]],
 			"placements": [["L:a1,b1,c1,d1,a2", "T:e1,c2,d2,e2,e3", "Y:b2,a3,b3,c3,d3"]], "complete": true,

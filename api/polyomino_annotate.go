@@ -68,6 +68,11 @@ type PolyominoAnnotation struct {
 	// time (budget_ms and 2 s) was spent, or no solver slot was free
 	// within it.
 	Unanalyzed int `json:"unanalyzed" example:"0"`
+	// Where the analyses come from: search when the annotation searched a
+	// position (or left one unknown), else cache when one came from the
+	// cache, else book (the embedded Pentominoes book), else heuristic
+	// (no position proven: the heuristic player's moves).
+	Source string `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	// The annotation's time, and the nodes its searches made (those of
 	// answers from the cache or the book not counted).
 	Stats Stats `json:"stats"`
@@ -108,7 +113,7 @@ func (h *handlers) polyominoAnnotate(c *gin.Context) {
 		return
 	}
 	out := PolyominoAnnotation{Game: a.Final.Config.Preset, Config: polyominoConfig(a.Final.Settings), Plies: make([]PolyominoAnnotatedPly, len(a.Plies)),
-		Final: toPolyominoAnalysis(a.Final, false), Unanalyzed: a.Unanalyzed, Stats: Stats{ElapsedMs: ms(a.Elapsed)}}
+		Final: toPolyominoAnalysis(a.Final, false), Unanalyzed: a.Unanalyzed, Source: a.Source, Stats: Stats{ElapsedMs: ms(a.Elapsed)}}
 	nodes := a.Nodes
 	out.Stats.Nodes = &nodes
 	for i, p := range a.Plies {

@@ -615,7 +615,7 @@ func TestPolyominoAnnotate(t *testing.T) {
 		return w.Code, a, p
 	}
 	code, a, _ := annotate(`{"game":"capture","width":5,"height":5,"pieces":"tetrominoes","moves":["I:a1,b1,c1,d1","O:a2,b2,a3,b3","L:c2,d2,e2,e3"],"budget_ms":5000}`)
-	if code != 200 || len(a.Plies) != 3 || a.Plies[1].Player != "second" || a.Final.Markers == nil || a.Config.Game != "capture" {
+	if code != 200 || len(a.Plies) != 3 || a.Plies[1].Player != "second" || a.Final.Markers == nil || a.Config.Game != "capture" || a.Source != "search" {
 		t.Fatalf("capture: %d %+v", code, a)
 	}
 	for _, p := range a.Plies {

@@ -3166,6 +3166,17 @@ const docTemplate = `{
                         "$ref": "#/definitions/api.PolyominoAnnotatedPly"
                     }
                 },
+                "source": {
+                    "description": "Where the analyses come from: search when the annotation searched a\nposition (or left one unknown), else cache when one came from the\ncache, else book (the embedded Pentominoes book), else heuristic\n(no position proven: the heuristic player's moves).",
+                    "type": "string",
+                    "enum": [
+                        "search",
+                        "cache",
+                        "book",
+                        "heuristic"
+                    ],
+                    "example": "search"
+                },
                 "stats": {
                     "description": "The annotation's time, and the nodes its searches made (those of\nanswers from the cache or the book not counted).",
                     "allOf": [

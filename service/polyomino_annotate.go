@@ -64,6 +64,8 @@ type PolyominoAnnotation struct {
 	// Nodes the searches made; Elapsed the annotation's time.
 	Nodes   int64
 	Elapsed time.Duration
+	// Source: where the analyses come from (annotationSource).
+	Source string
 	// Unanalyzed counts the positions left unknown: the annotation's
 	// time was spent, or no solver slot was free.
 	Unanalyzed int
@@ -195,6 +197,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		}
 	}
 	out.Final = answers[n]
+	out.Source = annotationSource(answers)
 	for _, a := range answers {
 		// This request's searches (as analyze's stats count them).
 		if a.Source == SourceSearch {
@@ -205,6 +208,22 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 	}
 	out.Elapsed = time.Since(start)
 	return out, nil
+}
+
+// annotationSource is where the analyses of an annotation come from:
+// search when one position was searched, or left unknown (no source),
+// else cache when one came from the cache, else book when one came from
+// the book, else heuristic (every position unproven, the heuristic
+// player's move).
+func annotationSource(answers []PolyominoAnswer) string {
+	rank := map[string]int{SourceSearch: 0, "": 0, SourceCache: 1, SourceBook: 2}
+	best := 3
+	for _, a := range answers {
+		if r, ok := rank[a.Source]; ok && !(a.Heuristic && !a.Proven) {
+			best = min(best, r)
+		}
+	}
+	return []string{SourceSearch, SourceCache, SourceBook, "heuristic"}[best]
 }
 
 // moverPosition is positions[i] as its move's player has it: when the
