@@ -22,7 +22,7 @@ type Problem struct {
 	Type   string `json:"type" example:"/problems/validation"`
 	Title  string `json:"title" example:"Invalid request"`
 	Status int    `json:"status" example:"400"`
-	Detail string `json:"detail,omitempty" example:"board row 3 has 9 cells, expected 8"`
+	Detail string `json:"detail,omitempty" example:"board row 3 has 9 cells (characters), expected 8"`
 	// The path of the request that failed.
 	Instance  string `json:"instance,omitempty" example:"/v1/polyomino/analyze"`
 	RequestID string `json:"request_id,omitempty" example:"3f2b7c1e-5d7a-4c8e-9b1a-2f6d9e0c4a11"`

@@ -3598,7 +3598,7 @@ const docTemplate = `{
             "properties": {
                 "detail": {
                     "type": "string",
-                    "example": "board row 3 has 9 cells, expected 8"
+                    "example": "board row 3 has 9 cells (characters), expected 8"
                 },
                 "errors": {
                     "description": "Every invalid field, for validation problems.",
