@@ -358,6 +358,10 @@ func TestPiecesAsList(t *testing.T) {
 		`{"pieces":" "}`: "pieces is empty",
 		`{"pieces":[1]}`: "element 1 is a number, not a string",
 		`{"pieces":{}}`:  "got an object",
+		// read letter by letter, these named pieces of two orders, or none
+		`{"pieces":"hexomino"}`:   `did you mean "hexominoes"`,
+		`{"pieces":["F","","I"]}`: "an empty piece name",
+		`{"pieces":"F,,I"}`:       "an empty piece name",
 	} {
 		w := do(r, "POST", "/v1/polyomino/moves", "application/json", body)
 		p := decodeProblem(t, w)

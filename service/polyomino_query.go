@@ -130,6 +130,9 @@ func (q PolyominoQuery) pieces(order int) (int, []string, error) {
 		}
 		return o, nil, nil
 	}
+	if fault := polyomino.PieceListFault(names); fault != "" {
+		return order, nil, Invalid("pieces", nil, "pieces: %s", fault)
+	}
 	list := splitPieces(names)
 	if q.Order != nil {
 		return *q.Order, list, nil

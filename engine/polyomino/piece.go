@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Cell is one unit square: X is the column (0 = left), Y the row (0 = top).
@@ -71,6 +72,37 @@ func SetOrder(name string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// PieceListFault is what is wrong with the piece list spec (names
+// separated by commas, semicolons or spaces, or run together) besides
+// its names: an empty name between separators ("I,,L", "I,L,"), or a
+// word that is a set's name misspelt ("hexomino", "pentominos", "tetro"),
+// which read letter by letter would name pieces that do not exist; ""
+// when there is nothing such.
+func PieceListFault(spec string) string {
+	if strings.ContainsAny(spec, ",;") {
+		for _, part := range strings.Split(strings.ReplaceAll(spec, ";", ","), ",") {
+			if strings.TrimSpace(part) == "" {
+				return fmt.Sprintf("an empty piece name (an element \"\", or two commas in a row, or one at an end) in %q", spec)
+			}
+		}
+	}
+	for _, w := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
+		lw := strings.ToLower(w)
+		if _, ok := SetOrder(lw); ok || len(lw) < 4 {
+			continue
+		}
+		for _, order := range orders {
+			name := setNames[order]
+			// Every set's name begins with a letter and E, which names
+			// no piece: such a word is no list of names.
+			if strings.HasPrefix(name, lw) || strings.HasPrefix(lw, strings.TrimSuffix(name, "es")) {
+				return fmt.Sprintf("%q is not a set's name: did you mean %q?", w, name)
+			}
+		}
+	}
+	return ""
 }
 
 // SetName names the whole set of the given order ("" for an order the

@@ -122,3 +122,30 @@ func TestSetNames(t *testing.T) {
 		t.Error("a name for order 7")
 	}
 }
+
+// TestPieceListFault: an empty name between separators and a set's name
+// misspelt are said as such (read letter by letter they named pieces of
+// two orders, or none); a list of names is not a fault.
+func TestPieceListFault(t *testing.T) {
+	for spec, want := range map[string]string{
+		"I,,L":        "an empty piece name",
+		"I,L,":        "an empty piece name",
+		",I":          "an empty piece name",
+		"I; ;L":       "an empty piece name",
+		"hexomino":    `did you mean "hexominoes"`,
+		"Pentominos":  `did you mean "pentominoes"`,
+		"tetromino":   `did you mean "tetrominoes"`,
+		"F,pento":     `did you mean "pentominoes"`,
+		"FILNP":       "",
+		"F, I ,L":     "",
+		"h1h2 H3":     "",
+		"pentominoes": "",
+		"TILE":        "", // names (E among them: the parser names it)
+		"hex":         "", // too short to say
+	} {
+		got := PieceListFault(spec)
+		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
+			t.Errorf("PieceListFault(%q) = %q, want %q", spec, got, want)
+		}
+	}
+}
