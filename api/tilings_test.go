@@ -123,7 +123,15 @@ func TestTilingsBadInput(t *testing.T) {
 		name, body, field, detail string
 	}{
 		{"area mismatch", `{"width":10,"height":7}`, "blocked", "70 cells open but the 12 pieces cover 60 cells; block 10 cells"},
+		// A region too small: the field the message asks to change.
+		{"region too small", `{"width":5,"height":1}`, "width", "the region has only 5 cells open"},
+		{"pieces too many", `{"width":4,"height":1,"pieces":"I"}`, "pieces", "remove pieces or use a larger region"},
+		{"a cell blocked too many", `{"width":5,"height":5,"blocked":["a1"],"pieces":"FILNP"}`, "blocked", "only 24 cells open"},
+		{"unblocking not enough", `{"width":5,"height":2,"blocked":["a1"],"pieces":"FILNP"}`, "pieces", "would not be enough"},
 		{"unknown piece", `{"width":10,"height":6,"pieces":"FILNPTUVWXYQ"}`, "pieces", "Q"},
+		{"an empty name", `{"width":10,"height":1,"pieces":"I,,I","multiset":true}`, "pieces", "an empty piece name"},
+		{"an empty element", `{"width":10,"height":1,"pieces":["I",""]}`, "pieces", "an empty piece name"},
+		{"a set's name misspelt", `{"width":10,"height":6,"pieces":"pentomino"}`, "pieces", `did you mean "pentominoes"`},
 		{"repeated piece", `{"width":5,"height":2,"pieces":"II"}`, "pieces", "more than once"},
 		{"too wide", `{"width":27,"height":6}`, "width", "26"},
 		{"too many cells", `{"width":20,"height":20}`, "height", "256"},

@@ -51,6 +51,11 @@ func (q PolyominoQuery) requestCapturePosition(ctx context.Context) (*capture.Po
 }
 
 func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*capture.Position, error) {
+	if request {
+		if err := checkPieceNames(q.Pieces); err != nil {
+			return nil, err
+		}
+	}
 	cfg, err := q.captureConfig()
 	if err != nil {
 		return nil, err

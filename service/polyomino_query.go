@@ -45,6 +45,19 @@ func (p *PieceNames) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// checkPieceNames refuses a piece list with an empty name ("I,,L",
+// ["F",""]: it was dropped silently). Refused when asked or planned only:
+// a job stored before this check was made still runs.
+func checkPieceNames(p *PieceNames) error {
+	if p == nil {
+		return nil
+	}
+	if fault := polyomino.EmptyPieceName(string(*p)); fault != "" {
+		return Invalid("pieces", nil, "pieces: %s", fault)
+	}
+	return nil
+}
+
 // splitPieces reads a piece list: names separated by commas or spaces, or
 // letters run together ("FILNP"), or hexomino names run together
 // ("H01H02").
@@ -130,7 +143,7 @@ func (q PolyominoQuery) pieces(order int) (int, []string, error) {
 		}
 		return o, nil, nil
 	}
-	if fault := polyomino.PieceListFault(names); fault != "" {
+	if fault := polyomino.MisspeltSetName(names); fault != "" {
 		return order, nil, Invalid("pieces", nil, "pieces: %s", fault)
 	}
 	list := splitPieces(names)
@@ -280,6 +293,11 @@ func (q PolyominoQuery) positionFor(ctx context.Context, request bool) (*polyomi
 		return nil, Invalid("pool", nil, "a list of pieces as the pool belongs to the capture variant (game \"capture\"); here pool is true (a common pool) or false (hands)")
 	case q.Banned != nil:
 		return nil, Invalid("banned", nil, "banned pieces belong to the capture variant (game \"capture\")")
+	}
+	if request {
+		if err := checkPieceNames(q.Pieces); err != nil {
+			return nil, err
+		}
 	}
 	cfg, err := q.config()
 	if err != nil {

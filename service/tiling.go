@@ -115,9 +115,16 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 	if err := p.Validate(); err != nil {
 		field := "pieces"
 		if errors.Is(err, tiling.ErrAreaMismatch) || errors.Is(err, tiling.ErrBadRegion) {
-			field = "blocked"
-			if len(q.Board) > 0 {
+			// The field whose change the message asks for: more cells
+			// blocked, or fewer (when that is enough), else fewer pieces
+			// (those given) or a larger region.
+			switch need, open := pieces.Area(), region.Area(); {
+			case len(q.Board) > 0:
 				field = "board"
+			case !errors.Is(err, tiling.ErrAreaMismatch) || need < open || open+len(q.Blocked) >= need:
+				field = "blocked"
+			case q.Pieces == nil:
+				field = "width"
 			}
 		}
 		return tiling.Problem{}, Invalid(field, err, "%s", err.Error())
@@ -132,13 +139,13 @@ func (t *Tilings) problem(q TilingQuery) (tiling.Problem, error) {
 }
 
 // checkPieces refuses an empty pieces given (it meant the twelve
-// pentominoes, as analyze's does not). Refused when asked or planned only:
+// pentominoes, as analyze's does not), and an empty name in the list. Refused when asked or planned only:
 // a job stored before this check was made still runs.
 func checkPieces(q TilingQuery) error {
 	if q.Pieces != nil && strings.TrimSpace(string(*q.Pieces)) == "" {
 		return Invalid("pieces", nil, "pieces is empty: name at least one piece (\"FILNP\", \"H01,H02\", [\"F\",\"I\"]) or a set (\"pentominoes\"), or leave it out for the twelve pentominoes")
 	}
-	return nil
+	return checkPieceNames(q.Pieces)
 }
 
 // key identifies a problem for the cache: the region's rows, the sorted

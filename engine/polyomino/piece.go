@@ -74,13 +74,10 @@ func SetOrder(name string) (int, bool) {
 	return 0, false
 }
 
-// PieceListFault is what is wrong with the piece list spec (names
-// separated by commas, semicolons or spaces, or run together) besides
-// its names: an empty name between separators ("I,,L", "I,L,"), or a
-// word that is a set's name misspelt ("hexomino", "pentominos", "tetro"),
-// which read letter by letter would name pieces that do not exist; ""
-// when there is nothing such.
-func PieceListFault(spec string) string {
+// EmptyPieceName says where the piece list spec (names separated by
+// commas, semicolons or spaces, or run together) has an empty name
+// between separators ("I,,L", "I,L,"); "" when it has none.
+func EmptyPieceName(spec string) string {
 	if strings.ContainsAny(spec, ",;") {
 		for _, part := range strings.Split(strings.ReplaceAll(spec, ";", ","), ",") {
 			if strings.TrimSpace(part) == "" {
@@ -88,6 +85,13 @@ func PieceListFault(spec string) string {
 			}
 		}
 	}
+	return ""
+}
+
+// MisspeltSetName says which word of the piece list spec is a set's name
+// misspelt ("hexomino", "pentominos", "tetro"), which read letter by
+// letter would name pieces that do not exist; "" when none is.
+func MisspeltSetName(spec string) string {
 	for _, w := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
 		lw := strings.ToLower(w)
 		if _, ok := SetOrder(lw); ok || len(lw) < 4 {

@@ -123,10 +123,10 @@ func TestSetNames(t *testing.T) {
 	}
 }
 
-// TestPieceListFault: an empty name between separators and a set's name
+// TestPieceListFaults: an empty name between separators and a set's name
 // misspelt are said as such (read letter by letter they named pieces of
 // two orders, or none); a list of names is not a fault.
-func TestPieceListFault(t *testing.T) {
+func TestPieceListFaults(t *testing.T) {
 	for spec, want := range map[string]string{
 		"I,,L":        "an empty piece name",
 		"I,L,":        "an empty piece name",
@@ -143,9 +143,9 @@ func TestPieceListFault(t *testing.T) {
 		"TILE":        "", // names (E among them: the parser names it)
 		"hex":         "", // too short to say
 	} {
-		got := PieceListFault(spec)
+		got := EmptyPieceName(spec) + MisspeltSetName(spec)
 		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
-			t.Errorf("PieceListFault(%q) = %q, want %q", spec, got, want)
+			t.Errorf("%q: %q, want %q", spec, got, want)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func ParsePieces(spec string, order int) (Pieces, error) {
 // and within a word every letter is a name, except 'H' followed by one or
 // two digits, which is a hexomino number (returned as "H07").
 func splitPieceNames(spec string) ([]string, error) {
-	if fault := polyomino.PieceListFault(spec); fault != "" {
+	if fault := polyomino.MisspeltSetName(spec); fault != "" {
 		return nil, fmt.Errorf("%w: %s", ErrBadPieces, fault)
 	}
 	var names []string
