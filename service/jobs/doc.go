@@ -60,13 +60,15 @@
 // a burst of submissions cannot pass them together. (The memory
 // store hands out the next unit of the job with the fewest units out.)
 //
-// The job hash and its nodes hash get the finished-job TTL when the job
-// ends; its results hash (the number of results kept as the job hash's
-// "done") and units hash are deleted, and the job is filed in
-// gs:jobs:finished. Past MaxFinishedJobs or MaxFinishedBytes there, the
-// oldest finished jobs' keys are deleted before their TTL (at most 100 at
-// each job's end, with those past their TTL). An unfinished job has no
-// TTL. (A job admitted
+// When a job ends its hash records when it expires (the finished-job
+// TTL after its end; no Redis TTL, which would make it evictable beside
+// the cached answers under the deploy files' volatile-lru policy), and a
+// job past it is read as gone; its results hash (the number of results
+// kept as the job hash's "done") and units hash are deleted, and the job
+// is filed in gs:jobs:finished. Past MaxFinishedJobs or MaxFinishedBytes
+// there, the oldest finished jobs' keys are deleted before they expire
+// (at most 100 at each job's end, with those past their expiry). An
+// unfinished job does not expire. (A job admitted
 // under the caps is marked queued before it is written; the mark expires
 // after a minute unless the job's write follows, so that a submission cut
 // off in between does not hold its places for ever.) A unit's stream entry is acknowledged and deleted when the
@@ -93,14 +95,16 @@
 // context as it cancels a run's; a worker shutting down hands the unit back
 // for another to combine.
 //
-// A store that was down or frozen saw no heartbeat meanwhile: when it is
-// back every running unit looks idle. So a process whose call failed to
-// reach the store, or that started a worker, within the last ReclaimAfter
+// A store that was down, frozen or refusing writes (Redis out of memory
+// under noeviction, read-only after a failover, stopped by a failed save:
+// storeDown) saw no heartbeat meanwhile: when it is back every running
+// unit looks idle. So a process whose call failed to reach the store, or
+// was refused so, or that started a worker, within the last ReclaimAfter
 // reclaims only units handed back (their idle time is a year), not those
 // a live worker may hold: their workers renew the claims within a
 // Heartbeat. (Reclaiming them ran each again and counted a delivery:
 // three Redis restarts failed a job.) A unit finished during an outage
-// keeps trying to store its result, up to 10 minutes (a worker shutting
+// (or a refusal) keeps trying to store its result, up to 10 minutes (a worker shutting
 // down: a third of ReclaimAfter).
 //
 // # The express slot

@@ -91,3 +91,32 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) || errors.Is(err, redis.ErrClosed) ||
 		strings.HasPrefix(err.Error(), "LOADING"))
 }
+
+// refusingReplies are the prefixes of the errors Redis answers while it
+// refuses work for a time: out of memory (maxmemory with noeviction),
+// a replica made read-only (a failover), writes stopped after a failed
+// save (a full disk), a script running too long, a cluster or its
+// master down; EXECABORT is a transaction discarded for one of these.
+var refusingReplies = []string{"OOM", "READONLY", "MISCONF", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS", "EXECABORT"}
+
+// storeDown: err says the store cannot do the workers' work for now,
+// unreachable or refusing it (refusingReplies): a worker keeps a finished
+// result and retries as through an outage, and the workers hold their
+// reclaims after it (their heartbeats were refused meanwhile: every
+// running unit looks idle, and reclaims count deliveries until the job
+// fails; an audit's healthy jobs failed after 100 s of maxmemory).
+func storeDown(err error) bool {
+	if unreachable(err) {
+		return true
+	}
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	for _, p := range refusingReplies {
+		if strings.HasPrefix(re.Error(), p) {
+			return true
+		}
+	}
+	return false
+}

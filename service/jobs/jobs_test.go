@@ -1397,6 +1397,60 @@ func TestOutageReclaimsNothing(t *testing.T) {
 	}
 }
 
+// TestRefusingRedisReclaimsNothing: Redis refusing writes (maxmemory
+// reached with noeviction: OOM, as READONLY after a failover or MISCONF
+// on a full disk) is an outage for the workers: the unit that finishes
+// meanwhile keeps its result until Redis takes it, and no worker reclaims
+// the units whose heartbeats were refused. Before, the result was dropped
+// after a few seconds and the unit reclaimed until its job failed,
+// "delivered 3 times without finishing" (an audit's healthy jobs, after
+// 100 s of maxmemory).
+func TestRefusingRedisReclaimsNothing(t *testing.T) {
+	e := backends[1].open(t)
+	addr := e.rdb.Options().Addr
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	opts := fastOptions(t)
+	opts.MaxDeliveries = 1 // a reclaim would fail the job
+	opts.OpTimeout = 300 * time.Millisecond
+	opts.Heartbeat, opts.ReclaimAfter = 500*time.Millisecond, 2*time.Second
+	var managers []*Manager
+	for range 2 { // two processes, each with its own client
+		rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		t.Cleanup(func() { _ = rdb.Close() })
+		m, _ := newManager(t, NewRedisStore(rdb), k, opts)
+		managers = append(managers, m)
+	}
+	ctx := context.Background()
+	refuse := func(on bool) {
+		limit := "0"
+		if on {
+			limit = "1"
+		}
+		if err := e.rdb.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.rdb.ConfigSet(ctx, "maxmemory", limit).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = e.rdb.ConfigSet(ctx, "maxmemory", "0").Err() })
+	j := submit(t, managers[0], `{"n":4,"units":1}`)
+	startWorker(t, managers[0], "a", 1)
+	waitFor(t, "the unit running", func() bool { return total(k.get(k.started)) == 1 })
+	refuse(true)
+	startWorker(t, managers[1], "b", 1) // idle: it would reclaim
+	time.Sleep(opts.Heartbeat)
+	close(gate) // the unit finishes while Redis refuses its result
+	waitFor(t, "the unit finished", func() bool { return total(k.get(k.finished)) == 1 })
+	time.Sleep(opts.ReclaimAfter + time.Second)
+	refuse(false)
+	wantSum(t, waitStatus(t, managers[1], j.ID, StatusDone), 4)
+	if n := total(k.get(k.started)); n != 1 {
+		t.Errorf("the unit ran %d times", n)
+	}
+}
+
 // TestExpressSlot: with Options.Express, a small job submitted while a
 // slow job's unit holds the worker's only slot finishes at once, on the
 // express slot; the slow job's unit the express slot took is handed back

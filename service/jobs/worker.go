@@ -259,7 +259,7 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 	// the store is back (reclaimAfter), so the worker tries for up to
 	// resultPatience; shutting down, for a third of ReclaimAfter.
 	if m.retryFor(bg, log, "store the unit's result", func(elapsed time.Duration, err error) bool {
-		return elapsed < m.opts.ReclaimAfter/3 || ctx.Err() == nil && unreachable(err) && elapsed < resultPatience
+		return elapsed < m.opts.ReclaimAfter/3 || ctx.Err() == nil && storeDown(err) && elapsed < resultPatience
 	}, func(ctx context.Context) (err error) {
 		status, results, err = m.store.complete(ctx, d, result, nodes)
 		return err
@@ -333,10 +333,11 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 const outageIdle = 30 * 24 * time.Hour
 
 // storeFailed records a worker's failed call: when it could not reach
-// the store (not an error the store answered), the workers hold their
-// reclaims for ReclaimAfter (reclaimAfter).
+// the store, or the store refused the work for a time (storeDown; not
+// another error it answered), the workers hold their reclaims for
+// ReclaimAfter (reclaimAfter).
 func (m *Manager) storeFailed(err error) {
-	if unreachable(err) {
+	if storeDown(err) {
 		m.holdReclaims.Store(time.Now().Add(m.opts.ReclaimAfter).UnixNano())
 	}
 }
