@@ -14,7 +14,10 @@
 //   - NewMemoryStore keeps everything in the process (the embedded default),
 //     optionally logging every job to a directory so that a restart loses
 //     no job and no finished unit. The directory is flock-ed by one
-//     process at a time: a second one would run the same jobs again.
+//     process at a time: a second one would run the same jobs again. Its
+//     log keeps no delivery counts: a restart starts them afresh (in
+//     Redis a unit whose workers died MaxDeliveries times fails its job;
+//     see "Shutdown and failures").
 //   - NewRedisStore keeps jobs in Redis hashes and units in a Redis Stream
 //     read by a consumer group, so that workers on many machines share them.
 //
