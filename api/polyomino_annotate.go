@@ -69,9 +69,10 @@ type PolyominoAnnotation struct {
 	// within it.
 	Unanalyzed int `json:"unanalyzed" example:"0"`
 	// Where the analyses come from: search when the annotation searched a
-	// position (or left one unknown), else cache when one came from the
-	// cache, else book (the embedded Pentominoes book), else heuristic
-	// (no position proven: the heuristic player's moves).
+	// position (even one its search did not prove), else cache when one
+	// came from the cache, else book (the embedded Pentominoes book), else
+	// heuristic (the heuristic player's moves alone, on positions beyond
+	// the search); search too when every position was left unknown.
 	Source string `json:"source" enums:"search,cache,book,heuristic" example:"search"`
 	// The annotation's time, and the nodes its searches made (those of
 	// answers from the cache or the book not counted).

@@ -142,7 +142,9 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 	// units, canceled or not): valued without a search, and not searched
 	// again. The look-up may take the search's share: the book answered
 	// at once (a thousand children take 10-25 ms).
+	looked := time.Now()
 	known := p.search.knownChildrenWithin(ctx, pos, min(budget/bookMovesDiv, knownMaxTime))
+	res.Elapsed += time.Since(looked) // the answer's time (stats) counts it
 	if known != nil {
 		res = withMoveValues(res, known.rows(res))
 		if allValued(res) {

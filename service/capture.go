@@ -45,17 +45,16 @@ func (q PolyominoQuery) capturePosition() (*capture.Position, error) {
 // requestCapturePosition is capturePosition for a request: its game, when
 // not built lately, is built in the requests' bounded queue
 // (capture.NewGameContext: 503 busy when full) while ctx lasts (a request
-// that ends leaves the queue, its error ctx's).
+// that ends leaves the queue, its error ctx's); a piece list with an
+// empty name is refused (checkPieceNames).
 func (q PolyominoQuery) requestCapturePosition(ctx context.Context) (*capture.Position, error) {
+	if err := checkPieceNames(q.Pieces); err != nil {
+		return nil, err
+	}
 	return q.capturePositionFor(ctx, true)
 }
 
 func (q PolyominoQuery) capturePositionFor(ctx context.Context, request bool) (*capture.Position, error) {
-	if request {
-		if err := checkPieceNames(q.Pieces); err != nil {
-			return nil, err
-		}
-	}
 	cfg, err := q.captureConfig()
 	if err != nil {
 		return nil, err

@@ -32,6 +32,11 @@ func TestEmptyPieceNameOldUnits(t *testing.T) {
 			t.Errorf("%s: %v, want the empty name refused", name, err)
 		}
 	}
+	// A stored capture job's settings (its result stored without them)
+	// are read as they were.
+	if _, ok := RequestSettings(json.RawMessage(`{"game":"capture","width":5,"height":5,"pieces":"I,O,,T,S,L"}`)); !ok {
+		t.Error("a stored capture job with an empty piece name: no settings")
+	}
 	pos, err := q.position()
 	if err != nil {
 		t.Fatalf("a stored unit's position: %v", err)

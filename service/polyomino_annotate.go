@@ -211,19 +211,28 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 }
 
 // annotationSource is where the analyses of an annotation come from:
-// search when one position was searched, or left unknown (no source),
-// else cache when one came from the cache, else book when one came from
-// the book, else heuristic (every position unproven, the heuristic
-// player's move).
+// search when one position was searched (the heuristic player's answer
+// after a search that proved nothing included), else cache when one came
+// from the cache, else book when one came from the book, else heuristic
+// (the heuristic player's moves alone, no search: positions beyond it);
+// search too when every position was left unknown (the search had no
+// time or slot). Positions left unknown have no source.
 func annotationSource(answers []PolyominoAnswer) string {
-	rank := map[string]int{SourceSearch: 0, "": 0, SourceCache: 1, SourceBook: 2}
-	best := 3
+	names := []string{SourceSearch, SourceCache, SourceBook, "heuristic"}
+	best := len(names)
 	for _, a := range answers {
-		if r, ok := rank[a.Source]; ok && !(a.Heuristic && !a.Proven) {
+		r := slices.Index(names, a.Source)
+		if a.Source == SourceSearch && a.Heuristic && !a.Proven && a.Nodes == 0 {
+			r = len(names) - 1
+		}
+		if r >= 0 {
 			best = min(best, r)
 		}
 	}
-	return []string{SourceSearch, SourceCache, SourceBook, "heuristic"}[best]
+	if best == len(names) {
+		return SourceSearch
+	}
+	return names[best]
 }
 
 // moverPosition is positions[i] as its move's player has it: when the

@@ -280,8 +280,12 @@ func (q PolyominoQuery) position() (*polyomino.Position, error) {
 // requestPosition is position for a request: its game, when not built
 // lately, is built in the requests' bounded queue (polyomino.NewGameContext:
 // 503 busy when full) while ctx lasts (a request that ends leaves the
-// queue, its error ctx's).
+// queue, its error ctx's); a piece list with an empty name is refused
+// (checkPieceNames).
 func (q PolyominoQuery) requestPosition(ctx context.Context) (*polyomino.Position, error) {
+	if err := checkPieceNames(q.Pieces); err != nil {
+		return nil, err
+	}
 	return q.positionFor(ctx, true)
 }
 
@@ -293,11 +297,6 @@ func (q PolyominoQuery) positionFor(ctx context.Context, request bool) (*polyomi
 		return nil, Invalid("pool", nil, "a list of pieces as the pool belongs to the capture variant (game \"capture\"); here pool is true (a common pool) or false (hands)")
 	case q.Banned != nil:
 		return nil, Invalid("banned", nil, "banned pieces belong to the capture variant (game \"capture\")")
-	}
-	if request {
-		if err := checkPieceNames(q.Pieces); err != nil {
-			return nil, err
-		}
 	}
 	cfg, err := q.config()
 	if err != nil {

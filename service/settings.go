@@ -99,7 +99,9 @@ func captureSettings(pos *capture.Position) GameSettings {
 // job's, as stored): ok false when the request does not make a game.
 func RequestSettings(request json.RawMessage) (GameSettings, bool) {
 	if q, ok := captureQuery(request); ok {
-		pos, err := q.requestCapturePosition(context.Background())
+		// (The request's game, built in the requests' queue, without
+		// the checks made since it was stored: an empty piece name.)
+		pos, err := q.capturePositionFor(context.Background(), true)
 		if err != nil {
 			return GameSettings{}, false
 		}

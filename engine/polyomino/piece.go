@@ -75,8 +75,9 @@ func SetOrder(name string) (int, bool) {
 }
 
 // EmptyPieceName says where the piece list spec (names separated by
-// commas, semicolons or spaces, or run together) has an empty name
-// between separators ("I,,L", "I,L,"); "" when it has none.
+// commas or spaces, or run together; tilings take semicolons as commas)
+// has an empty name between commas ("I,,L", "I,L,"); "" when it has
+// none.
 func EmptyPieceName(spec string) string {
 	if strings.ContainsAny(spec, ",;") {
 		for _, part := range strings.Split(strings.ReplaceAll(spec, ";", ","), ",") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,7 +93,7 @@ func unreachable(err error) bool {
 		strings.HasPrefix(err.Error(), "LOADING"))
 }
 
-// refusingReplies are the prefixes of the errors Redis answers while it
+// refusingReplies are the codes (first words) of the errors Redis answers while it
 // refuses work for a time: out of memory (maxmemory with noeviction),
 // a replica made read-only (a failover), writes stopped after a failed
 // save (a full disk), a script running too long, a cluster or its
@@ -113,10 +114,6 @@ func storeDown(err error) bool {
 	if !errors.As(err, &re) {
 		return false
 	}
-	for _, p := range refusingReplies {
-		if strings.HasPrefix(re.Error(), p) {
-			return true
-		}
-	}
-	return false
+	code, _, _ := strings.Cut(re.Error(), " ") // the reply's first word: BUSY, not BUSYGROUP
+	return slices.Contains(refusingReplies, code)
 }
