@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"runtime"
@@ -209,6 +210,37 @@ func (c *config) validate(name string) error {
 	if c.MaxBudget <= 0 || c.DefaultBudget <= 0 || c.DefaultBudget > c.MaxBudget {
 		errs = append(errs, "budgets must be positive with default-budget <= max-budget")
 	}
+	// Values that started a server which then misbehaved (an operator's
+	// audit): a negative cache TTL wrote Redis keys that never expire (not
+	// evictable under volatile-lru), 0 a memory cache that never expires.
+	for _, d := range []struct {
+		flag     string
+		value    time.Duration
+		positive bool // else not negative
+	}{{"cache-ttl", c.CacheTTL, true}, {"redis-timeout", c.RedisTimeout, true}, {"queue-wait", c.QueueWait, false}, {"shutdown-grace", c.ShutdownGrace, false}} {
+		switch {
+		case d.positive && d.value <= 0:
+			errs = append(errs, d.flag+" must be positive")
+		case d.value < 0:
+			errs = append(errs, d.flag+" must not be negative")
+		}
+	}
+	for _, n := range []struct {
+		flag       string
+		value, min int
+	}{{"job-window", c.JobWindow, 1}, {"max-active-jobs", c.MaxActiveJobs, 0}, {"max-client-jobs", c.MaxClientJobs, 0}, {"job-workers", c.JobWorkers, -1}} {
+		if n.value < n.min {
+			errs = append(errs, fmt.Sprintf("%s must be at least %d", n.flag, n.min))
+		}
+	}
+	if c.WorkerName != "" && strings.TrimSpace(c.WorkerName) == "" {
+		errs = append(errs, "worker-name is blank: give a name, or leave it unset for the host name and process id")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Sprintf("log-level %q: expected debug, info, warn or error", c.LogLevel))
+	}
 	if _, err := c.trustedProxies(); err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -231,6 +263,25 @@ func (c *config) validate(name string) error {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// unknownEnv lists the GAMESOLVER_ variables of environ ("NAME=value")
+// that name no setting: misspelt ones were ignored silently (the tests'
+// own, GAMESOLVER_TEST_* and GAMESOLVER_REQUIRE_REDIS, aside).
+func unknownEnv(environ []string) []string {
+	known := map[string]bool{"GAMESOLVER_REQUIRE_REDIS": true}
+	for _, s := range (&config{}).settings() {
+		known[s.env] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GAMESOLVER_") && !strings.HasPrefix(k, "GAMESOLVER_TEST_") && !known[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sameListener says whether listening on a and on b would take the same
@@ -382,6 +433,9 @@ func (v *bytesValue) Set(s string) error {
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
 		return fmt.Errorf("expected a size such as 65536, 64KiB or 256MiB")
+	}
+	if n > math.MaxInt64/mult {
+		return fmt.Errorf("%s is too large", strings.TrimSpace(s))
 	}
 	*v = bytesValue(n * mult)
 	return nil

@@ -92,6 +92,20 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--addr", "127.0.0.1:9000", "--metrics-addr", "0.0.0.0:9000"}, nil, "metrics-addr 0.0.0.0:9000 is the port of addr 127.0.0.1:9000"},
 		{[]string{"--pprof"}, nil, "pprof serves the profiles on metrics-addr only"},
 		{nil, map[string]string{"GAMESOLVER_PPROF": "true"}, "give metrics-addr too"},
+		// Values that started a server which then misbehaved (an
+		// operator's audit).
+		{nil, map[string]string{"GAMESOLVER_CACHE_TTL": "-1h"}, "cache-ttl must be positive"},
+		{[]string{"--cache-ttl", "0s"}, nil, "cache-ttl must be positive"},
+		{[]string{"--redis-timeout", "0s"}, nil, "redis-timeout must be positive"},
+		{[]string{"--queue-wait", "-1s"}, nil, "queue-wait must not be negative"},
+		{[]string{"--shutdown-grace", "-5s"}, nil, "shutdown-grace must not be negative"},
+		{[]string{"--cache-bytes", "99999999999GiB"}, nil, "99999999999GiB is too large"},
+		{[]string{"--job-window", "0"}, nil, "job-window must be at least 1"},
+		{[]string{"--max-active-jobs", "-1"}, nil, "max-active-jobs must be at least 0"},
+		{[]string{"--max-client-jobs", "-3"}, nil, "max-client-jobs must be at least 0"},
+		{[]string{"--job-workers", "-7"}, nil, "job-workers must be at least -1"},
+		{nil, map[string]string{"GAMESOLVER_WORKER_NAME": " "}, "worker-name is blank"},
+		{[]string{"--log-level", "dpanic"}, nil, `log-level "dpanic"`},
 	}
 	for _, ok := range []struct {
 		args []string
@@ -199,6 +213,16 @@ func TestCatalogueNamesEveryJobType(t *testing.T) {
 // TestDockerfileGoVersion: the image builds with the Go release go.mod
 // names (golang images set GOTOOLCHAIN=local: a builder's older cached
 // golang:1.26 stopped at go mod download).
+// TestUnknownEnv: a GAMESOLVER_ variable that names no setting is
+// reported (it was ignored silently), the tests' own aside.
+func TestUnknownEnv(t *testing.T) {
+	got := unknownEnv([]string{"GAMESOLVER_SOLVER_SLOT=2", "GAMESOLVER_SOLVER_SLOTS=2", "REDIS_URL=x", "GAMESOLVER_TEST_DATA_DIR=/d",
+		"GAMESOLVER_REQUIRE_REDIS=1", "PATH=/bin", "GAMESOLVER_CACHETTL=1h"})
+	if strings.Join(got, ",") != "GAMESOLVER_CACHETTL,GAMESOLVER_SOLVER_SLOT" {
+		t.Errorf("unknownEnv = %v", got)
+	}
+}
+
 func TestDockerfileGoVersion(t *testing.T) {
 	mod, err := os.ReadFile("../../go.mod")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gamesolver/gamesolver/service/redistest"
 	"github.com/gamesolver/gamesolver/service/servicetest"
@@ -262,7 +263,8 @@ func TestHostileRequests(t *testing.T) {
 }
 
 // TestGracefulShutdown: on shutdown a request in flight finishes with its
-// answer, and new connections are refused.
+// answer, new connections are refused, and the log's last line says the
+// drain is over.
 func TestGracefulShutdown(t *testing.T) {
 	servicetest.Teeko(t)
 	cfg, err := parseConfig("serve", []string{"--data-dir", appDataDir(t), "--shutdown-grace", "10s"}, func(string) string { return "" })
@@ -270,7 +272,8 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := build(ctx, cfg, zap.NewNop())
+	core, logs := observer.New(zap.InfoLevel)
+	a, err := build(ctx, cfg, zap.New(core))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,6 +314,10 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("server still accepts connections after shutdown")
+	}
+	all := logs.All()
+	if last := all[len(all)-1]; last.Message != "stopped" || last.ContextMap()["requests_cut"] != false {
+		t.Errorf("the log's last line: %q %v; want stopped, no request cut", last.Message, last.ContextMap())
 	}
 }
 

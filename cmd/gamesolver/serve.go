@@ -183,6 +183,9 @@ func start(name string, args []string, getenv func(string) string) (config, *zap
 		return cfg, nil, err
 	}
 	log, err := newLogger(cfg)
+	if names := unknownEnv(os.Environ()); err == nil && len(names) > 0 {
+		log.Warn("environment variables that name no setting were ignored: misspelt? (serve --help lists the settings)", zap.Strings("names", names))
+	}
 	return cfg, log, err
 }
 
@@ -277,13 +280,20 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	a.log.Info("shutting down", zap.Duration("grace", a.cfg.ShutdownGrace))
+	began := time.Now()
 	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownGrace)
 	defer cancel()
 	close(a.draining)
+	cut := false
 	if err := srv.Shutdown(sctx); err != nil {
 		a.log.Warn("shutdown: requests still in flight were cut", zap.Error(err))
 		_ = srv.Close()
+		cut = true
 	}
+	<-workerDone
+	// The last line: the drain is over (an operator's audit found none
+	// after "shutting down").
+	a.log.Info("stopped", zap.Duration("drained_in", time.Since(began)), zap.Bool("requests_cut", cut))
 	return nil
 }
 
