@@ -301,6 +301,22 @@ func TestAccessLogClientLeft(t *testing.T) {
 			t.Errorf("client left %v: access line %v", left, f)
 		}
 	}
+	// A client that read the whole answer and closed the connection
+	// before the line was written did not leave early (an operator's
+	// audit found whole answers logged as left).
+	written := make(chan struct{})
+	r.GET("/test/read-then-closed", func(c *gin.Context) {
+		c.String(http.StatusOK, "the whole answer")
+		close(written)
+		<-c.Request.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-written; cancel() }()
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "GET", "/test/read-then-closed", nil))
+	f := logs.FilterMessage("request").FilterField(zap.String("path", "/test/read-then-closed")).All()[0].ContextMap()
+	if _, ok := f["client_left"]; ok {
+		t.Errorf("an answer read whole: access line %v", f)
+	}
 }
 
 // TestTrustedProxies: X-Forwarded-For names the client only when the peer
@@ -699,5 +715,26 @@ func TestUnavailableLogsCause(t *testing.T) {
 	found := logs.FilterMessage("unavailable").All()
 	if len(found) != 1 || found[0].Level != zap.WarnLevel || !strings.Contains(fmt.Sprint(found[0].ContextMap()["error"]), "i/o timeout") || found[0].ContextMap()["request_id"] == nil {
 		t.Fatalf("log entries %+v", found)
+	}
+}
+
+// TestResponseControllerReachesConnection: through the access log's writer
+// a handler still reaches the connection (closeUnread sets its read
+// deadline so that a refused body is not waited for).
+func TestResponseControllerReachesConnection(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	r.GET("/test/deadline", func(c *gin.Context) {
+		err := http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(time.Minute))
+		c.String(http.StatusOK, "%v", err)
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/test/deadline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if body, _ := io.ReadAll(resp.Body); string(body) != "<nil>" {
+		t.Errorf("SetReadDeadline: %s", body)
 	}
 }
