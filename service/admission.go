@@ -19,6 +19,7 @@ type Slots struct {
 	inUse   prometheus.Gauge
 	waiting prometheus.Gauge
 	refused prometheus.Counter
+	waited  prometheus.Observer
 
 	mu    sync.Mutex
 	holds map[uint64]holdTime // each holder with a known time
@@ -59,7 +60,8 @@ func NewSlots(n, queue int, maxWait time.Duration, m *Metrics) *Slots {
 	}
 	s := &Slots{run: make(chan struct{}, n), wait: make(chan struct{}, queue), maxWait: maxWait, holds: map[uint64]holdTime{}}
 	if m != nil {
-		s.inUse, s.waiting, s.refused = m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused
+		s.inUse, s.waiting, s.refused, s.waited = m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.SlotWait
+		m.Slots.Set(float64(n))
 	}
 	return s
 }
@@ -80,8 +82,15 @@ func (s *Slots) Acquire(ctx context.Context) (release func(), err error) {
 func (s *Slots) AcquireFor(ctx context.Context, expect time.Duration) (release func(), err error) {
 	select {
 	case s.run <- struct{}{}:
+		if s.waited != nil {
+			s.waited.Observe(0)
+		}
 		return s.taken(expect), nil
 	default:
+	}
+	if s.waited != nil {
+		start := time.Now()
+		defer func() { s.waited.Observe(time.Since(start).Seconds()) }()
 	}
 	select {
 	case s.wait <- struct{}{}:

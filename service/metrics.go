@@ -15,10 +15,18 @@ type Metrics struct {
 	SlotsInUse   prometheus.Gauge
 	SlotsWaiting prometheus.Gauge
 	SlotsRefused prometheus.Counter
+	// Slots: the solver slots there are (--solver-slots); SlotWait: how
+	// long each request waited for one (0 when one was free), refused
+	// and canceled waits included.
+	Slots    prometheus.Gauge
+	SlotWait prometheus.Histogram
 	// AssemblyWaiting: big answers waiting to be assembled (Assembly).
 	AssemblyWaiting prometheus.Gauge
 	RedisUp         prometheus.Gauge
-	Jobs            *prometheus.CounterVec // type, status
+	// RedisOpens counts the Redis circuit breaker's openings (a flapping
+	// breaker between two scrapes shows here, not in redis_up).
+	RedisOpens prometheus.Counter
+	Jobs       *prometheus.CounterVec // type, status
 	// Background: analyses asked to go on in the background, by what
 	// became of the request (backgroundOutcomes).
 	Background *prometheus.CounterVec // outcome
@@ -60,6 +68,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		SlotsRefused: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "gamesolver", Name: "solver_slots_refused_total", Help: "Requests refused a solver slot: every slot and the queue full, or the wait in the queue too long.",
 		}),
+		Slots: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "gamesolver", Name: "solver_slots", Help: "Solver slots there are (--solver-slots): solver_slots_in_use against it is the saturation.",
+		}),
+		SlotWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "gamesolver", Name: "solver_slot_wait_seconds",
+			Help:    "How long each request for a solver slot waited (0 when one was free; refused and canceled waits included).",
+			Buckets: []float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5},
+		}),
+		RedisOpens: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "redis_circuit_opens_total", Help: "Times the Redis circuit breaker opened (the cache skipped Redis), absent without Redis.",
+		}),
 		RedisUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "gamesolver", Name: "redis_up", Help: "1 while the Redis circuit breaker is closed, 0 while open, absent without Redis.",
 		}),
@@ -74,12 +93,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, o := range backgroundOutcomes {
 		m.Background.WithLabelValues(o) // each outcome exported from the start, at 0
 	}
-	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.AssemblyWaiting, m.Jobs, m.Background)
+	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.Slots, m.SlotWait, m.AssemblyWaiting, m.Jobs, m.Background)
 	return m
 }
 
-// RegisterRedis adds the redis_up gauge; only a process with Redis has it.
-func (m *Metrics) RegisterRedis(reg prometheus.Registerer) { reg.MustRegister(m.RedisUp) }
+// RegisterRedis adds the redis_up gauge and the breaker's openings; only a
+// process with Redis has them.
+func (m *Metrics) RegisterRedis(reg prometheus.Registerer) { reg.MustRegister(m.RedisUp, m.RedisOpens) }
 
 // RegisterMemoryCache registers gauges of the in-memory cache's entries
 // and bytes (of its encoding, against --cache-bytes), read from size at

@@ -233,6 +233,7 @@ func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *za
 		OnStateChange: func(open bool, cause error) {
 			if open {
 				m.RedisUp.Set(0)
+				m.RedisOpens.Inc()
 				log.Warn("redis failing: circuit open, going on without its cache", zap.Error(cause))
 			} else {
 				m.RedisUp.Set(1)

@@ -112,8 +112,12 @@ func TestServeWithoutRedis(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if strings.Contains(string(body), "gamesolver_redis_up") {
-		t.Error("redis_up exported without Redis")
+	if strings.Contains(string(body), "gamesolver_redis_up") || strings.Contains(string(body), "gamesolver_redis_circuit_opens_total") {
+		t.Error("redis_up or the breaker's openings exported without Redis")
+	}
+	// The slots there are (a saturation needs them), and their waits.
+	if want := fmt.Sprintf("gamesolver_solver_slots %d", defaultConfig().SolverSlots); !strings.Contains(string(body), want) || !strings.Contains(string(body), "gamesolver_solver_slot_wait_seconds_count") {
+		t.Errorf("no %q or slot waits in the metrics", want)
 	}
 	// The in-memory cache's size: an answer searched long enough is kept.
 	before := metrics(t, base)
@@ -207,8 +211,8 @@ func TestServeSurvivesRedisDeath(t *testing.T) {
 	if per := time.Since(start) / 20; per > 50*time.Millisecond {
 		t.Errorf("readyz with Redis dead takes %v per request", per)
 	}
-	if !strings.Contains(metrics(t, base), "gamesolver_redis_up 0") {
-		t.Error("redis_up is not 0 while Redis is dead")
+	if m := metrics(t, base); !strings.Contains(m, "gamesolver_redis_up 0") || !strings.Contains(m, "gamesolver_redis_circuit_opens_total 1") {
+		t.Error("redis_up is not 0, or the breaker's openings not 1, while Redis is dead")
 	}
 	srv.Restart()
 	waitUntil(t, func() bool { _, rb := getReady(t, base); return rb.Cache.Reachable })
