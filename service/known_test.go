@@ -38,17 +38,7 @@ func TestSearchUsesChildrenCached(t *testing.T) {
 	q := service.PolyominoQuery{Game: "pentominoes", Width: intp(8), Height: intp(5), AllMoves: true}
 	req, _ := json.Marshal(q)
 
-	job, err := jm.Submit(ctx, "polyomino.analyze", req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for job.Progress.Done < 20 && !job.Status.Final() && err == nil {
-		time.Sleep(10 * time.Millisecond)
-		job, err = jm.Get(ctx, job.ID)
-	}
-	if job, err = jm.Cancel(ctx, job.ID); err != nil || job.Status != jobs.StatusCanceled {
-		t.Fatalf("cancel: %v, %s", err, job.Status)
-	}
+	job := cancelAfter(t, ctx, jm, req, 20)
 	done := job.Progress.Done
 	a, err := p.Analyze(context.Background(), q)
 	if err != nil {
@@ -135,17 +125,7 @@ func TestBookUsesChildrenCached(t *testing.T) {
 	}
 	before, _ := proven()
 	req, _ := json.Marshal(q)
-	job, err := jm.Submit(ctx, "polyomino.analyze", req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for job.Progress.Done < 6 && !job.Status.Final() && err == nil {
-		time.Sleep(10 * time.Millisecond)
-		job, err = jm.Get(ctx, job.ID)
-	}
-	if job, err = jm.Cancel(ctx, job.ID); err != nil || job.Status != jobs.StatusCanceled {
-		t.Fatalf("cancel: %v, %s", err, job.Status)
-	}
+	job := cancelAfter(t, ctx, jm, req, 6)
 	after, a := proven()
 	if service.RaceEnabled && a.Source == service.SourceBook {
 		// 988 children's keys take the race detector longer than the
@@ -155,4 +135,22 @@ func TestBookUsesChildrenCached(t *testing.T) {
 	if a.Source != service.SourceBook || after < job.Progress.Done || after <= before {
 		t.Errorf("after a job canceled with %d units done (of %d), an all_moves request of %v (%s) valued %d moves; before the job, %d", job.Progress.Done, job.Progress.Total, budget, a.Source, after, before)
 	}
+}
+
+// cancelAfter submits a polyomino.analyze job of request req and cancels
+// it once n of its units are done (or it ended).
+func cancelAfter(t *testing.T, ctx context.Context, jm *jobs.Manager, req json.RawMessage, n int) jobs.Job {
+	t.Helper()
+	job, err := jm.Submit(ctx, "polyomino.analyze", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for job.Progress.Done < n && !job.Status.Final() && err == nil {
+		time.Sleep(10 * time.Millisecond)
+		job, err = jm.Get(ctx, job.ID)
+	}
+	if job, err = jm.Cancel(ctx, job.ID); err != nil || job.Status != jobs.StatusCanceled {
+		t.Fatalf("cancel: %v, %s", err, job.Status)
+	}
+	return job
 }

@@ -1371,13 +1371,7 @@ func TestOutageReclaimsNothing(t *testing.T) {
 	// The live worker's heartbeat lands up to 2 s after Redis is back;
 	// the idle worker, started late in the outage, tries at once.
 	opts.Heartbeat, opts.ReclaimAfter = 2*time.Second, 4*time.Second
-	var managers []*Manager
-	for range 2 { // two processes, each with its own client
-		rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-		t.Cleanup(func() { _ = rdb.Close() })
-		m, _ := newManager(t, NewRedisStore(rdb), k, opts)
-		managers = append(managers, m)
-	}
+	managers := twoProcesses(t, addr, k, opts)
 	j := submit(t, managers[0], `{"n":4,"units":1}`)
 	startWorker(t, managers[0], "a", 1)
 	waitFor(t, "the unit running", func() bool { return total(k.get(k.started)) == 1 })
@@ -1397,6 +1391,19 @@ func TestOutageReclaimsNothing(t *testing.T) {
 	}
 }
 
+// twoProcesses are the managers of two processes on the Redis at addr,
+// each with its own client.
+func twoProcesses(t *testing.T, addr string, k Kind, opts Options) []*Manager {
+	var managers []*Manager
+	for range 2 {
+		rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		t.Cleanup(func() { _ = rdb.Close() })
+		m, _ := newManager(t, NewRedisStore(rdb), k, opts)
+		managers = append(managers, m)
+	}
+	return managers
+}
+
 // TestRefusingRedisReclaimsNothing: Redis refusing writes (maxmemory
 // reached with noeviction: OOM, as READONLY after a failover or MISCONF
 // on a full disk) is an outage for the workers: the unit that finishes
@@ -1414,13 +1421,7 @@ func TestRefusingRedisReclaimsNothing(t *testing.T) {
 	opts.MaxDeliveries = 1 // a reclaim would fail the job
 	opts.OpTimeout = 300 * time.Millisecond
 	opts.Heartbeat, opts.ReclaimAfter = 500*time.Millisecond, 2*time.Second
-	var managers []*Manager
-	for range 2 { // two processes, each with its own client
-		rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-		t.Cleanup(func() { _ = rdb.Close() })
-		m, _ := newManager(t, NewRedisStore(rdb), k, opts)
-		managers = append(managers, m)
-	}
+	managers := twoProcesses(t, addr, k, opts)
 	ctx := context.Background()
 	refuse := func(on bool) {
 		limit := "0"
