@@ -97,7 +97,8 @@ type worker struct {
 	// near is a small private table for the one-word endgame states:
 	// their subtrees are small and their transpositions mostly local, so
 	// a table that stays in the processor's cache serves them best.
-	near []nearEntry
+	near    []nearEntry
+	nearBuf *nearBuf // near's, handed back when the worker is done
 	// killer[ply] is the placement that last won at that ply: tried first
 	// where it is playable.
 	killer []int32
@@ -142,7 +143,8 @@ type frame struct {
 // caller holds it.
 func newWorker(s *solver) *worker {
 	n := 2*len(s.game.set.Pieces) + 8
-	w := &worker{s: s, frames: make([]frame, n), near: s.tt.nearTable(), killer: make([]int32, n), killer2: make([]int32, n)}
+	nb := s.tt.nearTable()
+	w := &worker{s: s, frames: make([]frame, n), near: nb.entries, nearBuf: nb, killer: make([]int32, n), killer2: make([]int32, n)}
 	for i := range w.killer {
 		w.killer[i], w.killer2[i] = -1, -1
 	}
@@ -160,13 +162,14 @@ func (w *worker) flushCounts() {
 	w.seen, w.settled = 0, 0
 }
 
-// done hands the worker's endgame table back to the Table for the next
-// search (its entries are values of positions, true in any search of the
-// game).
+// done hands the worker's endgame table back for the next search
+// (nearPool: its entries are values of positions, true in any search of
+// the game, and the next search with the same Table keeps them).
 func (w *worker) done() {
-	near := w.near
-	w.near = nil
-	w.s.tt.near.Put(&near)
+	if w.nearBuf != nil {
+		nearPool.Put(w.nearBuf)
+	}
+	w.near, w.nearBuf = nil, nil
 }
 
 // checkWide looks at the budget and the context at a node of k words as

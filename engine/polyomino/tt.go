@@ -34,8 +34,9 @@ type Table struct {
 	gen   atomic.Uint32
 	mu    sync.Mutex
 	game  *Game // the game whose positions the table holds
-	// near keeps the workers' endgame tables between searches.
-	near sync.Pool
+	// id names the table's contents for the endgame tables (nearPool):
+	// new at NewTable and at each Clear.
+	id atomic.Uint64
 	// free releases memory mapped outside the Go heap (nil: none).
 	free func()
 	// warm: a search has used the table since it was made or cleared, so
@@ -56,13 +57,38 @@ func (t *Table) release() {
 	}
 }
 
-// nearTable returns an endgame table for a worker: one a finished worker
-// handed back, or a new one (on a huge page where the system has them).
-func (t *Table) nearTable() []nearEntry {
-	if p, ok := t.near.Get().(*[]nearEntry); ok {
-		return *p
+// nearPool keeps the workers' endgame tables between searches, for every
+// Table: one a finished worker handed back is reused, its entries kept
+// when the next search is the same Table's (values of positions, true in
+// any search of its game), cleared otherwise. (A pool of each Table's own
+// kept the Table alive for two collections after its last use, the
+// runtime holding every pool used: tables made per request, a quick
+// try's, then piled up with their endgame tables, and a load audit saw
+// the heap pass 6 GB in 90 s.)
+var nearPool sync.Pool
+
+// nearBuf is an endgame table of nearPool.
+type nearBuf struct {
+	owner   uint64 // the id of the Table whose positions it holds
+	entries []nearEntry
+}
+
+// tableIDs numbers the tables' contents (Table.id).
+var tableIDs atomic.Uint64
+
+// nearTable returns an endgame table for a worker of a search with t: one
+// a finished worker handed back (kept or cleared), or a new one (on a huge
+// page where the system has them).
+func (t *Table) nearTable() *nearBuf {
+	id := t.id.Load()
+	if b, ok := nearPool.Get().(*nearBuf); ok {
+		if b.owner != id {
+			clear(b.entries)
+			b.owner = id
+		}
+		return b
 	}
-	return newNearTable()
+	return &nearBuf{owner: id, entries: newNearTable()}
 }
 
 const (
@@ -82,6 +108,7 @@ func NewTable(sizeMB int) *Table {
 	}
 	t := &Table{mask: buckets - 1}
 	t.words = newWords(t, int(buckets*bucketSize*2))
+	t.id.Store(tableIDs.Add(1))
 	return t
 }
 
@@ -91,7 +118,7 @@ func (t *Table) Entries() int { return len(t.words) / 2 }
 // Clear empties the table (not concurrently with a search).
 func (t *Table) Clear() {
 	clear(t.words)
-	t.near = sync.Pool{}
+	t.id.Store(tableIDs.Add(1)) // the endgame tables' entries are not its any more
 	t.warm.Store(false)
 }
 
