@@ -738,3 +738,50 @@ func TestResponseControllerReachesConnection(t *testing.T) {
 		t.Errorf("SetReadDeadline: %s", body)
 	}
 }
+
+// TestUnreadAnswerCutOff: a client that does not read a big answer is cut
+// off once a write has stalled for writeStall (a load audit kept 200
+// answers of 1.3 MB unread: their goroutines and socket buffers held for
+// ever); the next request on a kept connection is not cut by the deadline
+// the last answer had.
+func TestUnreadAnswerCutOff(t *testing.T) {
+	defer func(d time.Duration) { writeStall = d }(writeStall)
+	writeStall = 300 * time.Millisecond
+	r, _, _ := newTestServer(t, Config{})
+	ended := make(chan error, 1)
+	r.GET("/test/big", func(c *gin.Context) {
+		_, err := c.Writer.Write(bytes.Repeat([]byte("x"), 64<<20))
+		ended <- err
+	})
+	r.GET("/test/small", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	r.GET("/test/none", func(c *gin.Context) { c.Status(http.StatusNoContent) })
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /test/big HTTP/1.1\r\nHost: x\r\n\r\n") // and nothing read
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("64 MB written to a client that reads nothing")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write to a client that reads nothing is still blocked")
+	}
+	// A kept connection: its second request, an answer without a body
+	// (no write of its own sets a deadline), comes after the first
+	// answer's deadline passed (net/http clears it).
+	client := srv.Client()
+	for _, path := range []string{"/test/small", "/test/none"} {
+		resp, err := client.Get(srv.URL + path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		time.Sleep(2 * writeStall)
+	}
+}
