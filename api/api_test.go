@@ -317,6 +317,23 @@ func TestAccessLogClientLeft(t *testing.T) {
 	if _, ok := f["client_left"]; ok {
 		t.Errorf("an answer read whole: access line %v", f)
 	}
+	// A handler that answers when its client left: left, every time (a
+	// reviewer's: the end recorded by a goroutine of its own came after
+	// the answer 2 times in 300).
+	r.GET("/test/answers-when-left", func(c *gin.Context) {
+		<-c.Request.Context().Done()
+		c.String(http.StatusServiceUnavailable, "too late")
+	})
+	for range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Millisecond, cancel)
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "GET", "/test/answers-when-left", nil))
+	}
+	for _, e := range logs.FilterMessage("request").FilterField(zap.String("path", "/test/answers-when-left")).All() {
+		if left, _ := e.ContextMap()["client_left"].(bool); !left {
+			t.Fatalf("an answer written after its client left: access line %v", e.ContextMap())
+		}
+	}
 }
 
 // TestTrustedProxies: X-Forwarded-For names the client only when the peer
@@ -770,6 +787,27 @@ func TestUnreadAnswerCutOff(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the write to a client that reads nothing is still blocked")
+	}
+	// A client that reads slowly but steadily gets the whole answer,
+	// though it takes many times writeStall (a reviewer's: one deadline
+	// for the whole write cut it off).
+	r.GET("/test/steady", func(c *gin.Context) { _, _ = c.Writer.Write(bytes.Repeat([]byte("y"), 16<<20)) })
+	resp, err := http.Get(srv.URL + "/test/steady")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, buf := 0, make([]byte, 256<<10)
+	for {
+		n, err := io.ReadFull(resp.Body, buf)
+		got += n
+		if err != nil {
+			break
+		}
+		time.Sleep(writeStall / 10)
+	}
+	resp.Body.Close()
+	if got != 16<<20 {
+		t.Errorf("a steady reader got %d bytes of %d", got, 16<<20)
 	}
 	// A kept connection: its second request, an answer without a body
 	// (no write of its own sets a deadline), comes after the first

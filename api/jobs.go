@@ -325,8 +325,8 @@ func (h *handlers) jobEvents(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	// The stream lives as long as the job; no write deadline applies.
-	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
+	// The stream lives as long as the job: each event and keep-alive is
+	// written under a deadline of its own (writeStall), none between.
 	c.Header("Content-Type", "text/event-stream")
 	c.Header("Cache-Control", "no-store")
 	c.Header("X-Accel-Buffering", "no")

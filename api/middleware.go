@@ -66,33 +66,56 @@ func logger(c *gin.Context) *zap.Logger {
 	return zap.NewNop()
 }
 
-// writeStall bounds each write of an answer: a client that does not read
-// it (a big answer, an event) within this time is cut off, so that it
-// does not hold a goroutine, a connection and the kernel's buffers for
+// writeStall bounds a stall of an answer's writing: a client that reads
+// nothing of it (a big answer, an event) for this long is cut off, so that
+// it does not hold a goroutine, a connection and the kernel's buffers for
 // ever (a load audit kept 200 answers of 1.3 MB unread: 235 MB of socket
-// buffers, nothing ending them). Set before each write, so that an event
-// stream may stay idle longer (net/http clears it after the answer: a kept
-// connection's next request starts without one).
+// buffers, nothing ending them). An answer is written writeChunk bytes at
+// a time, each with its own deadline, so a client that reads slowly but
+// steadily gets it whole, and an event stream may stay idle longer
+// (net/http clears the deadline after the answer: a kept connection's
+// next request starts without one).
 var writeStall = time.Minute // (a test shortens it)
 
-// timedWriter records when the answer's last write ended, and gives each
-// write its deadline (writeStall).
+// writeChunk: the bytes of an answer written under one deadline.
+const writeChunk = 64 << 10
+
+// timedWriter writes the answer under its deadlines (writeStall) and
+// records whether the client left before or while it was written.
 type timedWriter struct {
 	gin.ResponseWriter
-	rc        *http.ResponseController
-	lastWrite atomic.Int64 // unix nanoseconds
+	ctx  context.Context // the request's
+	rc   *http.ResponseController
+	left atomic.Bool // the request ended before or during a write
 }
 
 func (w *timedWriter) Write(b []byte) (int, error) {
-	w.deadline()
-	n, err := w.ResponseWriter.Write(b)
-	w.lastWrite.Store(time.Now().UnixNano())
-	return n, err
+	return w.write(len(b), func(i, j int) (int, error) { return w.ResponseWriter.Write(b[i:j]) })
 }
 
-func (w *timedWriter) deadline() {
-	if w.rc != nil {
-		_ = w.rc.SetWriteDeadline(time.Now().Add(writeStall)) // (a test's recorder has none)
+func (w *timedWriter) WriteString(s string) (int, error) {
+	return w.write(len(s), func(i, j int) (int, error) { return w.ResponseWriter.WriteString(s[i:j]) })
+}
+
+// write writes n bytes, writeChunk at a time, each under a deadline.
+func (w *timedWriter) write(n int, part func(i, j int) (int, error)) (int, error) {
+	if w.ctx.Err() != nil {
+		w.left.Store(true)
+	}
+	done := 0
+	for {
+		if w.rc != nil {
+			_ = w.rc.SetWriteDeadline(time.Now().Add(writeStall)) // (a test's recorder has none)
+		}
+		k, err := part(done, min(done+writeChunk, n))
+		done += k
+		if err != nil {
+			w.left.Store(true)
+			return done, err
+		}
+		if done >= n {
+			return done, nil
+		}
 	}
 }
 
@@ -100,29 +123,12 @@ func (w *timedWriter) deadline() {
 // read deadline).
 func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w *timedWriter) WriteString(s string) (int, error) {
-	w.deadline()
-	n, err := w.ResponseWriter.WriteString(s)
-	w.lastWrite.Store(time.Now().UnixNano())
-	return n, err
-}
-
 // accessLog writes one line per request: never the body, never headers that
 // may hold secrets.
 func accessLog() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
-		// When the request's context ended, and when the answer's last
-		// write did: a client that read the whole answer and closed the
-		// connection before this line was written did not leave early.
-		var leftAt atomic.Int64
-		if c.Request.Context().Err() != nil {
-			leftAt.Store(start.UnixNano()) // (AfterFunc's call would come in a goroutine of its own)
-		} else {
-			stop := context.AfterFunc(c.Request.Context(), func() { leftAt.Store(time.Now().UnixNano()) })
-			defer stop()
-		}
-		tw := &timedWriter{ResponseWriter: c.Writer, rc: http.NewResponseController(c.Writer)}
+		tw := &timedWriter{ResponseWriter: c.Writer, ctx: c.Request.Context(), rc: http.NewResponseController(c.Writer)}
 		c.Writer = tw
 		c.Next()
 		status := c.Writer.Status()
@@ -143,12 +149,12 @@ func accessLog() gin.HandlerFunc {
 		if d := c.GetString(ctxProblemDetail); d != "" {
 			fields = append(fields, zap.String("detail", d))
 		}
-		if left := leftAt.Load(); left != 0 && (left < tw.lastWrite.Load() || !c.Writer.Written()) && status != statusClientClosed {
+		if (tw.left.Load() || !c.Writer.Written() && c.Request.Context().Err() != nil) && status != statusClientClosed {
 			// The client left (or its deadline passed) before the answer
 			// was written whole: status is what was sent, or would have
-			// been, not what it read. (One that left after the last
-			// write read it: an operator's audit found whole answers of
-			// 35 KB-1.5 MB logged as left.)
+			// been, not what it read. (One that closed the connection
+			// after the answer's last write had read it: an operator's
+			// audit found whole answers of 35 KB-1.5 MB logged as left.)
 			fields = append(fields, zap.Bool("client_left", true))
 		}
 		log := logger(c)

@@ -88,14 +88,14 @@ func (s *Slots) AcquireFor(ctx context.Context, expect time.Duration) (release f
 		return s.taken(expect), nil
 	default:
 	}
-	if s.waited != nil {
-		start := time.Now()
-		defer func() { s.waited.Observe(time.Since(start).Seconds()) }()
-	}
 	select {
 	case s.wait <- struct{}{}:
 	default:
 		return nil, s.busy("all %d solver slots are busy and the queue is full", cap(s.run))
+	}
+	if s.waited != nil { // a wait in the queue, however it ends
+		start := time.Now()
+		defer func() { s.waited.Observe(time.Since(start).Seconds()) }()
 	}
 	gaugeAdd(s.waiting, 1)
 	defer func() { <-s.wait; gaugeAdd(s.waiting, -1) }()

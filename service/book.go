@@ -111,9 +111,11 @@ func bookLengthKey(pos *polyomino.Position, allMoves bool) string {
 // the search before, as long as other searches leave them: at the largest
 // budget the moves of a two-ply position take one or two requests).
 const (
-	bookMovesMin   = 500 * time.Millisecond
-	bookMovesDiv   = 2
-	bookMovesSlack = 10 // a tenth
+	bookMovesMin = 500 * time.Millisecond
+	// bookKnownMaxTime bounds bookMoves' look-up of cached children.
+	bookKnownMaxTime = 500 * time.Millisecond
+	bookMovesDiv     = 2
+	bookMovesSlack   = 10 // a tenth
 )
 
 func bookMovesKey(pos *polyomino.Position) string {
@@ -140,10 +142,11 @@ func (p *Polyomino) bookMoves(ctx context.Context, pos *polyomino.Position, res 
 	}
 	// The children earlier searches proved (a polyomino.analyze job's
 	// units, canceled or not): valued without a search, and not searched
-	// again. The look-up may take the search's share: the book answered
-	// at once (a thousand children take 10-25 ms).
+	// again. The look-up may take the search's share, up to half a
+	// second: the book answered at once (a thousand children take 10-25
+	// ms on an idle machine, several times that on a loaded one).
 	looked := time.Now()
-	known := p.search.knownChildrenWithin(ctx, pos, min(budget/bookMovesDiv, knownMaxTime))
+	known := p.search.knownChildrenWithin(ctx, pos, min(budget/bookMovesDiv, bookKnownMaxTime))
 	res.Elapsed += time.Since(looked) // the answer's time (stats) counts it
 	if known != nil {
 		res = withMoveValues(res, known.rows(res))

@@ -88,10 +88,11 @@ func TestSearchUsesChildrenCached(t *testing.T) {
 // TestBookUsesChildrenCached: the same for a position the opening book
 // answers (two plies into its long-L opening, where it knows the two
 // winning moves): a job canceled after some units leaves their values
-// to an all_moves request of 100 ms, which the book's answer takes
-// (its search of the other moves needs half a second or more).
+// to an all_moves request of 400 ms, which the book's answer takes
+// (its search of the other moves needs a budget of half a second or
+// more: without the look-up, the book's 2 moves alone).
 func TestBookUsesChildrenCached(t *testing.T) {
-	budget := 100 * time.Millisecond
+	budget := 400 * time.Millisecond
 	s := searcherWithBudget(budget)
 	s.Loader = cache.NewLoader(cache.NewMemory(64<<20, time.Hour), time.Hour)
 	s.MinLengthTime = time.Millisecond

@@ -16,8 +16,8 @@ type Metrics struct {
 	SlotsWaiting prometheus.Gauge
 	SlotsRefused prometheus.Counter
 	// Slots: the solver slots there are (--solver-slots); SlotWait: how
-	// long each request waited for one (0 when one was free), refused
-	// and canceled waits included.
+	// long each request waited for one (0 when one was free; not those
+	// refused at once, the queue full).
 	Slots    prometheus.Gauge
 	SlotWait prometheus.Histogram
 	// AssemblyWaiting: big answers waiting to be assembled (Assembly).
@@ -73,7 +73,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		SlotWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "gamesolver", Name: "solver_slot_wait_seconds",
-			Help:    "How long each request for a solver slot waited (0 when one was free; refused and canceled waits included).",
+			Help:    "How long each request for a solver slot waited: 0 when one was free, else its time in the queue, however it ended (a slot, refused after --queue-wait, or canceled); requests refused at once, the queue full, are in solver_slots_refused_total only, and work that takes a slot only when one is free is not counted.",
 			Buckets: []float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5},
 		}),
 		RedisOpens: prometheus.NewCounter(prometheus.CounterOpts{

@@ -236,6 +236,11 @@ func (c *config) validate(name string) error {
 	if c.WorkerName != "" && strings.TrimSpace(c.WorkerName) == "" {
 		errs = append(errs, "worker-name is blank: give a name, or leave it unset for the host name and process id")
 	}
+	// In any case, and "warning", as zap reads them (INFO started a
+	// server before); not dpanic, panic or fatal.
+	if c.LogLevel = strings.ToLower(strings.TrimSpace(c.LogLevel)); c.LogLevel == "warning" {
+		c.LogLevel = "warn"
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -107,6 +107,11 @@ func TestParseConfigErrors(t *testing.T) {
 		{nil, map[string]string{"GAMESOLVER_WORKER_NAME": " "}, "worker-name is blank"},
 		{[]string{"--log-level", "dpanic"}, nil, `log-level "dpanic"`},
 	}
+	for _, level := range []string{"INFO", "warning", " Debug "} { // as zap reads them, and the versions before took them
+		if _, err := parseConfig("serve", []string{"--log-level", level}, func(string) string { return "" }); err != nil {
+			t.Errorf("log-level %q: %v", level, err)
+		}
+	}
 	for _, ok := range []struct {
 		args []string
 		want time.Duration

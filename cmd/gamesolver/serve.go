@@ -184,7 +184,7 @@ func start(name string, args []string, getenv func(string) string) (config, *zap
 	}
 	log, err := newLogger(cfg)
 	if names := unknownEnv(os.Environ()); err == nil && len(names) > 0 {
-		log.Warn("environment variables that name no setting were ignored: misspelt? (serve --help lists the settings)", zap.Strings("names", names))
+		log.Warn("environment variables that name no setting were ignored: misspelt? (--help lists the settings)", zap.Strings("names", names))
 	}
 	return cfg, log, err
 }
@@ -292,8 +292,8 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 		cut = true
 	}
 	<-workerDone
-	// The last line: the drain is over (an operator's audit found none
-	// after "shutting down").
+	// The drain is over (an operator's audit found no line after
+	// "shutting down"; closing the stores may still log).
 	a.log.Info("stopped", zap.Duration("drained_in", time.Since(began)), zap.Bool("requests_cut", cut))
 	return nil
 }

@@ -437,8 +437,10 @@ func TestBookJobOverHTTP(t *testing.T) {
 // 8 x 5 position (lost, 300 classes of moves) in a polyomino.analyze job,
 // whose units cache the position after each move; the second, whose
 // memory has seen none of it, proves the position (without all_moves: the
-// job cached its all_moves answer only) within 100 ms, from those
-// children's values read from Redis (MGET), with every best move.
+// job cached its all_moves answer only) within 250 ms, from those
+// children's values read from Redis (their first bytes, GETRANGE), with
+// every best move; a cold search needs about 0.5 s. (100 ms left the
+// look-up 12 ms: a reviewer saw it run out on a loaded machine.)
 func TestChildrenThroughRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	env := map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_REDIS_TIMEOUT": redisTestTimeout}
@@ -454,7 +456,7 @@ func TestChildrenThroughRedis(t *testing.T) {
 		return strings.Contains(string(b), `"status":"done"`)
 	})
 	two := startApp(t, env, "--worker=false")
-	r, err := http.Post(two+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{`+position+`,"budget_ms":100}`))
+	r, err := http.Post(two+"/v1/polyomino/analyze", "application/json", strings.NewReader(`{`+position+`,"budget_ms":250}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,6 +466,6 @@ func TestChildrenThroughRedis(t *testing.T) {
 		t.Fatalf("analyze: %d %v", r.StatusCode, err)
 	}
 	if !a.Proven || a.Result != "loss" || !a.BestComplete || len(a.BestMoves) != a.LegalMoves || a.Source != "search" {
-		t.Errorf("the second server, 100 ms: %s proven %v complete %v, %d best of %d moves, source %s", a.Result, a.Proven, a.BestComplete, len(a.BestMoves), a.LegalMoves, a.Source)
+		t.Errorf("the second server, 250 ms: %s proven %v complete %v, %d best of %d moves, source %s", a.Result, a.Proven, a.BestComplete, len(a.BestMoves), a.LegalMoves, a.Source)
 	}
 }

@@ -147,4 +147,30 @@ func TestUsedTableCollected(t *testing.T) {
 		t.Error("an endgame table handed to another table's worker keeps its owner")
 	}
 	nearPool.Put(buf)
+	// An entry of b's, in an endgame table a's search then takes, is
+	// gone; one of a's own is kept (a reviewer found the clearing
+	// untested: searches found their values anyway). (The pool may drop
+	// what it is given: a few tries.)
+	for try := 0; ; try++ {
+		mine := b.nearTable()
+		mine.entries[5] = nearEntry{a: 1, b: 2}
+		nearPool.Put(mine)
+		got := a.nearTable()
+		if got != mine {
+			nearPool.Put(got)
+			if try == 20 {
+				t.Skip("the pool never gave the same endgame table back")
+			}
+			continue
+		}
+		if got.entries[5] != (nearEntry{}) {
+			t.Error("b's entry kept in the endgame table a's search took")
+		}
+		got.entries[5] = nearEntry{a: 3, b: 4}
+		nearPool.Put(got)
+		if again := a.nearTable(); again == got && again.entries[5] != (nearEntry{a: 3, b: 4}) {
+			t.Error("a's own entry cleared when a's next search took its endgame table")
+		}
+		return
+	}
 }
