@@ -33,6 +33,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/engine/teeko"
 )
 
@@ -44,7 +45,7 @@ type request struct {
 
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8080", "server base URL")
-	scenario := flag.String("scenario", "teeko", "teeko (analyze random positions), healthz, or mix:NAME=WEIGHT,... of teeko, annotate, healthz, games")
+	scenario := flag.String("scenario", "teeko", "teeko (analyze random positions), pentominoes (analyze random positions 2-6 plies in, budgets 100 ms-60 s), healthz, or mix:NAME=WEIGHT,... of teeko, pentominoes, annotate, healthz, games")
 	duration := flag.Duration("duration", 10*time.Second, "how long to drive each target")
 	concurrency := flag.Int("concurrency", 16, "requests in flight")
 	baseline := flag.Bool("baseline", false, "also measure a bare gin handler in this process, first")
@@ -222,6 +223,19 @@ func makeRequest(name string, rng *rand.Rand) (request, error) {
 		moves := randomGame(rng, teeko.Standard, 8+rng.IntN(16))
 		return request{name: name, method: "POST", path: "/v1/teeko/annotate",
 			body: []byte(fmt.Sprintf(`{"moves":[%s]}`, quoteAll(moves)))}, nil
+	case "pentominoes":
+		// A random Pentominoes position 2-6 plies in, analyzed with a
+		// budget of 100 ms to 60 s (the server caps it): most searches
+		// run out, many are refused when the slots are busy. (The load
+		// under which a server's memory grew, BENCHMARKS "Memory under
+		// load".)
+		moves, err := randomPlacements(rng, 2+rng.IntN(5))
+		if err != nil {
+			return request{}, err
+		}
+		budget := []int{100, 300, 1000, 3000, 10000, 60000}[rng.IntN(6)]
+		return request{name: name, method: "POST", path: "/v1/polyomino/analyze",
+			body: []byte(fmt.Sprintf(`{"game":"pentominoes","moves":[%s],"budget_ms":%d}`, quoteAll(moves), budget))}, nil
 	case "healthz":
 		return request{name: name, method: "GET", path: "/healthz"}, nil
 	case "games":
@@ -249,6 +263,29 @@ func randomGame(rng *rand.Rand, rules teeko.Rules, n int) []string {
 		moves = append(moves, m.String())
 	}
 	return moves
+}
+
+// randomPlacements plays up to n random legal moves of Pentominoes from
+// the empty board.
+func randomPlacements(rng *rand.Rand, n int) ([]string, error) {
+	cfg, err := polyomino.Preset("pentominoes")
+	if err != nil {
+		return nil, err
+	}
+	pos, err := polyomino.NewPosition(cfg, nil, nil, polyomino.DefaultToMove)
+	if err != nil {
+		return nil, err
+	}
+	var moves []string
+	for len(moves) < n && !pos.Over() {
+		legal := pos.LegalMoves()
+		m := legal[rng.IntN(len(legal))]
+		if pos, err = pos.Play(m); err != nil {
+			return nil, err
+		}
+		moves = append(moves, m.String())
+	}
+	return moves, nil
 }
 
 func quoteAll(ss []string) string {
