@@ -30,6 +30,10 @@ type Metrics struct {
 	// Background: analyses asked to go on in the background, by what
 	// became of the request (backgroundOutcomes).
 	Background *prometheus.CounterVec // outcome
+	// RateChecks counts the rate limiters' checks by limiter (requests,
+	// jobs) and by the counters that answered: shared (Redis) or local
+	// (no Redis, or Redis failing: the limit is then per process).
+	RateChecks *prometheus.CounterVec // limiter, counters
 }
 
 // What became of an analysis with background: true whose answer left work
@@ -89,11 +93,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Namespace: "gamesolver", Name: "background_analyses_total",
 			Help: "Analyses with background: true that left work, by outcome: started (a job), shared (the same request's unfinished job), store_down, capped (a cap on jobs, the build queue full, or the job's planning longer than a second) or beyond_search (no job; job_error says why).",
 		}, []string{"outcome"}),
+		RateChecks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "gamesolver", Name: "rate_limit_checks_total",
+			Help: "Rate-limit checks by limiter (requests, jobs) and by the counters that answered: shared (in Redis, one limit across replicas) or local (no Redis, or Redis failing: each process counts its own, so the limit is per replica).",
+		}, []string{"limiter", "counters"}),
 	}
 	for _, o := range backgroundOutcomes {
 		m.Background.WithLabelValues(o) // each outcome exported from the start, at 0
 	}
-	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.Slots, m.SlotWait, m.AssemblyWaiting, m.Jobs, m.Background)
+	reg.MustRegister(m.CacheResults, m.SolverNodes, m.Searches, m.SlotsInUse, m.SlotsWaiting, m.SlotsRefused, m.Slots, m.SlotWait, m.AssemblyWaiting, m.Jobs, m.Background, m.RateChecks)
 	return m
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
@@ -38,6 +39,8 @@ type RateLimiter struct {
 	downUntil atomic.Int64
 	start     time.Time
 	now       func() time.Time
+	// checks count the checks by the counters that answered (Observe).
+	sharedChecks, localChecks prometheus.Counter
 }
 
 // sharedBackoff is how long the limiter counts locally after the shared
@@ -85,6 +88,14 @@ func (rl *RateLimiter) connect(client *redis.Client) {
 	}
 }
 
+// Observe counts each check in m.RateChecks under limiter's name, by the
+// counters that answered it (shared or local); call it before the first
+// check.
+func (rl *RateLimiter) Observe(m *Metrics, limiter string) {
+	rl.sharedChecks = m.RateChecks.WithLabelValues(limiter, "shared")
+	rl.localChecks = m.RateChecks.WithLabelValues(limiter, "local")
+}
+
 // Close stops the background connection attempts.
 func (rl *RateLimiter) Close() { close(rl.stop) }
 
@@ -111,6 +122,7 @@ func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.
 		switch {
 		case err == nil:
 			rl.downUntil.Store(0)
+			count(rl.sharedChecks)
 			return decision(c)
 		case ctx.Err() != nil:
 			rl.downUntil.Store(rl.since()) // the client left: the next request tries
@@ -123,7 +135,14 @@ func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.
 	if err != nil {
 		return RateDecision{Allowed: true}
 	}
+	count(rl.localChecks)
 	return decision(c)
+}
+
+func count(c prometheus.Counter) {
+	if c != nil {
+		c.Inc()
+	}
 }
 
 func (rl *RateLimiter) since() int64 { return int64(rl.now().Sub(rl.start)) + 1 }

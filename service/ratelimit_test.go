@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gamesolver/gamesolver/service/redistest"
@@ -41,6 +43,11 @@ func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(rl.Close)
+	met := NewMetrics(prometheus.NewRegistry())
+	rl.Observe(met, "requests")
+	checks := func(counters string) float64 {
+		return testutil.ToFloat64(met.RateChecks.WithLabelValues("requests", counters))
+	}
 	clock := time.Now()
 	rl.now = func() time.Time { return clock }
 	deadline := time.Now().Add(10 * time.Second)
@@ -54,6 +61,9 @@ func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
 	live := hook.calls.Load()
 	if d := rl.Allow(ctx, "ip:a"); !d.Allowed || d.Limit != 1000 || hook.calls.Load() == live || rl.downUntil.Load() != 0 {
 		t.Fatalf("with Redis: %+v, %d calls, down until %d", d, hook.calls.Load()-live, rl.downUntil.Load())
+	}
+	if checks("shared") != 1 || checks("local") != 0 {
+		t.Errorf("with Redis: %v checks shared, %v local; want 1 and 0", checks("shared"), checks("local"))
 	}
 	srv.Kill()
 	before := hook.calls.Load()
@@ -82,6 +92,10 @@ func TestRateLimiterBacksOffFromDeadRedis(t *testing.T) {
 	rl.Allow(ctx, "ip:a")
 	if n := hook.calls.Load(); n != retried {
 		t.Errorf("%d calls right after a failed retry, want 0", n-retried)
+	}
+	// The metric shows the fallback: every check since Redis died local.
+	if checks("shared") != 1 || checks("local") != 23 {
+		t.Errorf("after Redis died: %v checks shared, %v local; want 1 and 23", checks("shared"), checks("local"))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/engine/teeko"
@@ -228,6 +229,47 @@ func (t *Teeko) Component() Component {
 }
 
 var teekoStateRank = map[string]int{"ready": 0, "waiting": 1, "loading": 2, "building": 3, "failed": 4}
+
+var (
+	teekoProgressDesc = prometheus.NewDesc("gamesolver_teeko_table_progress",
+		"How far each rule set's Teeko tablebase is towards serving (0 to 1): 1 ready, the build's fraction while it builds (its phases' units), 0 while waiting, loading or failed.",
+		[]string{"rules"}, nil)
+	teekoStateDesc = prometheus.NewDesc("gamesolver_teeko_table_state",
+		"1 for each rule set's Teeko tablebase's state now, 0 for the others: waiting, loading, building, ready, failed (a failed build is retried, 30 s doubling to 10 min).",
+		[]string{"rules", "state"}, nil)
+)
+
+// Collector reports the tables' states and build progress at each scrape
+// (gamesolver_teeko_table_progress, gamesolver_teeko_table_state): a build
+// after a deploy takes minutes, and /readyz is what the probes read.
+func (t *Teeko) Collector() prometheus.Collector { return teekoCollector{t} }
+
+type teekoCollector struct{ t *Teeko }
+
+func (c teekoCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- teekoProgressDesc
+	ch <- teekoStateDesc
+}
+
+func (c teekoCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, tt := range c.t.tables {
+		tt.mu.Lock()
+		state, progress := tt.state, tt.fraction()
+		tt.mu.Unlock()
+		rules := tt.rules.String()
+		ch <- prometheus.MustNewConstMetric(teekoProgressDesc, prometheus.GaugeValue, progress, rules)
+		for _, s := range teekoStates {
+			v := 0.0
+			if s == state {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(teekoStateDesc, prometheus.GaugeValue, v, rules, s)
+		}
+	}
+}
+
+// teekoStates are a table's states, in the order of teekoStateRank.
+var teekoStates = []string{"ready", "waiting", "loading", "building", "failed"}
 
 // fraction is how far this table is towards ready (0..1); call with mu held.
 func (tt *teekoTable) fraction() float64 {

@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gamesolver/gamesolver/engine/teeko"
 	"github.com/gamesolver/gamesolver/service"
@@ -30,6 +33,31 @@ func copyFile(t *testing.T, from, to string) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// teekoGauges gathers the service's Teeko metrics: "<rules> <state>" is
+// gamesolver_teeko_table_state, "<rules>" gamesolver_teeko_table_progress.
+func teekoGauges(t *testing.T, svc *service.Teeko) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(svc.Collector()); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			var key []string
+			for _, l := range m.GetLabel() {
+				key = append(key, l.GetValue())
+			}
+			got[strings.Join(key, " ")] = m.GetGauge().GetValue()
+		}
+	}
+	return got
 }
 
 // TestTeekoRebuildsDamagedTable: a damaged table file is never served: the
@@ -65,6 +93,10 @@ func TestTeekoRebuildsDamagedTable(t *testing.T) {
 			if _, err := svc.Analyze(context.Background(), service.TeekoQuery{Rules: "advanced"}); err != nil {
 				t.Fatalf("the advanced table while the standard one builds: %v", err)
 			}
+			if g := teekoGauges(t, svc); g["standard building"] != 1 || g["standard ready"] != 0 || g["advanced ready"] != 1 ||
+				g["standard"] < 0 || g["standard"] > 1 || g["advanced"] != 1 {
+				t.Fatalf("metrics while the standard table builds: %v", g)
+			}
 		}
 		select {
 		case <-done:
@@ -78,6 +110,9 @@ func TestTeekoRebuildsDamagedTable(t *testing.T) {
 	}
 	if c := svc.Component(); !c.Ready {
 		t.Fatalf("after rebuild: %+v", c)
+	}
+	if g := teekoGauges(t, svc); g["standard ready"] != 1 || g["standard building"] != 0 || g["standard"] != 1 || len(g) != 12 {
+		t.Errorf("metrics after the rebuild: %v", g)
 	}
 	if _, err := teeko.LoadFile(std, teeko.Standard); err != nil {
 		t.Errorf("rebuilt file does not load: %v", err)
@@ -115,6 +150,9 @@ func TestTeekoBuildRetried(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	if g := teekoGauges(t, svc); g["standard failed"] != 1 || g["advanced failed"] != 1 || g["standard ready"] != 0 || g["standard"] != 0 {
+		t.Errorf("metrics after the builds failed: %v", g)
+	}
 	// Start's done closes once the first builds failed (solve waits on
 	// it: it hung while the builds were retried), the retries after it.
 	select {
@@ -137,6 +175,9 @@ func TestTeekoBuildRetried(t *testing.T) {
 			t.Fatalf("the tables put in the directory were not taken: %+v", svc.Component())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if g := teekoGauges(t, svc); g["standard ready"] != 1 || g["advanced ready"] != 1 || g["advanced failed"] != 0 || g["advanced"] != 1 {
+		t.Errorf("metrics once served: %v", g)
 	}
 }
 

@@ -116,6 +116,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		if err != nil {
 			return nil, err
 		}
+		rl.Observe(metrics, "jobs")
 		submissions = rl
 		a.closers = append(a.closers, rl.Close)
 	}
@@ -143,6 +144,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		a.teekoDone = teeko.Start(ctx)
 	}
 	readiness.Add(teeko.Component)
+	reg.MustRegister(teeko.Collector())
 	catalogue.Register(service.TeekoInfo())
 
 	proxies, _ := cfg.trustedProxies() // checked by validate
@@ -153,6 +155,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 		if err != nil {
 			return nil, err
 		}
+		rl.Observe(metrics, "requests")
 		apiCfg.RateLimiter = rl
 		a.closers = append(a.closers, rl.Close)
 	}

@@ -119,6 +119,14 @@ func TestServeWithoutRedis(t *testing.T) {
 	if want := fmt.Sprintf("gamesolver_solver_slots %d", defaultConfig().SolverSlots); !strings.Contains(string(body), want) || !strings.Contains(string(body), "gamesolver_solver_slot_wait_seconds_count") {
 		t.Errorf("no %q or slot waits in the metrics", want)
 	}
+	// What an operator watches besides: the Teeko tables' state, the jobs'
+	// backlog, the rate limiter's counters (local without Redis).
+	for _, want := range []string{`gamesolver_teeko_table_state{rules="standard",state="ready"} 1`, `gamesolver_teeko_table_progress{rules="advanced"} 1`,
+		`gamesolver_job_units_queued{state="waiting"} 0`, `gamesolver_rate_limit_checks_total{counters="local",limiter="requests"}`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("no %s in the metrics", want)
+		}
+	}
 	// The in-memory cache's size: an answer searched long enough is kept.
 	before := metrics(t, base)
 	post, err := http.Post(base+"/v1/polyomino/tilings", "application/json", strings.NewReader(`{"width":10,"height":6}`))

@@ -1957,3 +1957,65 @@ func TestOldestGauge(t *testing.T) {
 		}
 	})
 }
+
+// TestUnitsGauge: gamesolver_job_units_queued counts the store's units
+// waiting for a worker and those handed out, in either store (the backlog
+// an operator scales the workers on; jobs_unfinished counts jobs, whatever
+// their size).
+func TestUnitsGauge(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := newSquares()
+		gate := k.gated(make(chan struct{}))
+		reg := prometheus.NewRegistry()
+		met := NewMetrics(reg, nil)
+		opts := fastOptions(t)
+		opts.Metrics = met
+		m, err := NewManager(e.store, []Kind{k}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gauge := func() map[string]float64 {
+			t.Helper()
+			families, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, f := range families {
+				if f.GetName() == "gamesolver_job_units_queued" {
+					for _, mt := range f.GetMetric() {
+						got[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
+					}
+				}
+			}
+			return got
+		}
+		want := func(what string, waiting, delivered float64) {
+			t.Helper()
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				got := gauge()
+				if got["waiting"] == waiting && got["delivered"] == delivered && len(got) == 2 {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: %v, want waiting %v delivered %v", what, got, waiting, delivered)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		want("no job", 0, 0)
+		a := submit(t, m, `{"n":6,"units":3}`)
+		b := submit(t, m, `{"n":4,"units":2}`)
+		want("two jobs queued", 5, 0)
+		if _, err := m.Cancel(context.Background(), b.ID); err != nil {
+			t.Fatal(err)
+		}
+		want("one canceled (its units wait to be skipped)", 5, 0)
+		startWorker(t, m, "w", 1)
+		want("one unit running", 4, 1)
+		close(gate)
+		waitJob(t, m, a.ID, "a done", func(j Job) bool { return j.Status == StatusDone })
+		want("every unit done or skipped", 0, 0)
+	})
+}

@@ -164,6 +164,16 @@ func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
 			return queued, running, err == nil
 		}
 		opts.Metrics.oldest.Store(&oldest)
+		units := func() (waiting, delivered int, ok bool) {
+			ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
+			defer cancel()
+			err := m.gated(ctx, "count the queued units", func(ctx context.Context) (err error) {
+				waiting, delivered, err = m.store.units(ctx)
+				return err
+			})
+			return waiting, delivered, err == nil
+		}
+		opts.Metrics.units.Store(&units)
 	}
 	return m, nil
 }

@@ -573,6 +573,15 @@ func (s *MemoryStore) oldest(context.Context) (queued, running time.Time, err er
 	return queued, running, nil
 }
 
+func (s *MemoryStore) units(context.Context) (waiting, delivered int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range s.queues {
+		waiting += len(q)
+	}
+	return waiting, len(s.pending), nil
+}
+
 // logRecord is one line of a job's file.
 type logRecord struct {
 	Op      string            `json:"op"` // create, start, nodes, unit, slow, end

@@ -44,6 +44,8 @@ type Metrics struct {
 	// oldest reads the submission times of the store's oldest queued and
 	// running jobs (set by NewManager).
 	oldest atomic.Pointer[func() (queued, running time.Time, ok bool)]
+	// units counts the store's queued units (set by NewManager).
+	units atomic.Pointer[func() (waiting, delivered int, ok bool)]
 }
 
 // oldestDesc describes gamesolver_jobs_oldest_seconds.
@@ -73,6 +75,29 @@ func (c oldestCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, queued, string(StatusQueued))
 	ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, running, string(StatusRunning))
+}
+
+// unitsDesc describes gamesolver_job_units_queued.
+var unitsDesc = prometheus.NewDesc("gamesolver_job_units_queued",
+	"Job units in the store's queue, by state: waiting (not yet handed to a worker: the backlog more workers would take) and delivered (handed out and not yet acknowledged: running, handed back, or waiting to be reclaimed); units of jobs canceled meanwhile count until a worker skips them; NaN when the store cannot say; every process reports the store's figure.",
+	[]string{"state"}, nil)
+
+// unitsCollector reports gamesolver_job_units_queued at each scrape.
+type unitsCollector struct{ m *Metrics }
+
+func (c unitsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- unitsDesc }
+
+func (c unitsCollector) Collect(ch chan<- prometheus.Metric) {
+	waiting, delivered := 0.0, 0.0
+	if f := c.m.units.Load(); f != nil {
+		w, d, ok := (*f)()
+		waiting, delivered = float64(w), float64(d)
+		if !ok {
+			waiting, delivered = math.NaN(), math.NaN()
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(unitsDesc, prometheus.GaugeValue, waiting, "waiting")
+	ch <- prometheus.MustNewConstMetric(unitsDesc, prometheus.GaugeValue, delivered, "delivered")
 }
 
 // unitBuckets span a unit's times: from 10 ms to beyond the hour of
@@ -114,7 +139,7 @@ func NewMetrics(reg prometheus.Registerer, jobs *prometheus.CounterVec) *Metrics
 		}, []string{"type", "status"})
 		reg.MustRegister(m.Jobs)
 	}
-	reg.MustRegister(m.Units, m.Reclaimed, m.Running, m.Wait, m.Run, oldestCollector{m}, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	reg.MustRegister(m.Units, m.Reclaimed, m.Running, m.Wait, m.Run, oldestCollector{m}, unitsCollector{m}, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "gamesolver", Name: "jobs_unfinished",
 		Help: "Jobs queued or running in the store (all processes sharing it; with Redis, a little high until the active set is reconciled), against --max-active-jobs; NaN when the store cannot say.",
 	}, func() float64 {

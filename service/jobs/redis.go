@@ -742,6 +742,26 @@ func (r *RedisStore) countActive(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
+// units reads the stream's length and its group's pending count in one
+// transaction (an acknowledged unit is deleted from the stream).
+func (r *RedisStore) units(ctx context.Context) (waiting, delivered int, err error) {
+	var n *redis.IntCmd
+	var p *redis.XPendingCmd
+	_, err = r.client.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		n = pipe.XLen(ctx, streamKey)
+		p = pipe.XPending(ctx, streamKey, groupName)
+		return nil
+	})
+	switch {
+	case isNoGroup(err): // no job yet, or Redis lost its data: nothing delivered
+		return int(n.Val()), 0, n.Err()
+	case err != nil:
+		return 0, 0, err
+	}
+	pending := int(p.Val().Count)
+	return max(0, int(n.Val())-pending), pending, nil
+}
+
 // oldestScript returns the submission times (unix ms, -1 for none) of
 // the oldest queued and the oldest running job of the active set KEYS[2]
 // (job hashes under prefix KEYS[1]); beyond ARGV[1] ids it looks at that

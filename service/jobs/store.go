@@ -65,4 +65,9 @@ type Store interface {
 	// oldest returns when the oldest queued job and the oldest running
 	// job were submitted (zero when there is none).
 	oldest(ctx context.Context) (queued, running time.Time, err error)
+	// units counts the units in the queue: waiting (never handed to a
+	// worker) and delivered (handed out and not acknowledged: running,
+	// handed back, or waiting to be reclaimed). Units of jobs that ended
+	// meanwhile count until a worker skips them.
+	units(ctx context.Context) (waiting, delivered int, err error)
 }
