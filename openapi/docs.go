@@ -4503,8 +4503,14 @@ const docTemplate = `{
                     "example": "first or second; defaults from the pieces placed"
                 },
                 "name": {
+                    "description": "The field's name in the request body.",
                     "type": "string",
                     "example": "to_move"
+                },
+                "type": {
+                    "description": "Its JSON type: string, integer, boolean, array (of strings or\nintegers), object, or two types joined by \"|\" where either is read\n(\"string|array\": \"FILNP\" or [\"F\",\"I\"]).",
+                    "type": "string",
+                    "example": "string"
                 },
                 "values": {
                     "type": "array",

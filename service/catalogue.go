@@ -28,9 +28,15 @@ type Variant struct {
 	Request     map[string]string `json:"request" example:"drop_style:two-move-alternate,rules:advanced"`
 }
 
-// Parameter is one request parameter with its allowed values.
+// Parameter is one request field with its type and allowed values (the
+// OpenAPI document's request schemas give the same fields in full).
 type Parameter struct {
-	Name        string   `json:"name" example:"to_move"`
+	// The field's name in the request body.
+	Name string `json:"name" example:"to_move"`
+	// Its JSON type: string, integer, boolean, array (of strings or
+	// integers), object, or two types joined by "|" where either is read
+	// ("string|array": "FILNP" or ["F","I"]).
+	Type        string   `json:"type" example:"string"`
 	Description string   `json:"description" example:"first or second; defaults from the pieces placed"`
 	Values      []string `json:"values,omitempty" example:"first,second"`
 	Default     string   `json:"default,omitempty" example:"first"`
