@@ -82,6 +82,10 @@ type Deps struct {
 	Tilings *service.Tilings
 	// Jobs runs long computations.
 	Jobs *jobs.Manager
+	// Assembly is the gate of big answers (service.Searcher's): a job's
+	// big result is converted and encoded with a place in it, as the
+	// synchronous answers are. Nil: no gate.
+	Assembly *service.Assembly
 	// Draining, when closed, tells long-lived responses (job event
 	// streams) that the server is shutting down: they end with a hint to
 	// reconnect rather than hold the shutdown. Nil: never.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -235,16 +236,40 @@ func (h *handlers) getJob(c *gin.Context) {
 
 // answerJob sends a job's view, or the error that kept it from us.
 func (h *handlers) answerJob(c *gin.Context, j jobs.Job, err error) {
+	var b []byte
 	if err == nil {
-		var view Job
-		if view, err = h.jobView(j); err == nil {
-			// A job's state changes: no cache (nor a proxy) may keep it.
-			c.Header("Cache-Control", "no-store")
-			c.JSON(http.StatusOK, view)
-			return
-		}
+		b, err = h.encodeJob(c.Request.Context(), j)
 	}
-	fail(c, err)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	// A job's state changes: no cache (nor a proxy) may keep it.
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "application/json; charset=utf-8", b)
+}
+
+// encodeJob is a job's view in JSON. A big result (BigAnswerBytes or
+// more stored) is converted and encoded with a place in the assembly
+// gate, as a synchronous answer of its size is (16 clients reading a
+// 310 KB result had a cheap request's median latency at 163 ms against
+// 6.5 ms through the synchronous endpoint); the place is given up before
+// the bytes go out.
+func (h *handlers) encodeJob(ctx context.Context, j jobs.Job) ([]byte, error) {
+	release, err := h.deps.Assembly.Enter(ctx, len(j.Result) >= service.BigAnswerBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	view, err := h.jobView(j)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(view)
+	if err != nil {
+		return nil, fmt.Errorf("encode the job: %w", err)
+	}
+	return b, nil
 }
 
 // cancelJob godoc
@@ -334,16 +359,18 @@ func (h *handlers) jobEvents(c *gin.Context) {
 	c.Writer.Flush() // the headers, whether or not an event follows now
 	// send writes j's event, and reports whether the stream ends.
 	send := func(j jobs.Job) bool {
-		view, err := h.jobView(j)
+		view, err := h.encodeJob(ctx, j)
 		if err != nil {
-			logger(c).Error("job event", zap.Error(err))
+			if ctx.Err() == nil {
+				logger(c).Error("job event", zap.Error(err))
+			}
 			return true
 		}
 		event := "progress"
 		if j.Status.Final() {
 			event = string(j.Status)
 		}
-		c.Render(-1, sse.Event{Id: eventID(j), Event: event, Data: view})
+		c.Render(-1, sse.Event{Id: eventID(j), Event: event, Data: json.RawMessage(view)})
 		c.Writer.Flush()
 		return j.Status.Final()
 	}

@@ -41,9 +41,18 @@ func newDrainingJobServer(t *testing.T, draining <-chan struct{}) *httptest.Serv
 // given, changes the job options.
 func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger, tune ...func(*jobs.Options)) *httptest.Server {
 	t.Helper()
+	srv, _ := newJobServerOf(t, draining, log, tune...)
+	return srv
+}
+
+// newJobServerOf is newLoggingJobServer, with its searcher, whose gate of
+// big answers has one place.
+func newJobServerOf(t *testing.T, draining <-chan struct{}, log *zap.Logger, tune ...func(*jobs.Options)) (*httptest.Server, *service.Searcher) {
+	t.Helper()
 	gin.SetMode(gin.TestMode)
 	reg := prometheus.NewRegistry()
 	s := newSearcher(reg, 30*time.Second)
+	s.Assembly = service.NewAssembly(1, s.Metrics)
 	store, err := jobs.NewMemoryStore("")
 	if err != nil {
 		t.Fatal(err)
@@ -63,10 +72,10 @@ func newLoggingJobServer(t *testing.T, draining <-chan struct{}, log *zap.Logger
 	srv := httptest.NewServer(conforming(New(Config{MaxBodyBytes: 64 << 10}, Deps{
 		Log: log, Registry: reg,
 		Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)), Catalogue: &service.Catalogue{},
-		Tilings: service.NewTilings(s), Jobs: jm, Draining: draining,
+		Tilings: service.NewTilings(s), Jobs: jm, Draining: draining, Assembly: s.Assembly,
 	})))
 	t.Cleanup(func() { srv.Close(); cancel(); <-done })
-	return srv
+	return srv, s
 }
 
 func postJSON(t *testing.T, url, body string) *http.Response {

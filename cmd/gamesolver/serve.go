@@ -169,7 +169,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	gin.SetMode(gin.ReleaseMode)
 	a.handler = api.New(apiCfg, api.Deps{
 		Log: log, Registry: reg, Readiness: readiness, Catalogue: catalogue,
-		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Polyomino: poly, Jobs: jm,
+		Version: versionString(), StartedAt: time.Now(), Teeko: teeko, Tilings: tilings, Polyomino: poly, Jobs: jm, Assembly: searcher.Assembly,
 		Draining: a.draining,
 	})
 	return a, nil
