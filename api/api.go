@@ -8,7 +8,7 @@
 //	@description				Exact analysis of classic abstract games: Teeko (all 16 of Scarne's forms, by tablebase), the polyomino placement games (Golomb's Pentominoes and relatives) and pentomino tiling puzzles.
 //	@description				Values are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).
 //	@description				Every response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).
-//	@description				Under /v1, when the server limits request rates (per API key, else per client address: an IPv4 address, or an IPv6 address's /64 network), every answer of an operation (not a 404, 405 or trailing-slash redirect, which are not counted) carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found. Words (presets, rules, players, end rules, drop styles, job types) are matched without regard to case or to spaces around them. In a request body, a field sent as null, or as an empty string where the field takes one of a list of words, is the same as the field left out (a required one is then missing); so is an empty query parameter. Where an integer is expected, a number with a fraction or an exponent and an integer value is taken (8.0, 1e3), as JSON Schema's integer takes it; 8.5 is refused.
+//	@description				Under /v1, when the server limits request rates (per API key, else per client address: an IPv4 address, or an IPv6 address's /64 network), every answer of an operation (not a 404, 405 or trailing-slash redirect, which are not counted) carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. A client with too many requests under /v1 in flight at once (--max-client-requests, 32 by default; each counts until its answer is sent, job event streams aside) gets 429 /problems/rate-limited with Retry-After too. Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found. Words (presets, rules, players, end rules, drop styles, job types) are matched without regard to case or to spaces around them. In a request body, a field sent as null, or as an empty string where the field takes one of a list of words, is the same as the field left out (a required one is then missing); so is an empty query parameter. Where an integer is expected, a number with a fraction or an exponent and an integer value is taken (8.0, 1e3), as JSON Schema's integer takes it; 8.5 is refused.
 //	@description				Every GET operation answers HEAD too (its status and headers, no body). A path with a trailing slash too many or too few is redirected to the operation's own (301 for GET and HEAD; 307 for other methods, which send their body again). A request body is JSON (Content-Type application/json, or any application/*+json type); one larger than the server's limit (--max-body, 64 KiB by default) gets 413 /problems/body-too-large, whatever the method. A field a request schema does not name gets 400 (the schemas say additionalProperties: false), as does a query parameter an operation does not list, or one given twice. Problems and event streams are sent with Cache-Control: no-store. A client that reads nothing of an answer (or of an event) for a minute is disconnected.
 //	@BasePath					/
 //	@accept						json
@@ -62,6 +62,10 @@ type Config struct {
 	// MetricsApart: /metrics is served on a listener of its own (serve's
 	// --metrics-addr), not on the API's, which the public reaches.
 	MetricsApart bool
+	// MaxClientRequests caps one client's /v1 requests in flight, from
+	// their arrival to their answer's last byte (job event streams have a
+	// cap of their own); 429 beyond. 0: no cap.
+	MaxClientRequests int
 }
 
 // Deps are the services the handlers call. A nil game service leaves its
@@ -124,6 +128,9 @@ func New(cfg Config, d Deps) *gin.Engine {
 		// Before the body's checks: a 413 or 415 is counted, and carries
 		// the X-RateLimit-* headers, as every answer of an operation under /v1 does.
 		r.Use(under("/v1/", rateLimit(cfg.RateLimiter, cfg.APIKeys)))
+	}
+	if cfg.MaxClientRequests > 0 {
+		r.Use(under("/v1/", inFlight(cfg.MaxClientRequests, cfg.APIKeys)))
 	}
 	r.Use(limitBody(cfg.MaxBodyBytes), requireJSON())
 

@@ -149,7 +149,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 
 	proxies, _ := cfg.trustedProxies() // checked by validate
 	apiCfg := api.Config{MaxBodyBytes: cfg.MaxBodyBytes, CORSOrigins: cfg.corsOrigins(), TrustedProxies: proxies, APIKeys: service.NewAPIKeys(cfg.apiKeys()),
-		MetricsApart: cfg.MetricsAddr != ""}
+		MetricsApart: cfg.MetricsAddr != "", MaxClientRequests: cfg.MaxClientRequests}
 	if cfg.RateLimit != "" && cfg.RateLimit != "off" {
 		rl, err := service.NewRateLimiter(cfg.RateLimit, rdb, cfg.RedisTimeout, log.Named("ratelimit"))
 		if err != nil {
@@ -250,9 +250,32 @@ func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *za
 	return &cache.Tiered{Near: mem, Far: cache.Observe(r, "redis", m.CacheObserver)}, r.Client(), nil
 }
 
+// sendBuffer is the send buffer of each connection the API accepts (the
+// kernel reserves twice as much). Left to itself, the kernel grew a slow
+// reader's buffer until it held the whole of a 2.5 MB answer: 400 such
+// readers took 1.3 GB of kernel memory, and their answers, written,
+// no longer counted against --max-client-requests. 256 KiB still sends
+// 2.5 MB/s to a client 100 ms away.
+const sendBuffer = 256 << 10
+
+// sendBuffered sets the send buffer of every connection it accepts.
+type sendBuffered struct {
+	net.Listener
+	size int
+}
+
+func (l sendBuffered) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(l.size) // a failure leaves the kernel's default
+	}
+	return c, err
+}
+
 // serve runs the HTTP server until ctx ends, then shuts down gracefully:
 // stop accepting, let requests in flight finish within the grace period.
 func (a *app) serve(ctx context.Context, ln net.Listener) error {
+	ln = sendBuffered{ln, sendBuffer}
 	srv := &http.Server{
 		Handler:           a.handler,
 		ReadHeaderTimeout: 5 * time.Second,
