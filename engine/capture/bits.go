@@ -37,6 +37,11 @@ func (b cellSet) within(o cellSet) bool {
 	return b[0]&^o[0]|b[1]&^o[1]|b[2]&^o[2]|b[3]&^o[3] == 0
 }
 
+// count is the number of cells in b.
+func (b cellSet) count() int {
+	return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) + bits.OnesCount64(b[2]) + bits.OnesCount64(b[3])
+}
+
 // pieceSet is a set of pieces by their index in the game's piece list (at
 // most 35 pieces: the hexominoes).
 type pieceSet uint64

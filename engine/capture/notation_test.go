@@ -131,6 +131,8 @@ func TestSetup(t *testing.T) {
 		{"pool twice", Setup{Pool: []string{"X", "x"}}, ErrBadPosition, "listed twice"},
 		{"banned not in the pool", Setup{Board: board, Pool: []string{"X"}, Banned: []string{"P"}}, ErrBadPosition, "not in the pool"},
 		{"banned twice", Setup{Board: board, Pool: []string{"X", "P"}, Banned: []string{"P", "P"}}, ErrBadPosition, "banned: piece P listed twice"},
+		{"banned, more than the empty cells held", Setup{Banned: []string{"F", "I", "L", "N", "P", "T", "U", "V", "W", "X", "Y", "Z"}}, ErrBadPosition, "covered 60 cells a moment ago, but only 49 cells are empty now"},
+		{"banned, fitting nowhere", Setup{Board: []string{"IIIII.#", "LLLL.##", "L.#.#.#", "##.#.#.", ".#.#.#.", "#.#.#.#", ".#.#.#."}, Banned: []string{"P"}}, ErrBadPosition, "piece P was removed from the board on this turn, but it fits nowhere"},
 		{"to move", Setup{ToMove: "black"}, ErrBadPosition, "expected first or second"},
 		{"turn", Setup{Turns: []string{"X:a1"}}, ErrWrongShape, "turn 1"},
 	}

@@ -113,6 +113,9 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 		}
 		s.banned |= 1 << uint(p)
 	}
+	if err := g.checkBanned(&s); err != nil {
+		return nil, inField("Banned", err)
+	}
 	// The player to move at the start: ToMove names the one after the
 	// turns, so count back.
 	start := first
@@ -364,4 +367,34 @@ func (g *Game) resolve(s *state, t Turn) (turn, error) {
 		return turn{}, faultf(ErrWrongShape, "cells %s do not form piece %s", polyomino.CellList(t.Cells), name)
 	}
 	return turn{remove: remove, place: pi}, nil
+}
+
+// checkBanned refuses pieces removed on the turn in progress that cannot
+// have been on the board a moment ago: each lay on cells now empty, apart
+// from the others (an empty board with every piece removed was answered
+// as a lost position).
+func (g *Game) checkBanned(s *state) error {
+	if s.banned == 0 {
+		return nil
+	}
+	free := g.open.andNot(s.occ)
+	area := 0
+	for b := s.banned; b != 0; b &= b - 1 {
+		p := b.lowest()
+		area += g.pieces[p].Size()
+		fits := false
+		for _, m := range g.masks[p] {
+			if m.within(free) {
+				fits = true
+				break
+			}
+		}
+		if !fits {
+			return faultf(ErrBadPosition, "banned: piece %s was removed from the board on this turn, but it fits nowhere on the cells that are empty now, where it lay", g.pieces[p].Name)
+		}
+	}
+	if n := free.count(); area > n {
+		return faultf(ErrBadPosition, "banned: the pieces removed on this turn covered %d cells a moment ago, but only %d cells are empty now", area, n)
+	}
+	return nil
 }
