@@ -54,6 +54,11 @@ type PolyominoAnnotatedPly struct {
 	BestComplete bool `json:"best_complete" example:"true"`
 	// True when the move is proven to reach the position's best value.
 	IsBest bool `json:"is_best" example:"true"`
+	// True when the other player, to move before this ply, was stuck and
+	// passed (the score rule): before is then the position with player to
+	// move, where analyze of the position as the moves leave it answers
+	// for the stuck player (pass true), with the score turned over.
+	AfterPass bool `json:"after_pass" example:"false"`
 }
 
 // PolyominoAnnotation is an annotated game.
@@ -120,7 +125,7 @@ func (h *handlers) polyominoAnnotate(c *gin.Context) {
 	for i, p := range a.Plies {
 		out.Plies[i] = PolyominoAnnotatedPly{Ply: p.Ply, Player: p.Player, Move: p.Move, Mark: p.Mark,
 			Before: plyValueOf(p.Before, p.Player), After: plyValueOf(p.After, p.Player),
-			BestMoves: p.BestMoves, BestComplete: p.BestComplete, IsBest: p.IsBest}
+			BestMoves: p.BestMoves, BestComplete: p.BestComplete, IsBest: p.IsBest, AfterPass: p.AfterPass}
 	}
 	n := 0
 	for _, p := range out.Plies {

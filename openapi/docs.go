@@ -3087,6 +3087,11 @@ const docTemplate = `{
                         }
                     ]
                 },
+                "after_pass": {
+                    "description": "True when the other player, to move before this ply, was stuck and\npassed (the score rule): before is then the position with player to\nmove, where analyze of the position as the moves leave it answers\nfor the stuck player (pass true), with the score turned over.",
+                    "type": "boolean",
+                    "example": false
+                },
                 "before": {
                     "description": "The position before the move, for the player who made it.",
                     "allOf": [

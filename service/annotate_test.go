@@ -22,7 +22,7 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 	}
 	p := service.NewPolyomino(searcherWithBudget(20 * time.Second))
 	rng := rand.New(rand.NewPCG(7, 8))
-	marks := map[string]int{}
+	marks, passes := map[string]int{}, 0
 	for _, tc := range []struct {
 		name string
 		q    service.PolyominoQuery
@@ -95,7 +95,11 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 			}
 			pos = g.Start()
 			for i, ply := range ann.Plies {
+				if ply.AfterPass != pos.MustPass() {
+					t.Fatalf("%s game %d ply %d: after pass %v, the player to move stuck %v", tc.name, game, i+1, ply.AfterPass, pos.MustPass())
+				}
 				if pos.MustPass() {
+					passes++
 					pos = pos.Children()[0].Position
 				}
 				res, err := polyomino.Solve(context.Background(), pos, polyomino.Options{AllMoves: true, Workers: 1, Table: tt})
@@ -161,6 +165,9 @@ func TestAnnotateAgainstSolve(t *testing.T) {
 		if marks[m] == 0 {
 			t.Errorf("no ply marked %q in %v: the games cover too little", m, marks)
 		}
+	}
+	if passes == 0 {
+		t.Error("no ply after a pass: the games cover too little")
 	}
 }
 

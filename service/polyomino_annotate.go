@@ -54,6 +54,10 @@ type PolyominoAnnotatedPly struct {
 	BestComplete bool
 	// IsBest: the move is proven to reach the position's best value.
 	IsBest bool
+	// AfterPass: the other player, to move before this ply, was stuck
+	// and passed (the score rule): Before is the position with Player to
+	// move.
+	AfterPass bool
 }
 
 // PolyominoAnnotation is an annotated game.
@@ -191,6 +195,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		answers[i] = a
 		if i < n {
 			out.Plies[i] = annotatePly(i+1, q.Moves[i], answers[i], answers[i+1])
+			out.Plies[i].AfterPass = positions != nil && positions[i].MustPass()
 			if i+1 < n {
 				answers[i+1].Moves = nil // marked: not needed any more
 			}
