@@ -497,6 +497,15 @@ func TestServiceEndpoints(t *testing.T) {
 	if w := do(r, "GET", "/problems/nope", "", ""); w.Code != 404 {
 		t.Errorf("unknown problem type: %d", w.Code)
 	}
+	// A missing Swagger UI asset is a problem, as any unknown path is.
+	for _, path := range []string{"/swagger/nonexist.js", "/swagger/../../etc/passwd", "/swagger/x/"} {
+		w := do(r, "GET", path, "", "")
+		var p Problem
+		if err := json.Unmarshal(w.Body.Bytes(), &p); w.Code != 404 || err != nil || p.Type != "/problems/not-found" ||
+			!strings.HasPrefix(w.Header().Get("Content-Type"), "application/problem+json") {
+			t.Errorf("GET %s = %d %s %.200s", path, w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+	}
 	// The served document is the committed one, without the empty host
 	// and schemes of swag's template (invalid Swagger 2.0).
 	w := do(r, "GET", "/openapi.json", "", "")

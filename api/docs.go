@@ -40,7 +40,15 @@ func registerDocs(r *gin.Engine) {
 				c.Request.Method = http.MethodGet
 				defer func() { c.Request = orig }()
 			}
+			// A missing asset is a problem like any unknown path's, not
+			// the file server's text/plain "404 page not found".
+			w := &notFound{ResponseWriter: c.Writer}
+			c.Writer = w
 			ui(c)
+			c.Writer = w.ResponseWriter
+			if w.caught {
+				writeProblem(c, newProblem(c, "not-found", "no Swagger UI asset at "+clipAt(c.Request.URL.Path, maxLoggedPath)))
+			}
 		}
 	}
 	r.GET("/swagger/*any", docs)
@@ -107,6 +115,35 @@ func noneMatch(header, etag string) bool {
 		}
 	}
 	return false
+}
+
+// notFound passes an answer through, unless its status is 404: then it
+// writes nothing and records it (caught), for the caller to answer.
+type notFound struct {
+	gin.ResponseWriter
+	caught bool
+}
+
+func (w *notFound) WriteHeader(code int) {
+	if code == http.StatusNotFound {
+		w.caught = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *notFound) Write(b []byte) (int, error) {
+	if w.caught {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *notFound) WriteString(s string) (int, error) {
+	if w.caught {
+		return len(s), nil
+	}
+	return w.ResponseWriter.WriteString(s)
 }
 
 // swaggerUI godoc
