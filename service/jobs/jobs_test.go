@@ -2088,3 +2088,100 @@ func TestMemoryFinishedCompacted(t *testing.T) {
 		}
 	}
 }
+
+// countingStore counts a store's loads (job reads).
+type countingStore struct {
+	Store
+	loads atomic.Int64
+}
+
+func (s *countingStore) load(ctx context.Context, id string) (state, bool, error) {
+	s.loads.Add(1)
+	return s.Store.load(ctx, id)
+}
+
+// TestWatchersSharePoll: the watchers of one job share one poll of the
+// store (a thousand event streams on a job polled Redis 9,600 times a
+// second), each gets every state from its first to the final one, in
+// order, and the poll stops with the last watcher.
+func TestWatchersSharePoll(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		cs := &countingStore{Store: e.store}
+		k := newSquares()
+		gate := k.gated(make(chan struct{}))
+		opts := fastOptions(t)
+		opts.WatchEvery = 20 * time.Millisecond
+		m, _ := newManager(t, cs, k, opts)
+		j := submit(t, m, `{"n":30,"units":3}`)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		const watchers = 50
+		seen := make([][]Job, watchers)
+		var wg sync.WaitGroup
+		for i := range watchers {
+			ch, err := m.Watch(ctx, j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Go(func() {
+				for j := range ch {
+					seen[i] = append(seen[i], j)
+				}
+			})
+		}
+		before, t0 := cs.loads.Load(), time.Now()
+		time.Sleep(200 * time.Millisecond) // about 10 polls
+		// One poll's loads (a tick, and the first reads), not one a watcher.
+		if n, most := cs.loads.Load()-before, int64(time.Since(t0)/opts.WatchEvery)+5; n > most {
+			t.Errorf("%d loads in %v for %d watchers polling every 20 ms, want at most %d: not shared", n, time.Since(t0), watchers, most)
+		}
+		stop := startWorker(t, m, "w", 1)
+		close(gate)
+		waitStatus(t, m, j.ID, StatusDone)
+		stop() // the next job stays queued
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the watchers' channels were not closed after the job ended")
+		}
+		for i, s := range seen {
+			if len(s) < 2 || s[0].Status != StatusQueued || s[len(s)-1].Status != StatusDone {
+				t.Fatalf("watcher %d saw %d states: %+v", i, len(s), s)
+			}
+			for k := 1; k < len(s); k++ {
+				if !ahead(s[k], s[k-1]) {
+					t.Errorf("watcher %d: state %d %+v not after %+v", i, k, s[k].Progress, s[k-1].Progress)
+				}
+			}
+		}
+		m.watches.mu.Lock()
+		left := len(m.watches.byID)
+		m.watches.mu.Unlock()
+		if left != 0 {
+			t.Errorf("%d polls left after every watcher ended", left)
+		}
+		// A watcher that leaves early stops nothing the others need, and
+		// the last one to leave stops the poll.
+		j2 := submit(t, m, `{"n":4,"units":2}`)
+		c1, cancel1 := context.WithCancel(context.Background())
+		w1, _ := m.Watch(c1, j2.ID)
+		w2, _ := m.Watch(ctx, j2.ID)
+		<-w1
+		<-w2
+		cancel1()
+		for range w1 {
+		}
+		if _, err := m.Cancel(context.Background(), j2.ID); err != nil {
+			t.Fatal(err)
+		}
+		var last Job
+		for j := range w2 {
+			last = j
+		}
+		if last.Status != StatusCanceled {
+			t.Errorf("the watcher left: last state %+v", last)
+		}
+	})
+}

@@ -118,6 +118,8 @@ type Manager struct {
 	// taking to their end (a set): adopt leaves them alone, whatever
 	// their heartbeats' delay.
 	running sync.Map
+	// watches are the jobs being watched, by id (Watch).
+	watches watchHub
 }
 
 // NewManager returns a Manager for the given job kinds over store.
@@ -355,55 +357,6 @@ func (m *Manager) Cancel(ctx context.Context, id string) (Job, error) {
 		m.log.Info("job canceled", fields...)
 	}
 	return j, err
-}
-
-// Watch polls a job every Options.WatchEvery and sends its state on the
-// channel: at once, then whenever status, units done or nodes change. The
-// channel is closed after the final state, when ctx ends, or when the job
-// cannot be read any more (it expired). An unknown id fails at once.
-func (m *Manager) Watch(ctx context.Context, id string) (<-chan Job, error) {
-	first, err := m.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	ch := make(chan Job, 1)
-	ch <- first
-	go func() {
-		defer close(ch)
-		last := first
-		if last.Status.Final() {
-			return
-		}
-		t := time.NewTicker(m.opts.WatchEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			j, err := m.Get(ctx, id)
-			if err != nil {
-				if service.KindOf(err) == service.KindNotFound || ctx.Err() != nil {
-					return
-				}
-				continue // the store is down; keep trying until ctx ends
-			}
-			if j.Status == last.Status && j.Progress.Done == last.Progress.Done && j.Progress.Nodes == last.Progress.Nodes {
-				continue
-			}
-			select {
-			case ch <- j:
-			case <-ctx.Done():
-				return
-			}
-			last = j
-			if j.Status.Final() {
-				return
-			}
-		}
-	}()
-	return ch, nil
 }
 
 func notFound(id string) error {
