@@ -513,7 +513,7 @@ func toPolyominoAnalysis(a service.PolyominoAnswer, allMoves bool) PolyominoAnal
 		}
 	}
 	if a.Heuristic && !a.Proven {
-		out.Source = "heuristic"
+		out.Source = service.SourceHeuristic
 	}
 	if a.Source == service.SourceSearch {
 		n := a.Nodes

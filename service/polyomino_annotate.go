@@ -223,7 +223,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 // search too when every position was left unknown (the search had no
 // time or slot). Positions left unknown have no source.
 func annotationSource(answers []PolyominoAnswer) string {
-	names := []string{SourceSearch, SourceCache, SourceBook, "heuristic"}
+	names := []string{SourceSearch, SourceCache, SourceBook, SourceHeuristic}
 	best := len(names)
 	for _, a := range answers {
 		r := slices.Index(names, a.Source)

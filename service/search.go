@@ -169,6 +169,9 @@ func (s *Searcher) quickTime() time.Duration { return cmp.Or(s.QuickTime, quickT
 const (
 	SourceSearch = "search"
 	SourceCache  = "cache"
+	// SourceHeuristic: the heuristic player's move alone, nothing proven
+	// (the API's name for an unproven answer with the heuristic's move).
+	SourceHeuristic = "heuristic"
 )
 
 // runCached answers key from the cache or by compute. compute runs with a
