@@ -57,7 +57,10 @@ type JobProgress struct {
 	// Nodes searched: for each unit, finished or running, the most nodes
 	// it reported. A unit run again (handed back, or its worker died)
 	// counts from zero again and adds nothing until it passes its earlier
-	// run: the count never goes down (the work lost is not counted).
+	// run: the count never goes down (the work lost is not counted). The
+	// units' searches only: a polyomino.analyze job's result, once done,
+	// counts in its stats.nodes the search that combines the units'
+	// answers too (its plies, best moves), so it may be a little higher.
 	Nodes int64 `json:"nodes" example:"123456789"`
 	// Wall time from the start of the first unit to the end of the job
 	// (or now). The result's stats add up the units' own times and nodes

@@ -2822,7 +2822,7 @@ const docTemplate = `{
                     "example": 12600
                 },
                 "nodes": {
-                    "description": "Nodes searched: for each unit, finished or running, the most nodes\nit reported. A unit run again (handed back, or its worker died)\ncounts from zero again and adds nothing until it passes its earlier\nrun: the count never goes down (the work lost is not counted).",
+                    "description": "Nodes searched: for each unit, finished or running, the most nodes\nit reported. A unit run again (handed back, or its worker died)\ncounts from zero again and adds nothing until it passes its earlier\nrun: the count never goes down (the work lost is not counted). The\nunits' searches only: a polyomino.analyze job's result, once done,\ncounts in its stats.nodes the search that combines the units'\nanswers too (its plies, best moves), so it may be a little higher.",
                     "type": "integer",
                     "example": 123456789
                 },
