@@ -70,7 +70,7 @@ type GamesResponse struct {
 //	@Success		304	"the client's copy (If-None-Match) is current"
 //	@Header			200,304	{string}	ETag	"the answer's version (a hash of it): send it back in If-None-Match"
 //	@Header			200,304	{string}	Cache-Control	"no-cache: keep it, but revalidate it (If-None-Match) before use"
-//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-requests requests of this client in flight (Retry-After given)"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"

@@ -164,7 +164,7 @@ func (h *handlers) jobView(j jobs.Job) (Job, error) { return toJob(j, jobResultC
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
-//	@Failure		429		{object}	Problem	"rate limit exceeded, more job submissions from this client than --job-rate-limit allows (60 a minute by default), or --max-client-jobs unfinished jobs of this client already (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, --max-client-requests requests of this client in flight, more job submissions from this client than --job-rate-limit allows (60 a minute by default), or --max-client-jobs unfinished jobs of this client already (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			401		{string}	WWW-Authenticate	"names the scheme: APIKey, in the X-API-Key header"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
@@ -221,7 +221,7 @@ func (h *handlers) createJob(c *gin.Context) {
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
-//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-requests requests of this client in flight (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
@@ -288,7 +288,7 @@ func (h *handlers) encodeJob(ctx context.Context, j jobs.Job) ([]byte, error) {
 //	@Failure		409	{object}	Problem	"job already finished"
 //	@Security		APIKey
 //	@Failure		401		{object}	Problem	"API key required (when the server has keys)"
-//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-requests requests of this client in flight (Retry-After given)"
 //	@Failure		503		{object}	Problem	"jobs store unavailable (Retry-After given)"
 //	@Failure		400		{object}	Problem	"a query parameter: this endpoint takes none"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"

@@ -399,11 +399,12 @@ func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {
 }
 
 // inFlight answers 429 to a client (API key, else address) with max
-// requests under /v1 in flight already: each holds a goroutine and its
-// answer until the client has read it, so a client that sends many and
-// reads slowly (never stalling long enough for writeStall) pinned 400
-// answers of 2.5 MB, about 1 GB of socket buffers, within its rate
-// limit. Job event streams, capped on their own, are not counted.
+// requests under /v1 in flight already in this process: each holds a
+// goroutine and its answer until the answer is written (all but the
+// connection's send buffer read by the client), so a client that sends
+// many and reads slowly (never stalling long enough for writeStall)
+// pinned 400 answers of 2.5 MB, about 1 GB of socket buffers, within its
+// rate limit. Job event streams, capped on their own, are not counted.
 func inFlight(max int, keys *service.APIKeys) gin.HandlerFunc {
 	var (
 		mu       sync.Mutex

@@ -82,7 +82,7 @@ type TilingsResponse struct {
 //	@Failure		413		{object}	Problem	"body over the size limit"
 //	@Failure		408		{object}	Problem	"the body did not arrive within the server's read timeout (Connection: close)"
 //	@Failure		415		{object}	Problem	"Content-Type is not application/json"
-//	@Failure		429		{object}	Problem	"rate limit exceeded (Retry-After given)"
+//	@Failure		429		{object}	Problem	"rate limit exceeded, or --max-client-requests requests of this client in flight (Retry-After given)"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"
 //	@Header			all		{integer}	X-RateLimit-Limit	"requests allowed to this client per period (when the server limits rates)"
 //	@Header			all		{integer}	X-RateLimit-Remaining	"requests left in the period (when the server limits rates)"

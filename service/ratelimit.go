@@ -101,20 +101,27 @@ func (rl *RateLimiter) Close() { close(rl.stop) }
 
 // Allow counts one request of the client identified by key.
 func (rl *RateLimiter) Allow(ctx context.Context, key string) RateDecision {
-	return rl.check(ctx, key, (*limiter.Limiter).Get)
+	return rl.check(ctx, key, (*limiter.Limiter).Get, true)
 }
 
 // Peek reports whether Allow would allow the client's next request,
 // without counting one.
 func (rl *RateLimiter) Peek(ctx context.Context, key string) RateDecision {
-	d := rl.check(ctx, key, (*limiter.Limiter).Peek)
+	d := rl.check(ctx, key, (*limiter.Limiter).Peek, false)
 	if d.Limit > 0 { // (none when no counter answered: allowed)
 		d.Allowed = d.Remaining > 0
 	}
 	return d
 }
 
-func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.Limiter, context.Context, string) (limiter.Context, error)) RateDecision {
+// check reads (get) the client's counter, shared or local; counted, it
+// counts the check in the metrics (Allow's, not Peek's: a job submission
+// peeks, then counts).
+func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.Limiter, context.Context, string) (limiter.Context, error), counted bool) RateDecision {
+	sharedChecks, localChecks := rl.sharedChecks, rl.localChecks
+	if !counted {
+		sharedChecks, localChecks = nil, nil
+	}
 	if shared := rl.shared.Load(); shared != nil && rl.tryShared() {
 		sctx, cancel := context.WithTimeout(ctx, rl.timeout)
 		c, err := get(shared, sctx, key)
@@ -122,7 +129,7 @@ func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.
 		switch {
 		case err == nil:
 			rl.downUntil.Store(0)
-			count(rl.sharedChecks)
+			count(sharedChecks)
 			return decision(c)
 		case ctx.Err() != nil:
 			rl.downUntil.Store(rl.since()) // the client left: the next request tries
@@ -135,7 +142,9 @@ func (rl *RateLimiter) check(ctx context.Context, key string, get func(*limiter.
 	if err != nil {
 		return RateDecision{Allowed: true}
 	}
-	count(rl.localChecks)
+	if ctx.Err() == nil { // (a client that left is no fallback)
+		count(localChecks)
+	}
 	return decision(c)
 }
 

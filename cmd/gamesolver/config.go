@@ -95,7 +95,7 @@ func (c *config) settings() []setting {
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
 		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM (above max-budget, or the longest searches are cut without an answer)", value: (*durationValue)(&c.ShutdownGrace)},
 		{flag: "rate-limit", env: "GAMESOLVER_RATE_LIMIT", usage: "requests per client (API key, else address) per period on /v1: 100-S, 3000-M, ...; off to disable", value: (*stringValue)(&c.RateLimit)},
-		{flag: "max-client-requests", env: "GAMESOLVER_MAX_CLIENT_REQUESTS", usage: "requests of one client (API key, else address) under /v1 in flight at once, each until its answer is read, job event streams aside; 429 with Retry-After beyond (0: no cap)", value: (*intValue)(&c.MaxClientRequests)},
+		{flag: "max-client-requests", env: "GAMESOLVER_MAX_CLIENT_REQUESTS", usage: "requests of one client (API key, else address) under /v1 in flight at once in this process, each until its answer is written, job event streams aside; 429 with Retry-After beyond (0: no cap)", value: (*intValue)(&c.MaxClientRequests)},
 		{flag: "api-keys", env: "GAMESOLVER_API_KEYS", usage: "comma-separated API keys; when set, the jobs endpoints (and analyze with background) require X-API-Key", secret: true, value: (*stringValue)(&c.APIKeys)},
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
@@ -139,7 +139,7 @@ func defaultConfig() config {
 		ExpressLimit:      10 * time.Second,
 		BookTableMB:       256,
 		RateLimit:         "100-S",
-		MaxClientRequests: 32,
+		MaxClientRequests: 64,
 		JobRateLimit:      "60-M",
 		TrustedProxies:    "private",
 	}

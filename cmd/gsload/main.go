@@ -176,6 +176,9 @@ func startFlood(base string, n int, body func(i int) string) (stop func(), repor
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Printf("  flood answers by status: %v (503: refused, the queue full or its wait over)\n", statuses)
+		if statuses[http.StatusTooManyRequests] > 0 {
+			fmt.Println(limitedNote)
+		}
 	}
 }
 
@@ -326,7 +329,14 @@ func (r *result) print(title string) {
 	fmt.Printf("%s: %d requests in %v = %.0f req/s; statuses %s; transport errors %d\n",
 		title, len(r.latencies), r.elapsed.Round(time.Millisecond), r.rate(), strings.Join(parts, ", "), r.errors)
 	fmt.Printf("  latency p50 %v  p90 %v  p99 %v  max %v\n", r.pct(0.5), r.pct(0.9), r.pct(0.99), r.pct(1))
+	if r.statuses[http.StatusTooManyRequests] > 0 {
+		fmt.Println(limitedNote)
+	}
 }
+
+// limitedNote follows figures that include 429 answers: gsload is one
+// address, which the server's per-client limits take for one client.
+const limitedNote = "  (429 answers: the server limits one client, and gsload is one address: start it with --rate-limit off --max-client-requests 0 to measure the service, not its limits)"
 
 // drive sends requests from concurrency goroutines for d (closed loop).
 func drive(base string, reqs []request, d time.Duration, concurrency int) *result {

@@ -742,24 +742,44 @@ func (r *RedisStore) countActive(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
-// units reads the stream's length and its group's pending count in one
-// transaction (an acknowledged unit is deleted from the stream).
+// unitsScript counts the units of the stream KEYS[3] (its length, and
+// its group ARGV[2]'s pending entries) and those the active jobs (set
+// KEYS[2], job hashes under prefix KEYS[1]) hold back in their units
+// hashes beyond their window (total - queued); beyond ARGV[1] jobs it
+// reads that many chosen at random and scales their count.
+var unitsScript = redis.NewScript(`
+local prefix, limit = KEYS[1], tonumber(ARGV[1])
+local n = redis.call('SCARD', KEYS[2])
+local ids
+if n > limit then
+  ids = redis.call('SRANDMEMBER', KEYS[2], limit)
+else
+  ids = redis.call('SMEMBERS', KEYS[2])
+end
+local held = 0
+for _, id in ipairs(ids) do
+  local v = redis.call('HMGET', prefix .. id, 'status', 'total', 'queued')
+  local t, q = tonumber(v[2]), tonumber(v[3])
+  if t and q and t > q and (v[1] == 'queued' or v[1] == 'running') then held = held + t - q end
+end
+if n > limit then held = math.floor(held * n / limit) end
+local len = redis.call('XLEN', KEYS[3])
+local p = redis.pcall('XPENDING', KEYS[3], ARGV[2])
+local pending = 0
+if type(p) == 'table' and not p.err then pending = tonumber(p[1]) or 0 end
+return {len, pending, held}
+`)
+
+// units counts the stream's units not yet delivered (an acknowledged
+// unit is deleted from the stream) and pending, and adds to those waiting
+// the units the jobs' windows hold back (--job-window: a job's units
+// enter the stream a few at a time).
 func (r *RedisStore) units(ctx context.Context) (waiting, delivered int, err error) {
-	var n *redis.IntCmd
-	var p *redis.XPendingCmd
-	_, err = r.client.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-		n = pipe.XLen(ctx, streamKey)
-		p = pipe.XPending(ctx, streamKey, groupName)
-		return nil
-	})
-	switch {
-	case isNoGroup(err): // no job yet, or Redis lost its data: nothing delivered
-		return int(n.Val()), 0, n.Err()
-	case err != nil:
-		return 0, 0, err
+	v, err := unitsScript.Run(ctx, r.client, []string{keyPrefix, activeKey, streamKey}, oldestBatch, groupName).Int64Slice()
+	if err != nil || len(v) != 3 {
+		return 0, 0, cmp.Or(err, fmt.Errorf("units: %d values", len(v)))
 	}
-	pending := int(p.Val().Count)
-	return max(0, int(n.Val())-pending), pending, nil
+	return int(max(0, v[0]-v[1]) + v[2]), int(v[1]), nil
 }
 
 // oldestScript returns the submission times (unix ms, -1 for none) of
