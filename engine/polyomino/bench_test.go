@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// benchMoves is a 2-ply position (a win for the player to move, about 15
+// benchMoves is a 2-ply position (a win for the player to move, about 5.3
 // million nodes): a steady mix of all the search's work.
 const benchMoves = "X:d4,c5,d5,e5,d6 I:a1,a2,a3,a4,a5"
 
