@@ -1903,22 +1903,48 @@ func TestReclaimHold(t *testing.T) {
 	}
 }
 
+// metricsManager is a manager of the toy kind over e's store whose units
+// wait on gate, its metrics registered on reg.
+func metricsManager(t *testing.T, e *env) (m *Manager, gate chan struct{}, reg *prometheus.Registry, met *Metrics) {
+	t.Helper()
+	k := newSquares()
+	gate = k.gated(make(chan struct{}))
+	reg = prometheus.NewRegistry()
+	met = NewMetrics(reg, nil)
+	opts := fastOptions(t)
+	opts.Metrics = met
+	m, err := NewManager(e.store, []Kind{k}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, gate, reg, met
+}
+
+// gauges gathers reg's gauge name by its first label's value.
+func gauges(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == name {
+			for _, mt := range f.GetMetric() {
+				got[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
+			}
+		}
+	}
+	return got
+}
+
 // TestOldestGauge: gamesolver_jobs_oldest_seconds reads when the oldest
 // queued and the oldest running job were submitted, in either store (an
 // operator could tell no worker at work only from counters that stop
 // moving).
 func TestOldestGauge(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		k := newSquares()
-		gate := k.gated(make(chan struct{}))
-		reg := prometheus.NewRegistry()
-		met := NewMetrics(reg, nil)
-		opts := fastOptions(t)
-		opts.Metrics = met
-		m, err := NewManager(e.store, []Kind{k}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, gate, reg, met := metricsManager(t, e)
 		oldest := *met.oldest.Load()
 		if q, r, ok := oldest(); !ok || !q.IsZero() || !r.IsZero() {
 			t.Fatalf("no job: %v %v %v", q, r, ok)
@@ -1935,18 +1961,7 @@ func TestOldestGauge(t *testing.T) {
 		if q, r, ok := oldest(); !ok || !same(q, b.Created) || !same(r, a.Created) {
 			t.Errorf("one running, one queued: queued %v running %v (%v), want %v and %v", q, r, ok, b.Created, a.Created)
 		}
-		families, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ages := map[string]float64{}
-		for _, f := range families {
-			if f.GetName() == "gamesolver_jobs_oldest_seconds" {
-				for _, mt := range f.GetMetric() {
-					ages[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
-				}
-			}
-		}
+		ages := gauges(t, reg, "gamesolver_jobs_oldest_seconds")
 		if ages["queued"] <= 0 || ages["running"] < ages["queued"] || ages["running"] > 60 {
 			t.Errorf("gamesolver_jobs_oldest_seconds %v", ages)
 		}
@@ -1964,37 +1979,12 @@ func TestOldestGauge(t *testing.T) {
 // their size).
 func TestUnitsGauge(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		k := newSquares()
-		gate := k.gated(make(chan struct{}))
-		reg := prometheus.NewRegistry()
-		met := NewMetrics(reg, nil)
-		opts := fastOptions(t)
-		opts.Metrics = met
-		m, err := NewManager(e.store, []Kind{k}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gauge := func() map[string]float64 {
-			t.Helper()
-			families, err := reg.Gather()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]float64{}
-			for _, f := range families {
-				if f.GetName() == "gamesolver_job_units_queued" {
-					for _, mt := range f.GetMetric() {
-						got[mt.GetLabel()[0].GetValue()] = mt.GetGauge().GetValue()
-					}
-				}
-			}
-			return got
-		}
+		m, gate, reg, _ := metricsManager(t, e)
 		want := func(what string, waiting, delivered float64) {
 			t.Helper()
 			deadline := time.Now().Add(5 * time.Second)
 			for {
-				got := gauge()
+				got := gauges(t, reg, "gamesolver_job_units_queued")
 				if got["waiting"] == waiting && got["delivered"] == delivered && len(got) == 2 {
 					return
 				}
