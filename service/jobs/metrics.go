@@ -79,7 +79,7 @@ func (c oldestCollector) Collect(ch chan<- prometheus.Metric) {
 
 // unitsDesc describes gamesolver_job_units_queued.
 var unitsDesc = prometheus.NewDesc("gamesolver_job_units_queued",
-	"Job units in the store's queue, by state: waiting (not yet handed to a worker: the backlog more workers would take) and delivered (handed out and not yet acknowledged: running, handed back, or waiting to be reclaimed); units of jobs canceled meanwhile count until a worker skips them; NaN when the store cannot say; every process reports the store's figure.",
+	"Job units in the store's queue, by state: waiting (not yet handed to a worker: the backlog more workers would take; with Redis, the units a job's window holds back out of the stream included, from up to 1,000 jobs, scaled beyond) and delivered (handed out and not yet acknowledged: running, handed back, or waiting to be reclaimed); units of jobs canceled meanwhile count until a worker skips them; NaN when the store cannot say; every process reports the store's figure.",
 	[]string{"state"}, nil)
 
 // unitsCollector reports gamesolver_job_units_queued at each scrape.
