@@ -120,10 +120,17 @@ func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, err
 	v, err := r.breaker.Execute(func() (any, error) {
 		callCtx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 		defer cancel()
+		callerDeadline, binding := ctx.Deadline()
+		if d, _ := callCtx.Deadline(); binding && callerDeadline.After(d) {
+			binding = false // the call's timeout comes first
+		}
 		v, err := call(callCtx)
-		if err != nil && ctx.Err() != nil {
+		if err != nil && (ctx.Err() != nil || binding && !time.Now().Before(callerDeadline)) {
 			// The caller's own deadline (shorter than the call's
 			// timeout) or cancel ended it: nothing said about Redis.
+			// (The socket's deadline, set from the caller's, may fire
+			// before the context's timer marks it done: a call failed
+			// so was counted under load, and opened the breaker.)
 			return v, fmt.Errorf("%w: %w", errCallerEnded, err)
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
