@@ -88,3 +88,30 @@ func jsonType(t reflect.Type) string {
 	}
 	return ""
 }
+
+// TestWordsSpacedNotFolded: words are matched without regard to case or
+// to spaces around them, as the document says (a preset, the capture
+// variant, an end rule, a piece set's name were refused with spaces), and
+// only in ASCII: "tetrominoeſ" (a long s) named no preset, though Go's
+// Unicode folding took it for one; to_move takes 1 and 2 in every
+// placement game (the capture variant refused them).
+func TestWordsSpacedNotFolded(t *testing.T) {
+	r, _ := newGatedServer()
+	for _, tc := range []struct {
+		body string
+		code int
+	}{
+		{`{"game":" Capture "}`, 200},
+		{`{"game":" tetrominoes "}`, 200},
+		{`{"game":"tetrominoes","end_rule":" Score "}`, 200},
+		{`{"game":"tetrominoes","pieces":" Tetrominoes "}`, 200},
+		{`{"game":"capture","to_move":"1"}`, 200},
+		{`{"game":"tetrominoeſ"}`, 400},
+		{`{"game":"tetrominoes","pieces":"tetrominoeſ"}`, 400},
+	} {
+		w := do(r, "POST", "/v1/polyomino/moves", "application/json", tc.body)
+		if w.Code != tc.code {
+			t.Errorf("%s: %d %.300s, want %d", tc.body, w.Code, w.Body, tc.code)
+		}
+	}
+}

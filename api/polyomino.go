@@ -73,8 +73,8 @@ type PolyominoRequest struct {
 	// moves are given (with board rows, the moves are credited counting
 	// back from it; the house rules of /v1/games say what happens when no
 	// crediting ends with it). First or second; defaults from the pieces
-	// placed.
-	ToMove string `json:"to_move" enums:"first,second" example:"second"`
+	// placed; 1 and 2 are first and second too.
+	ToMove string `json:"to_move" enums:"first,second,1,2" example:"second"`
 	// Bound on the time of the answer in milliseconds, the heuristic
 	// player's move included when the search does not finish, not counting
 	// a wait for a free solver slot, nor the first build of a new board's

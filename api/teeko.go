@@ -30,10 +30,10 @@ type TeekoAnalyzeRequest struct {
 	// The game so far from the empty board, instead of board: drops as
 	// the square ("13"), slides as from-to ("14-9").
 	Moves []string `json:"moves" example:"13,7,12"`
-	// Side to move, black or red; required only with all eight pieces
-	// down and neither side on a winning configuration (a finished game:
-	// the loser is to move).
-	ToMove string `json:"to_move" enums:"black,red" example:"red"`
+	// Side to move, black or red (b or r too, as a board writes them);
+	// required only with all eight pieces down and neither side on a
+	// winning configuration (a finished game: the loser is to move).
+	ToMove string `json:"to_move" enums:"black,red,b,r" example:"red"`
 }
 
 // TeekoMove is one legal move with its own value.

@@ -3583,11 +3583,13 @@ const docTemplate = `{
                     "example": 0
                 },
                 "to_move": {
-                    "description": "Player to move in the position described: after the moves, when\nmoves are given (with board rows, the moves are credited counting\nback from it; the house rules of /v1/games say what happens when no\ncrediting ends with it). First or second; defaults from the pieces\nplaced.",
+                    "description": "Player to move in the position described: after the moves, when\nmoves are given (with board rows, the moves are credited counting\nback from it; the house rules of /v1/games say what happens when no\ncrediting ends with it). First or second; defaults from the pieces\nplaced; 1 and 2 are first and second too.",
                     "type": "string",
                     "enum": [
                         "first",
-                        "second"
+                        "second",
+                        "1",
+                        "2"
                     ],
                     "example": "second"
                 },
@@ -3833,11 +3835,13 @@ const docTemplate = `{
                     "example": "standard"
                 },
                 "to_move": {
-                    "description": "Side to move, black or red; required only with all eight pieces\ndown and neither side on a winning configuration (a finished game:\nthe loser is to move).",
+                    "description": "Side to move, black or red (b or r too, as a board writes them);\nrequired only with all eight pieces down and neither side on a\nwinning configuration (a finished game: the loser is to move).",
                     "type": "string",
                     "enum": [
                         "black",
-                        "red"
+                        "red",
+                        "b",
+                        "r"
                     ],
                     "example": "red"
                 }

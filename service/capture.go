@@ -15,7 +15,9 @@ import (
 )
 
 // isCapture reports whether a query is about O'Dwyer's capture variant.
-func (q PolyominoQuery) isCapture() bool { return strings.EqualFold(q.Game, "capture") }
+func (q PolyominoQuery) isCapture() bool {
+	return strings.ToLower(strings.TrimSpace(q.Game)) == "capture"
+}
 
 // captureConfig applies the overrides that make sense for the capture
 // variant to its preset, and refuses the others.

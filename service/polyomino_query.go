@@ -188,7 +188,7 @@ func (q PolyominoQuery) config() (polyomino.Config, error) {
 	if q.Seed != nil {
 		cfg.Seed = *q.Seed
 	}
-	switch rule := strings.ToLower(q.EndRule); rule {
+	switch rule := strings.ToLower(strings.TrimSpace(q.EndRule)); rule {
 	case "":
 	case string(polyomino.NormalPlay), string(polyomino.ScoreRule):
 		cfg.EndRule = polyomino.EndRule(rule)

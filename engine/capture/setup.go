@@ -64,9 +64,9 @@ func (g *Game) NewPosition(su Setup) (*Position, error) {
 	side := -1
 	switch strings.ToLower(strings.TrimSpace(su.ToMove)) {
 	case "":
-	case "first":
+	case "first", "1": // as the other polyomino games read it
 		side = first
-	case "second":
+	case "second", "2":
 		side = second
 	default:
 		return nil, inField("ToMove", faultf(ErrBadPosition, "player to move %q (expected first or second)", su.ToMove))

@@ -116,8 +116,9 @@ func Presets() []PresetInfo { return presets() }
 // hexominoes or capture.
 func Preset(name string) (Config, error) {
 	var names []string
+	key := strings.ToLower(strings.TrimSpace(name)) // ASCII names: no Unicode folding ("tetrominoeſ")
 	for _, p := range presets() {
-		if strings.EqualFold(p.Name, name) {
+		if p.Name == key {
 			return p.Config, nil
 		}
 		names = append(names, p.Name)

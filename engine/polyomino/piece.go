@@ -65,9 +65,9 @@ var setNames = map[int]string{4: "tetrominoes", 5: "pentominoes", 6: "hexominoes
 // SetOrder is the order of the whole set name stands for: "tetrominoes",
 // "pentominoes" or "hexominoes", in any case, spaces around ignored.
 func SetOrder(name string) (int, bool) {
-	name = strings.TrimSpace(name)
+	name = strings.ToLower(strings.TrimSpace(name)) // ASCII: no Unicode folding ("pentominoeſ")
 	for n, s := range setNames {
-		if strings.EqualFold(name, s) {
+		if name == s {
 			return n, true
 		}
 	}

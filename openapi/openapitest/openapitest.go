@@ -188,6 +188,9 @@ func (v *Validator) checkRequest(req *http.Request, reqBody []byte) error {
 		return nil
 	}
 	r := req.Clone(context.Background())
+	// The server skips a UTF-8 byte-order mark before a body (RFC 8259
+	// allows a parser to), as the schema's validator does not.
+	reqBody = bytes.TrimPrefix(reqBody, []byte("\ufeff"))
 	r.URL.RawQuery, reqBody = foldWords(route, r.URL.Query(), reqBody)
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
 	in := &openapi3filter.RequestValidationInput{
