@@ -1368,9 +1368,11 @@ func TestOutageReclaimsNothing(t *testing.T) {
 	opts := fastOptions(t)
 	opts.MaxDeliveries = 1 // a reclaim would fail the job
 	opts.OpTimeout = 300 * time.Millisecond
-	// The live worker's heartbeat lands up to 2 s after Redis is back;
-	// the idle worker, started late in the outage, tries at once.
-	opts.Heartbeat, opts.ReclaimAfter = 2*time.Second, 4*time.Second
+	// The live worker's heartbeat lands up to 2 s after Redis is back
+	// (more on a loaded machine: with ReclaimAfter 4 s a clean-clone CI
+	// saw the unit reclaimed); the idle worker, started late in the
+	// outage, tries at once.
+	opts.Heartbeat, opts.ReclaimAfter = 2*time.Second, 8*time.Second
 	managers := twoProcesses(t, addr, k, opts)
 	j := submit(t, managers[0], `{"n":4,"units":1}`)
 	startWorker(t, managers[0], "a", 1)
