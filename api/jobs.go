@@ -424,36 +424,54 @@ const (
 )
 
 // streamCount counts the open event streams, in all and by client.
-type streamCount struct {
+type streamCount struct{ held clientCount }
+
+// open takes a place for a stream of client, or says why there is none
+// (429 past the client's, 503 past the server's); release gives it back.
+func (s *streamCount) open(client string) (release func(), err error) {
+	release, clientFull, allFull := s.held.take(client, maxClientStreams, maxStreams)
+	switch {
+	case clientFull:
+		return nil, &service.Error{Kind: service.KindRateLimited, RetryAfter: 5 * time.Second,
+			Message: fmt.Sprintf("%d job event streams are open for this client, the most it may have: close one (or poll GET /v1/jobs/{id})", maxClientStreams)}
+	case allFull:
+		return nil, &service.Error{Kind: service.KindBusy, RetryAfter: 5 * time.Second,
+			Message: fmt.Sprintf("%d job event streams are open, the most this server serves: poll GET /v1/jobs/{id}, or retry later", maxStreams)}
+	}
+	return release, nil
+}
+
+// clientCount counts what clients hold (event streams, requests in
+// flight), in all and by client.
+type clientCount struct {
 	mu       sync.Mutex
 	total    int
 	byClient map[string]int
 }
 
-// open takes a place for a stream of client, or says why there is none
-// (429 past the client's, 503 past the server's); release gives it back.
-func (s *streamCount) open(client string) (release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// take counts one more for client, unless it holds perClient already
+// (clientFull) or all clients hold all (allFull; 0: no cap in all);
+// release gives it back.
+func (c *clientCount) take(client string, perClient, all int) (release func(), clientFull, allFull bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
-	case s.byClient[client] >= maxClientStreams:
-		return nil, &service.Error{Kind: service.KindRateLimited, RetryAfter: 5 * time.Second,
-			Message: fmt.Sprintf("%d job event streams are open for this client, the most it may have: close one (or poll GET /v1/jobs/{id})", maxClientStreams)}
-	case s.total >= maxStreams:
-		return nil, &service.Error{Kind: service.KindBusy, RetryAfter: 5 * time.Second,
-			Message: fmt.Sprintf("%d job event streams are open, the most this server serves: poll GET /v1/jobs/{id}, or retry later", maxStreams)}
+	case c.byClient[client] >= perClient:
+		return nil, true, false
+	case all > 0 && c.total >= all:
+		return nil, false, true
 	}
-	if s.byClient == nil {
-		s.byClient = map[string]int{}
+	if c.byClient == nil {
+		c.byClient = map[string]int{}
 	}
-	s.total++
-	s.byClient[client]++
+	c.total++
+	c.byClient[client]++
 	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.total--
-		if s.byClient[client]--; s.byClient[client] == 0 {
-			delete(s.byClient, client)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.total--
+		if c.byClient[client]--; c.byClient[client] == 0 {
+			delete(c.byClient, client)
 		}
-	}, nil
+	}, false, false
 }

@@ -613,8 +613,8 @@ func TestStreamCount(t *testing.T) {
 	for _, r := range releases {
 		r()
 	}
-	if s.total != 0 || len(s.byClient) != 0 {
-		t.Errorf("after every stream closed: %d open, %d clients", s.total, len(s.byClient))
+	if s.held.total != 0 || len(s.held.byClient) != 0 {
+		t.Errorf("after every stream closed: %d open, %d clients", s.held.total, len(s.held.byClient))
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -406,34 +405,19 @@ func rateLimit(rl *service.RateLimiter, keys *service.APIKeys) gin.HandlerFunc {
 // pinned 400 answers of 2.5 MB, about 1 GB of socket buffers, within its
 // rate limit. Job event streams, capped on their own, are not counted.
 func inFlight(max int, keys *service.APIKeys) gin.HandlerFunc {
-	var (
-		mu       sync.Mutex
-		byClient = map[string]int{}
-	)
+	var held clientCount
 	return func(c *gin.Context) {
 		if c.FullPath() == eventsRoute {
 			c.Next()
 			return
 		}
-		client := keys.ClientID(apiKeyOf(c), c.ClientIP())
-		mu.Lock()
-		n := byClient[client]
-		if n < max {
-			byClient[client] = n + 1
-		}
-		mu.Unlock()
-		if n >= max {
+		release, full, _ := held.take(keys.ClientID(apiKeyOf(c), c.ClientIP()), max, 0)
+		if full {
 			fail(c, &service.Error{Kind: service.KindRateLimited, RetryAfter: time.Second,
 				Message: fmt.Sprintf("%d requests of this client are in flight, the most it may have at once: read their answers before sending more", max)})
 			return
 		}
-		defer func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if byClient[client]--; byClient[client] == 0 {
-				delete(byClient, client)
-			}
-		}()
+		defer release()
 		c.Next()
 	}
 }
