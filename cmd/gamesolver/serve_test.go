@@ -455,9 +455,10 @@ func TestBookJobOverHTTP(t *testing.T) {
 func TestChildrenThroughRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	env := map[string]string{"REDIS_URL": srv.URL(), "GAMESOLVER_REDIS_TIMEOUT": redisTestTimeout}
-	// A second per unit (they take milliseconds), and for the final
+	// Five seconds per unit (they take milliseconds; a second failed the
+	// job in a clean-clone CI, its first unit cut), and for the final
 	// length search of the lost position (its slowest loss: seconds).
-	one := startApp(t, env, "--worker-slots", "2", "--max-job-duration", "1s")
+	one := startApp(t, env, "--worker-slots", "2", "--max-job-duration", "5s")
 	position := `"game":"pentominoes","width":8,"height":5`
 	loc := submitJob(t, one, `{"type":"polyomino.analyze","request":{`+position+`,"all_moves":true}}`)
 	waitJob(t, one, loc, func(b []byte) bool {
