@@ -144,40 +144,41 @@ func NewManager(store Store, kinds []Kind, opts Options) (*Manager, error) {
 	if opts.Metrics != nil {
 		count := func() float64 {
 			var n int
-			ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
-			defer cancel()
-			err := m.gated(ctx, "count the unfinished jobs", func(ctx context.Context) (err error) {
+			if !m.scrape("count the unfinished jobs", func(ctx context.Context) (err error) {
 				n, err = m.store.countActive(ctx)
 				return err
-			})
-			if err != nil {
+			}) {
 				return math.NaN()
 			}
 			return float64(n)
 		}
 		opts.Metrics.unfinished.Store(&count)
 		oldest := func() (queued, running time.Time, ok bool) {
-			ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
-			defer cancel()
-			err := m.gated(ctx, "read the oldest unfinished jobs", func(ctx context.Context) (err error) {
+			ok = m.scrape("read the oldest unfinished jobs", func(ctx context.Context) (err error) {
 				queued, running, err = m.store.oldest(ctx)
 				return err
 			})
-			return queued, running, err == nil
+			return queued, running, ok
 		}
 		opts.Metrics.oldest.Store(&oldest)
 		units := func() (waiting, delivered int, ok bool) {
-			ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
-			defer cancel()
-			err := m.gated(ctx, "count the queued units", func(ctx context.Context) (err error) {
+			ok = m.scrape("count the queued units", func(ctx context.Context) (err error) {
 				waiting, delivered, err = m.store.units(ctx)
 				return err
 			})
-			return waiting, delivered, err == nil
+			return waiting, delivered, ok
 		}
 		opts.Metrics.units.Store(&units)
 	}
 	return m, nil
+}
+
+// scrape runs read, a store read for a /metrics scrape, through the
+// store's gate within scrapeWait, and reports whether it succeeded.
+func (m *Manager) scrape(what string, read func(ctx context.Context) error) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), m.scrapeWait)
+	defer cancel()
+	return m.gated(ctx, what, read) == nil
 }
 
 // Types returns the registered job types, sorted.
