@@ -46,17 +46,22 @@ type config struct {
 	JobRateLimit   string
 	// MaxClientRequests caps one client's /v1 requests in flight.
 	MaxClientRequests int
-	APIKeys           string
-	MaxJobDuration    time.Duration
-	MaxActiveJobs     int
-	MaxClientJobs     int
-	JobWindow         int
-	WorkerSlots       int
-	ExpressLimit      time.Duration
-	WorkerName        string
-	MetricsAddr       string
-	Pprof             bool
-	BookTableMB       int
+	// MaxConnections and MaxClientConnections cap the TCP connections
+	// held in all (0: three quarters of the open-file limit; -1: no cap)
+	// and from one address (0: no cap).
+	MaxConnections       int
+	MaxClientConnections int
+	APIKeys              string
+	MaxJobDuration       time.Duration
+	MaxActiveJobs        int
+	MaxClientJobs        int
+	JobWindow            int
+	WorkerSlots          int
+	ExpressLimit         time.Duration
+	WorkerName           string
+	MetricsAddr          string
+	Pprof                bool
+	BookTableMB          int
 
 	// Set by the solve command, never by a flag or the environment.
 	noJournal bool // jobs are not journalled to the data directory
@@ -96,6 +101,8 @@ func (c *config) settings() []setting {
 		{flag: "shutdown-grace", env: "GAMESOLVER_SHUTDOWN_GRACE", usage: "time to finish requests in flight on SIGTERM (above max-budget, or the longest searches are cut without an answer)", value: (*durationValue)(&c.ShutdownGrace)},
 		{flag: "rate-limit", env: "GAMESOLVER_RATE_LIMIT", usage: "requests per client (API key, else address) per period on /v1: 100-S, 3000-M, ...; off to disable", value: (*stringValue)(&c.RateLimit)},
 		{flag: "max-client-requests", env: "GAMESOLVER_MAX_CLIENT_REQUESTS", usage: "requests of one client (API key, else address) under /v1 in flight at once in this process, each until its answer is written, job event streams aside; 429 with Retry-After beyond (0: no cap)", value: (*intValue)(&c.MaxClientRequests)},
+		{flag: "max-connections", env: "GAMESOLVER_MAX_CONNECTIONS", usage: "TCP connections the server holds open at once, each a file descriptor; beyond, a new one is closed as soon as accepted (0: three quarters of the process's open-file limit, so that job logs, tables and Redis keep theirs; -1: no cap)", value: (*intValue)(&c.MaxConnections)},
+		{flag: "max-client-connections", env: "GAMESOLVER_MAX_CLIENT_CONNECTIONS", usage: "TCP connections from one peer address (an IPv6 address's /64) held open at once, trusted proxies aside; beyond, a new one is closed as soon as accepted (0: no cap)", value: (*intValue)(&c.MaxClientConnections)},
 		{flag: "api-keys", env: "GAMESOLVER_API_KEYS", usage: "comma-separated API keys; when set, the jobs endpoints (and analyze with background) require X-API-Key", secret: true, value: (*stringValue)(&c.APIKeys)},
 		{flag: "worker", env: "GAMESOLVER_WORKER", usage: "run a job worker in this process (serve only)", value: (*boolValue)(&c.Worker)},
 		{flag: "max-job-duration", env: "GAMESOLVER_MAX_JOB_DURATION", usage: "longest a job unit may search", value: (*durationValue)(&c.MaxJobDuration)},
@@ -114,34 +121,35 @@ func (c *config) settings() []setting {
 
 func defaultConfig() config {
 	return config{
-		Addr:              ":8080",
-		DataDir:           "./data",
-		LogLevel:          "info",
-		LogFormat:         "json",
-		MaxBodyBytes:      64 << 10,
-		DefaultBudget:     2 * time.Second,
-		MaxBudget:         30 * time.Second,
-		SolverSlots:       max(1, runtime.GOMAXPROCS(0)-1),
-		SolverWorkers:     1,
-		JobWorkers:        -1,
-		SolverQueue:       4 * runtime.GOMAXPROCS(0),
-		QueueWait:         2 * time.Second,
-		CacheBytes:        256 << 20,
-		CacheTTL:          7 * 24 * time.Hour,
-		RedisTimeout:      20 * time.Millisecond,
-		ShutdownGrace:     35 * time.Second, // above MaxBudget: a search in flight answers
-		Worker:            true,
-		MaxJobDuration:    time.Hour,
-		MaxActiveJobs:     100,
-		MaxClientJobs:     10,
-		JobWindow:         8,
-		WorkerSlots:       1,
-		ExpressLimit:      10 * time.Second,
-		BookTableMB:       256,
-		RateLimit:         "100-S",
-		MaxClientRequests: 64,
-		JobRateLimit:      "60-M",
-		TrustedProxies:    "private",
+		Addr:                 ":8080",
+		DataDir:              "./data",
+		LogLevel:             "info",
+		LogFormat:            "json",
+		MaxBodyBytes:         64 << 10,
+		DefaultBudget:        2 * time.Second,
+		MaxBudget:            30 * time.Second,
+		SolverSlots:          max(1, runtime.GOMAXPROCS(0)-1),
+		SolverWorkers:        1,
+		JobWorkers:           -1,
+		SolverQueue:          4 * runtime.GOMAXPROCS(0),
+		QueueWait:            2 * time.Second,
+		CacheBytes:           256 << 20,
+		CacheTTL:             7 * 24 * time.Hour,
+		RedisTimeout:         20 * time.Millisecond,
+		ShutdownGrace:        35 * time.Second, // above MaxBudget: a search in flight answers
+		Worker:               true,
+		MaxJobDuration:       time.Hour,
+		MaxActiveJobs:        100,
+		MaxClientJobs:        10,
+		JobWindow:            8,
+		WorkerSlots:          1,
+		ExpressLimit:         10 * time.Second,
+		BookTableMB:          256,
+		RateLimit:            "100-S",
+		MaxClientRequests:    64,
+		MaxClientConnections: 256,
+		JobRateLimit:         "60-M",
+		TrustedProxies:       "private",
 	}
 }
 
@@ -232,7 +240,7 @@ func (c *config) validate(name string) error {
 	for _, n := range []struct {
 		flag       string
 		value, min int
-	}{{"job-window", c.JobWindow, 1}, {"max-active-jobs", c.MaxActiveJobs, 0}, {"max-client-jobs", c.MaxClientJobs, 0}, {"max-client-requests", c.MaxClientRequests, 0}, {"job-workers", c.JobWorkers, -1}} {
+	}{{"job-window", c.JobWindow, 1}, {"max-active-jobs", c.MaxActiveJobs, 0}, {"max-client-jobs", c.MaxClientJobs, 0}, {"max-client-requests", c.MaxClientRequests, 0}, {"max-connections", c.MaxConnections, -1}, {"max-client-connections", c.MaxClientConnections, 0}, {"job-workers", c.JobWorkers, -1}} {
 		if n.value < n.min {
 			errs = append(errs, fmt.Sprintf("%s must be at least %d", n.flag, n.min))
 		}

@@ -104,6 +104,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--max-active-jobs", "-1"}, nil, "max-active-jobs must be at least 0"},
 		{[]string{"--max-client-jobs", "-3"}, nil, "max-client-jobs must be at least 0"},
 		{[]string{"--max-client-requests", "-1"}, nil, "max-client-requests must be at least 0"},
+		{[]string{"--max-connections", "-2"}, nil, "max-connections must be at least -1"},
+		{nil, map[string]string{"GAMESOLVER_MAX_CLIENT_CONNECTIONS": "-1"}, "max-client-connections must be at least 0"},
 		{[]string{"--job-workers", "-7"}, nil, "job-workers must be at least -1"},
 		{nil, map[string]string{"GAMESOLVER_WORKER_NAME": " "}, "worker-name is blank"},
 		{[]string{"--log-level", "dpanic"}, nil, `log-level "dpanic"`},

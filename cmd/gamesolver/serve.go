@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -31,6 +32,7 @@ import (
 type app struct {
 	cfg     config
 	log     *zap.Logger
+	reg     *prometheus.Registry
 	handler http.Handler
 	cache   cache.Cache
 	jobs    *jobs.Manager
@@ -86,7 +88,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	}
 	reg := newRegistry()
 	metrics := service.NewMetrics(reg)
-	a := &app{cfg: cfg, log: log, draining: make(chan struct{})}
+	a := &app{cfg: cfg, log: log, reg: reg, draining: make(chan struct{})}
 
 	c, rdb, err := newCache(cfg, metrics, reg, log)
 	if err != nil {
@@ -272,10 +274,31 @@ func (l sendBuffered) Accept() (net.Conn, error) {
 	return c, err
 }
 
+// maxConnections is --max-connections as api.ConnLimits.All takes it:
+// n, or for 0 three quarters of the open-file limit (files, the tables,
+// job logs, Redis's connections keep the rest; none known: no cap); -1:
+// no cap.
+func maxConnections(n int, openFiles uint64) int {
+	switch {
+	case n > 0:
+		return n
+	case n < 0 || openFiles == 0 || openFiles > math.MaxInt32:
+		return 0
+	}
+	return max(1, int(openFiles/4*3))
+}
+
 // serve runs the HTTP server until ctx ends, then shuts down gracefully:
 // stop accepting, let requests in flight finish within the grace period.
 func (a *app) serve(ctx context.Context, ln net.Listener) error {
-	ln = sendBuffered{ln, sendBuffer}
+	proxies, _ := a.cfg.trustedProxies() // checked by validate
+	ln, err := api.LimitConns(sendBuffered{ln, sendBuffer}, api.ConnLimits{
+		PerClient: a.cfg.MaxClientConnections, All: maxConnections(a.cfg.MaxConnections, openFileLimit()),
+		TrustedProxies: proxies, Registry: a.reg, Log: a.log.Named("http"),
+	})
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{
 		Handler:           a.handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -286,7 +309,8 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	a.log.Info("serving", zap.String("addr", ln.Addr().String()))
+	a.log.Info("serving", zap.String("addr", ln.Addr().String()),
+		zap.Int("max_connections", maxConnections(a.cfg.MaxConnections, openFileLimit())), zap.Int("max_client_connections", a.cfg.MaxClientConnections))
 	// The in-process worker stops with ctx and hands its running units
 	// back to the queue before serve returns.
 	workerDone := make(chan struct{})

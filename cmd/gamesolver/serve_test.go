@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -484,10 +486,11 @@ func TestChildrenThroughRedis(t *testing.T) {
 		return a, nodes
 	}
 	_, cold := analyze(startApp(t, nil, "--worker=false"))
-	// The look-up is best effort: it gives up after 100 ms (knownMaxTime),
-	// which a loaded machine (a clean-clone CI) sometimes needed for the
-	// 1,156 children. A server that searched cold is tried again, on a
-	// fresh server, with the keys its answer added to Redis deleted.
+	// The look-up is best effort: it gives up after a second
+	// (knownMaxTime; 100 ms until 2026-11-28, which a loaded clean-clone
+	// CI sometimes needed for the 1,156 children). A server that searched
+	// cold is tried again, on a fresh server, with the keys its answer
+	// added to Redis deleted.
 	rdb := redisClient(t, srv.URL())
 	for try := 1; ; try++ {
 		before, err := rdb.Keys(context.Background(), "*").Result()
@@ -513,5 +516,96 @@ func TestChildrenThroughRedis(t *testing.T) {
 				rdb.Del(context.Background(), k)
 			}
 		}
+	}
+}
+
+// TestMaxConnections: --max-connections as the listener takes it.
+func TestMaxConnections(t *testing.T) {
+	for _, tc := range []struct {
+		flag      int
+		openFiles uint64
+		want      int
+	}{
+		{0, 20000, 15000}, // three quarters of the open-file limit
+		{0, 1 << 20, 786432},
+		{0, 1, 1},
+		{0, 0, 0},             // no limit known: no cap
+		{0, ^uint64(0), 0},    // RLIM_INFINITY
+		{500, 20000, 500},     // as set, even above the limit
+		{50000, 20000, 50000}, // (the operator's choice)
+		{-1, 20000, 0},        // no cap
+	} {
+		if got := maxConnections(tc.flag, tc.openFiles); got != tc.want {
+			t.Errorf("maxConnections(%d, %d) = %d, want %d", tc.flag, tc.openFiles, got, tc.want)
+		}
+	}
+}
+
+// TestClientConnections: a server caps the connections one address holds
+// open (an idle keep-alive connection holds a file descriptor for 120 s:
+// one address holding 20,000 used up the open-file limit, and the server
+// accepted no one), and counts those it refused.
+func TestClientConnections(t *testing.T) {
+	base := startApp(t, nil, "--max-client-connections", "2", "--trusted-proxies", "none")
+	addr := strings.TrimPrefix(base, "http://")
+	// startApp's readiness polls are done with: their connections close.
+	http.DefaultClient.CloseIdleConnections()
+	get := func(c net.Conn) error {
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			return err
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	var held []net.Conn
+	waitUntil(t, func() bool { // the server closes startApp's connections
+		c := dial()
+		if get(c) != nil {
+			c.Close()
+			return false
+		}
+		held = append(held, c)
+		return len(held) == 2
+	})
+	if err := get(dial()); err == nil {
+		t.Fatal("a third connection of one address served")
+	}
+	held[0].Close()
+	waitUntil(t, func() bool { c := dial(); err := get(c); c.Close(); return err == nil })
+	if err := get(held[1]); err != nil {
+		t.Errorf("a connection held: %v", err)
+	}
+	held[1].Close()
+	var body []byte
+	waitUntil(t, func() bool { // the closed ones given back
+		c := dial()
+		defer c.Close()
+		_, _ = io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, err = io.ReadAll(resp.Body)
+		return err == nil
+	})
+	if !regexp.MustCompile(`gamesolver_http_connections_refused_total\{cap="client"\} [1-9]`).Match(body) || !regexp.MustCompile(`(?m)^gamesolver_http_connections [12]$`).Match(body) {
+		t.Errorf("the metrics: %s", regexp.MustCompile(`(?m)^gamesolver_http_connections.*$`).FindAll(body, -1))
 	}
 }
