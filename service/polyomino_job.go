@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,15 +145,77 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 	// The units cache the children: a request's search of the position
 	// takes their values (knownChildren), the job finished or not.
 	j.Search.markChildren(ctx, pos)
+	query := unitQuery(request, q, pos)
+	if b := len(children) * len(query); b > maxJobQueryBytes {
+		return nil, Invalid("request", nil, "a job of this position has %d units, each carrying the request (%d bytes as stored): %d MB, more than the %d MB a job may store; send a shorter request (the moves as board rows, say)", len(children), len(query), b>>20, maxJobQueryBytes>>20)
+	}
 	units := make([]json.RawMessage, len(children))
 	for i, c := range children {
 		move := ""
 		if len(c.Moves) > 0 {
 			move = c.Moves[0].String()
 		}
-		units[i], _ = json.Marshal(polyUnit{Index: i, Move: move, Query: request})
+		units[i], _ = json.Marshal(polyUnit{Index: i, Move: move, Query: query})
 	}
 	return units, nil
+}
+
+// maxJobQueryBytes bounds the bytes a polyomino.analyze job's units carry
+// of their request in all (each carries it whole: a 16 x 16 board with
+// two blocked cells has 12,392 units; the longest request that means
+// anything, unitQuery's, stores about 3 KB in each, under 40 MB). A
+// variable for its test.
+var maxJobQueryBytes = 64 << 20
+
+// unitQuery is the request as each unit of a job carries it: q encoded
+// again without what a request may pad (runs of spaces in and around its
+// words, cells, moves and piece names, whitespace between its tokens: an
+// audit's 60 KB of spaces in to_move were stored in each of 12,392
+// units, 711 MB), when it reads back as the same position (game, pieces
+// and player to move) with the same options; else the request as sent.
+func unitQuery(request json.RawMessage, q PolyominoQuery, pos *polyomino.Position) json.RawMessage {
+	q.Game, q.EndRule, q.ToMove = squeeze(q.Game), squeeze(q.EndRule), squeeze(q.ToMove)
+	if q.Pieces != nil {
+		p := PieceNames(squeeze(string(*q.Pieces)))
+		q.Pieces = &p
+	}
+	if q.Hands != nil {
+		q.Hands = &Hands{First: squeezeAll(q.Hands.First), Second: squeezeAll(q.Hands.Second)}
+	}
+	for _, l := range []**[]string{&q.Blocked, &q.Neutral} {
+		if *l != nil {
+			s := squeezeAll(**l)
+			*l = &s
+		}
+	}
+	q.Board, q.Moves = squeezeAll(q.Board), squeezeAll(q.Moves)
+	raw, err := json.Marshal(q)
+	if err != nil || len(raw) >= len(request) {
+		return request
+	}
+	q2, pos2, err := decodeQuery(raw)
+	if err != nil || q2.AllMoves != q.AllMoves || q2.BudgetMs != q.BudgetMs || pos2.ToMove() != pos.ToMove() ||
+		!reflect.DeepEqual(pos2.Game().Config(), pos.Game().Config()) || !slices.Equal(pos2.Board(), pos.Board()) ||
+		polyomino.CanonicalKey(pos2) != polyomino.CanonicalKey(pos) {
+		return request
+	}
+	return raw
+}
+
+// squeeze is s without spaces around it, and each run of spaces within it
+// one space.
+func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// squeezeAll squeezes each of l (nil for nil).
+func squeezeAll(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = squeeze(s)
+	}
+	return out
 }
 
 // Run implements JobKind: it solves one child, through the shared cache.
