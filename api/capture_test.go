@@ -88,6 +88,7 @@ func TestCaptureIllegalTurns(t *testing.T) {
 		{"banned piece not in the pool", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"banned":["I"]}`, "banned", "not in the pool"},
 		{"pool piece on the board", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"pool":["I"]}`, "pool", "on the board"},
 		{"marker on a piece off the board", `{"game":"capture","board":["IIIII..",".......",".......",".......",".......",".......","......."],"markers":{"L":"first"}}`, "markers", "not on the board"},
+		{"all_moves on 845,056 turns", manyTurns(`,"all_moves":true,"budget_ms":1`), "all_moves", "this position has 845056"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,5 +203,31 @@ func TestCaptureMovesListed(t *testing.T) {
 	marked := moves(`{"game":"capture","width":16,"height":16,"order":6,"board":[` + rows + `],"markers":{"H01":"first"},"to_move":"first"}`)
 	if !marked.Truncated || len(marked.Moves) >= marked.Count || marked.DistinctUpToSymmetry != nil {
 		t.Errorf("a marked piece: %d turns, truncated %v, %d listed, classes %v", marked.Count, marked.Truncated, len(marked.Moves), marked.DistinctUpToSymmetry)
+	}
+}
+
+// manyTurns is a capture position on 16 x 16 whose mover has eight marked
+// pieces (each removal optional): 845,056 turns; extra ends its request.
+func manyTurns(extra string) string {
+	return `{"game":"capture","width":16,"height":16,"board":["IIIII.LLLL.NN...","......L.....NNN.","................","PP.TTT.U.U.V....","PP..T..UUU.V....","P...T......VVV..","................","W...............","WW..............",".WW.............","................","................","................","................","................","................"],` +
+		`"markers":{"I":"first","L":"first","N":"first","P":"first","T":"first","U":"first","V":"first","W":"first"},"to_move":"first"` + extra + `}`
+}
+
+// TestCaptureManyTurns: a capture position of more turns than all_moves
+// values (maxAllMovesTurns) is analyzed without all_moves, and annotated
+// (an audit's all_moves request of 845,056 turns took 6-10 s of CPU with a
+// 1 ms budget and answered 82 MB).
+func TestCaptureManyTurns(t *testing.T) {
+	r := newPolyominoServer(t, time.Second)
+	a := analyze(t, r, manyTurns(`,"budget_ms":1`))
+	if a.LegalMoves != 845056 || len(a.BestMoves) != 1 || a.Moves != nil {
+		t.Errorf("without all_moves: %d legal moves, best %v, moves %v", a.LegalMoves, a.BestMoves, a.Moves != nil)
+	}
+	// An annotation whose first position has the turns: I removed, X
+	// placed.
+	body := manyTurns(`,"budget_ms":1,"moves":["~I X:b12,a13,b13,c13,b14"]`)
+	w := do(r, "POST", "/v1/polyomino/annotate", "application/json", body)
+	if w.Code != 200 {
+		t.Fatalf("annotate: %d %s", w.Code, w.Body)
 	}
 }

@@ -97,10 +97,16 @@ type PolyominoRequest struct {
 	// its plies when they were found, without a search (as are, without
 	// all_moves, the moves searched for best_moves); not on a position of
 	// more than 3,000 legal moves. The look-up takes up to an eighth of
-	// the budget (at most 100 ms) and gives up when that is not enough (a
-	// few milliseconds on small boards, about 10 ms for the 1,400
-	// children of an 8 x 8 position one piece in: budgets of 100 ms and
-	// more are safe).
+	// the budget (at most 1 s) and gives up when that is not enough (a
+	// few milliseconds on small boards, about 15 ms for the 1,400
+	// children of an 8 x 8 position one piece in: budgets of 200 ms and
+	// more are safe). The capture variant values at most 65,536 turns
+	// this way: a position of more (its mover's marked pieces make
+	// removals optional, up to 2^20 turns) is refused (400, field
+	// all_moves; its value and best_moves are asked without all_moves, its
+	// turns listed by /v1/polyomino/moves), and an annotation analyzes
+	// such a position without all_moves (its move's ! and !! marks, which
+	// need every move's value, are then left out).
 	AllMoves bool `json:"all_moves" example:"false"`
 	// When not proven within the budget (with all_moves: when not every
 	// move is valued, an answer from the opening book included), continue

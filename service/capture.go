@@ -113,6 +113,12 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 	if err != nil {
 		return PolyominoAnswer{}, err
 	}
+	if err := checkAllTurns(pos, q.AllMoves); err != nil {
+		if !q.allMovesIfFew {
+			return PolyominoAnswer{}, err
+		}
+		q.AllMoves = false
+	}
 	budget := p.search.Budgets.Clamp(q.BudgetMs)
 	key := captureCacheKey(pos, q.AllMoves)
 	a, source, err := runCached(ctx, p.search, "capture", key, budget,
@@ -449,6 +455,25 @@ func (p *Polyomino) captureMoves(ctx context.Context, q PolyominoQuery) (Polyomi
 }
 
 const maxListedTurns = 20000
+
+// maxAllMovesTurns is the most turns a capture analysis values one by one
+// (all_moves): an audit's position of 845,056 turns (eight marked pieces
+// of the mover, each removal optional) took 6-10 s of CPU with a 1 ms
+// budget to answer 82 MB. The largest standard list is about 40,000
+// moves (the 16 x 16 hexomino board).
+const maxAllMovesTurns = 1 << 16
+
+// checkAllTurns refuses all_moves on a capture position of more than
+// maxAllMovesTurns turns.
+func checkAllTurns(pos *capture.Position, allMoves bool) error {
+	if !allMoves {
+		return nil
+	}
+	if n := pos.CountTurns(); n > maxAllMovesTurns {
+		return Invalid("all_moves", nil, "all_moves values every turn one by one, at most %d: this position has %d (the mover's marked pieces make removals optional); ask without all_moves (the value and best_moves are the same), or list the turns with /v1/polyomino/moves", maxAllMovesTurns, n)
+	}
+	return nil
+}
 
 // captureUnit is the index of the one unit of a capture job.
 const captureUnit = -1

@@ -110,6 +110,9 @@ type PolyominoQuery struct {
 	Markers    map[string]string `json:"markers,omitempty"`
 	PoolPieces []string          `json:"pool_pieces,omitempty"`
 	Banned     []string          `json:"banned,omitempty"`
+	// allMovesIfFew (an annotation's): all_moves only where the capture
+	// variant's turns are few enough (maxAllMovesTurns), not refused.
+	allMovesIfFew bool
 }
 
 // PolyominoMove is one move with its value for the player who makes it.

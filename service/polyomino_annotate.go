@@ -174,6 +174,7 @@ func (p *Polyomino) Annotate(ctx context.Context, q PolyominoQuery) (PolyominoAn
 		PauseAssembly(ctx)
 		pq := q
 		pq.AllMoves, pq.Background = i < n, false
+		pq.allMovesIfFew = true // the capture variant's: the move played is valued by the position after it
 		share := max((budget-time.Since(start))/time.Duration(i+1), time.Millisecond)
 		pq.BudgetMs = share.Milliseconds()
 		var a PolyominoAnswer

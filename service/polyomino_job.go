@@ -94,6 +94,9 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 		if err != nil {
 			return nil, err
 		}
+		if err := checkAllTurns(pos, q.AllMoves); err != nil {
+			return nil, err
+		}
 		if pos.Over() {
 			// As for the other games: a job has nothing to prove.
 			return nil, Invalid("board", nil, "the game is over (the player to move has no legal turn, or the position repeated): analyze answers it at once")

@@ -187,7 +187,7 @@ func solve(ctx context.Context, pos *Position, opts Options, stored func(*state,
 		}
 		res.BestComplete = known
 	} else {
-		var allowed []turn
+		allowed := make([]turn, 0, len(turns))
 		for i, t := range turns {
 			if vals[i] != valLoss {
 				allowed = append(allowed, t)
@@ -230,10 +230,14 @@ type root struct {
 	vals  []int8
 	plies []int
 	order []int // the order the turns are searched in (rootOrder)
+	// searched counts the turns searched, every horizon's (for a test).
+	searched int
 }
 
 func newRoot(ctx context.Context, s *searcher, pos *Position) *root {
-	turns := pos.st.appendTurns(pos.game, nil, 0)
+	// Sized first: appending 845,056 turns one by one was most of a 1 ms
+	// budget's 0.1-0.3 s.
+	turns := pos.st.appendTurns(pos.game, make([]turn, 0, pos.CountTurns()), 0)
 	rt := &root{s: s, pos: pos, turns: turns, vals: make([]int8, len(turns)), plies: make([]int, len(turns)), order: rootOrder(ctx, pos, turns)}
 	for i := range rt.vals {
 		rt.vals[i] = valUnknown
@@ -247,13 +251,20 @@ func newRoot(ctx context.Context, s *searcher, pos *Position) *root {
 func (rt *root) deepen(horizon int, stop func(i int) bool) (found []int) {
 	s, g := rt.s, rt.pos.game
 	s.horizon, s.horizonHit = horizon, false
-	for _, i := range rt.order {
+	for k, i := range rt.order {
 		if rt.vals[i] != valUnknown {
 			continue
+		}
+		// The budget, every 256 turns: a turn cut at the horizon counts
+		// no node, and a position of 845,056 turns took 0.3 s of a 1 ms
+		// budget before its first checkStop.
+		if k&255 == 255 && s.checkStop() {
+			break
 		}
 		child := &s.states[1]
 		*child = rt.pos.st
 		child.play(g, rt.turns[i])
+		rt.searched++
 		r := s.search(child, 1)
 		if s.stopped {
 			break
