@@ -133,9 +133,11 @@
 // canceled; a unit that returns an error then is handed back: XCLAIM with
 // IDLE of a year makes it claimable by the next XAUTOCLAIM at once, and
 // RETRYCOUNT keeps its delivery count, so a hand-back does not count as a
-// failed delivery. A panicking Run is recovered and the unit handed back
-// for another delivery; at the Options.MaxDeliveries-th delivery the job
-// fails with the panic's message. A unit delivered more than MaxDeliveries
+// failed delivery. A panicking Run (or Combine: the unit's result is kept,
+// and the next delivery combines again) is recovered, logged with its
+// stack, and the unit handed back for another delivery; at the
+// Options.MaxDeliveries-th delivery the job fails with the panic's
+// message. A unit delivered more than MaxDeliveries
 // times (its workers kept dying) fails the job without running. An error
 // returned by Run fails the job at once: the kinds are deterministic.
 package jobs

@@ -35,7 +35,8 @@ type Kind interface {
 	// dropped (a unit given back at shutdown is combined again by the next
 	// worker, its result kept), so a search in Combine may simply stop.
 	// Every call reads all results so far from the store, so keep unit
-	// results small (a value and a move, not a tree).
+	// results small (a value and a move, not a tree). A panic is
+	// recovered as Run's is (the unit handed back, combined again).
 	Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)
 }
 

@@ -19,7 +19,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/redistest"
@@ -2176,6 +2178,57 @@ func TestWatchersSharePoll(t *testing.T) {
 		}
 		if last.Status != StatusCanceled {
 			t.Errorf("the watcher left: last state %+v", last)
+		}
+	})
+}
+
+// panickyCombine panics in its first panics Combine calls.
+type panickyCombine struct {
+	*squares
+	panics int64
+	calls  atomic.Int64
+}
+
+func (k *panickyCombine) Combine(ctx context.Context, req json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error) {
+	if k.calls.Add(1) <= k.panics {
+		panic("boom in Combine")
+	}
+	return k.squares.Combine(ctx, req, total, results)
+}
+
+// TestPanickingCombine: a panic in Combine is handled as one in Run (a
+// review found it failed the job at once, its stack never logged): logged
+// with its stack, the unit handed back (its result kept) until its
+// MaxDeliveries-th delivery.
+func TestPanickingCombine(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		for _, tc := range []struct {
+			panics int64
+			status Status
+		}{{1, StatusDone}, {99, StatusFailed}} {
+			k := &panickyCombine{squares: newSquares(), panics: tc.panics}
+			core, logs := observer.New(zap.ErrorLevel)
+			opts := fastOptions(t)
+			opts.Logger = zap.New(core)
+			m, met := newManager(t, e.store, k, opts)
+			stop := startWorker(t, m, "w1", 1)
+			j := submit(t, m, `{"n":6,"units":1}`)
+			j = waitStatus(t, m, j.ID, tc.status)
+			stop()
+			if tc.status == StatusDone {
+				wantSum(t, j, 6)
+			} else if j.Error != "combining 1 results panicked on 3 deliveries: boom in Combine" {
+				t.Errorf("error = %q", j.Error)
+			}
+			if n := logs.FilterMessage("combining the job's results panicked").FilterFieldKey("stack").Len(); n != int(min(tc.panics, 3)) {
+				t.Errorf("%d panics in Combine logged with their stack, want %d", n, min(tc.panics, 3))
+			}
+			if got := value(met.Units.WithLabelValues("toy.squares", "panicked")); got != float64(min(tc.panics, 3)) {
+				t.Errorf("panicked units = %v", got)
+			}
+			if runs := k.get(k.started); runs[0] != 1 {
+				t.Errorf("the unit ran %d times: its result was not kept", runs[0])
+			}
 		}
 	})
 }

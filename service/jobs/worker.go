@@ -310,6 +310,20 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		m.release(bg, d, consumer, false, log)
 		return
 	}
+	var p *panicError
+	if errors.As(err, &p) {
+		// As a panic in Run: its stack logged, the unit handed back (its
+		// result is stored: the next delivery combines again) until its
+		// MaxDeliveries-th delivery.
+		m.opts.Metrics.unit(typ, "panicked")
+		log.Error("combining the job's results panicked", zap.Any("panic", p.value), zap.ByteString("stack", p.stack))
+		if d.Deliveries >= int64(m.opts.MaxDeliveries) {
+			m.fail(bg, start, d, log, fmt.Sprintf("combining %d results panicked on %d deliveries: %v", len(results), d.Deliveries, p.value))
+			return
+		}
+		m.release(bg, d, consumer, true, log)
+		return
+	}
 	if err != nil {
 		m.fail(bg, start, d, log, fmt.Sprintf("combining %d results: %v", len(results), err))
 		return
