@@ -97,7 +97,10 @@ func revalidated(c *gin.Context, contentType string, body []byte, etag string) {
 	h := c.Writer.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
-	if noneMatch(c.GetHeader("If-None-Match"), etag) {
+	if tag, ok := noneMatch(c.GetHeader("If-None-Match"), etag); ok {
+		// The tag the client holds: the compressed copy's, if that is
+		// what it was sent (Compress).
+		h.Set("ETag", tag)
 		c.Status(http.StatusNotModified)
 		return
 	}
@@ -105,16 +108,20 @@ func revalidated(c *gin.Context, contentType string, body []byte, etag string) {
 	c.Data(http.StatusOK, contentType, body)
 }
 
-// noneMatch tells whether an If-None-Match header value names etag (or is
-// "*"): the weak comparison of RFC 9110, which ignores W/.
-func noneMatch(header, etag string) bool {
+// noneMatch tells whether an If-None-Match header value names etag, or
+// its compressed copy's tag (Compress), or is "*": the weak comparison of
+// RFC 9110, which ignores W/. tag is the one named (etag for "*").
+func noneMatch(header, etag string) (tag string, ok bool) {
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
+		switch {
+		case t == "*":
+			return etag, true
+		case t == etag || etagBase(t) == etag:
+			return t, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // notFound passes an answer through, unless its status is 404: then it

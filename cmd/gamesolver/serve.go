@@ -300,7 +300,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           a.handler,
+		Handler:           api.Compress(a.handler),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,

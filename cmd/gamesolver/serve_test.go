@@ -105,6 +105,19 @@ func getReady(t *testing.T, base string) (int, readyBody) {
 
 func TestServeWithoutRedis(t *testing.T) {
 	base := startApp(t, nil)
+	// Big answers go out compressed to a client that accepts it (a
+	// request that names Accept-Encoding itself gets the bytes as sent).
+	req, _ := http.NewRequest("GET", base+"/openapi.json", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body) // read whole: the conformance check reads what was sent
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("the OpenAPI document with Accept-Encoding gzip: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+		}
+	}
 	code, rb := getReady(t, base)
 	if code != 200 || rb.Cache.Backend != "memory" || !rb.Cache.Reachable {
 		t.Errorf("readyz = %d %+v", code, rb)
