@@ -300,7 +300,7 @@ func TestNoJobBeyondTheSearch(t *testing.T) {
 			continue // a unit that searches (for up to a minute)
 		}
 		// A unit beyond the search answers at once.
-		out, err := kind.Run(ctx, u, func(int64) {})
+		out, err := kind.Run(ctx, raw, u, func(int64) {})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -751,7 +751,7 @@ func (j BookJob) Plan(_ context.Context, request json.RawMessage) ([]json.RawMes
 }
 
 // Run implements JobKind: it classifies one class of moves.
-func (j BookJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+func (j BookJob) Run(ctx context.Context, _, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var u bookUnit
 	if err := json.Unmarshal(unit, &u); err != nil {
 		return nil, fmt.Errorf("unit: %w", err)

@@ -510,7 +510,7 @@ func TestBookMovesJob(t *testing.T) {
 	results := map[int]json.RawMessage{}
 	var searched []int // units whose child the book does not know
 	for i, u := range units {
-		raw, err := job.Run(ctx, u, func(int64) {})
+		raw, err := job.Run(ctx, request, u, func(int64) {})
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
@@ -567,7 +567,7 @@ func TestBookMovesJob(t *testing.T) {
 	job.Search = p2.search
 	children := pos.Children()
 	for _, i := range searched[:min(20, len(searched))] {
-		raw, err := job.Run(ctx, units[i], func(int64) {})
+		raw, err := job.Run(ctx, request, units[i], func(int64) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -913,7 +913,7 @@ func TestKeptBookMoveUnitHasPlies(t *testing.T) {
 	req, _ := json.Marshal(q)
 	job := PolyominoAnalyzeJob{Search: p.search, MaxDuration: time.Minute, Workers: 1}
 	u, _ := json.Marshal(polyUnit{Index: unit, Move: child.Moves[0].String(), Query: req})
-	raw, err := job.Run(ctx, u, func(int64) {})
+	raw, err := job.Run(ctx, nil, u, func(int64) {})
 	var a PolyominoAnswer
 	if err != nil || json.Unmarshal(raw, &a) != nil {
 		t.Fatalf("the unit: %v", err)

@@ -11,6 +11,6 @@ import (
 type JobKind interface {
 	Name() string
 	Plan(ctx context.Context, request json.RawMessage) ([]json.RawMessage, error)
-	Run(ctx context.Context, unit json.RawMessage, report func(nodes int64)) (json.RawMessage, error)
+	Run(ctx context.Context, request, unit json.RawMessage, report func(nodes int64)) (json.RawMessage, error)
 	Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (json.RawMessage, bool, error)
 }

@@ -166,7 +166,7 @@ func TestJobUnitsStopAtFirstWin(t *testing.T) {
 	}
 	won, plies := 0, 0
 	for _, u := range units[:10] {
-		a := runUnit(t, kind, u)
+		a := runUnit(t, kind, raw, u)
 		if !a.Proven {
 			t.Fatalf("unit %s: not proven", u)
 		}
@@ -230,9 +230,9 @@ func TestPartialCaptureAnswers(t *testing.T) {
 }
 
 // runUnit runs one unit of a polyomino.analyze job and decodes its answer.
-func runUnit(t *testing.T, kind service.PolyominoAnalyzeJob, u json.RawMessage) service.PolyominoAnswer {
+func runUnit(t *testing.T, kind service.PolyominoAnalyzeJob, request, u json.RawMessage) service.PolyominoAnswer {
 	t.Helper()
-	out, err := kind.Run(context.Background(), u, func(int64) {})
+	out, err := kind.Run(context.Background(), request, u, func(int64) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestPerfectFirstIsChecked(t *testing.T) {
 	direct.MinLengthTime = time.Minute
 	checked := 0
 	for _, u := range units[:12] {
-		if a := runUnit(t, kind, u); a.Outcome != "win" || a.Plies == nil {
+		if a := runUnit(t, kind, raw, u); a.Outcome != "win" || a.Plies == nil {
 			continue
 		}
 		var unit struct{ Move string }

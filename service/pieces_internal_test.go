@@ -43,7 +43,7 @@ func TestEmptyPieceNameOldUnits(t *testing.T) {
 	}
 	child := pos.Children()[0]
 	u, _ := json.Marshal(polyUnit{Index: 0, Move: child.Moves[0].String(), Query: raw})
-	out, err := (PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}).Run(ctx, u, func(int64) {})
+	out, err := (PolyominoAnalyzeJob{Search: s, MaxDuration: time.Minute, Workers: 1}).Run(ctx, nil, u, func(int64) {})
 	var a PolyominoAnswer
 	if err != nil || json.Unmarshal(out, &a) != nil || !a.Proven {
 		t.Errorf("a stored unit: %v, proven %v", err, a.Proven)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,9 +32,12 @@ type PolyominoAnalyzeJob struct {
 func (PolyominoAnalyzeJob) Name() string { return "polyomino.analyze" }
 
 type polyUnit struct {
-	Index int             `json:"index"`
-	Move  string          `json:"move"`
-	Query json.RawMessage `json:"query"`
+	Index int    `json:"index"`
+	Move  string `json:"move"`
+	// Query: the job's request, as units planned before 2026-11-28
+	// carried it (each of them: 12,392 copies of a 60 KB request made a
+	// 711 MB job); units now leave it out, and Run reads the job's.
+	Query json.RawMessage `json:"query,omitempty"`
 	// Answer: the position's finished answer, in its canonical frame, as
 	// the planner's cache held it (unit cachedWhole).
 	Answer json.RawMessage `json:"answer,omitempty"`
@@ -101,7 +102,7 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 			// As for the other games: a job has nothing to prove.
 			return nil, Invalid("board", nil, "the game is over (the player to move has no legal turn, or the position repeated): analyze answers it at once")
 		}
-		u, _ := json.Marshal(polyUnit{Index: captureUnit, Query: request})
+		u, _ := json.Marshal(polyUnit{Index: captureUnit})
 		return []json.RawMessage{u}, nil
 	}
 	var q PolyominoQuery
@@ -134,98 +135,39 @@ func (j PolyominoAnalyzeJob) Plan(ctx context.Context, request json.RawMessage) 
 	}
 	if bookKnows(pos, q.AllMoves) {
 		// The opening book answers the whole position: one unit reads it.
-		u, _ := json.Marshal(polyUnit{Index: bookWhole, Query: request})
+		u, _ := json.Marshal(polyUnit{Index: bookWhole})
 		return []json.RawMessage{u}, nil
 	}
 	if len(children) > 1 {
 		// (One class: its unit is as cheap, and Combine tells a whole
 		// answer by its one unit of many classes.)
 		if raw, ok := j.cachedAnswer(ctx, pos, q.AllMoves); ok {
-			u, _ := json.Marshal(polyUnit{Index: cachedWhole, Query: request, Answer: raw})
+			u, _ := json.Marshal(polyUnit{Index: cachedWhole, Answer: raw})
 			return []json.RawMessage{u}, nil
 		}
 	}
 	// The units cache the children: a request's search of the position
 	// takes their values (knownChildren), the job finished or not.
 	j.Search.markChildren(ctx, pos)
-	query := unitQuery(request, q, pos)
-	if b := len(children) * len(query); b > maxJobQueryBytes {
-		return nil, Invalid("request", nil, "a job of this position has %d units, each carrying the request (%d bytes as stored): %d MB, more than the %d MB a job may store; send a shorter request (the moves as board rows, say)", len(children), len(query), b>>20, maxJobQueryBytes>>20)
-	}
 	units := make([]json.RawMessage, len(children))
 	for i, c := range children {
 		move := ""
 		if len(c.Moves) > 0 {
 			move = c.Moves[0].String()
 		}
-		units[i], _ = json.Marshal(polyUnit{Index: i, Move: move, Query: query})
+		units[i], _ = json.Marshal(polyUnit{Index: i, Move: move})
 	}
 	return units, nil
 }
 
-// maxJobQueryBytes bounds the bytes a polyomino.analyze job's units carry
-// of their request in all (each carries it whole: a 16 x 16 board with
-// two blocked cells has 12,392 units; the longest request that means
-// anything, unitQuery's, stores about 3 KB in each, under 40 MB). A
-// variable for its test.
-var maxJobQueryBytes = 64 << 20
-
-// unitQuery is the request as each unit of a job carries it: q encoded
-// again without what a request may pad (runs of spaces in and around its
-// words, cells, moves and piece names, whitespace between its tokens: an
-// audit's 60 KB of spaces in to_move were stored in each of 12,392
-// units, 711 MB), when it reads back as the same position (game, pieces
-// and player to move) with the same options; else the request as sent.
-func unitQuery(request json.RawMessage, q PolyominoQuery, pos *polyomino.Position) json.RawMessage {
-	q.Game, q.EndRule, q.ToMove = squeeze(q.Game), squeeze(q.EndRule), squeeze(q.ToMove)
-	if q.Pieces != nil {
-		p := PieceNames(squeeze(string(*q.Pieces)))
-		q.Pieces = &p
-	}
-	if q.Hands != nil {
-		q.Hands = &Hands{First: squeezeAll(q.Hands.First), Second: squeezeAll(q.Hands.Second)}
-	}
-	for _, l := range []**[]string{&q.Blocked, &q.Neutral} {
-		if *l != nil {
-			s := squeezeAll(**l)
-			*l = &s
-		}
-	}
-	q.Board, q.Moves = squeezeAll(q.Board), squeezeAll(q.Moves)
-	raw, err := json.Marshal(q)
-	if err != nil || len(raw) >= len(request) {
-		return request
-	}
-	q2, pos2, err := decodeQuery(raw)
-	if err != nil || q2.AllMoves != q.AllMoves || q2.BudgetMs != q.BudgetMs || pos2.ToMove() != pos.ToMove() ||
-		!reflect.DeepEqual(pos2.Game().Config(), pos.Game().Config()) || !slices.Equal(pos2.Board(), pos.Board()) ||
-		polyomino.CanonicalKey(pos2) != polyomino.CanonicalKey(pos) {
-		return request
-	}
-	return raw
-}
-
-// squeeze is s without spaces around it, and each run of spaces within it
-// one space.
-func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// squeezeAll squeezes each of l (nil for nil).
-func squeezeAll(l []string) []string {
-	if l == nil {
-		return nil
-	}
-	out := make([]string, len(l))
-	for i, s := range l {
-		out[i] = squeeze(s)
-	}
-	return out
-}
-
 // Run implements JobKind: it solves one child, through the shared cache.
-func (j PolyominoAnalyzeJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+func (j PolyominoAnalyzeJob) Run(ctx context.Context, request, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var u polyUnit
 	if err := json.Unmarshal(unit, &u); err != nil {
 		return nil, fmt.Errorf("unit: %w", err)
+	}
+	if len(u.Query) == 0 {
+		u.Query = request // (a unit planned before 2026-11-28 carries it)
 	}
 	if u.Index == captureUnit {
 		return j.runCapture(ctx, u.Query, report)

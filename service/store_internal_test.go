@@ -116,7 +116,7 @@ func TestCaptureJobSearchesPastAShortPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out, err := kind.Run(ctx, units[0], func(int64) {})
+	out, err := kind.Run(ctx, raw, units[0], func(int64) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestUnitKeepsItsAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, u := range units[:10] {
-		out, err := kind.Run(context.Background(), u, func(int64) {})
+		out, err := kind.Run(context.Background(), raw, u, func(int64) {})
 		if err != nil {
 			t.Fatal(err)
 		}

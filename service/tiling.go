@@ -313,7 +313,7 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 
 // Run implements JobKind: a unit counts the whole search (the request) or
 // one part of it (a tilingsPart).
-func (j TilingsJob) Run(ctx context.Context, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+func (j TilingsJob) Run(ctx context.Context, _, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var part tilingsPart
 	if json.Unmarshal(unit, &part) == nil && part.Request != nil {
 		if part.Cached != nil {

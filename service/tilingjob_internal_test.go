@@ -35,7 +35,7 @@ func TestTilingsJobParts(t *testing.T) {
 		}
 		results := map[int]json.RawMessage{}
 		for k, u := range units {
-			if results[k], err = job.Run(ctx, u, func(int64) {}); err != nil {
+			if results[k], err = job.Run(ctx, nil, u, func(int64) {}); err != nil {
 				t.Fatalf("%s: unit %d: %v", body, k, err)
 			}
 			if _, done, err := job.Combine(ctx, json.RawMessage(body), len(units), results); done != (k == len(units)-1) || err != nil {
@@ -67,7 +67,7 @@ func TestTilingsJobParts(t *testing.T) {
 		if err != nil || len(units) != 1 {
 			t.Fatalf("%s: second job: %d units, %v", body, len(units), err)
 		}
-		raw, err = job.Run(ctx, units[0], func(int64) {})
+		raw, err = job.Run(ctx, nil, units[0], func(int64) {})
 		var again TilingAnswer
 		if err != nil || json.Unmarshal(raw, &again) != nil || again.Source != SourceCache || again.Result.Count != w.Count {
 			t.Errorf("%s: second job's unit: %v %+v", body, err, again)
@@ -83,7 +83,7 @@ func TestTilingsJobParts(t *testing.T) {
 		lost := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
 		elsewhere := TilingsJob{Tilings: NewTilings(lost), MaxDuration: time.Minute, Workers: 1}
 		nodes := int64(0)
-		raw, err = elsewhere.Run(ctx, units[0], func(n int64) { nodes += n })
+		raw, err = elsewhere.Run(ctx, nil, units[0], func(n int64) { nodes += n })
 		again = TilingAnswer{}
 		if err != nil || json.Unmarshal(raw, &again) != nil || again.Source != SourceCache || again.Result.Count != w.Count || nodes != 0 {
 			t.Errorf("%s: the unit on a worker without the count: %v, %d nodes, %+v", body, err, nodes, again)
@@ -92,7 +92,7 @@ func TestTilingsJobParts(t *testing.T) {
 	// A part cut by another version of the split is refused, not added.
 	other, _ := json.Marshal(tilingsPart{Request: json.RawMessage(`{"width":10,"height":6}`), Part: 0, Parts: tilingParts, Version: tiling.PartsVersion + 1})
 	s0 := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
-	if _, err := (TilingsJob{Tilings: NewTilings(s0), MaxDuration: time.Minute}).Run(ctx, other, func(int64) {}); err == nil || !strings.Contains(err.Error(), "parts version") {
+	if _, err := (TilingsJob{Tilings: NewTilings(s0), MaxDuration: time.Minute}).Run(ctx, nil, other, func(int64) {}); err == nil || !strings.Contains(err.Error(), "parts version") {
 		t.Errorf("a part of another version: %v", err)
 	}
 	// With a budget: one unit, whose search may stop.
@@ -153,13 +153,13 @@ func TestTilingsJobFlights(t *testing.T) {
 	job := TilingsJob{Tilings: NewTilings(s), MaxDuration: time.Second, Workers: 1}
 	short := make(chan error, 1)
 	go func() {
-		_, err := job.Run(ctx, json.RawMessage(`{"width":8,"height":8,"allow_leftover":true,"budget_ms":100}`), func(int64) {})
+		_, err := job.Run(ctx, nil, json.RawMessage(`{"width":8,"height":8,"allow_leftover":true,"budget_ms":100}`), func(int64) {})
 		short <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
 	start := time.Now()
 	// An old unit (one unit, no budget): its search runs its own second.
-	raw, err := job.Run(ctx, json.RawMessage(`{"width":8,"height":8,"allow_leftover":true}`), func(int64) {})
+	raw, err := job.Run(ctx, nil, json.RawMessage(`{"width":8,"height":8,"allow_leftover":true}`), func(int64) {})
 	var a TilingAnswer
 	if err != nil || json.Unmarshal(raw, &a) != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestTilingsOldUnits(t *testing.T) {
 		Budgets: Budgets{Default: time.Minute, Max: time.Minute}, Workers: 1}
 	job := TilingsJob{Tilings: NewTilings(s), MaxDuration: time.Minute, Workers: 2}
 	for _, u := range []string{`{"width":10,"height":6,"pieces":""}`, `{"width":10,"height":6,"pieces":["F","I","L","N","P","T","U","V","W","X","Y",null,"Z"]}`} {
-		raw, err := job.Run(context.Background(), json.RawMessage(u), func(int64) {})
+		raw, err := job.Run(context.Background(), nil, json.RawMessage(u), func(int64) {})
 		var a TilingAnswer
 		if err != nil || json.Unmarshal(raw, &a) != nil || a.Result.Count != 2339 {
 			t.Errorf("%s: %v %+v", u, err, a.Result)

@@ -18,12 +18,14 @@ type Kind interface {
 	// reaches the caller as it is; any other error is reported as an
 	// invalid request.
 	Plan(ctx context.Context, request json.RawMessage) (units []json.RawMessage, err error)
-	// Run computes one unit. report(nodes) may be called often, from any
-	// goroutine, with the unit's cumulative node count. Run must honour ctx:
-	// it is canceled when the job is canceled or finished early, and when
-	// the worker shuts down. A panic in Run is recovered (not one in a
-	// goroutine Run starts: that still ends the process).
-	Run(ctx context.Context, unit json.RawMessage, report func(nodes int64)) (json.RawMessage, error)
+	// Run computes one unit, given the job's request too (a unit need not
+	// carry what the request says: a polyomino.analyze job of 12,000
+	// units stored it 12,000 times). report(nodes) may be called often,
+	// from any goroutine, with the unit's cumulative node count. Run must
+	// honour ctx: it is canceled when the job is canceled or finished
+	// early, and when the worker shuts down. A panic in Run is recovered
+	// (not one in a goroutine Run starts: that still ends the process).
+	Run(ctx context.Context, request, unit json.RawMessage, report func(nodes int64)) (json.RawMessage, error)
 	// Combine is called after each finished unit with the results so far
 	// (unit index -> result) and the number of units. It returns the job's
 	// result and done=true when the job can finish: every unit done, or

@@ -1307,8 +1307,8 @@ type afterRun struct {
 	then func()
 }
 
-func (k afterRun) Run(ctx context.Context, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
-	r, err := k.squares.Run(ctx, payload, report)
+func (k afterRun) Run(ctx context.Context, request, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	r, err := k.squares.Run(ctx, request, payload, report)
 	k.then()
 	return r, err
 }
@@ -2228,6 +2228,44 @@ func TestPanickingCombine(t *testing.T) {
 			}
 			if runs := k.get(k.started); runs[0] != 1 {
 				t.Errorf("the unit ran %d times: its result was not kept", runs[0])
+			}
+		}
+	})
+}
+
+// seesRequest records the requests its units are run with.
+type seesRequest struct {
+	*squares
+	mu   sync.Mutex
+	seen []string
+}
+
+func (k *seesRequest) Run(ctx context.Context, request, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
+	k.mu.Lock()
+	k.seen = append(k.seen, string(request))
+	k.mu.Unlock()
+	return k.squares.Run(ctx, request, payload, report)
+}
+
+// TestRunGetsTheRequest: each unit runs with its job's request (a kind's
+// units need not carry it), in both stores.
+func TestRunGetsTheRequest(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		k := &seesRequest{squares: newSquares()}
+		m, _ := newManager(t, e.store, k, fastOptions(t))
+		startWorker(t, m, "w1", 2)
+		const req = `{"n":12,"units":3}`
+		j := submit(t, m, req)
+		j = waitStatus(t, m, j.ID, StatusDone)
+		wantSum(t, j, 12)
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if len(k.seen) < 3 {
+			t.Fatalf("%d runs", len(k.seen))
+		}
+		for _, r := range k.seen {
+			if r != req {
+				t.Errorf("a unit ran with request %q, its job's %s", r, req)
 			}
 		}
 	})

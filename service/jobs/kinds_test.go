@@ -87,7 +87,7 @@ func (k *squares) Plan(_ context.Context, request json.RawMessage) ([]json.RawMe
 	return units, nil
 }
 
-func (k *squares) Run(ctx context.Context, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
+func (k *squares) Run(ctx context.Context, _, payload json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var u squaresUnit
 	if err := json.Unmarshal(payload, &u); err != nil {
 		return nil, err

@@ -204,7 +204,7 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		if !start.Created.IsZero() {
 			m.opts.Metrics.waited(typ, began.Sub(start.Created))
 		}
-		result, nodes, err = m.run(ctx, d, kind, consumer, log, limit)
+		result, nodes, err = m.run(ctx, d, kind, start.Request, consumer, log, limit)
 		took := time.Since(began)
 		m.opts.Metrics.ran(typ, runOutcome(err), took)
 		// Which worker ran which unit, how long (debug: a line a unit).
@@ -391,7 +391,7 @@ func runOutcome(err error) string {
 // limit > 0. The error says why a run that did not finish stopped:
 // errShutdown, errJobOver, errLeaseLost, errSlow, a *panicError, or the
 // kind's own error.
-func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer string, log *zap.Logger, limit time.Duration) (json.RawMessage, int64, error) {
+func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, request json.RawMessage, consumer string, log *zap.Logger, limit time.Duration) (json.RawMessage, int64, error) {
 	unitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if limit > 0 {
@@ -402,7 +402,7 @@ func (m *Manager) run(ctx context.Context, d *delivery, kind Kind, consumer stri
 	stopBeat := m.beat(context.WithoutCancel(ctx), d, consumer, &nodes, cancel, log)
 
 	m.opts.Metrics.running(kind.Name(), 1)
-	result, err := safeRun(unitCtx, kind, d.Payload, func(n int64) { nodes.Store(n) })
+	result, err := safeRun(unitCtx, kind, request, d.Payload, func(n int64) { nodes.Store(n) })
 	m.opts.Metrics.running(kind.Name(), -1)
 	cause := context.Cause(unitCtx) // read before the deferred cancel sets one
 	stopBeat()
@@ -556,13 +556,13 @@ func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, pa
 }
 
 // safeRun calls kind.Run, turning a panic into a *panicError.
-func safeRun(ctx context.Context, kind Kind, unit json.RawMessage, report func(int64)) (result json.RawMessage, err error) {
+func safeRun(ctx context.Context, kind Kind, request, unit json.RawMessage, report func(int64)) (result json.RawMessage, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			result, err = nil, &panicError{value: r, stack: debug.Stack()}
 		}
 	}()
-	return kind.Run(ctx, unit, report)
+	return kind.Run(ctx, request, unit, report)
 }
 
 // combine calls kind.Combine, turning a panic into an error.
