@@ -169,3 +169,14 @@ func (c *limitedConn) Close() error {
 	c.once.Do(c.release)
 	return err
 }
+
+// CloseWrite half-closes the connection, as net/http does before it
+// closes one whose request it refused (431, 413: it then reads what the
+// client still sends for a while): hidden by the wrapper, the client got a
+// reset 500 ms later instead of the answer and an end (a review's).
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}

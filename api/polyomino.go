@@ -103,10 +103,11 @@ type PolyominoRequest struct {
 	// more are safe). The capture variant values at most 65,536 turns
 	// this way: a position of more (its mover's marked pieces make
 	// removals optional, up to 2^20 turns) is refused (400, field
-	// all_moves; its value and best_moves are asked without all_moves, its
-	// turns listed by /v1/polyomino/moves), and an annotation analyzes
-	// such a position without all_moves (its move's ! and !! marks, which
-	// need every move's value, are then left out).
+	// all_moves; its value and best_moves are asked without all_moves;
+	// /v1/polyomino/moves counts its turns and lists its placements), and
+	// an annotation analyzes such a position without all_moves (its
+	// move's ! and !! marks, which need every move's value, are then left
+	// out).
 	AllMoves bool `json:"all_moves" example:"false"`
 	// When not proven within the budget (with all_moves: when not every
 	// move is valued, an answer from the opening book included), continue

@@ -470,7 +470,7 @@ func checkAllTurns(pos *capture.Position, allMoves bool) error {
 		return nil
 	}
 	if n := pos.CountTurns(); n > maxAllMovesTurns {
-		return Invalid("all_moves", nil, "all_moves values every turn one by one, at most %d: this position has %d (the mover's marked pieces make removals optional); ask without all_moves (the value and best_moves are the same), or list the turns with /v1/polyomino/moves", maxAllMovesTurns, n)
+		return Invalid("all_moves", nil, "all_moves values every turn one by one, at most %d: this position has %d (the mover's marked pieces make removals optional); ask without all_moves (the value and best_moves are the same); /v1/polyomino/moves counts the turns and lists the placements", maxAllMovesTurns, n)
 	}
 	return nil
 }
