@@ -249,6 +249,13 @@ func newCache(cfg config, m *service.Metrics, reg prometheus.Registerer, log *za
 	if err != nil {
 		return nil, nil, err
 	}
+	go func() { // a Redis down at start says nothing, and holds nothing up
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if w := cache.MemoryPolicyWarning(ctx, r.Client()); w != "" {
+			log.Warn(w)
+		}
+	}()
 	return &cache.Tiered{Near: mem, Far: cache.Observe(r, "redis", m.CacheObserver)}, r.Client(), nil
 }
 

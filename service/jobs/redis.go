@@ -260,10 +260,15 @@ func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
 	var h *redis.MapStringStringCmd
 	var done *redis.IntCmd
 	var nodes *redis.StringSliceCmd
-	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		h = p.HGetAll(ctx, jobKey(id))
-		done = p.HLen(ctx, resultsKey(id))
+	// A plain pipeline, not a transaction (Redis refuses every MULTI once
+	// past maxmemory: an audit's full Redis failed even GET /v1/jobs/{id}),
+	// in an order that reads no mix of two states: the units' counts
+	// first, then the job, whose end (finishScript) moves them into it at
+	// once. A job that ended between the reads is read as ended.
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		nodes = p.HVals(ctx, nodesKey(id))
+		done = p.HLen(ctx, resultsKey(id))
+		h = p.HGetAll(ctx, jobKey(id))
 		return nil
 	})
 	if err != nil {
@@ -291,6 +296,10 @@ func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
 	}
 	if v, ok := f["result"]; ok && v != "" {
 		s.Result = json.RawMessage(v)
+	}
+	if n, ok := f["nodes"]; ok {
+		s.Nodes, _ = strconv.ParseInt(n, 10, 64) // finished: the units' added up
+		return s, true, nil
 	}
 	for _, n := range nodes.Val() {
 		v, _ := strconv.ParseInt(n, 10, 64)
@@ -593,7 +602,12 @@ local client = redis.call('HGET', KEYS[1], 'client')
 if client and client ~= '' then redis.call('SREM', KEYS[5] .. ':' .. client, ARGV[6]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
-redis.call('DEL', KEYS[2], KEYS[4])
+-- The units' nodes, added up into the job (their hash, about 50 bytes a
+-- unit, outlived the job uncounted by the finished jobs' bytes).
+local nodes = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[3])) do nodes = nodes + (tonumber(v) or 0) end
+redis.call('HSET', KEYS[1], 'nodes', string.format('%.0f', nodes))
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('SREM', KEYS[5], ARGV[6])
 local size = redis.call('HSTRLEN', KEYS[1], 'request') + #ARGV[3] + #ARGV[4] + 200
 redis.call('ZADD', KEYS[6], ARGV[2], ARGV[6])
