@@ -144,9 +144,29 @@ func (p *Polyomino) analyzeCapture(ctx context.Context, q PolyominoQuery) (Polyo
 // player to move wins, even when he loses, none for a draw, 0 when the
 // game is over).
 func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
+	n := pos.CountTurns()
 	legal := map[string]bool{}
-	for _, t := range pos.LegalTurns() {
-		legal[t.String()] = false
+	if n > maxAllMovesTurns {
+		// Too many turns to list at each cache hit (845,056: 0.3 s of CPU
+		// a hit, a review's): no answer lists them (all_moves is refused
+		// there), and its best moves are checked by playing them.
+		if len(a.Moves) > 0 || len(a.BestMoves) == 0 {
+			return false
+		}
+		for _, s := range a.BestMoves {
+			t, err := capture.ParseTurn(s)
+			if err != nil {
+				return false
+			}
+			if _, err := pos.Play(t); err != nil {
+				return false
+			}
+			legal[t.String()] = false
+		}
+	} else {
+		for _, t := range pos.LegalTurns() {
+			legal[t.String()] = false
+		}
 	}
 	normalize := func(s string) (string, bool) {
 		t, err := capture.ParseTurn(s)
@@ -156,7 +176,7 @@ func consistentCapture(a PolyominoAnswer, pos *capture.Position) bool {
 		return t.String(), true
 	}
 	return movesListed(a, legal, normalize, pos.Over()) && coherent(a, false, true, false, pos.Over()) &&
-		(len(legal) > maxListedTurns || lostListsAll(a, len(legal)))
+		(n > maxListedTurns || lostListsAll(a, n))
 }
 
 // captureCacheKey keys a capture answer by the position and its history

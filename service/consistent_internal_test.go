@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/gamesolver/gamesolver/engine/capture"
 	"github.com/gamesolver/gamesolver/service/cache"
 )
 
@@ -254,6 +255,65 @@ func TestPlanLeavesWithItsContext(t *testing.T) {
 		raw, _ := json.Marshal(q)
 		if _, err := job.Plan(ctx, raw); err != context.Canceled {
 			t.Errorf("%s: a canceled submission's plan: %v", game, err)
+		}
+	}
+}
+
+// TestConsistentCaptureManyTurns: a cached capture answer of a position of
+// more turns than all_moves values (845,056) is checked without listing
+// them (0.3 s of CPU a cache hit): its best moves played, no move list.
+func TestConsistentCaptureManyTurns(t *testing.T) {
+	pos := manyTurnsPosition(t)
+	one, three := 1, 3
+	for _, tc := range []struct {
+		name string
+		a    PolyominoAnswer
+		ok   bool
+	}{
+		{"a legal best move", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, Plies: &one, BestMoves: []string{"X:b12,a13,b13,c13,b14"}}, true},
+		{"with a removal", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, Plies: &three, BestMoves: []string{"~I X:b12,a13,b13,c13,b14", "~I ~L X:b12,a13,b13,c13,b14"}}, true},
+		{"a cell taken", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestMoves: []string{"X:b2,a3,b3,c3,b4"}}, false},
+		{"listed twice", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestMoves: []string{"X:b12,a13,b13,c13,b14", "X:b12,a13,b13,c13,b14"}}, false},
+		{"no best move", PolyominoAnswer{Outcome: "loss", Proven: true, Value: -1, BestMoves: []string{}}, false},
+		{"a move list", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestMoves: []string{"X:b12,a13,b13,c13,b14"},
+			Moves: []PolyominoMove{{Move: "X:b12,a13,b13,c13,b14", Outcome: "win", Proven: true, Value: 1}}}, false},
+		{"even plies of a win", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, Plies: new(int), BestMoves: []string{"X:b12,a13,b13,c13,b14"}}, false},
+		{"not a turn", PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, BestMoves: []string{"X:zz"}}, false},
+	} {
+		if got := consistentCapture(tc.a, pos); got != tc.ok {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.ok)
+		}
+	}
+}
+
+// manyTurnsPosition is a capture position on 16 x 16 whose mover has eight
+// marked pieces (each removal optional): 845,056 turns.
+func manyTurnsPosition(tb testing.TB) *capture.Position {
+	var q PolyominoQuery
+	raw := `{"game":"capture","width":16,"height":16,"board":["IIIII.LLLL.NN...","......L.....NNN.","................","PP.TTT.U.U.V....","PP..T..UUU.V....","P...T......VVV..","................","W...............","WW..............",".WW.............","................","................","................","................","................","................"],` +
+		`"markers":{"I":"first","L":"first","N":"first","P":"first","T":"first","U":"first","V":"first","W":"first"},"to_move":"first"}`
+	if err := json.Unmarshal([]byte(raw), &q); err != nil {
+		tb.Fatal(err)
+	}
+	pos, err := q.requestCapturePosition(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if n := pos.CountTurns(); n != 845056 {
+		tb.Fatalf("%d turns", n)
+	}
+	return pos
+}
+
+// BenchmarkConsistentCaptureManyTurns: the check of a cached answer of
+// that position, at each cache hit.
+func BenchmarkConsistentCaptureManyTurns(b *testing.B) {
+	pos := manyTurnsPosition(b)
+	one := 1
+	a := PolyominoAnswer{Outcome: "win", Proven: true, Value: 1, Plies: &one, BestMoves: []string{"X:b12,a13,b13,c13,b14"}}
+	for b.Loop() {
+		if !consistentCapture(a, pos) {
+			b.Fatal("refused")
 		}
 	}
 }
