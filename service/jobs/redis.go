@@ -641,13 +641,19 @@ func (r *RedisStore) finish(ctx context.Context, id string, e ending) (bool, Sta
 	return won == 1, Status(st), nil
 }
 
+// ack deletes the unit's entry, then acknowledges it: a plain pipeline,
+// not a transaction (Redis refuses every MULTI once past maxmemory, and
+// XDEL and XACK it still takes: an audit's full Redis left units pending,
+// run again and counted as deliveries). An acknowledgement lost after the
+// deletion leaves only the entry's id pending, which the next XAUTOCLAIM
+// drops (Redis 7 returns deleted entries apart).
 func (r *RedisStore) ack(ctx context.Context, d *delivery) error {
-	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.XAck(ctx, streamKey, groupName, d.EntryID)
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.XDel(ctx, streamKey, d.EntryID)
+		p.XAck(ctx, streamKey, groupName, d.EntryID)
 		return nil
 	})
-	return err
+	return err // the first command's error
 }
 
 // releaseScript hands entry ARGV[3] back if ARGV[2] owns it: a huge idle

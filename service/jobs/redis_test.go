@@ -3,10 +3,12 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -379,5 +381,47 @@ func TestWorkerKeepsItsOwnLateUnits(t *testing.T) {
 	}
 	if got := value(met.Reclaimed.WithLabelValues("toy.squares")); got != 0 {
 		t.Errorf("reclaimed = %v, want 0", got)
+	}
+}
+
+// TestRedisStoreFullReadsAndAcks: a Redis past its maxmemory (noeviction)
+// refuses writes but still answers a job's read and takes a unit's
+// acknowledgement: both were transactions, which Redis then refuses
+// whole (an audit's full Redis answered GET /v1/jobs/{id} with 503, and
+// left acknowledged units pending, to be run again).
+func TestRedisStoreFullReadsAndAcks(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	store := NewRedisStore(rdb)
+	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
+		Request: json.RawMessage(`{}`), Total: 1}
+	if err := store.create(ctx, s, []json.RawMessage{json.RawMessage(`{"from":1,"to":2}`)}, limits{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.claim(ctx, "c", 0, time.Second, false)
+	if err != nil || d == nil {
+		t.Fatalf("claim: %+v %v", d, err)
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rdb.ConfigSet(ctx, "maxmemory", "0").Err() })
+	if err := rdb.Set(ctx, "x", "y", 0).Err(); err == nil || !strings.Contains(err.Error(), "OOM") {
+		t.Fatalf("a write to the full Redis: %v", err)
+	}
+	if st, ok, err := store.load(ctx, s.ID); err != nil || !ok || st.Status != StatusQueued {
+		t.Errorf("the job read from the full Redis: %+v %v %v", st, ok, err)
+	}
+	if err := store.ack(ctx, d); err != nil {
+		t.Fatalf("ack on the full Redis: %v", err)
+	}
+	pending, _ := rdb.XPending(ctx, streamKey, groupName).Result()
+	if n, _ := rdb.XLen(ctx, streamKey).Result(); n != 0 || pending.Count != 0 {
+		t.Errorf("after the ack: %d entries, %d pending", n, pending.Count)
 	}
 }
