@@ -9,7 +9,7 @@
 //	@description				Values are given for the player who decides the current ply (`result`) and in absolute terms (`outcome`). Errors are application/problem+json (RFC 9457).
 //	@description				Every response carries an X-Request-ID header, also in the logs and in problem bodies: the client's own X-Request-ID when it sent one of printable ASCII without spaces and at most 128 characters, else a new UUID (an id that could break a log line is replaced, not echoed).
 //	@description				Under /v1, when the server limits request rates (per API key, else per client address: an IPv4 address, or an IPv6 address's /64 network), every answer of an operation (not a 404, 405 or trailing-slash redirect, which are not counted) carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds), and a refused request gets 429 with Retry-After. A client with too many requests under /v1 in flight at once in one server process (--max-client-requests, 64 by default; each counts until its answer is written, job event streams aside) gets 429 /problems/rate-limited with Retry-After too (counted against the rate like any request). Every 503 carries Retry-After too. A method a path does not take gets 405 /problems/method-not-allowed with an Allow header; an unknown path 404 /problems/not-found. Words (presets, rules, players, end rules, drop styles, job types) are matched without regard to case or to spaces around them. In a request body, a field sent as null, or as an empty string where the field takes one of a list of words, is the same as the field left out (a required one is then missing); so is an empty query parameter. Where an integer is expected, a number with a fraction or an exponent and an integer value is taken (8.0, 1e3), as JSON Schema's integer takes it; 8.5 is refused.
-//	@description				Every GET operation but the job event stream answers HEAD too (its status and headers, no body). A path with a trailing slash too many or too few is redirected to the operation's own (301 for GET and HEAD; 307 for other methods, which send their body again). A request body is JSON (Content-Type application/json, or any application/*+json type); one larger than the server's limit (--max-body, 64 KiB by default) gets 413 /problems/body-too-large, whatever the method. A field a request schema does not name gets 400 (the schemas say additionalProperties: false), as does a query parameter an operation under /v1 does not list, or one given twice (the service's own endpoints, /healthz, /readyz, /metrics, /openapi.json, /problems and /swagger, ignore query strings: probes and uptime checkers add their own). Problems and event streams are sent with Cache-Control: no-store. An answer of 2 KiB or more is sent gzip-compressed (Content-Encoding: gzip) when the request's Accept-Encoding takes gzip (every answer carries Vary: Accept-Encoding; event streams are not compressed); a compressed answer's ETag ends in -gzip, and If-None-Match takes either tag. A client that reads nothing of an answer (or of an event) for a minute is disconnected.
+//	@description				Every GET operation but the job event stream answers HEAD too (its status and headers, no body). A path with a trailing slash too many or too few is redirected to the operation's own (301 for GET and HEAD; 307 for other methods, which send their body again). A request body is JSON (Content-Type application/json, or any application/*+json type); one larger than the server's limit (--max-body, 64 KiB by default) gets 413 /problems/body-too-large, whatever the method. A field a request schema does not name gets 400 (the schemas say additionalProperties: false), as does a query parameter an operation under /v1 does not list, or one given twice (the service's own endpoints, /healthz, /readyz, /metrics, /openapi.json, /problems and /swagger, ignore query strings: probes and uptime checkers add their own). Problems and event streams are sent with Cache-Control: no-store. An answer of 2 KiB or more is sent gzip-compressed (Content-Encoding: gzip) when the request's Accept-Encoding takes gzip (every answer carries Vary: Accept-Encoding; event streams are not compressed); a compressed answer's ETag ends in -gzip, and If-None-Match compares the tag of the representation the request gets. HEAD answers are never compressed (their headers are the uncompressed answer's). A client that reads nothing of an answer (or of an event) for a minute is disconnected.
 //	@BasePath					/
 //	@accept						json
 //	@produce					json
@@ -259,11 +259,16 @@ func corsFor(origins []string) gin.HandlerFunc {
 	// Every answer varies by Origin, so a cache shared by several origins
 	// keeps them apart.
 	return func(c *gin.Context) {
-		c.Header("Vary", "Origin")
+		h := c.Writer.Header()
+		vary := h.Values("Vary") // Compress's Accept-Encoding
+		addVary(h, "Origin")
 		if o := c.GetHeader("Origin"); o != "" && !allowed(o) {
 			return
 		}
-		withCORS(c)
+		withCORS(c) // which sets Vary: Origin, over what was there
+		for _, v := range vary {
+			addVary(h, v)
+		}
 	}
 }
 

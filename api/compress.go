@@ -3,6 +3,7 @@ package api
 import (
 	"compress/gzip"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -28,6 +29,32 @@ const etagGzip = "-gzip"
 // its answers are compressed as compressMinSize says. Every answer then
 // carries Vary: Accept-Encoding.
 func Compress(h http.Handler) http.Handler {
+	compressed := compressor(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/jobs/") && strings.HasSuffix(r.URL.Path, "/events") {
+			// A job's event stream, as it is: its headers go out at once
+			// (gzhttp holds them back until a body's first bytes, and a
+			// stream resumed at the job's current state writes none).
+			h.ServeHTTP(w, r)
+			return
+		}
+		if inm := r.Header.Get("If-None-Match"); strings.Contains(inm, etagGzip+`"`) && compressedFor(r, compressMinSize) {
+			// A compressed copy's tag names the answer's own for the
+			// handlers that know no compression (the Swagger UI's files:
+			// a browser downloaded 394 KB again at each revalidation).
+			for _, t := range strings.Split(inm, ",") {
+				if t = strings.TrimSpace(t); strings.HasSuffix(t, etagGzip+`"`) {
+					inm += ", " + strings.Replace(t, etagGzip+`"`, `"`, 1)
+				}
+			}
+			r.Header.Set("If-None-Match", inm)
+		}
+		compressed.ServeHTTP(w, r)
+	})
+}
+
+// compressor is gzhttp's wrapper with Compress's settings.
+func compressor(h http.Handler) http.Handler {
 	wrap, err := gzhttp.NewWrapper(
 		gzhttp.MinSize(compressMinSize),
 		gzhttp.CompressionLevel(compressLevel),
@@ -41,10 +68,46 @@ func Compress(h http.Handler) http.Handler {
 	return wrap(h)
 }
 
-// etagBase is tag without the suffix compression gave it.
-func etagBase(tag string) string {
-	if strings.HasSuffix(tag, etagGzip+`"`) {
-		return strings.TrimSuffix(tag, etagGzip+`"`) + `"`
+// gzipTag is the tag of etag's compressed copy (gzhttp's SuffixETag).
+func gzipTag(etag string) string {
+	if i := strings.LastIndex(etag, `"`); i >= 0 {
+		return etag[:i] + etagGzip + etag[i:]
 	}
-	return tag
+	return etag + etagGzip
+}
+
+// compressedFor tells whether an answer of size bytes goes out compressed
+// to r: a GET (not a HEAD) whose Accept-Encoding gives gzip a q-value
+// above 0, as gzhttp reads it (gzip named: "*" is not taken), and an
+// answer of compressMinSize bytes or more.
+func compressedFor(r *http.Request, size int) bool {
+	if r.Method == http.MethodHead || size < compressMinSize {
+		return false
+	}
+	for _, c := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(c, ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			if p = strings.TrimSpace(p); len(p) >= 2 && strings.EqualFold(p[:2], "q=") {
+				q, _ = strconv.ParseFloat(p[2:], 64)
+			}
+		}
+		return q > 0
+	}
+	return false
+}
+
+// addVary adds value to h's Vary unless it names it already.
+func addVary(h http.Header, value string) {
+	for _, v := range h.Values("Vary") {
+		for _, f := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), value) {
+				return
+			}
+		}
+	}
+	h.Add("Vary", value)
 }

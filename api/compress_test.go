@@ -50,18 +50,38 @@ func TestCompress(t *testing.T) {
 		if zetag != strings.TrimSuffix(etag, `"`)+`-gzip"` {
 			t.Errorf("%s: ETag %s compressed, %s plain", path, zetag, etag)
 		}
-		// Either tag revalidates, compressed or not; the 304 names the
-		// tag the client holds.
-		for _, tag := range []string{etag, zetag} {
-			for _, ae := range []string{"gzip", "identity"} {
-				if w := get(path, "Accept-Encoding", ae, "If-None-Match", tag); w.Code != 304 || w.Body.Len() != 0 || w.Header().Get("ETag") != tag {
-					t.Errorf("%s If-None-Match %s, Accept-Encoding %s: %d, %d bytes, ETag %s", path, tag, ae, w.Code, w.Body.Len(), w.Header().Get("ETag"))
-				}
+		// Each tag revalidates the representation it names: the
+		// compressed copy's for a request that gets it, the plain one's
+		// for one that does not (a cache holding both may send both).
+		for _, tc := range []struct {
+			ae, inm, tag string
+		}{
+			{"gzip", zetag, zetag}, {"identity", etag, etag}, {"", etag, etag},
+			{"gzip", etag + ", " + zetag, zetag}, {"identity", zetag + ", " + etag, etag},
+		} {
+			if w := get(path, "Accept-Encoding", tc.ae, "If-None-Match", tc.inm); w.Code != 304 || w.Body.Len() != 0 || w.Header().Get("ETag") != tc.tag {
+				t.Errorf("%s If-None-Match %s, Accept-Encoding %q: %d, %d bytes, ETag %s", path, tc.inm, tc.ae, w.Code, w.Body.Len(), w.Header().Get("ETag"))
+			}
+		}
+		for _, tc := range [][2]string{{"gzip", etag}, {"identity", zetag}, {"gzip;q=0", zetag}} {
+			if w := get(path, "Accept-Encoding", tc[0], "If-None-Match", tc[1]); w.Code != 200 {
+				t.Errorf("%s If-None-Match %s, Accept-Encoding %s (another representation): %d", path, tc[1], tc[0], w.Code)
 			}
 		}
 		if w := get(path, "Accept-Encoding", "gzip", "If-None-Match", `"`+strings.Repeat("0", 24)+`-gzip"`); w.Code != 200 {
 			t.Errorf("%s If-None-Match stale compressed tag: %d", path, w.Code)
 		}
+	}
+	// The Swagger UI's files (served by a handler that knows no
+	// compression) revalidate with the compressed copy's tag too.
+	const bundle = "/swagger/swagger-ui-bundle.js"
+	w := get(bundle, "Accept-Encoding", "gzip")
+	ztag := w.Header().Get("ETag")
+	if w.Code != 200 || w.Header().Get("Content-Encoding") != "gzip" || !strings.HasSuffix(ztag, `-gzip"`) {
+		t.Fatalf("%s: %d, Content-Encoding %q, ETag %s", bundle, w.Code, w.Header().Get("Content-Encoding"), ztag)
+	}
+	if w := get(bundle, "Accept-Encoding", "gzip", "If-None-Match", ztag); w.Code != 304 {
+		t.Errorf("%s If-None-Match %s: %d, want 304", bundle, ztag, w.Code)
 	}
 	// Small answers: a problem, the liveness check.
 	for _, path := range []string{"/healthz", "/v1/nowhere"} {
@@ -77,18 +97,78 @@ func TestCompress(t *testing.T) {
 	}))
 	req := httptest.NewRequest("GET", "/events", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
-	w := httptest.NewRecorder()
+	w = httptest.NewRecorder()
 	events.ServeHTTP(w, req)
 	if w.Header().Get("Content-Encoding") != "" || !strings.HasPrefix(w.Body.String(), "data: xxx") || !w.Flushed {
 		t.Errorf("an event stream: Content-Encoding %q, flushed %v, %.20q", w.Header().Get("Content-Encoding"), w.Flushed, w.Body)
 	}
 }
 
-// TestETagBase: the compressed copy's tag names the answer's own.
-func TestETagBase(t *testing.T) {
-	for in, want := range map[string]string{`"abc-gzip"`: `"abc"`, `"abc"`: `"abc"`, `"-gzip"`: `""`, `abc-gzip`: `abc-gzip`, `"abc-gzip-gzip"`: `"abc-gzip"`} {
-		if got := etagBase(in); got != want {
-			t.Errorf("etagBase(%s) = %s, want %s", in, got, want)
+// TestCompressedFor: when an answer goes out compressed, as gzhttp decides.
+func TestCompressedFor(t *testing.T) {
+	for _, tc := range []struct {
+		method, ae string
+		size       int
+		want       bool
+	}{
+		{"GET", "gzip", 4096, true},
+		{"GET", "deflate, GZIP;q=0.5, br", 4096, true},
+		{"GET", "gzip;q=0", 4096, false},
+		{"GET", "gzip; q=0.000", 4096, false},
+		{"GET", "*", 4096, false}, // gzhttp takes gzip named only
+		{"GET", "identity", 4096, false},
+		{"GET", "", 4096, false},
+		{"GET", "gzip", 100, false},
+		{"HEAD", "gzip", 4096, false},
+		{"GET", "gzip;q=abc", 4096, false},
+	} {
+		r := httptest.NewRequest(tc.method, "/x", nil)
+		r.Header.Set("Accept-Encoding", tc.ae)
+		if got := compressedFor(r, tc.size); got != tc.want {
+			t.Errorf("%s %q %d bytes: %v, want %v", tc.method, tc.ae, tc.size, got, tc.want)
 		}
+	}
+	if got := gzipTag(`"abc"`); got != `"abc-gzip"` {
+		t.Errorf("gzipTag: %s", got)
+	}
+}
+
+// TestCompressVaryWithCORS: with CORS origins set (every answer varies by
+// Origin), a compressed answer still varies by Accept-Encoding: cors set
+// Vary over it, and a shared cache could give the compressed body to a
+// client that never asked for it.
+func TestCompressVaryWithCORS(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{CORSOrigins: []string{"https://app.example"}})
+	for _, origin := range []string{"", "https://app.example", "https://other.example"} {
+		req := httptest.NewRequest("GET", "/openapi.json", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		w := httptest.NewRecorder()
+		Compress(r).ServeHTTP(w, req)
+		vary := strings.Join(w.Header().Values("Vary"), ",")
+		if w.Header().Get("Content-Encoding") != "gzip" || !strings.Contains(vary, "Accept-Encoding") || !strings.Contains(vary, "Origin") {
+			t.Errorf("origin %q: Content-Encoding %q, Vary %q", origin, w.Header().Get("Content-Encoding"), vary)
+		}
+	}
+}
+
+// TestCompressLeavesEventStreams: a job's event stream goes out as it is,
+// its headers at once, though it writes no event yet (gzhttp held them
+// back until a body's first bytes: a stream resumed at the job's current
+// state hung until the next event).
+func TestCompressLeavesEventStreams(t *testing.T) {
+	h := Compress(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+	}))
+	req := httptest.NewRequest("GET", "/v1/jobs/abc/events", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if !w.Flushed || w.Header().Get("Content-Encoding") != "" {
+		t.Errorf("headers flushed %v, Content-Encoding %q", w.Flushed, w.Header().Get("Content-Encoding"))
 	}
 }

@@ -95,12 +95,16 @@ func revalidated(c *gin.Context, contentType string, body []byte, etag string) {
 		etag = etagOf(body)
 	}
 	h := c.Writer.Header()
-	h.Set("ETag", etag)
+	h.Set("ETag", etag) // Compress suffixes it when it compresses
 	h.Set("Cache-Control", "no-cache")
-	if tag, ok := noneMatch(c.GetHeader("If-None-Match"), etag); ok {
-		// The tag the client holds: the compressed copy's, if that is
-		// what it was sent (Compress).
-		h.Set("ETag", tag)
+	// The representation this request gets, and so the tag it compares
+	// (RFC 9110, 13.1.2): the compressed copy's when it gets that.
+	current := etag
+	if compressedFor(c.Request, len(body)) {
+		current = gzipTag(etag)
+	}
+	if noneMatch(c.GetHeader("If-None-Match"), current) {
+		h.Set("ETag", current)
 		c.Status(http.StatusNotModified)
 		return
 	}
@@ -108,20 +112,16 @@ func revalidated(c *gin.Context, contentType string, body []byte, etag string) {
 	c.Data(http.StatusOK, contentType, body)
 }
 
-// noneMatch tells whether an If-None-Match header value names etag, or
-// its compressed copy's tag (Compress), or is "*": the weak comparison of
-// RFC 9110, which ignores W/. tag is the one named (etag for "*").
-func noneMatch(header, etag string) (tag string, ok bool) {
+// noneMatch tells whether an If-None-Match header value names etag (or is
+// "*"): the weak comparison of RFC 9110, which ignores W/.
+func noneMatch(header, etag string) bool {
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		switch {
-		case t == "*":
-			return etag, true
-		case t == etag || etagBase(t) == etag:
-			return t, true
+		if t == "*" || t == etag {
+			return true
 		}
 	}
-	return "", false
+	return false
 }
 
 // notFound passes an answer through, unless its status is 404: then it

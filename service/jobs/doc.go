@@ -31,10 +31,14 @@
 //	                        slot ("<worker name>/<slot>")
 //	gs:jobs:<id>            hash: id type status created started finished
 //	                        (unix ms) request total result error, and
-//	                        slow ("1": a unit outlasted an express slot)
-//	gs:jobs:<id>:results    hash: unit index -> unit result (written once, HSETNX)
+//	                        slow ("1": a unit outlasted an express slot);
+//	                        once finished, done (units done) and nodes
+//	                        (theirs added up), and expires (unix ms)
+//	gs:jobs:<id>:results    hash: unit index -> unit result (written once,
+//	                        HSETNX; deleted when the job ends)
 //	gs:jobs:<id>:nodes      hash: unit index -> nodes (final for finished
-//	                        units, the latest report for running ones)
+//	                        units, the latest report for running ones);
+//	                        when the job ends, one field "all", their sum
 //	gs:jobs:<id>:units      hash: unit index -> payload, the units not yet
 //	                        in the stream (the job hash's "queued" is the
 //	                        next index to queue)

@@ -603,11 +603,15 @@ if client and client ~= '' then redis.call('SREM', KEYS[5] .. ':' .. client, ARG
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 -- The units' nodes, added up into the job (their hash, about 50 bytes a
--- unit, outlived the job uncounted by the finished jobs' bytes).
+-- unit, outlived the job uncounted by the finished jobs' bytes), and
+-- their hash made one field of that sum (which an earlier version's
+-- reader adds up as it did: its watchers refused a count gone to 0).
 local nodes = 0
 for _, v in ipairs(redis.call('HVALS', KEYS[3])) do nodes = nodes + (tonumber(v) or 0) end
-redis.call('HSET', KEYS[1], 'nodes', string.format('%.0f', nodes))
+nodes = string.format('%.0f', nodes)
+redis.call('HSET', KEYS[1], 'nodes', nodes)
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+redis.call('HSET', KEYS[3], 'all', nodes)
 redis.call('SREM', KEYS[5], ARGV[6])
 local size = redis.call('HSTRLEN', KEYS[1], 'request') + #ARGV[3] + #ARGV[4] + 200
 redis.call('ZADD', KEYS[6], ARGV[2], ARGV[6])

@@ -289,11 +289,14 @@ func TestRedisStoreKeepsFinishedCapped(t *testing.T) {
 	queued := submit(t, m, `{"n":3,"units":1}`) // no worker: stays queued
 	for i, id := range ids {
 		j, err := m.Get(ctx, id)
-		// A finished job is its hash alone: its units' nodes added up in
-		// it (their own hash, 50 bytes a unit, outlived the job).
+		// A finished job is its hash, its units' nodes added up in it,
+		// and their hash of one field, the sum (it was 50 bytes a unit).
 		keys, _ := rdb.Exists(ctx, jobKey(id), nodesKey(id), resultsKey(id)).Result()
-		if kept := err == nil; kept != (i >= 2) || (kept && keys != 1) || (!kept && keys != 0) {
+		if kept := err == nil; kept != (i >= 2) || (kept && keys != 2) || (!kept && keys != 0) {
 			t.Errorf("job %d: Get error %v, %d keys", i, err, keys)
+		}
+		if n, _ := rdb.HLen(ctx, nodesKey(id)).Result(); err == nil && n != 1 {
+			t.Errorf("job %d: %d fields of nodes", i, n)
 		}
 		if err == nil && j.Progress.Nodes != int64(i+2) {
 			t.Errorf("job %d: %d nodes, want %d", i, j.Progress.Nodes, i+2)
