@@ -21,8 +21,10 @@ const (
 )
 
 // etagGzip is the suffix of a compressed answer's ETag: another
-// representation, so another tag (RFC 9110, 8.8.3), which If-None-Match
-// takes as the answer's own (noneMatch).
+// representation, so another tag (RFC 9110, 8.8.3). revalidated compares
+// If-None-Match with the tag of the representation the request gets;
+// for the handlers that know no compression, Compress adds each such
+// tag's plain form to the request's If-None-Match.
 const etagGzip = "-gzip"
 
 // Compress wraps h (the whole API: answers, problems, documents) so that
