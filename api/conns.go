@@ -1,13 +1,17 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
@@ -19,7 +23,9 @@ import (
 // keep-alive connections used up the process's open-file limit, and the
 // server then accepted no one (every client waited out its timeout) and
 // could open no file (a job's log, a table). A connection beyond a cap is
-// closed as soon as it is accepted, before any request is read.
+// answered at once, before any request is read (a 429 or 503 problem,
+// then closed: ConnLimits.Answered at most at a time; beyond, closed
+// bare).
 type ConnLimits struct {
 	// PerClient: connections from one peer address (an IPv4 address, an
 	// IPv6 address's /64, as rate limits tell clients apart), peers among
@@ -34,7 +40,20 @@ type ConnLimits struct {
 	Registry prometheus.Registerer
 	// Log says when connections are refused, at most every RefusalLogEvery.
 	Log *zap.Logger
+	// Answered: refused connections answered at once (a 429 or 503
+	// problem, then closed) at most; beyond, they are closed bare, so
+	// that a flood of them holds no more descriptors. 0: refusalSlots.
+	Answered int
 }
+
+// refusalSlots is ConnLimits.Answered's default; refusalLinger bounds the
+// time each answered refusal holds its connection (the answer written,
+// what the client sent read and dropped: closing with unread input would
+// reset the connection, and the client could lose the answer).
+const (
+	refusalSlots  = 32
+	refusalLinger = 500 * time.Millisecond
+)
 
 // RefusalLogEvery is the least time between two log lines about refused
 // connections (each says how many since the last).
@@ -44,13 +63,18 @@ const RefusalLogEvery = 10 * time.Second
 // lim's caps. It fails only on a trusted proxy that is neither an
 // address nor a CIDR.
 func LimitConns(ln net.Listener, lim ConnLimits) (net.Listener, error) {
-	l := &limitedListener{Listener: ln, lim: lim, log: lim.Log}
+	l := &limitedListener{Listener: ln, log: lim.Log}
 	if l.log == nil {
 		l.log = zap.NewNop()
 	}
 	if lim.TrustedProxies == nil {
 		l.trustAll = true
 	}
+	if lim.Answered <= 0 {
+		lim.Answered = refusalSlots
+	}
+	l.answering, l.linger = make(chan struct{}, lim.Answered), refusalLinger
+	l.lim = lim
 	for _, p := range lim.TrustedProxies {
 		if a, err := netip.ParseAddr(p); err == nil {
 			l.trusted = append(l.trusted, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
@@ -72,7 +96,7 @@ func LimitConns(ln net.Listener, lim ConnLimits) (net.Listener, error) {
 	})
 	l.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "gamesolver", Name: "http_connections_refused_total",
-		Help: "TCP connections closed as soon as accepted, by the cap they met: client (--max-client-connections) or all (--max-connections).",
+		Help: "TCP connections refused as soon as accepted (answered 429 or 503, then closed), by the cap they met: client (--max-client-connections) or all (--max-connections).",
 	}, []string{"cap"})
 	for _, c := range []string{"client", "all"} {
 		l.refused.WithLabelValues(c)
@@ -92,6 +116,10 @@ type limitedListener struct {
 	held     clientCount
 	open     prometheus.GaugeFunc
 	refused  *prometheus.CounterVec
+	// answering holds a place for each refusal being answered, for at
+	// most linger (refusalLinger; a test's longer).
+	answering chan struct{}
+	linger    time.Duration
 
 	// Refusals since the last log line, and when it was written.
 	logMu    sync.Mutex
@@ -112,14 +140,47 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 		if release != nil {
 			return &limitedConn{Conn: c, release: release}, nil
 		}
-		_ = c.Close()
 		which := "all"
 		if clientFull {
 			which = "client"
 		}
+		select {
+		case l.answering <- struct{}{}:
+			go func() {
+				defer func() { <-l.answering }()
+				l.answer(c, clientFull)
+			}()
+		default:
+			_ = c.Close()
+		}
 		l.refused.WithLabelValues(which).Inc()
 		l.logRefusal(client, which)
 	}
+}
+
+// answer tells a refused connection's client why, as the API's problems
+// do (429 rate-limited for its address's cap, 503 busy for the server's),
+// and closes it after a short linger.
+func (l *limitedListener) answer(c net.Conn, clientFull bool) {
+	defer c.Close()
+	p := Problem{Type: problemType("busy"), Title: problemKinds["busy"].Title, Status: http.StatusServiceUnavailable, RetryAfterSeconds: 1,
+		Detail: fmt.Sprintf("the server holds as many connections as it allows (--max-connections, %d): retry, or reuse a connection", l.lim.All)}
+	if clientFull {
+		p = Problem{Type: problemType("rate-limited"), Title: problemKinds["rate-limited"].Title, Status: http.StatusTooManyRequests, RetryAfterSeconds: 1,
+			Detail: fmt.Sprintf("this address holds as many connections as it may (--max-client-connections, %d): close some, or reuse them", l.lim.PerClient)}
+	}
+	p.RequestID = uuid.NewString()
+	body, _ := json.Marshal(p)
+	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\nRetry-After: 1\r\nX-Request-ID: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n",
+		p.Status, http.StatusText(p.Status), p.RequestID, len(body))
+	_ = c.SetDeadline(time.Now().Add(l.linger))
+	if _, err := c.Write(append([]byte(head), body...)); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 }
 
 // client is the address a connection counts against, and its cap: none

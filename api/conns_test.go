@@ -16,7 +16,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// TestLimitConns: connections beyond a cap are closed as soon as accepted,
+// TestLimitConns: connections beyond a cap are refused as soon as accepted
+// (answered as the API answers its caps, 429 or 503, and closed),
 // per peer address (a trusted proxy's aside) and in all; a closed one
 // gives its place back.
 func TestLimitConns(t *testing.T) {
@@ -77,7 +78,12 @@ func TestLimitConns(t *testing.T) {
 				case s := <-accepted:
 					served = append(served, s)
 				case <-time.After(500 * time.Millisecond):
-					if closedByPeer(t, c) {
+					if closed, answer := closedByPeer(t, c); closed {
+						// Answered as the API answers its caps.
+						status := map[string]string{"client": "429", "all": "503"}[tc.which]
+						if !strings.HasPrefix(answer, "HTTP/1.1 "+status+" ") || !strings.Contains(answer, "application/problem+json") || !strings.Contains(answer, "Retry-After: 1") {
+							t.Errorf("a refused connection was answered %q", answer)
+						}
 						refused++
 						break
 					}
@@ -131,7 +137,7 @@ func TestLimitConns(t *testing.T) {
 			case <-accepted:
 				t.Error("after one closed, two more accepted")
 			case <-time.After(500 * time.Millisecond):
-				if !closedByPeer(t, c) {
+				if closed, _ := closedByPeer(t, c); !closed {
 					t.Error("the connection past the cap again: neither accepted nor closed")
 				}
 			}
@@ -139,17 +145,18 @@ func TestLimitConns(t *testing.T) {
 	}
 }
 
-// closedByPeer reports whether the server closed c (a read ends without
-// data within 3 s).
-func closedByPeer(t *testing.T, c net.Conn) bool {
+// closedByPeer reports whether the server closed c (a read ends within
+// 3 s), and what it sent before.
+func closedByPeer(t *testing.T, c net.Conn) (bool, string) {
 	t.Helper()
 	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
-	_, err := c.Read(make([]byte, 1))
+	var got bytes.Buffer
+	_, err := io.Copy(&got, c)
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return false
+		return false, got.String()
 	}
-	return errors.Is(err, io.EOF) || err != nil && strings.Contains(err.Error(), "reset")
+	return true, got.String()
 }
 
 // TestLimitConnsBadProxy: a trusted proxy that is neither an address nor
@@ -206,5 +213,46 @@ func TestLimitConnsRefusedRequests(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// TestLimitConnsAnsweredAtMost: refusals are answered (a problem) only so
+// many at a time; beyond, a connection is closed bare, holding nothing.
+func TestLimitConnsAnsweredAtMost(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := LimitConns(inner, ConnLimits{PerClient: 1, TrustedProxies: []string{}, Answered: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// The answered refusal holds its place while its client keeps its side
+	// open, for longer than a loaded machine may take to accept the next.
+	ln.(*limitedListener).linger = 10 * time.Second
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	var conns []net.Conn
+	for range 3 { // one held, one answered (its client keeps its side open), one closed bare
+		c, err := net.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+		time.Sleep(50 * time.Millisecond) // accepted in order
+	}
+	_, first := closedByPeer(t, conns[1])
+	closed, second := closedByPeer(t, conns[2])
+	if !strings.HasPrefix(first, "HTTP/1.1 429 ") || !closed || second != "" {
+		t.Errorf("answered %.20q, then %.20q (closed %v)", first, second, closed)
 	}
 }
