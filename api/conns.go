@@ -163,13 +163,11 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 // and closes it after a short linger.
 func (l *limitedListener) answer(c net.Conn, clientFull bool) {
 	defer c.Close()
-	p := Problem{Type: problemType("busy"), Title: problemKinds["busy"].Title, Status: http.StatusServiceUnavailable, RetryAfterSeconds: 1,
-		Detail: fmt.Sprintf("the server holds as many connections as it allows (--max-connections, %d): retry, or reuse a connection", l.lim.All)}
+	p := kindProblem("busy", fmt.Sprintf("the server holds as many connections as it allows (--max-connections, %d): retry, or reuse a connection", l.lim.All))
 	if clientFull {
-		p = Problem{Type: problemType("rate-limited"), Title: problemKinds["rate-limited"].Title, Status: http.StatusTooManyRequests, RetryAfterSeconds: 1,
-			Detail: fmt.Sprintf("this address holds as many connections as it may (--max-client-connections, %d): close some, or reuse them", l.lim.PerClient)}
+		p = kindProblem("rate-limited", fmt.Sprintf("this address holds as many connections as it may (--max-client-connections, %d): close some, or reuse them", l.lim.PerClient))
 	}
-	p.RequestID = uuid.NewString()
+	p.RetryAfterSeconds, p.RequestID = 1, uuid.NewString()
 	body, _ := json.Marshal(p)
 	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\nRetry-After: 1\r\nX-Request-ID: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n",
 		p.Status, http.StatusText(p.Status), p.RequestID, len(body))

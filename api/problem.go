@@ -68,11 +68,15 @@ func problemType(name string) string { return "/problems/" + name }
 
 // newProblem fills type, title and status from a kind.
 func newProblem(c *gin.Context, kind, detail string) Problem {
+	p := kindProblem(kind, detail)
+	p.Instance, p.RequestID = clipAt(c.Request.URL.Path, maxLoggedPath), requestID(c)
+	return p
+}
+
+// kindProblem is a problem of kind, outside any request.
+func kindProblem(kind, detail string) Problem {
 	k := problemKinds[kind]
-	return Problem{
-		Type: problemType(k.Name), Title: k.Title, Status: k.Status, Detail: detail,
-		Instance: clipAt(c.Request.URL.Path, maxLoggedPath), RequestID: requestID(c),
-	}
+	return Problem{Type: problemType(k.Name), Title: k.Title, Status: k.Status, Detail: detail}
 }
 
 // writeProblem sends p and aborts the chain. It is the only place that

@@ -299,8 +299,9 @@ func maxConnections(n int, openFiles uint64) int {
 // stop accepting, let requests in flight finish within the grace period.
 func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	proxies, _ := a.cfg.trustedProxies() // checked by validate
+	all := maxConnections(a.cfg.MaxConnections, openFileLimit())
 	ln, err := api.LimitConns(sendBuffered{ln, sendBuffer}, api.ConnLimits{
-		PerClient: a.cfg.MaxClientConnections, All: maxConnections(a.cfg.MaxConnections, openFileLimit()),
+		PerClient: a.cfg.MaxClientConnections, All: all,
 		TrustedProxies: proxies, Registry: a.reg, Log: a.log.Named("http"),
 	})
 	if err != nil {
@@ -317,7 +318,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	a.log.Info("serving", zap.String("addr", ln.Addr().String()),
-		zap.Int("max_connections", maxConnections(a.cfg.MaxConnections, openFileLimit())), zap.Int("max_client_connections", a.cfg.MaxClientConnections))
+		zap.Int("max_connections", all), zap.Int("max_client_connections", a.cfg.MaxClientConnections))
 	// The in-process worker stops with ctx and hands its running units
 	// back to the queue before serve returns.
 	workerDone := make(chan struct{})
