@@ -74,6 +74,7 @@ func LimitConns(ln net.Listener, lim ConnLimits) (net.Listener, error) {
 		lim.Answered = refusalSlots
 	}
 	l.answering, l.linger = make(chan struct{}, lim.Answered), refusalLinger
+	l.logEvery = RefusalLogEvery
 	l.lim = lim
 	for _, p := range lim.TrustedProxies {
 		if a, err := netip.ParseAddr(p); err == nil {
@@ -121,10 +122,17 @@ type limitedListener struct {
 	answering chan struct{}
 	linger    time.Duration
 
-	// Refusals since the last log line, and when it was written.
-	logMu    sync.Mutex
-	unlogged int64
-	loggedAt time.Time
+	// Refusals since the last log line, and when it was written; the
+	// last refusal's cap and client; the timer that writes the line about
+	// refusals a window held back (pending), and the window (logEvery:
+	// RefusalLogEvery, a test's shorter).
+	logMu      sync.Mutex
+	unlogged   int64
+	loggedAt   time.Time
+	lastCap    string
+	lastClient string
+	pending    *time.Timer
+	logEvery   time.Duration
 }
 
 // Accept returns the next connection within the caps, closing those
@@ -201,19 +209,52 @@ func (l *limitedListener) client(addr net.Addr) (string, int) {
 }
 
 // logRefusal writes a line about refused connections, at most every
-// RefusalLogEvery (a flood of them must not flood the log).
+// RefusalLogEvery (a flood of them must not flood the log). Refusals held
+// back get their line when the window ends, so that the last of a flood
+// is logged too, and when the listener closes.
 func (l *limitedListener) logRefusal(client, which string) {
 	l.logMu.Lock()
 	defer l.logMu.Unlock()
 	l.unlogged++
-	if time.Since(l.loggedAt) < RefusalLogEvery {
+	l.lastCap, l.lastClient = which, client
+	if wait := l.logEvery - time.Since(l.loggedAt); wait > 0 {
+		if l.pending == nil {
+			l.pending = time.AfterFunc(wait, l.flushRefusals)
+		}
 		return
 	}
+	l.writeRefusals()
+}
+
+// flushRefusals writes the line about refusals held back, if any.
+func (l *limitedListener) flushRefusals() {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	l.pending = nil
+	if l.unlogged > 0 {
+		l.writeRefusals()
+	}
+}
+
+// writeRefusals writes the line; logMu is held.
+func (l *limitedListener) writeRefusals() {
 	n := l.unlogged
 	l.loggedAt, l.unlogged = time.Now(), 0
 	l.log.Warn("connections refused: a cap on open connections was met",
-		zap.String("cap", which), zap.String("last_client", client), zap.Int64("refused", n),
+		zap.String("cap", l.lastCap), zap.String("last_client", l.lastClient), zap.Int64("refused", n),
 		zap.Int("max_client_connections", l.lim.PerClient), zap.Int("max_connections", l.lim.All))
+}
+
+// Close closes the listener and writes the line about refusals held back.
+func (l *limitedListener) Close() error {
+	err := l.Listener.Close()
+	l.logMu.Lock()
+	if l.pending != nil && l.pending.Stop() {
+		l.pending = nil
+	}
+	l.logMu.Unlock()
+	l.flushRefusals()
+	return err
 }
 
 // limitedConn gives its place back when it closes (once).

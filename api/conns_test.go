@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -254,5 +255,63 @@ func TestLimitConnsAnsweredAtMost(t *testing.T) {
 	closed, second := closedByPeer(t, conns[2])
 	if !strings.HasPrefix(first, "HTTP/1.1 429 ") || !closed || second != "" {
 		t.Errorf("answered %.20q, then %.20q (closed %v)", first, second, closed)
+	}
+}
+
+// TestRefusalsLoggedAtLast: refusals a log window held back get their line
+// when the window ends, and when the listener closes: the last of a flood
+// was never logged, though the metric counted it.
+func TestRefusalsLoggedAtLast(t *testing.T) {
+	for _, closeEarly := range []bool{false, true} {
+		core, logs := observer.New(zap.WarnLevel)
+		inner, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := LimitConns(inner, ConnLimits{PerClient: 1, TrustedProxies: []string{}, Log: zap.New(core)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := ln.(*limitedListener)
+		l.logEvery = time.Hour
+		if !closeEarly {
+			l.logEvery = 300 * time.Millisecond
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+			}
+		}()
+		var conns []net.Conn
+		for range 4 { // one held, three refused: the first logged, two held back
+			c, err := net.Dial("tcp", inner.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			conns = append(conns, c)
+		}
+		for _, c := range conns[1:] {
+			if closed, _ := closedByPeer(t, c); !closed {
+				t.Fatal("a connection past the cap was not refused")
+			}
+		}
+		if closeEarly {
+			ln.Close()
+		} else {
+			time.Sleep(time.Second)
+		}
+		var counts []int64
+		for _, e := range logs.FilterMessageSnippet("connections refused").All() {
+			counts = append(counts, e.ContextMap()["refused"].(int64))
+		}
+		if fmt.Sprint(counts) != "[1 2]" {
+			t.Errorf("close early %v: lines counting %v refusals, want [1 2]", closeEarly, counts)
+		}
+		ln.Close()
 	}
 }
