@@ -262,9 +262,11 @@ func (r tilingsJobRequest) query() TilingQuery {
 // count's, and the job's progress moves.
 const tilingParts = 16
 
-// tilingsPart is the unit of one part of a tilings job.
+// tilingsPart is the unit of one part of a tilings job. It leaves out the
+// job's request, which Run is given (units planned before 2026-11-28
+// carry it as Request, and run the same).
 type tilingsPart struct {
-	Request json.RawMessage `json:"request"`
+	Request json.RawMessage `json:"request,omitempty"`
 	Part    int             `json:"part"`
 	Parts   int             `json:"parts"`
 	// Version is the tiling.PartsVersion of the planner: a worker of
@@ -299,23 +301,29 @@ func (j TilingsJob) Plan(ctx context.Context, request json.RawMessage) ([]json.R
 		// unit ("planned by a version cutting the search otherwise") and
 		// the job fails, asking for it again, instead of counting the
 		// search and ending with a part's answer as the job's.
-		unit, err := json.Marshal(tilingsPart{Request: request, Part: 0, Parts: 1, Version: -1, Cached: raw})
+		unit, err := json.Marshal(tilingsPart{Part: 0, Parts: 1, Version: -1, Cached: raw})
 		return []json.RawMessage{unit}, err
 	}
 	units := make([]json.RawMessage, tilingParts)
 	for k := range units {
-		if units[k], err = json.Marshal(tilingsPart{Request: request, Part: k, Parts: tilingParts, Version: tiling.PartsVersion}); err != nil {
+		if units[k], err = json.Marshal(tilingsPart{Part: k, Parts: tilingParts, Version: tiling.PartsVersion}); err != nil {
 			return nil, err
 		}
 	}
 	return units, nil
 }
 
-// Run implements JobKind: a unit counts the whole search (the request) or
-// one part of it (a tilingsPart).
-func (j TilingsJob) Run(ctx context.Context, _, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
+// Run implements JobKind: a unit counts the whole search (a copy of the
+// request) or one part of it (a tilingsPart, of the job's request).
+func (j TilingsJob) Run(ctx context.Context, request, unit json.RawMessage, report func(int64)) (json.RawMessage, error) {
 	var part tilingsPart
-	if json.Unmarshal(unit, &part) == nil && part.Request != nil {
+	if json.Unmarshal(unit, &part) == nil && (part.Request != nil || part.Parts > 0) {
+		if part.Request == nil {
+			if request == nil {
+				return nil, errors.New("unit: a part of a tilings job run without the job's request")
+			}
+			part.Request = request
+		}
 		if part.Cached != nil {
 			return j.fromCache(part)
 		}

@@ -35,7 +35,10 @@ func TestTilingsJobParts(t *testing.T) {
 		}
 		results := map[int]json.RawMessage{}
 		for k, u := range units {
-			if results[k], err = job.Run(ctx, nil, u, func(int64) {}); err != nil {
+			if len(u) > 64 {
+				t.Fatalf("%s: unit %d carries %d bytes: %s", body, k, len(u), u)
+			}
+			if results[k], err = job.Run(ctx, json.RawMessage(body), u, func(int64) {}); err != nil {
 				t.Fatalf("%s: unit %d: %v", body, k, err)
 			}
 			if _, done, err := job.Combine(ctx, json.RawMessage(body), len(units), results); done != (k == len(units)-1) || err != nil {
@@ -67,7 +70,7 @@ func TestTilingsJobParts(t *testing.T) {
 		if err != nil || len(units) != 1 {
 			t.Fatalf("%s: second job: %d units, %v", body, len(units), err)
 		}
-		raw, err = job.Run(ctx, nil, units[0], func(int64) {})
+		raw, err = job.Run(ctx, json.RawMessage(body), units[0], func(int64) {})
 		var again TilingAnswer
 		if err != nil || json.Unmarshal(raw, &again) != nil || again.Source != SourceCache || again.Result.Count != w.Count {
 			t.Errorf("%s: second job's unit: %v %+v", body, err, again)
@@ -83,11 +86,28 @@ func TestTilingsJobParts(t *testing.T) {
 		lost := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
 		elsewhere := TilingsJob{Tilings: NewTilings(lost), MaxDuration: time.Minute, Workers: 1}
 		nodes := int64(0)
-		raw, err = elsewhere.Run(ctx, nil, units[0], func(n int64) { nodes += n })
+		raw, err = elsewhere.Run(ctx, json.RawMessage(body), units[0], func(n int64) { nodes += n })
 		again = TilingAnswer{}
 		if err != nil || json.Unmarshal(raw, &again) != nil || again.Source != SourceCache || again.Result.Count != w.Count || nodes != 0 {
 			t.Errorf("%s: the unit on a worker without the count: %v, %d nodes, %+v", body, err, nodes, again)
 		}
+	}
+	// A part needs the job's request, which units planned before
+	// 2026-11-28 carried.
+	part, _ := json.Marshal(tilingsPart{Part: 3, Parts: tilingParts, Version: tiling.PartsVersion})
+	s1 := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<20, time.Minute), time.Minute), Budgets: Budgets{Default: time.Minute, Max: time.Minute}}
+	job1 := TilingsJob{Tilings: NewTilings(s1), MaxDuration: time.Minute, Workers: 1}
+	if _, err := job1.Run(ctx, nil, part, func(int64) {}); err == nil {
+		t.Error("a part run without the job's request")
+	}
+	request := json.RawMessage(`{"width":10,"height":6,"limit":3}`)
+	now, err := job1.Run(ctx, request, part, func(int64) {})
+	old, _ := json.Marshal(tilingsPart{Request: request, Part: 3, Parts: tilingParts, Version: tiling.PartsVersion})
+	before, err2 := job1.Run(ctx, nil, old, func(int64) {})
+	var a, b tilingAnswer
+	_, _ = json.Unmarshal(now, &a), json.Unmarshal(before, &b)
+	if err != nil || err2 != nil || a.Result.CountAll == 0 || a.Result.Count != b.Result.Count || a.Result.CountAll != b.Result.CountAll || !reflect.DeepEqual(a.Result.Solutions, b.Result.Solutions) {
+		t.Errorf("a part given the job's request: %v %.80s; carrying it: %v %.80s", err, now, err2, before)
 	}
 	// A part cut by another version of the split is refused, not added.
 	other, _ := json.Marshal(tilingsPart{Request: json.RawMessage(`{"width":10,"height":6}`), Part: 0, Parts: tilingParts, Version: tiling.PartsVersion + 1})
