@@ -121,6 +121,10 @@ func New(cfg Config, d Deps) *gin.Engine {
 	r.ContextWithFallback = true // c.Done() and c.Err() follow the request's context
 	m := newHTTPMetrics(d.Registry)
 	r.Use(withRequestID(d.Log), accessLog(), m.middleware(), recovery(), securityHeaders())
+	if cfg.TrustedProxies != nil {
+		trusted, _ := trustedPrefixes(cfg.TrustedProxies) // a list gin refused trusts none (above)
+		r.Use(untrustedForwarding(trusted))
+	}
 	if len(cfg.CORSOrigins) > 0 {
 		r.Use(corsFor(cfg.CORSOrigins))
 	}

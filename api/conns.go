@@ -76,16 +76,9 @@ func LimitConns(ln net.Listener, lim ConnLimits) (net.Listener, error) {
 	l.answering, l.linger = make(chan struct{}, lim.Answered), refusalLinger
 	l.logEvery = RefusalLogEvery
 	l.lim = lim
-	for _, p := range lim.TrustedProxies {
-		if a, err := netip.ParseAddr(p); err == nil {
-			l.trusted = append(l.trusted, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-			continue
-		}
-		pre, err := netip.ParsePrefix(p)
-		if err != nil {
-			return nil, fmt.Errorf("trusted proxy %q is neither an address nor a CIDR", p)
-		}
-		l.trusted = append(l.trusted, pre.Masked())
+	var err error
+	if l.trusted, err = trustedPrefixes(lim.TrustedProxies); err != nil {
+		return nil, err
 	}
 	l.open = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "gamesolver", Name: "http_connections",
@@ -255,6 +248,24 @@ func (l *limitedListener) Close() error {
 	l.logMu.Unlock()
 	l.flushRefusals()
 	return err
+}
+
+// trustedPrefixes parses trusted proxies: addresses (IPv4-mapped ones
+// unmapped) or CIDRs.
+func trustedPrefixes(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, p := range list {
+		if a, err := netip.ParseAddr(p); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		pre, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q is neither an address nor a CIDR", p)
+		}
+		out = append(out, pre.Masked())
+	}
+	return out, nil
 }
 
 // limitedConn gives its place back when it closes (once).

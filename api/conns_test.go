@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -313,5 +314,45 @@ func TestRefusalsLoggedAtLast(t *testing.T) {
 			t.Errorf("close early %v: lines counting %v refusals, want [1 2]", closeEarly, counts)
 		}
 		ln.Close()
+	}
+}
+
+// TestUntrustedForwarding: X-Forwarded-For from a peer that is not a
+// trusted proxy is ignored, and said once (an operator behind a proxy the
+// default no longer trusts learns what to set); a trusted proxy's is not.
+func TestUntrustedForwarding(t *testing.T) {
+	r, logs, _ := newTestServer(t, Config{TrustedProxies: []string{"10.0.0.0/8"}})
+	send := func(peer, forwarded string) {
+		req := httptest.NewRequest("GET", "/healthz", nil)
+		req.RemoteAddr = peer
+		if forwarded != "" {
+			req.Header.Set("X-Forwarded-For", forwarded)
+		}
+		r.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	warnings := func() []observer.LoggedEntry {
+		return logs.FilterMessageSnippet("not a trusted proxy").All()
+	}
+	send("192.0.2.7:4000", "")
+	send("10.1.2.3:4000", "198.51.100.9")
+	if n := len(warnings()); n != 0 {
+		t.Fatalf("%d warnings without an untrusted forwarding", n)
+	}
+	send("192.0.2.7:4000", "198.51.100.9")
+	send("[::ffff:192.0.2.8]:4000", "198.51.100.9")
+	w := warnings()
+	if len(w) != 1 || w[0].ContextMap()["peer"] != "192.0.2.7" {
+		t.Fatalf("warnings %v, want one naming 192.0.2.7", w)
+	}
+	// The forwarded address named the client of the trusted proxy's
+	// request only.
+	if n := len(logs.FilterField(zap.String("client", "198.51.100.9")).All()); n != 1 {
+		t.Errorf("the forwarded address named the client %d times, want once", n)
+	}
+	// Trusting every peer: nothing to warn about.
+	r, logs, _ = newTestServer(t, Config{})
+	send("192.0.2.7:4000", "198.51.100.9")
+	if n := len(warnings()); n != 0 {
+		t.Errorf("%d warnings with every peer trusted", n)
 	}
 }

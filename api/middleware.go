@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,6 +123,45 @@ func (w *timedWriter) write(n int, part func(i, j int) (int, error)) (int, error
 // Unwrap lets http.ResponseController reach the connection (closeUnread's
 // read deadline).
 func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// forwardedLogEvery is the least time between two warnings about
+// forwarding headers from peers that are not trusted proxies.
+const forwardedLogEvery = time.Hour
+
+// untrustedForwarding warns, at most every forwardedLogEvery, when a
+// request carries X-Forwarded-For or X-Real-IP from a peer that is not a
+// trusted proxy: the header is ignored, which is right for a client that
+// forges it, and wrong for the operator's own proxy, behind which every
+// client then shares one address for the rate limits and caps (the
+// default trusts no proxy).
+func untrustedForwarding(trusted []netip.Prefix) gin.HandlerFunc {
+	var mu sync.Mutex
+	var warned time.Time
+	return func(c *gin.Context) {
+		h := c.Request.Header
+		if h.Get("X-Forwarded-For") == "" && h.Get("X-Real-IP") == "" {
+			return
+		}
+		ap, err := netip.ParseAddrPort(c.Request.RemoteAddr)
+		if err != nil {
+			return
+		}
+		peer := ap.Addr().Unmap().WithZone("")
+		for _, p := range trusted {
+			if p.Contains(peer) {
+				return
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !warned.IsZero() && time.Since(warned) < forwardedLogEvery {
+			return
+		}
+		warned = time.Now()
+		logger(c).Warn("X-Forwarded-For from a peer that is not a trusted proxy: ignored, the peer's address names the client for rate limits, caps and logs; if the peer is your proxy or load balancer, name it in --trusted-proxies (this line at most hourly)",
+			zap.String("peer", peer.String()))
+	}
+}
 
 // accessLog writes one line per request: never the body, never headers that
 // may hold secrets.

@@ -93,7 +93,7 @@ func (c *config) settings() []setting {
 		{flag: "job-workers", env: "GAMESOLVER_JOB_WORKERS", usage: "goroutines of one job unit's search (0: every core; serve's in-process worker defaults to solver-workers)", value: (*intValue)(&c.JobWorkers)},
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
 		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
-		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, logs): private (the default) for any peer on a loopback, private or link-local address (an ingress; a client on the internet cannot forge the header), * for any peer (a client can then forge it), none for no proxy", value: (*stringValue)(&c.TrustedProxies)},
+		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, caps, logs): none (the default) for no proxy, the peer's address names the client; private for any peer on a loopback, private or link-local address (an ingress: only where nothing else on those networks reaches the server, since any such peer can forge the header); * for any peer (a client can then forge it). X-Forwarded-For from a peer not trusted is logged, at most hourly", value: (*stringValue)(&c.TrustedProxies)},
 		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS (or /regexp/), * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
 		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
@@ -149,7 +149,7 @@ func defaultConfig() config {
 		MaxClientRequests:    64,
 		MaxClientConnections: 256,
 		JobRateLimit:         "60-M",
-		TrustedProxies:       "private",
+		TrustedProxies:       "none",
 	}
 }
 

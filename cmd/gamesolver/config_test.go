@@ -181,8 +181,8 @@ func TestTrustedProxies(t *testing.T) {
 			t.Errorf("%q: %s, %v; want %s", in, s, err, want)
 		}
 	}
-	if c, err := parseConfig("serve", nil, func(string) string { return "" }); err != nil || c.TrustedProxies != "private" {
-		t.Errorf("default --trusted-proxies %q (%v), want private: a client on the internet must not forge X-Forwarded-For", c.TrustedProxies, err)
+	if c, err := parseConfig("serve", nil, func(string) string { return "" }); err != nil || c.TrustedProxies != "none" {
+		t.Errorf("default --trusted-proxies %q (%v), want none: a peer on a private network (a pod, a LAN client, a NAT's) must not forge X-Forwarded-For", c.TrustedProxies, err)
 	}
 	if _, err := parseConfig("serve", []string{"--trusted-proxies", "10.0.0.0/33"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "trusted-proxies") {
 		t.Errorf("a bad CIDR accepted: %v", err)
