@@ -278,16 +278,17 @@ func corsFor(origins []string) gin.HandlerFunc {
 
 // OriginMatcher tells whether an origin is one of origins, each an origin
 // compared without regard to case ("https://app.example") or, between
-// slashes, a regular expression the origin must match
-// ("/^https://[a-z]+\.app\.example$/"). It fails on an expression that
-// does not compile.
+// slashes, a regular expression the whole origin must match
+// ("/https://[a-z]+\.app\.example/": anchored at both ends whether or not
+// it says ^ and $, so that https://x.app.example.evil.com does not match).
+// It fails on an expression that does not compile.
 func OriginMatcher(origins []string) (func(string) bool, error) {
 	exact := map[string]bool{}
 	var patterns []*regexp.Regexp
 	for _, o := range origins {
 		o = strings.TrimSpace(o)
 		if len(o) > 2 && strings.HasPrefix(o, "/") && strings.HasSuffix(o, "/") {
-			re, err := regexp.Compile(o[1 : len(o)-1])
+			re, err := regexp.Compile(`^(?:` + o[1:len(o)-1] + `)$`)
 			if err != nil {
 				return nil, fmt.Errorf("origin pattern %s: %w", o, err)
 			}

@@ -397,9 +397,11 @@ func TestCORS(t *testing.T) {
 		decodeProblem(t, w)
 	}
 	// Origins compare without case; an entry between slashes is a regular
-	// expression.
-	rx, _, _ := newTestServer(t, Config{CORSOrigins: []string{"https://App.Example", `/^https://[a-z]+\.apps\.example$/`}})
-	for origin, want := range map[string]bool{"https://app.example": true, "https://x.apps.example": true, "https://x.apps.example.evil": false, "https://apps.example": false} {
+	// expression the whole origin must match, anchored or not (a security
+	// review's unanchored pattern allowed https://x.example.org.evil.com).
+	rx, _, _ := newTestServer(t, Config{CORSOrigins: []string{"https://App.Example", `/^https://[a-z]+\.apps\.example$/`, `/https://[a-z]+\.other\.example/`}})
+	for origin, want := range map[string]bool{"https://app.example": true, "https://x.apps.example": true, "https://x.apps.example.evil": false, "https://apps.example": false,
+		"https://x.other.example": true, "https://x.other.example.evil.com": false, "http://evil/https://x.other.example": false} {
 		w := do(rx, "GET", "/healthz", "", "", "Origin", origin)
 		if got := w.Header().Get("Access-Control-Allow-Origin") == origin; got != want || w.Code != http.StatusOK {
 			t.Errorf("origin %s: %d, allowed %v, want %v", origin, w.Code, got, want)

@@ -94,7 +94,7 @@ func (c *config) settings() []setting {
 		{flag: "solver-queue", env: "GAMESOLVER_SOLVER_QUEUE", usage: "searches waiting for a slot before 503", value: (*intValue)(&c.SolverQueue)},
 		{flag: "queue-wait", env: "GAMESOLVER_QUEUE_WAIT", usage: "longest wait for a solver slot before 503", value: (*durationValue)(&c.QueueWait)},
 		{flag: "trusted-proxies", env: "GAMESOLVER_TRUSTED_PROXIES", usage: "comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For names the client (rate limits, caps, logs): none (the default) for no proxy, the peer's address names the client; private for any peer on a loopback, private or link-local address (an ingress: only where nothing else on those networks reaches the server, since any such peer can forge the header); * for any peer (a client can then forge it). X-Forwarded-For from a peer not trusted is logged, at most hourly", value: (*stringValue)(&c.TrustedProxies)},
-		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS (or /regexp/), * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
+		{flag: "cors-origins", env: "GAMESOLVER_CORS_ORIGINS", usage: "comma-separated origins allowed by CORS (or /regexp/, which the whole origin must match), * for any, empty for none", value: (*stringValue)(&c.CORSOrigins)},
 		{flag: "cache-bytes", env: "GAMESOLVER_CACHE_BYTES", usage: "size of the in-memory cache (suffixes KiB, MiB, GiB)", value: (*bytesValue)(&c.CacheBytes)},
 		{flag: "cache-ttl", env: "GAMESOLVER_CACHE_TTL", usage: "lifetime of cached answers", value: (*durationValue)(&c.CacheTTL)},
 		{flag: "redis-timeout", env: "GAMESOLVER_REDIS_TIMEOUT", usage: "timeout of every Redis call", value: (*durationValue)(&c.RedisTimeout)},
