@@ -384,9 +384,19 @@ func redactIf(secret bool, v string) string {
 		// A password with an unencoded / ? # or @ is parsed as the path
 		// or the query, where Redacted leaves it (redis://:ab/cd@host was
 		// logged whole): everything before the last @ is hidden.
-		return u.Scheme + "://xxxxx@" + v[strings.LastIndex(v, "@")+1:]
+		return u.Scheme + "://xxxxx@" + hideQuery(v[strings.LastIndex(v, "@")+1:])
 	}
-	return u.Redacted()
+	return hideQuery(u.Redacted())
+}
+
+// hideQuery hides a URL's query, which may name a password
+// (redis://host/0?password=..., a form go-redis refuses only after the
+// start-up line logged it).
+func hideQuery(v string) string {
+	if i := strings.IndexByte(v, '?'); i >= 0 {
+		return v[:i] + "?xxxxx"
+	}
+	return v
 }
 
 type stringValue string

@@ -42,7 +42,8 @@ func TestParseConfig(t *testing.T) {
 
 // TestRedactIf: a secret URL's password is hidden however it is written,
 // also unencoded where net/url reads it as the path or the query (an
-// audit's redis://:1234/SecretTail99@host was logged whole).
+// audit's redis://:1234/SecretTail99@host was logged whole), and the
+// query, which may name one.
 func TestRedactIf(t *testing.T) {
 	for _, c := range []struct{ raw, want string }{
 		{"redis://user:hunter2@redis:6379/0", "redis://user:xxxxx@redis:6379/0"},
@@ -50,7 +51,10 @@ func TestRedactIf(t *testing.T) {
 		{"redis://default:9876?SecretTail99@127.0.0.1:6379", "redis://xxxxx@127.0.0.1:6379"},
 		{"redis://:p@ss/SecretTail99@127.0.0.1:6379", "redis://xxxxx@127.0.0.1:6379"},
 		{"redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"},
-		{"redis:secret@host?u=a://b", "redis://xxxxx@host?u=a://b"},
+		{"redis:secret@host?u=a://b", "redis://xxxxx@host?xxxxx"},
+		// A password in the query (a security review: logged whole).
+		{"redis://127.0.0.1:6379/0?password=secretN", "redis://127.0.0.1:6379/0?xxxxx"},
+		{"rediss://u:p@redis:6380/0?dial_timeout=1s&password=secretN", "rediss://u:xxxxx@redis:6380/0?xxxxx"},
 		{"hunter2", "(hidden)"},
 	} {
 		if got := redactIf(true, c.raw); got != c.want {

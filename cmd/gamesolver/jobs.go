@@ -127,8 +127,10 @@ func listenMetrics(addr string, reg *prometheus.Registry, log *zap.Logger, profi
 		_ = json.NewEncoder(w).Encode(api.Health{Status: "ok", Version: versionString(), UptimeSeconds: time.Since(started).Seconds()})
 	})
 	if profiles {
+		// Not /debug/pprof/cmdline: the command line may carry secrets
+		// (--redis-url's password, --api-keys), which a profile need not
+		// give to whoever reaches this port.
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
 		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)

@@ -188,6 +188,11 @@ func TestServeMetricsAddr(t *testing.T) {
 	if resp, body := get(t, "http://"+addr+"/debug/pprof/goroutine?debug=1"); resp.StatusCode != 200 || !strings.Contains(body, "goroutine profile:") {
 		t.Errorf("goroutine profile on --metrics-addr: %d %.80s", resp.StatusCode, body)
 	}
+	// Not the command line, which may carry secrets (a security review
+	// read --redis-url's password there).
+	if resp, body := get(t, "http://"+addr+"/debug/pprof/cmdline"); resp.StatusCode == 200 || strings.Contains(body, "--metrics-addr") {
+		t.Errorf("the command line on --metrics-addr: %d %.80s", resp.StatusCode, body)
+	}
 	if resp, _ := get(t, base+"/debug/pprof/"); resp.StatusCode != 404 {
 		t.Errorf("profiles on --addr: %d", resp.StatusCode)
 	}

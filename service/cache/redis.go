@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -231,14 +232,32 @@ func (r *Redis) Health(ctx context.Context) Health {
 	if r.Open() {
 		h.Reachable = false
 		r.mu.Lock()
-		h.Detail = fmt.Sprintf("circuit open since %s: %v", r.openSince.UTC().Format(time.RFC3339), r.lastError)
+		h.Detail = fmt.Sprintf("circuit open since %s: %s", r.openSince.UTC().Format(time.RFC3339), publicError(r.lastError))
 		r.mu.Unlock()
 		return h
 	}
 	if _, err := r.do(ctx, func(ctx context.Context) (any, error) { return nil, r.client.Ping(ctx).Err() }); err != nil {
-		h.Reachable, h.Detail = false, err.Error()
+		h.Reachable, h.Detail = false, publicError(err)
 	}
 	return h
+}
+
+// publicError is err said without the network's addresses, for /readyz,
+// which anyone reaching the API reads (a dial's error named Redis's
+// address, a name resolution the cluster's DNS server): the breaker's log
+// line (OnStateChange) keeps the whole error.
+func publicError(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case err == nil:
+		return "unknown error"
+	case errors.As(err, &dns):
+		return "Redis's host name did not resolve"
+	case errors.As(err, &op) && op.Err != nil:
+		return op.Op + ": " + op.Err.Error()
+	}
+	return err.Error()
 }
 
 // Close implements Cache.
