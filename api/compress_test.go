@@ -3,11 +3,14 @@ package api
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
 )
 
 // TestCompress: an answer of 2 KiB or more goes out gzip-compressed to a
@@ -15,7 +18,7 @@ import (
 // suffixed and still revalidated (304); small answers, clients that do not
 // accept gzip and event streams get the bytes as they are.
 func TestCompress(t *testing.T) {
-	r, _, _ := newTestServer(t, Config{})
+	r, logs, _ := newTestServer(t, Config{})
 	h := Compress(r)
 	get := func(path string, headers ...string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", path, nil)
@@ -45,6 +48,15 @@ func TestCompress(t *testing.T) {
 		}
 		if w.Body.Len()*3 > len(body) {
 			t.Errorf("%s: %d bytes compressed to %d", path, len(body), w.Body.Len())
+		}
+		// The access lines say which went out compressed (bytes is the
+		// size before).
+		var flags []any
+		for _, e := range logs.FilterField(zap.String("path", path)).All() {
+			flags = append(flags, e.ContextMap()["gzip"])
+		}
+		if fmt.Sprint(flags) != "[<nil> true]" {
+			t.Errorf("%s: the access lines' gzip %v, want [<nil> true]", path, flags)
 		}
 		etag, zetag := plain.Header().Get("ETag"), w.Header().Get("ETag")
 		if zetag != strings.TrimSuffix(etag, `"`)+`-gzip"` {

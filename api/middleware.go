@@ -181,6 +181,11 @@ func accessLog() gin.HandlerFunc {
 			zap.Int("bytes", c.Writer.Size()),
 			zap.String("client", c.ClientIP()),
 		}
+		if c.Writer.Header().Get("Content-Encoding") == "gzip" {
+			// Sent compressed (Compress): bytes is the answer's size
+			// before compression.
+			fields = append(fields, zap.Bool("gzip", true))
+		}
 		if p := c.GetString(ctxProblem); p != "" {
 			// Which 503 (busy, not-ready, unavailable), which 429 (the
 			// request rate, the jobs cap): the status alone does not say.
