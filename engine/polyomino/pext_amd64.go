@@ -54,3 +54,9 @@ func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int
 //
 //go:noescape
 func pextWords(x, L []uint64) uint64
+
+// prefetch asks the processor to bring the endgame table's entry into the
+// cache while the node does other work (search1).
+//
+//go:noescape
+func prefetch(p *nearEntry)

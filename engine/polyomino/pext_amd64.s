@@ -90,3 +90,9 @@ TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL CX, c+16(FP)
 	MOVL DX, d+20(FP)
 	RET
+
+// func prefetch(p *nearEntry)
+TEXT ·prefetch(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

@@ -11,3 +11,5 @@ func pextFast() bool { return false }
 func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int { panic("pextRows without PEXT") }
 
 func pextWords(x, L []uint64) uint64 { panic("pextWords without PEXT") }
+
+func prefetch(p *nearEntry) {}

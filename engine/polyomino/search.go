@@ -112,16 +112,24 @@ type nearEntry struct{ a, b uint64 }
 
 const nearBits = 17
 
-func (w *worker) nearProbe(k ttKey) int {
-	e := &w.near[mix64(k.a^k.b*0x9e3779b97f4a7c15)>>(64-nearBits)]
+func (w *worker) nearProbe(k ttKey) int { return w.nearAt(k).value(k) }
+
+// nearAt is the entry of key k.
+func (w *worker) nearAt(k ttKey) *nearEntry {
+	return &w.near[mix64(k.a^k.b*0x9e3779b97f4a7c15)>>(64-nearBits)]
+}
+
+// value is the result stored in e for key k, resAbort if none.
+func (e *nearEntry) value(k ttKey) int {
 	if e.a == k.a && e.b<<16 == k.b<<16 {
 		return int(int16(e.b >> 48))
 	}
 	return resAbort
 }
 
-func (w *worker) nearStore(k ttKey, r int) {
-	e := &w.near[mix64(k.a^k.b*0x9e3779b97f4a7c15)>>(64-nearBits)]
+func (w *worker) nearStore(k ttKey, r int) { w.nearAt(k).set(k, r) }
+
+func (e *nearEntry) set(k ttKey, r int) {
 	e.a, e.b = k.a, k.b&(1<<48-1)|uint64(uint16(int16(r)))<<48
 }
 
@@ -496,13 +504,17 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			return resLoss
 		}
 	}
+	// The endgame table's entry is fetched while the moves are generated,
+	// and read after (or at an immediate win): a cache miss on every
+	// probe cost more than generating the moves of the nodes it settles.
+	// The counts are those of a probe made first.
 	var key ttKey
+	var e *nearEntry
 	probe := bits.OnesCount64(L) >= w.s.ttMin1
 	if probe {
 		key = w.key1(g, L, side)
-		if v := w.nearProbe(key); v != resAbort {
-			return v
-		}
+		e = w.nearAt(key)
+		prefetch(e)
 	}
 	f := w.frame(ply)
 	ms := f.ms[:0]
@@ -525,11 +537,14 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			}
 		}
 		if replies == 0 {
+			if probe {
+				if v := e.value(key); v != resAbort {
+					return v // the table knew: no child counted
+				}
+				e.set(key, resWin)
+			}
 			w.seen += made
 			w.settled += settled + 1
-			if probe {
-				w.nearStore(key, resWin)
-			}
 			return resWin
 		}
 		key := uint64(replies)
@@ -550,6 +565,11 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		ms = append(ms, key<<32|uint64(v))
 	}
 	f.ms = ms
+	if probe {
+		if v := e.value(key); v != resAbort {
+			return v
+		}
+	}
 	w.seen += made
 	w.settled += settled
 	for i := range ms {
@@ -578,13 +598,13 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		case resLoss:
 			w.killer[ply] = g.place[v]
 			if probe {
-				w.nearStore(key, resWin)
+				e.set(key, resWin)
 			}
 			return resWin
 		}
 	}
 	if probe {
-		w.nearStore(key, resLoss)
+		e.set(key, resLoss)
 	}
 	return resLoss
 }
