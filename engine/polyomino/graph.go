@@ -26,8 +26,9 @@ type cgraph struct {
 	// common pool both are every vertex.
 	own [2][]uint64
 	// cover[c*words:] holds the vertices covering cell c, prow[p*words:]
-	// those of piece p (set index); not kept up to date by build1 and
-	// compact1 (one-word graphs: the search does not read them).
+	// those of piece p (set index); not kept up to date by build1,
+	// compact1 (one-word graphs) and compactK (the search does not read
+	// them).
 	cover, prow []uint64
 	// lazy, when set, is the game of a graph without adj (buildLazy).
 	lazy *Game
@@ -338,5 +339,34 @@ func (g *cgraph) compact1(L []uint64, dst *cgraph) {
 	for p := range dst.own {
 		dst.own[p] = grow(dst.own[p], 1)
 		dst.own[p][0] = pextWords(g.own[p], L)
+	}
+}
+
+// compactK is compact for a state of more than 64 vertices of a graph on a
+// board of at most 64 cells (cnt: its vertices): the rows are g's,
+// restricted to L and packed (pextPack), as compact1 does, not rebuilt
+// from the cells. The graph is the one compact builds, without the cover
+// sets (the search does not read them).
+func (g *cgraph) compactK(L []uint64, cnt int, dst *cgraph) {
+	k, k2 := g.words, (cnt+63)/64
+	dst.n, dst.words, dst.lazy = cnt, k2, nil
+	dst.adj = grow(dst.adj, cnt*k2)
+	dst.cover, dst.prow = dst.cover[:0], dst.prow[:0]
+	place, m64, pbit := dst.place[:0], dst.m64[:0], dst.pbit[:0]
+	i := 0
+	for w, word := range L {
+		for ; word != 0; word &= word - 1 {
+			u := w*64 + bits.TrailingZeros64(word)
+			pextPack(&dst.adj[i*k2], &g.adj[u*k], &L[0], k)
+			place = append(place, g.place[u])
+			m64 = append(m64, g.m64[u])
+			pbit = append(pbit, g.pbit[u])
+			i++
+		}
+	}
+	dst.place, dst.m64, dst.pbit = place, m64, pbit
+	for p := range dst.own {
+		dst.own[p] = grow(dst.own[p], k2)
+		pextPack(&dst.own[p][0], &g.own[p][0], &L[0], k)
 	}
 }

@@ -60,3 +60,9 @@ func pextWords(x, L []uint64) uint64
 //
 //go:noescape
 func prefetch(p *nearEntry)
+
+// pextPack writes src (k words) restricted to the vertices of L (k words)
+// and packed to dst: ceil(|L|/64) words (cgraph.compactK).
+//
+//go:noescape
+func pextPack(dst, src, L *uint64, k int)

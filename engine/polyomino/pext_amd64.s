@@ -96,3 +96,47 @@ TEXT ·prefetch(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func pextPack(dst *uint64, src *uint64, L *uint64, k int)
+//
+// src (k words) restricted to the vertices of L (k words) and packed into
+// dst: ceil(|L|/64) words, every one written (bit i: the i-th vertex of
+// L). Needs BMI1, BMI2 and POPCNT.
+TEXT ·pextPack(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ L+16(FP), DX
+	MOVQ k+24(FP), CX
+	XORQ R12, R12         // the word being filled
+	XORQ R13, R13         // its bits filled
+	XORQ R14, R14         // j
+packloop:
+	CMPQ R14, CX
+	JGE packend
+	MOVQ (DX)(R14*8), R15 // L[j]
+	MOVQ (SI)(R14*8), BX  // src[j]
+	PEXTQ R15, BX, BX     // x: nb bits
+	POPCNTQ R15, R15      // nb
+	SHLXQ R13, BX, R8
+	ORQ R8, R12
+	ADDQ R15, R13
+	CMPQ R13, $64
+	JLT packnext
+	MOVQ R12, (DI)        // a word full
+	ADDQ $8, DI
+	SUBQ $64, R13         // bits of x left over
+	MOVQ R15, R9
+	SUBQ R13, R9          // bits of x used: 1 to 64
+	XORQ R12, R12
+	CMPQ R9, $64
+	JGE packnext
+	SHRXQ R9, BX, R12
+packnext:
+	INCQ R14
+	JMP packloop
+packend:
+	TESTQ R13, R13
+	JZ packdone
+	MOVQ R12, (DI)
+packdone:
+	RET

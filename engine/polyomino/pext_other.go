@@ -13,3 +13,5 @@ func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int { panic("pextRows 
 func pextWords(x, L []uint64) uint64 { panic("pextWords without PEXT") }
 
 func prefetch(p *nearEntry) {}
+
+func pextPack(dst, src, L *uint64, k int) { panic("pextPack without PEXT") }

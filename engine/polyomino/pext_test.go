@@ -154,3 +154,108 @@ func TestSolveWithoutPext(t *testing.T) {
 		}
 	}
 }
+
+// TestPextPack: the assembly agrees with the plain packing on random rows
+// and states of 1 to 8 words with any number of vertices.
+func TestPextPack(t *testing.T) {
+	if !havePext {
+		t.Skip("no fast PEXT on this processor: compactK is not used")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for it := range 5000 {
+		k := 1 + rng.IntN(8)
+		x, L := make([]uint64, k), make([]uint64, k)
+		for i := range k {
+			x[i] = rng.Uint64()
+			switch rng.IntN(4) {
+			case 0:
+			case 1:
+				L[i] = ^uint64(0)
+			default:
+				L[i] = rng.Uint64() & rng.Uint64()
+			}
+		}
+		if it == 0 {
+			clear(L)
+			L[0] = 1
+		}
+		n := popcount(L)
+		if n == 0 {
+			continue
+		}
+		want := make([]uint64, (n+63)/64)
+		i := 0
+		for j := range k {
+			for m := L[j]; m != 0; m &= m - 1 {
+				if x[j]>>uint(bits.TrailingZeros64(m))&1 != 0 {
+					want[i/64] |= 1 << uint(i%64)
+				}
+				i++
+			}
+		}
+		got := make([]uint64, len(want)+1)
+		got[len(want)] = 0xdead
+		pextPack(&got[0], &x[0], &L[0], k)
+		if !slices.Equal(got[:len(want)], want) || got[len(want)] != 0xdead {
+			t.Fatalf("k %d, x %x, L %x: %x, want %x", k, x, L, got, want)
+		}
+	}
+}
+
+// TestCompactKSameGraph: compactK makes the graph compact builds from the
+// cells (rows, placements, masks, pieces, owners), on random states of
+// more than 64 vertices of real games (pool and hands).
+func TestCompactKSameGraph(t *testing.T) {
+	if !havePext {
+		t.Skip("no fast PEXT on this processor: compactK is not used")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []struct {
+		preset string
+		hands  bool
+		moves  []string
+	}{
+		{"pentominoes", false, nil},
+		{"pentominoes", true, nil},
+		{"pentominoes", false, []string{"X:d4,c5,d5,e5,d6"}},
+		{"tetrominoes", false, nil},
+	} {
+		cfg := mustPreset(t, c.preset)
+		if c.hands {
+			cfg.Pool = false
+		}
+		pos, err := NewPosition(cfg, nil, c.moves, DefaultToMove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := pos.game
+		all := pos.appendLegal(First, nil)
+		if c.hands {
+			all = pos.appendLegal(Second, all)
+		}
+		var root cgraph
+		root.build(g, all)
+		var got cgraph // reused, as a frame's graph is
+		for range 300 {
+			L := make([]uint64, root.words)
+			for range 65 + rng.IntN(root.n) {
+				v := rng.IntN(root.n)
+				L[v/64] |= 1 << (v % 64)
+			}
+			cnt := popcount(L)
+			if cnt <= 64 {
+				continue
+			}
+			var want cgraph
+			root.compact(g, L, &want, nil)
+			root.compactK(L, cnt, &got)
+			k := want.words
+			if got.n != want.n || got.words != k || !slices.Equal(got.adj, want.adj[:want.n*k]) ||
+				!slices.Equal(got.place, want.place) || !slices.Equal(got.m64, want.m64[:want.n]) ||
+				!slices.Equal(got.pbit, want.pbit[:want.n]) ||
+				!slices.Equal(got.own[0], want.own[0]) || !slices.Equal(got.own[1], want.own[1]) {
+				t.Fatalf("%s hands %v, state %x: compactK and compact differ", c.preset, c.hands, L)
+			}
+		}
+	}
+}

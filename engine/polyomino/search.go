@@ -321,9 +321,12 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	// Compact sparse states: the work per move is proportional to K, and
 	// states of at most 64 vertices have the one-word fast path.
 	if k > 1 && (cnt*4 <= k*64 || cnt <= 64 && game.small) {
-		if cnt <= 64 && game.small && havePext {
+		switch {
+		case cnt <= 64 && game.small && havePext:
 			g.compact1(L, &f.g)
-		} else {
+		case game.small && havePext:
+			g.compactK(L, cnt, &f.g)
+		default:
 			f.list = g.compact(game, L, &f.g, f.list)
 		}
 		f.state = f.g.full(f.state)
