@@ -527,17 +527,22 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		v := bits.TrailingZeros64(m)
 		made++
 		replies := bits.OnesCount64(L &^ adj[v] & oppOwn)
+		sk := uint64(replies) // the move's sort key
 		if pool && replies > 0 {
 			// The reply position splits into cliques: the number of moves
 			// left is fixed; a win if it is even, and a move not worth
-			// searching if it is odd.
-			if n, ok := cliqueCount(adj, L&^adj[v]); ok {
+			// searching if it is odd. Otherwise a greedy playout of it:
+			// an odd length suggests the opponent makes the last move.
+			// (One pass: playoutCliques.)
+			n, cliques := playoutCliques(adj, L&^adj[v])
+			if cliques {
 				if n&1 == 1 {
 					settled++
 					continue
 				}
 				replies = 0
 			}
+			sk |= uint64(n&1) << 8
 		}
 		if replies == 0 {
 			if probe {
@@ -550,22 +555,10 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			w.settled += settled + 1
 			return resWin
 		}
-		key := uint64(replies)
-		if pool {
-			// A greedy playout of the reply position: an odd length
-			// suggests the opponent makes the last move.
-			c := L &^ adj[v]
-			n := uint64(0)
-			for c != 0 {
-				c &^= adj[bits.TrailingZeros64(c)]
-				n++
-			}
-			key |= (n & 1) << 8
-		}
 		if g.place[v] == w.killer[ply] {
-			key = 0
+			sk = 0
 		}
-		ms = append(ms, key<<32|uint64(v))
+		ms = append(ms, sk<<32|uint64(v))
 	}
 	f.ms = ms
 	if probe {
@@ -630,6 +623,30 @@ func cliqueCount(adj []uint64, L uint64) (int, bool) {
 		n++
 	}
 	return n, true
+}
+
+// playoutCliques is a greedy playout of state L (always the lowest
+// vertex) and cliqueCount in one pass: the playout's length n, and whether
+// L is a disjoint union of cliques (then n is their number). Each step of
+// the playout removes the lowest vertex's neighbours in L, the group that
+// cliqueCount checks next, so both walk the same groups; once a group is
+// not a clique apart from the rest, only the playout goes on.
+func playoutCliques(adj []uint64, L uint64) (n int, cliques bool) {
+	cliques = true
+	for r := L; r != 0; n++ {
+		v := bits.TrailingZeros64(r)
+		s := adj[v] & L
+		if cliques {
+			for t := s &^ (1 << uint(v)); t != 0; t &= t - 1 {
+				if adj[bits.TrailingZeros64(t)]&L != s {
+					cliques = false
+					break
+				}
+			}
+		}
+		r &^= s
+	}
+	return n, cliques
 }
 
 // lazyPicks is the number of moves orderNext selects one by one before it
