@@ -142,6 +142,8 @@ type frame struct {
 	g     cgraph   // a graph compacted at this ply
 	state []uint64 // its full state
 	list  []int32
+	// bucket: search1's moves by sort key (a set of vertices a key).
+	bucket [128]uint64
 	// count and sorted: sortMoves' scratch.
 	count  []int32
 	sorted []uint64
@@ -520,7 +522,12 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		prefetch(e)
 	}
 	f := w.frame(ply)
-	ms := f.ms[:0]
+	// The moves go into buckets by sort key (f.bucket; occ: the keys
+	// used), each a set of vertices: taken in order of key, then of
+	// vertex, they are the moves in the sorted order of (key, vertex),
+	// without a sort. A bucket is set afresh when its key is first used.
+	bucket := &f.bucket
+	var occ [2]uint64
 	oppOwn := g.own[1-side][0]
 	made, settled := int64(0), int64(0) // children made and evaluated, settled so
 	for m := mine; m != 0; m &= m - 1 {
@@ -542,7 +549,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 				}
 				replies = 0
 			}
-			sk |= uint64(n&1) << 8
+			sk |= uint64(n&1) << 6 // replies < 64
 		}
 		if replies == 0 {
 			if probe {
@@ -558,9 +565,14 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 		if g.place[v] == w.killer[ply] {
 			sk = 0
 		}
-		ms = append(ms, sk<<32|uint64(v))
+		bit := uint64(1) << uint(v)
+		if h, b := sk>>6&1, uint64(1)<<(sk&63); occ[h]&b == 0 {
+			occ[h] |= b
+			bucket[sk&127] = bit
+		} else {
+			bucket[sk&127] |= bit
+		}
 	}
-	f.ms = ms
 	if probe {
 		if v := e.value(key); v != resAbort {
 			return v
@@ -568,35 +580,39 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	}
 	w.seen += made
 	w.settled += settled
-	for i := range ms {
-		orderNext(ms, i, insertionSort)
-		m := ms[i]
-		v := uint32(m)
-		child := L &^ adj[v]
-		// Twins: a move with the same sort key as an earlier one may lead
-		// to the same state (the placements of a region only one piece
-		// fits, say); such a state is known to be a win for the opponent.
-		twin := false
-		for j := i - 1; j >= 0 && ms[j]>>32 == m>>32; j-- {
-			if L&^adj[uint32(ms[j])] == child {
-				twin = true
-				break
+	for h := range occ {
+		for keys := occ[h]; keys != 0; keys &= keys - 1 {
+			all := bucket[h<<6|bits.TrailingZeros64(keys)]
+			for vs := all; vs != 0; vs &= vs - 1 {
+				v := bits.TrailingZeros64(vs)
+				child := L &^ adj[v]
+				// Twins: a move with the same sort key as an earlier one
+				// may lead to the same state (the placements of a region
+				// only one piece fits, say); such a state is known to be a
+				// win for the opponent.
+				twin := false
+				for u := all & (1<<uint(v) - 1); u != 0; u &= u - 1 {
+					if L&^adj[bits.TrailingZeros64(u)] == child {
+						twin = true
+						break
+					}
+				}
+				if twin {
+					w.settled++
+					continue
+				}
+				w.seen-- // counted as a node
+				switch w.search1(g, child, 1-side, ply+1) {
+				case resAbort:
+					return resAbort
+				case resLoss:
+					w.killer[ply] = g.place[v]
+					if probe {
+						e.set(key, resWin)
+					}
+					return resWin
+				}
 			}
-		}
-		if twin {
-			w.settled++
-			continue
-		}
-		w.seen-- // counted as a node
-		switch w.search1(g, child, 1-side, ply+1) {
-		case resAbort:
-			return resAbort
-		case resLoss:
-			w.killer[ply] = g.place[v]
-			if probe {
-				e.set(key, resWin)
-			}
-			return resWin
 		}
 	}
 	if probe {
