@@ -2,6 +2,8 @@
 
 package polyomino
 
+import "unsafe"
+
 // The one-word compaction (cgraph.compact1) packs the rows of the parent
 // graph with the processor's PEXT instruction (BMI2), where it is fast:
 // Intel since Haswell, AMD since Zen 3. Elsewhere (AMD before Zen 3 runs
@@ -55,11 +57,11 @@ func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int
 //go:noescape
 func pextWords(x, L []uint64) uint64
 
-// prefetch asks the processor to bring the endgame table's entry into the
-// cache while the node does other work (search1).
+// prefetch asks the processor to bring the line at p into the cache while
+// the node does other work (search1, solveBool).
 //
 //go:noescape
-func prefetch(p *nearEntry)
+func prefetch(p unsafe.Pointer)
 
 // pextPack writes src (k words) restricted to the vertices of L (k words)
 // and packed to dst: ceil(|L|/64) words (cgraph.compactK).

@@ -2,6 +2,8 @@
 
 package polyomino
 
+import "unsafe"
+
 // havePext: PEXT is an amd64 instruction, used through gc's assembler
 // (see pext_amd64.go).
 var havePext = pextFast()
@@ -12,6 +14,6 @@ func pextRows(dst *uint64, adj *uint64, k int, L *uint64) int { panic("pextRows 
 
 func pextWords(x, L []uint64) uint64 { panic("pextWords without PEXT") }
 
-func prefetch(p *nearEntry) {}
+func prefetch(p unsafe.Pointer) {}
 
 func pextPack(dst, src, L *uint64, k int) { panic("pextPack without PEXT") }

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Search results of the win/loss search, from the point of view of the
@@ -340,14 +341,8 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		return w.solveBool(&f.g, f.state, side, ply)
 	}
 	key := w.key(g, L, side)
-	if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
-		return v
-	}
-	start := w.nodes
-	f.ms = f.ms[:0]
-	f.child = grow(f.child, k)
-	opp := 1 - side
-	oppOwn := g.own[opp]
+	// The table's bucket is fetched while the killers are looked for.
+	w.s.tt.prefetch(key)
 	// The killers first (the placements of the last two cuts at this
 	// ply), before the other moves are ordered: in a state this big a
 	// move that wins at once (no reply, an even union of cliques) is rare,
@@ -365,6 +360,14 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 			}
 		}
 	}
+	if v, bound, ok := w.s.tt.probe(key); ok && bound == boundExact {
+		return v
+	}
+	start := w.nodes
+	f.ms = f.ms[:0]
+	f.child = grow(f.child, k)
+	opp := 1 - side
+	oppOwn := g.own[opp]
 	for _, x := range [2]int{kv, kv2} {
 		if x < 0 {
 			continue
@@ -523,7 +526,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	if probe {
 		key = w.key1(g, L, side)
 		e = w.nearAt(key)
-		prefetch(e)
+		prefetch(unsafe.Pointer(e))
 	}
 	f := w.frame(ply)
 	// The moves go into buckets by sort key (f.bucket; occ: the keys

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Table is a transposition table shared by the search goroutines (and, if
@@ -148,6 +149,12 @@ func (t *Table) probe(k ttKey) (value int, bound int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// prefetch asks the processor to fetch the bucket of key k.
+func (t *Table) prefetch(k ttKey) {
+	_, h := bucketOf(k)
+	prefetch(unsafe.Pointer(&t.words[(h&t.mask)*bucketSize*2]))
 }
 
 // store records a result; nodes is the size of the subtree searched.
