@@ -276,7 +276,7 @@ func (g *cgraph) build1(game *Game, list []int32) {
 	n := len(list)
 	g.n, g.words = n, 1
 	g.lazy = nil
-	g.adj = grow(g.adj, n)
+	g.adj = grow(g.adj, 64)[:n] // adj64
 	g.place = append(g.place[:0], list...)
 	g.m64 = grow(g.m64, n)
 	g.pbit = grow(g.pbit, n)
@@ -314,6 +314,11 @@ func (g *cgraph) build1(game *Game, list []int32) {
 		g.own[p][0] = own[p]
 	}
 }
+
+// adj64 is the rows of a one-word graph of a board of at most 64 cells as
+// an array (build1 and compact1 give adj a capacity of 64), so that a row
+// is read without a bounds check.
+func (g *cgraph) adj64() *[64]uint64 { return (*[64]uint64)(g.adj[:64]) }
 
 // compact1 is compact for a state of at most 64 vertices of a graph on a
 // board of at most 64 cells, into a one-word graph: the rows are g's,

@@ -504,7 +504,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	if mine == 0 {
 		return resLoss
 	}
-	adj := g.adj[:g.n]
+	adj := g.adj64()
 	pool := w.s.pool
 	if pool {
 		// The state splits into cliques (each move kills exactly its own
@@ -541,7 +541,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	for m := mine; m != 0; m &= m - 1 {
 		v := bits.TrailingZeros64(m)
 		made++
-		replies := bits.OnesCount64(L &^ adj[v] & oppOwn)
+		replies := bits.OnesCount64(L &^ adj[v&63] & oppOwn)
 		sk := uint64(replies) // the move's sort key
 		if pool && replies > 0 {
 			// The reply position splits into cliques: the number of moves
@@ -553,7 +553,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			// one piece in a region it alone fits, say): the verdict of
 			// the last child of each number of replies is kept
 			// (f.lastChild, f.verdict; known: the numbers kept).
-			c := L &^ adj[v]
+			c := L &^ adj[v&63]
 			r := uint(replies) & 63
 			var verdict uint8 // the playout's parity, or oddCliques
 			if known>>r&1 != 0 && f.lastChild[r] == c {
@@ -610,14 +610,14 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 			all := bucket[h<<6|bits.TrailingZeros64(keys)]
 			for vs := all; vs != 0; vs &= vs - 1 {
 				v := bits.TrailingZeros64(vs)
-				child := L &^ adj[v]
+				child := L &^ adj[v&63]
 				// Twins: a move with the same sort key as an earlier one
 				// may lead to the same state (the placements of a region
 				// only one piece fits, say); such a state is known to be a
 				// win for the opponent.
 				twin := false
 				for u := all & (1<<uint(v) - 1); u != 0; u &= u - 1 {
-					if L&^adj[bits.TrailingZeros64(u)] == child {
+					if L&^adj[bits.TrailingZeros64(u)&63] == child {
 						twin = true
 						break
 					}
@@ -650,13 +650,13 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 // every move removes exactly its own group (the conflict graph restricted
 // to L is a disjoint union of cliques), and if so how many groups there
 // are: then exactly that many moves remain, whatever is played.
-func cliqueCount(adj []uint64, L uint64) (int, bool) {
+func cliqueCount(adj *[64]uint64, L uint64) (int, bool) {
 	n := 0
 	for r := L; r != 0; {
 		v := bits.TrailingZeros64(r)
-		s := adj[v] & L
+		s := adj[v&63] & L
 		for t := s &^ (1 << uint(v)); t != 0; t &= t - 1 {
-			if adj[bits.TrailingZeros64(t)]&L != s {
+			if adj[bits.TrailingZeros64(t)&63]&L != s {
 				return 0, false
 			}
 		}
@@ -676,14 +676,14 @@ const oddCliques = 2
 // the playout removes the lowest vertex's neighbours in L, the group that
 // cliqueCount checks next, so both walk the same groups; once a group is
 // not a clique apart from the rest, only the playout goes on.
-func playoutCliques(adj []uint64, L uint64) (n int, cliques bool) {
+func playoutCliques(adj *[64]uint64, L uint64) (n int, cliques bool) {
 	cliques = true
 	for r := L; r != 0; n++ {
 		v := bits.TrailingZeros64(r)
-		s := adj[v] & L
+		s := adj[v&63] & L
 		if cliques {
 			for t := s &^ (1 << uint(v)); t != 0; t &= t - 1 {
-				if adj[bits.TrailingZeros64(t)]&L != s {
+				if adj[bits.TrailingZeros64(t)&63]&L != s {
 					cliques = false
 					break
 				}
