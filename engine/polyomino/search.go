@@ -113,8 +113,6 @@ type nearEntry struct{ a, b uint64 }
 
 const nearBits = 17
 
-func (w *worker) nearProbe(k ttKey) int { return w.nearAt(k).value(k) }
-
 // nearAt is the entry of key k.
 func (w *worker) nearAt(k ttKey) *nearEntry {
 	return &w.near[mix64(k.a^k.b*0x9e3779b97f4a7c15)>>(64-nearBits)]
@@ -128,8 +126,7 @@ func (e *nearEntry) value(k ttKey) int {
 	return resAbort
 }
 
-func (w *worker) nearStore(k ttKey, r int) { w.nearAt(k).set(k, r) }
-
+// set stores result r for key k in e.
 func (e *nearEntry) set(k ttKey, r int) {
 	e.a, e.b = k.a, k.b&(1<<48-1)|uint64(uint16(int16(r)))<<48
 }
