@@ -50,7 +50,7 @@ func (g *cgraph) buildDense(game *Game, list []int32) {
 	g.buildSets(game, list)
 	g.lazy = nil
 	n, k := g.n, g.words
-	g.adj = grow(g.adj, n*k)
+	g.adj = grow(g.adj, max(n*k, 64))[:n*k] // a one-word graph's rows: adj64
 	order := game.set.Order
 	for v, pi := range list {
 		row := g.adj[v*k : (v+1)*k]
@@ -316,8 +316,8 @@ func (g *cgraph) build1(game *Game, list []int32) {
 }
 
 // adj64 is the rows of a one-word graph of a board of at most 64 cells as
-// an array (build1 and compact1 give adj a capacity of 64), so that a row
-// is read without a bounds check.
+// an array (build1, buildDense and compact1 give adj a capacity of 64 at
+// least), so that a row is read without a bounds check.
 func (g *cgraph) adj64() *[64]uint64 { return (*[64]uint64)(g.adj[:64]) }
 
 // compact1 is compact for a state of at most 64 vertices of a graph on a

@@ -259,3 +259,32 @@ func TestCompactKSameGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWordGraphsHaveRoom: every one-word graph of a small board has
+// room for 64 rows, which search1 reads as an array (adj64): build1's,
+// and buildDense's, which buildLazy makes for the heuristic player (a
+// review: under 64, a future path searching it would panic).
+func TestOneWordGraphsHaveRoom(t *testing.T) {
+	cfg := mustPreset(t, "tetrominoes")
+	cfg.Width, cfg.Height = 3, 3
+	pos, err := NewPosition(cfg, nil, nil, DefaultToMove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := pos.appendLegal(First, nil)
+	if len(list) == 0 || len(list) > 64 {
+		t.Fatalf("%d placements", len(list))
+	}
+	var built, dense cgraph
+	built.build(pos.game, list)
+	dense.buildDense(pos.game, list)
+	for _, g := range []*cgraph{&built, &dense} {
+		if g.words != 1 || cap(g.adj) < 64 {
+			t.Fatalf("a graph of %d words, room for %d rows", g.words, cap(g.adj))
+		}
+		rows := g.adj64()
+		if !slices.Equal(rows[:g.n], g.adj) {
+			t.Errorf("adj64 reads other rows")
+		}
+	}
+}
