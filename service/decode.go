@@ -249,8 +249,10 @@ func integralLiteral(lit []byte) (int64, bool) {
 type jsonValue struct {
 	tok json.Token
 	// path: the dotted path of the list the value is an element of
-	// (inList, at index), or of the field it is the value of; a list in a
-	// list is named by the outer list's path and "[]".
+	// (inList, at index); a list in a list is named by the outer list's
+	// path and "[]". Empty for an object's member: its path is built only
+	// for an object or array it opens (a member's path for every value
+	// cost a 64 KB body of 3,000 members under a 40 KB key 80 ms).
 	path   string
 	inList bool
 	index  int
@@ -303,11 +305,8 @@ func walkJSON(raw json.RawMessage, key func(path, k string, again bool) error, v
 			}
 		}
 		v := jsonValue{tok: tok, offset: dec.InputOffset()}
-		if top != nil {
-			v.path, v.inList, v.index = top.path, !top.object, top.index
-			if top.object {
-				v.path = join(top.path, top.key)
-			}
+		if top != nil && !top.object {
+			v.path, v.inList, v.index = top.path, true, top.index
 		}
 		if tok != json.Delim('}') && tok != json.Delim(']') {
 			if more, err := value(v); err != nil || !more {
@@ -317,7 +316,10 @@ func walkJSON(raw json.RawMessage, key func(path, k string, again bool) error, v
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			path := v.path
-			if v.inList && tok == json.Delim('[') {
+			switch {
+			case top != nil && top.object:
+				path = join(top.path, top.key)
+			case v.inList && tok == json.Delim('['):
 				path += "[]"
 			}
 			if len(stack) >= maxJSONDepth {
