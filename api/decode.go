@@ -39,7 +39,7 @@ func decodeJSON(c *gin.Context, dst any) bool {
 		msg := fe.Msg
 		if strings.HasPrefix(fe.Field, "request.") {
 			// a job's request: named as service.DecodeRequest names its faults
-			msg = fe.Field + ": " + msg
+			msg = clip(fe.Field) + ": " + msg
 		}
 		fail(c, fe.Invalid(fe.Field, msg))
 		return false

@@ -646,3 +646,16 @@ func TestOldAnalyzeJobResult(t *testing.T) {
 		}
 	}
 }
+
+// TestLongFieldPathsClipped: a refused job request whose field's path is
+// long (64 objects deep under 900-byte keys) is named clipped: the whole
+// path came back in the detail, 114 KB for a 59 KB body (a review).
+func TestLongFieldPathsClipped(t *testing.T) {
+	h := newJobServer(t).Config.Handler
+	key := `{"` + strings.Repeat("k", 900) + `":`
+	body := `{"type":"polyomino.tilings","request":` + strings.Repeat(key, 65) + "1" + strings.Repeat("}", 65) + "}"
+	w := do(h, "POST", "/v1/jobs", "application/json", body)
+	if w.Code != http.StatusBadRequest || w.Body.Len() > 8<<10 || !strings.Contains(w.Body.String(), "nested deeper") {
+		t.Errorf("%d, %d bytes: %.200s", w.Code, w.Body.Len(), w.Body.String())
+	}
+}

@@ -84,11 +84,13 @@ func kindProblem(kind, detail string) Problem {
 func writeProblem(c *gin.Context, p Problem) {
 	// Messages quote what the client sent: a 60,000-character field name
 	// or value came back in full, two or three times over.
-	p.Detail = clipQuoted(p.Detail)
+	// Whatever else a message repeats (a field's path of long keys came
+	// back in full, 114 KB for a 59 KB body) is cut at maxMessage bytes.
+	p.Detail = clipAt(clipQuoted(p.Detail), maxMessage)
 	if len(p.Errors) > 0 {
 		errs := make([]service.FieldError, len(p.Errors))
 		for i, e := range p.Errors {
-			e.Field, e.Message = clip(e.Field), clipQuoted(e.Message)
+			e.Field, e.Message = clip(e.Field), clipAt(clipQuoted(e.Message), maxMessage)
 			errs[i] = e
 		}
 		p.Errors = errs
@@ -192,6 +194,11 @@ func describeProblem(c *gin.Context) {
 
 // clipLen is the longest piece of a client's input a problem repeats.
 const clipLen = 64
+
+// maxMessage bounds a problem's detail and each field error's message,
+// whatever they repeat (the longest the service writes is a few hundred
+// bytes).
+const maxMessage = 2048
 
 // clip shortens s to about clipLen bytes (on a character boundary) and
 // says how long it was.
