@@ -126,6 +126,7 @@ type limitedListener struct {
 	lastClient string
 	pending    *time.Timer
 	logEvery   time.Duration
+	closed     bool // the listener closed: a refusal accepted before is logged at once
 }
 
 // Accept returns the next connection within the caps, closing those
@@ -193,10 +194,8 @@ func (l *limitedListener) client(addr net.Addr) (string, int) {
 	if l.trustAll || l.lim.PerClient <= 0 {
 		return "peer:" + a.String(), math.MaxInt
 	}
-	for _, p := range l.trusted {
-		if p.Contains(a) {
-			return "proxy:" + a.String(), math.MaxInt
-		}
+	if trustedPeer(l.trusted, ap.Addr()) {
+		return "proxy:" + a.String(), math.MaxInt
 	}
 	return (*service.APIKeys)(nil).ClientID("", a.String()), l.lim.PerClient
 }
@@ -210,7 +209,7 @@ func (l *limitedListener) logRefusal(client, which string) {
 	defer l.logMu.Unlock()
 	l.unlogged++
 	l.lastCap, l.lastClient = which, client
-	if wait := l.logEvery - time.Since(l.loggedAt); wait > 0 {
+	if wait := l.logEvery - time.Since(l.loggedAt); wait > 0 && !l.closed {
 		if l.pending == nil {
 			l.pending = time.AfterFunc(wait, l.flushRefusals)
 		}
@@ -242,6 +241,7 @@ func (l *limitedListener) writeRefusals() {
 func (l *limitedListener) Close() error {
 	err := l.Listener.Close()
 	l.logMu.Lock()
+	l.closed = true
 	if l.pending != nil && l.pending.Stop() {
 		l.pending = nil
 	}
@@ -250,8 +250,8 @@ func (l *limitedListener) Close() error {
 	return err
 }
 
-// trustedPrefixes parses trusted proxies: addresses (IPv4-mapped ones
-// unmapped) or CIDRs.
+// trustedPrefixes parses trusted proxies: addresses or CIDRs, IPv4-mapped
+// ones as IPv4 (::ffff:10.0.0.0/104 is 10.0.0.0/8), as gin reads them.
 func trustedPrefixes(list []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, p := range list {
@@ -263,9 +263,27 @@ func trustedPrefixes(list []string) ([]netip.Prefix, error) {
 		if err != nil {
 			return nil, fmt.Errorf("trusted proxy %q is neither an address nor a CIDR", p)
 		}
+		if a := pre.Addr(); a.Is4In6() && pre.Bits() >= 96 {
+			pre = netip.PrefixFrom(a.Unmap(), pre.Bits()-96)
+		}
 		out = append(out, pre.Masked())
 	}
 	return out, nil
+}
+
+// trustedPeer tells whether a peer's address is a trusted proxy's. An
+// address with a zone (fe80::1%eth0) is none, as gin reads it.
+func trustedPeer(trusted []netip.Prefix, a netip.Addr) bool {
+	if a.Zone() != "" {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // limitedConn gives its place back when it closes (once).

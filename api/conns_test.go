@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +355,23 @@ func TestUntrustedForwarding(t *testing.T) {
 	send("192.0.2.7:4000", "198.51.100.9")
 	if n := len(warnings()); n != 0 {
 		t.Errorf("%d warnings with every peer trusted", n)
+	}
+}
+
+// TestTrustedPeer: trusted proxies match as gin matches them: an
+// IPv4-mapped CIDR is its IPv4 one, and a peer with an IPv6 zone is no
+// trusted proxy (a review found the middleware and gin disagreeing).
+func TestTrustedPeer(t *testing.T) {
+	trusted, err := trustedPrefixes([]string{"::ffff:10.0.0.0/104", "fe80::/10", "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]bool{
+		"10.1.2.3": true, "::ffff:10.1.2.3": true, "11.0.0.1": false,
+		"fe80::1": true, "fe80::1%eth0": false, "192.0.2.1": true, "::ffff:192.0.2.1": true, "192.0.2.2": false,
+	} {
+		if got := trustedPeer(trusted, netip.MustParseAddr(addr)); got != want {
+			t.Errorf("%s: trusted %v, want %v", addr, got, want)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -135,31 +134,28 @@ const forwardedLogEvery = time.Hour
 // client then shares one address for the rate limits and caps (the
 // default trusts no proxy).
 func untrustedForwarding(trusted []netip.Prefix) gin.HandlerFunc {
-	var mu sync.Mutex
-	var warned time.Time
+	var warned atomic.Int64 // Unix nanoseconds of the last warning
 	return func(c *gin.Context) {
 		h := c.Request.Header
-		if h.Get("X-Forwarded-For") == "" && h.Get("X-Real-IP") == "" {
-			return
-		}
-		ap, err := netip.ParseAddrPort(c.Request.RemoteAddr)
-		if err != nil {
-			return
-		}
-		peer := ap.Addr().Unmap().WithZone("")
-		for _, p := range trusted {
-			if p.Contains(peer) {
+		header := "X-Forwarded-For"
+		if h.Get(header) == "" {
+			if header = "X-Real-IP"; h.Get(header) == "" {
 				return
 			}
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !warned.IsZero() && time.Since(warned) < forwardedLogEvery {
+		if last := warned.Load(); last != 0 && time.Since(time.Unix(0, last)) < forwardedLogEvery {
+			return // (no lock: behind an untrusted proxy every request comes here)
+		}
+		ap, err := netip.ParseAddrPort(c.Request.RemoteAddr)
+		if err != nil || trustedPeer(trusted, ap.Addr()) {
 			return
 		}
-		warned = time.Now()
-		logger(c).Warn("X-Forwarded-For from a peer that is not a trusted proxy: ignored, the peer's address names the client for rate limits, caps and logs; if the peer is your proxy or load balancer, name it in --trusted-proxies (this line at most hourly)",
-			zap.String("peer", peer.String()))
+		now := time.Now().UnixNano()
+		if last := warned.Load(); last != 0 && time.Since(time.Unix(0, last)) < forwardedLogEvery || !warned.CompareAndSwap(last, now) {
+			return
+		}
+		logger(c).Warn(header+" from a peer that is not a trusted proxy: ignored, the peer's address names the client for rate limits, caps and logs; if the peer is your proxy or load balancer, name it in --trusted-proxies (this line at most hourly)",
+			zap.String("peer", ap.Addr().Unmap().String()))
 	}
 }
 
