@@ -621,7 +621,9 @@ func TestClientConnections(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		body, err = io.ReadAll(resp.Body)
-		return err == nil
+		// (A 429 while the closed connections are not given back yet:
+		// CI read a problem for the metrics.)
+		return err == nil && resp.StatusCode == http.StatusOK
 	})
 	if !regexp.MustCompile(`gamesolver_http_connections_refused_total\{cap="client"\} [1-9]`).Match(body) || !regexp.MustCompile(`(?m)^gamesolver_http_connections [1-9][0-9]*$`).Match(body) {
 		t.Errorf("the metrics: %s", regexp.MustCompile(`(?m)^gamesolver_http_connections.*$`).FindAll(body, -1))
