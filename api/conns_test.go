@@ -234,25 +234,9 @@ func TestLimitConnsAnsweredAtMost(t *testing.T) {
 	// The answered refusal holds its place while its client keeps its side
 	// open, for longer than a loaded machine may take to accept the next.
 	ln.(*limitedListener).linger = 10 * time.Second
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	var conns []net.Conn
-	for range 3 { // one held, one answered (its client keeps its side open), one closed bare
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		conns = append(conns, c)
-		time.Sleep(50 * time.Millisecond) // accepted in order
-	}
+	// One held, one answered (its client keeps its side open), one closed
+	// bare; accepted in order.
+	conns := holdAndDial(t, ln, inner.Addr().String(), 3, 50*time.Millisecond)
 	_, first := closedByPeer(t, conns[1])
 	closed, second := closedByPeer(t, conns[2])
 	if !strings.HasPrefix(first, "HTTP/1.1 429 ") || !closed || second != "" {
@@ -279,24 +263,8 @@ func TestRefusalsLoggedAtLast(t *testing.T) {
 		if !closeEarly {
 			l.logEvery = 300 * time.Millisecond
 		}
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
-			}
-		}()
-		var conns []net.Conn
-		for range 4 { // one held, three refused: the first logged, two held back
-			c, err := net.Dial("tcp", inner.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			conns = append(conns, c)
-		}
+		// One held, three refused: the first logged, two held back.
+		conns := holdAndDial(t, ln, inner.Addr().String(), 4, 0)
 		for _, c := range conns[1:] {
 			if closed, _ := closedByPeer(t, c); !closed {
 				t.Fatal("a connection past the cap was not refused")
@@ -374,4 +342,36 @@ func TestTrustedPeer(t *testing.T) {
 			t.Errorf("%s: trusted %v, want %v", addr, got, want)
 		}
 	}
+}
+
+// holdAndDial accepts (and holds until ln closes) every connection of ln,
+// and dials n to addr, gap apart; they are closed at the test's end.
+func holdAndDial(t *testing.T, ln net.Listener, addr string, n int, gap time.Duration) []net.Conn {
+	t.Helper()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	var conns []net.Conn
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+		time.Sleep(gap)
+	}
+	return conns
 }

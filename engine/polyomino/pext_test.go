@@ -69,14 +69,18 @@ func TestPextRows(t *testing.T) {
 	}
 }
 
-// TestCompact1SameGraph: the rows packed from the parent graph are those
-// build1 makes from the cells, with the same placements, masks, pieces and
-// owners, on random states of real games (pool and hands).
-func TestCompact1SameGraph(t *testing.T) {
-	if !havePext {
-		t.Skip("no fast PEXT on this processor: compact1 is not used")
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
+// compactCase is a root graph of every legal placement of a real game
+// (pool and hands), for the compaction tests.
+type compactCase struct {
+	preset string
+	hands  bool
+	game   *Game
+	root   *cgraph
+}
+
+func compactCases(t *testing.T) []compactCase {
+	t.Helper()
+	var out []compactCase
 	for _, c := range []struct {
 		preset string
 		hands  bool
@@ -95,13 +99,27 @@ func TestCompact1SameGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := pos.game
 		all := pos.appendLegal(First, nil)
 		if c.hands {
 			all = pos.appendLegal(Second, all)
 		}
-		var root cgraph
-		root.build(g, all)
+		root := &cgraph{}
+		root.build(pos.game, all)
+		out = append(out, compactCase{preset: c.preset, hands: c.hands, game: pos.game, root: root})
+	}
+	return out
+}
+
+// TestCompact1SameGraph: the rows packed from the parent graph are those
+// build1 makes from the cells, with the same placements, masks, pieces and
+// owners, on random states of real games (pool and hands).
+func TestCompact1SameGraph(t *testing.T) {
+	if !havePext {
+		t.Skip("no fast PEXT on this processor: compact1 is not used")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range compactCases(t) {
+		g, root := c.game, c.root
 		for range 300 {
 			L := make([]uint64, root.words)
 			for range rng.IntN(65) {
@@ -210,31 +228,8 @@ func TestCompactKSameGraph(t *testing.T) {
 		t.Skip("no fast PEXT on this processor: compactK is not used")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, c := range []struct {
-		preset string
-		hands  bool
-		moves  []string
-	}{
-		{"pentominoes", false, nil},
-		{"pentominoes", true, nil},
-		{"pentominoes", false, []string{"X:d4,c5,d5,e5,d6"}},
-		{"tetrominoes", false, nil},
-	} {
-		cfg := mustPreset(t, c.preset)
-		if c.hands {
-			cfg.Pool = false
-		}
-		pos, err := NewPosition(cfg, nil, c.moves, DefaultToMove)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := pos.game
-		all := pos.appendLegal(First, nil)
-		if c.hands {
-			all = pos.appendLegal(Second, all)
-		}
-		var root cgraph
-		root.build(g, all)
+	for _, c := range compactCases(t) {
+		g, root := c.game, c.root
 		var got cgraph // reused, as a frame's graph is
 		for range 300 {
 			L := make([]uint64, root.words)
