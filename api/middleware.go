@@ -143,16 +143,13 @@ func untrustedForwarding(trusted []netip.Prefix) gin.HandlerFunc {
 				return
 			}
 		}
-		if last := warned.Load(); last != 0 && time.Since(time.Unix(0, last)) < forwardedLogEvery {
+		last := warned.Load()
+		if last != 0 && time.Since(time.Unix(0, last)) < forwardedLogEvery {
 			return // (no lock: behind an untrusted proxy every request comes here)
 		}
 		ap, err := netip.ParseAddrPort(c.Request.RemoteAddr)
-		if err != nil || trustedPeer(trusted, ap.Addr()) {
-			return
-		}
-		now := time.Now().UnixNano()
-		if last := warned.Load(); last != 0 && time.Since(time.Unix(0, last)) < forwardedLogEvery || !warned.CompareAndSwap(last, now) {
-			return
+		if err != nil || trustedPeer(trusted, ap.Addr()) || !warned.CompareAndSwap(last, time.Now().UnixNano()) {
+			return // (a failed swap: another request warned meanwhile)
 		}
 		logger(c).Warn(header+" from a peer that is not a trusted proxy: ignored, the peer's address names the client for rate limits, caps and logs; if the peer is your proxy or load balancer, name it in --trusted-proxies (this line at most hourly)",
 			zap.String("peer", ap.Addr().Unmap().String()))
