@@ -2,6 +2,9 @@ package service
 
 import (
 	"context"
+	"crypto/pbkdf2"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -175,6 +178,31 @@ func TestClientID(t *testing.T) {
 	}
 	if got := keys.ClientID("s3cret", "2001:db8::1"); !strings.HasPrefix(got, "key:") || strings.Contains(got, "s3cret") {
 		t.Errorf("a valid key: %q", got)
+	}
+}
+
+// TestClientIDOfKey: a key's client id, which Redis and the job logs keep,
+// is no fast hash of the key (a security review: a weak key could be
+// guessed offline from it at a GPU's pace), names one key alike in every
+// process (replicas share the per-client counters), and keys apart.
+func TestClientIDOfKey(t *testing.T) {
+	a, b := NewAPIKeys([]string{"s3cret", "other"}), NewAPIKeys([]string{"other", "s3cret"})
+	id := a.ClientID("s3cret", "192.0.2.7")
+	fast := sha256.Sum256([]byte("s3cret"))
+	if id == "key:"+hex.EncodeToString(fast[:8]) {
+		t.Errorf("the client id %s is the key's SHA-256", id)
+	}
+	if want, err := pbkdf2.Key(sha256.New, "s3cret", []byte(clientIDSalt), clientIDRounds, 8); err != nil || id != "key:"+hex.EncodeToString(want) {
+		t.Errorf("the client id %s is not the key's PBKDF2 (%x, %v)", id, want, err)
+	}
+	if clientIDRounds < 1<<16 {
+		t.Errorf("%d rounds", clientIDRounds)
+	}
+	if got := b.ClientID("s3cret", "198.51.100.1"); got != id {
+		t.Errorf("one key, two processes: %s and %s", id, got)
+	}
+	if other := a.ClientID("other", "192.0.2.7"); other == id || other != b.ClientID("other", "192.0.2.7") {
+		t.Errorf("ids of s3cret and other: %s, %s", id, other)
 	}
 }
 
