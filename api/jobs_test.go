@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -348,7 +349,10 @@ func TestJobEventsEndOnDrain(t *testing.T) {
 	}
 }
 
-// The request that creates a job logs the job's id with its request id.
+// The request that creates a job logs the job's id with its request id:
+// the id's first 8 characters, never all of it (the id is the job's only
+// credential: a security review found ids logged whole), in the job's
+// lines and the access log's paths alike.
 func TestJobCreatedLogged(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	srv := newLoggingJobServer(t, nil, zap.New(core))
@@ -370,8 +374,22 @@ func TestJobCreatedLogged(t *testing.T) {
 		t.Fatalf("%d job submitted lines", len(entries))
 	}
 	f := entries[0].ContextMap()
-	if f["request_id"] != "req-42" || f["job"] != created.ID || f["type"] != "polyomino.tilings" {
-		t.Errorf("job submitted line %v, want request id req-42 and job %s", f, created.ID)
+	if f["request_id"] != "req-42" || f["job"] != created.ID[:8]+"…" || f["type"] != "polyomino.tilings" {
+		t.Errorf("job submitted line %v, want request id req-42 and job %s…", f, created.ID[:8])
+	}
+	for _, path := range []string{created.Href, created.Href + "/events"} {
+		if r, err := http.Get(srv.URL + path); err == nil {
+			_, _ = io.Copy(io.Discard, r.Body)
+			r.Body.Close()
+		}
+	}
+	if n := len(logs.FilterField(zap.String("path", "/v1/jobs/"+created.ID[:8]+"…/events")).All()); n != 1 {
+		t.Errorf("%d access lines of the job's events", n)
+	}
+	for _, e := range logs.All() {
+		if line, _ := json.Marshal(e.ContextMap()); bytes.Contains(line, []byte(created.ID)) || strings.Contains(e.Message, created.ID) {
+			t.Errorf("a log line holds the whole job id: %s %s", e.Message, line)
+		}
 	}
 }
 

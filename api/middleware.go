@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/gamesolver/gamesolver/service"
+	"github.com/gamesolver/gamesolver/service/jobs"
 )
 
 const (
@@ -168,7 +169,7 @@ func accessLog() gin.HandlerFunc {
 		fields := []zap.Field{
 			zap.String("method", clipAt(c.Request.Method, maxLoggedMethod)),
 			zap.String("route", routeOf(c)),
-			zap.String("path", clipAt(c.Request.URL.Path, maxLoggedPath)),
+			zap.String("path", clipAt(loggedPath(c), maxLoggedPath)),
 			zap.Int("status", status),
 			zap.Duration("latency", time.Since(start)),
 			zap.Int("bytes", c.Writer.Size()),
@@ -230,6 +231,19 @@ func isProbe(route string) bool {
 // routeOf is the route template ("/v1/jobs/:id"; for a 405, the template
 // its path matched), or "unmatched" for paths no route knows, so that
 // metrics and logs cannot be flooded with labels.
+// loggedPath is the request's path as the access log shows it: a job's id
+// cut to what the job logs show (jobs.LoggedID), since the id is the
+// job's only credential.
+func loggedPath(c *gin.Context) string {
+	p := c.Request.URL.Path
+	if id := c.Param("id"); id != "" {
+		if i := strings.Index(p, id); i >= 0 {
+			p = p[:i] + jobs.LoggedID(id) + p[i+len(id):]
+		}
+	}
+	return p
+}
+
 func routeOf(c *gin.Context) string {
 	if r := c.FullPath(); r != "" {
 		return r

@@ -181,6 +181,22 @@ func newID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// loggedIDLen is how much of a job id the logs keep: 8 characters, 48
+// bits, enough to find a job's lines among millions, while the 80 bits
+// left out keep a log reader from following, changing or canceling the job
+// (an id is its bearer's only credential; a security review found them
+// logged whole).
+const loggedIDLen = 8
+
+// LoggedID is what the logs show of job id: its first 8 characters and an
+// ellipsis.
+func LoggedID(id string) string {
+	if len(id) <= loggedIDLen {
+		return id
+	}
+	return id[:loggedIDLen] + "…"
+}
+
 // validID reports whether id could have come from newID, so that garbage
 // never reaches a store key.
 func validID(id string) bool {

@@ -253,7 +253,7 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 		return Job{}, storeError("store the job", err)
 	}
 	m.opts.Metrics.job(typ, StatusQueued)
-	fields := []zap.Field{zap.String("job", s.ID), zap.String("type", typ), zap.Int("units", len(units))}
+	fields := []zap.Field{zap.String("job", LoggedID(s.ID)), zap.String("type", typ), zap.Int("units", len(units))}
 	if rid := service.RequestID(ctx); rid != "" {
 		fields = append(fields, zap.String("request_id", rid))
 	}
@@ -351,7 +351,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (Job, error) {
 	j, err := m.Get(ctx, id)
 	if err == nil && won {
 		m.opts.Metrics.job(j.Type, StatusCanceled)
-		fields := []zap.Field{zap.String("job", id), zap.String("type", j.Type)}
+		fields := []zap.Field{zap.String("job", LoggedID(id)), zap.String("type", j.Type)}
 		if rid := service.RequestID(ctx); rid != "" {
 			fields = append(fields, zap.String("request_id", rid))
 		}

@@ -553,7 +553,7 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 		val, _ := flat[i+1].(string)
 		idx, err := strconv.Atoi(k)
 		if err != nil {
-			return "", nil, fmt.Errorf("jobs: result field %q of job %s is not a unit index", k, d.JobID)
+			return "", nil, fmt.Errorf("jobs: result field %q of job %s is not a unit index", k, LoggedID(d.JobID))
 		}
 		results[idx] = json.RawMessage(val)
 	}

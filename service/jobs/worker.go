@@ -123,7 +123,7 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, li
 		}
 		if ctx.Err() != nil {
 			// Claimed as the worker stopped: give it back untouched.
-			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit)))
+			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", LoggedID(d.JobID)), zap.Int("unit", d.Unit)))
 			return
 		}
 		m.running.Store(d.EntryID, true)
@@ -144,7 +144,7 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, li
 // one of this manager's (on a shared store, another worker's).
 func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger, limit time.Duration) (foreign bool) {
 	bg := context.WithoutCancel(ctx) // store calls still run while shutting down
-	log = log.With(zap.String("job", d.JobID), zap.Int("unit", d.Unit), zap.Int64("delivery", d.Deliveries))
+	log = log.With(zap.String("job", LoggedID(d.JobID)), zap.Int("unit", d.Unit), zap.Int64("delivery", d.Deliveries))
 	var start unitStart
 	if m.retry(bg, log, "read the unit's job", func(ctx context.Context) (err error) {
 		start, err = m.store.begin(ctx, d, time.Now().UTC())
