@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -108,8 +110,52 @@ func revalidated(c *gin.Context, contentType string, body []byte, etag string) {
 		c.Status(http.StatusNotModified)
 		return
 	}
+	if current != etag {
+		if gz := precompressed(etag, body); gz != nil {
+			// Compressed once, at the best level, and sent as it is
+			// (Compress passes an answer with a Content-Encoding through):
+			// the OpenAPI document's 270 KB were compressed again at
+			// each request, sent chunked, without a length.
+			h.Set("Content-Encoding", "gzip")
+			h.Set("ETag", current) // Compress suffixes only what it compresses
+			addVary(h, "Accept-Encoding")
+			body = gz
+		}
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	c.Data(http.StatusOK, contentType, body)
+}
+
+// maxPrecompressed bounds how many documents precompressed keeps: the
+// OpenAPI document and the games catalogue's versions (it grows while
+// engines register), not one per request.
+const maxPrecompressed = 16
+
+var (
+	precompressedMu   sync.Mutex
+	precompressedDocs = map[string][]byte{}
+)
+
+// precompressed is body, whose strong ETag is etag, gzip-compressed at
+// the best level, compressed on its first use and kept; nil when
+// maxPrecompressed documents are kept already (Compress then compresses
+// it as any answer).
+func precompressed(etag string, body []byte) []byte {
+	precompressedMu.Lock()
+	defer precompressedMu.Unlock()
+	if gz, ok := precompressedDocs[etag]; ok {
+		return gz
+	}
+	if len(precompressedDocs) >= maxPrecompressed {
+		return nil
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+	_, _ = zw.Write(body)                                    // a bytes.Buffer's writes do not fail
+	_ = zw.Close()
+	gz := buf.Bytes()
+	precompressedDocs[etag] = gz
+	return gz
 }
 
 // noneMatch tells whether an If-None-Match header value names etag (or is
