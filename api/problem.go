@@ -174,10 +174,10 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 // describeProblem godoc
 //
 //	@Summary		Describe a problem type
-//	@Description	Every error answer is application/problem+json (RFC 9457) whose `type` is a path under /problems/; this returns what that type means.
+//	@Description	Every error answer is application/problem+json (RFC 9457) whose `type` is a path under /problems/ (the names this parameter lists: a client can branch on them); this returns what that type means.
 //	@Tags			service
 //	@Produce		json,application/problem+json
-//	@Param			name	path		string	true	"problem type name, such as validation"
+//	@Param			name	path		string	true	"problem type name, such as validation"	Enums(validation, malformed-json, not-found, method-not-allowed, request-timeout, conflict, unauthorized, body-too-large, unsupported-media, rate-limited, busy, unavailable, not-ready, internal)
 //	@Success		200		{object}	problemKind
 //	@Failure		404		{object}	Problem	"no such kind of problem"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"

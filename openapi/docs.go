@@ -150,7 +150,7 @@ const docTemplate = `{
         },
         "/problems/{name}": {
             "get": {
-                "description": "Every error answer is application/problem+json (RFC 9457) whose ` + "`" + `type` + "`" + ` is a path under /problems/; this returns what that type means.",
+                "description": "Every error answer is application/problem+json (RFC 9457) whose ` + "`" + `type` + "`" + ` is a path under /problems/ (the names this parameter lists: a client can branch on them); this returns what that type means.",
                 "produces": [
                     "application/json",
                     "application/problem+json"
@@ -162,6 +162,22 @@ const docTemplate = `{
                 "operationId": "describeProblem",
                 "parameters": [
                     {
+                        "enum": [
+                            "validation",
+                            "malformed-json",
+                            "not-found",
+                            "method-not-allowed",
+                            "request-timeout",
+                            "conflict",
+                            "unauthorized",
+                            "body-too-large",
+                            "unsupported-media",
+                            "rate-limited",
+                            "busy",
+                            "unavailable",
+                            "not-ready",
+                            "internal"
+                        ],
                         "type": "string",
                         "description": "problem type name, such as validation",
                         "name": "name",
