@@ -29,7 +29,7 @@ const etagGzip = "-gzip"
 
 // Compress wraps h (the whole API: answers, problems, documents) so that
 // its answers are compressed as compressMinSize says. Every answer then
-// carries Vary: Accept-Encoding.
+// carries Vary: Accept-Encoding, but event streams and CORS preflights.
 func Compress(h http.Handler) http.Handler {
 	compressed := compressor(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
