@@ -215,3 +215,27 @@ func BenchmarkBigAnswerAssembly(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBigAnswerSolve: the making of that answer in a solver slot,
+// the flight's one search (the flood's budget of 1 s; the heuristic player
+// answers the opening, beyond the search) and its encoding.
+func BenchmarkBigAnswerSolve(b *testing.B) {
+	q := PolyominoQuery{Game: "hexominoes", AllMoves: true}
+	pos, err := q.position()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		res, err := polyomino.Solve(ctx, pos, polyomino.Options{AllMoves: true, Workers: 1})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := json.Marshal(answerOf(res, pos.Frame().ToCanonical))
+		if err != nil || len(res.Moves) != 14589 {
+			b.Fatal(err, len(res.Moves))
+		}
+		_ = raw
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 	"github.com/gamesolver/gamesolver/service/cache"
+	"github.com/gamesolver/gamesolver/service/redistest"
 )
 
 // childValueCases are cached answers as childValue meets them.
@@ -165,5 +166,33 @@ func TestLendPliesOrder(t *testing.T) {
 	cv.lendPlies(&a, res)
 	if a.Moves[0].Move != m2.String() || a.Moves[0].Plies == nil || *a.Moves[0].Plies != 3 || a.Moves[1].Plies == nil || *a.Moves[1].Plies != 1 {
 		t.Errorf("moves %+v: want %s (3 plies) first", a.Moves, m2)
+	}
+}
+
+// BenchmarkKnownChildrenRedis: the look-up of an unmarked position, as
+// BenchmarkKnownChildren/unmarked, through a private redis-server on
+// loopback (skipped without one, like the integration tests).
+func BenchmarkKnownChildrenRedis(b *testing.B) {
+	cfg, _ := polyomino.Preset("pentominoes")
+	g, err := polyomino.NewGame(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pos, err := g.NewPosition(nil, []string{"L:c4,d4,e4,f4,c5"}, polyomino.DefaultToMove)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := redistest.Start(b)
+	r, err := cache.NewRedis(cache.RedisOptions{URL: srv.URL(), Timeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	s := &Searcher{Loader: cache.NewLoader(r, time.Hour)}
+	b.ResetTimer()
+	for range b.N {
+		if cv := s.knownChildren(context.Background(), pos, time.Hour); cv != nil {
+			b.Fatal("an unmarked position looked up")
+		}
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,7 @@ func main() {
 	longJob := flag.String("long-job", `{"type":"polyomino.analyze","request":{"game":"pentominoes","board":["#.......","........","........","........","........","........","........","........"],"all_moves":true}}`,
 		"--job-wait: the long job's POST /v1/jobs body (the default: 1150 units of minutes each)")
 	smallJob := flag.String("small-job", `{"type":"polyomino.tilings","request":{"width":12,"height":5}}`, "--job-wait: the small job's POST /v1/jobs body")
+	job := flag.String("job", "", "time one job instead: POST this body to /v1/jobs, poll it every 0.1 s until it ends, and print its time, units and (polyomino.analyze) nodes and moves with plies")
 	ready := flag.Duration("ready-wait", 2*time.Minute, "wait up to this long for the server's /readyz to answer 200 before measuring (a fresh data directory builds the Teeko tables first; 0: do not wait)")
 	flag.Parse()
 
@@ -64,6 +66,13 @@ func main() {
 			fmt.Fprintln(os.Stderr, "gsload:", err)
 			os.Exit(1)
 		}
+	}
+	if *job != "" {
+		if err := measureJob(*url, *job); err != nil {
+			fmt.Fprintln(os.Stderr, "gsload:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *jobWait > 0 {
 		if err := measureJobWait(*url, *longJob, *smallJob, *jobWait); err != nil {
@@ -101,6 +110,7 @@ func main() {
 		during := drive(*url, reqs, *duration, *concurrency)
 		stop()
 		during.print(fmt.Sprintf("gamesolver %s during a flood of %d expensive clients", *scenario, *flood))
+		fmt.Printf("  worst latency of the requests sent in the flood's first second: %v\n", during.early)
 		report()
 		fmt.Printf("ratio: p50 %.2fx, p99 %.2fx of the figures without the flood\n",
 			float64(during.pct(0.5))/float64(max(alone.pct(0.5), 1)), float64(during.pct(0.99))/float64(max(alone.pct(0.99), 1)))
@@ -318,6 +328,10 @@ type result struct {
 	latencies []time.Duration
 	statuses  map[int]int
 	errors    int
+	// early is the worst latency of the requests sent in the run's first
+	// second (with --flood, the flood's start: the first requests of a
+	// configuration build its game).
+	early time.Duration
 }
 
 func (r *result) rate() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
@@ -367,6 +381,7 @@ func drive(base string, reqs []request, d time.Duration, concurrency int) *resul
 			var lat []time.Duration
 			statuses := map[int]int{}
 			errs := 0
+			var early time.Duration
 			for i := w; ctx.Err() == nil; i += concurrency {
 				rq := reqs[i%len(reqs)]
 				req, _ := http.NewRequest(rq.method, base+rq.path, bytes.NewReader(rq.body))
@@ -381,7 +396,11 @@ func drive(base string, reqs []request, d time.Duration, concurrency int) *resul
 				}
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				lat = append(lat, time.Since(t))
+				l := time.Since(t)
+				lat = append(lat, l)
+				if t.Sub(start) < time.Second {
+					early = max(early, l)
+				}
 				statuses[resp.StatusCode]++
 			}
 			mu.Lock()
@@ -390,6 +409,7 @@ func drive(base string, reqs []request, d time.Duration, concurrency int) *resul
 				res.statuses[c] += n
 			}
 			res.errors += errs
+			res.early = max(res.early, early)
 			mu.Unlock()
 		}(w)
 	}
@@ -447,6 +467,57 @@ func measureJobWait(base, long, small string, wait time.Duration) error {
 			return nil
 		case "failed", "canceled":
 			return fmt.Errorf("small job %s", j.Status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// measureJob submits body and prints how long the job took from its
+// submission to its end, its units and, for an analysis, the nodes of its
+// answer and how many of its moves have plies.
+func measureJob(base, body string) error {
+	start := time.Now()
+	id, err := submitJob(base, body)
+	if err != nil {
+		return err
+	}
+	for {
+		var j struct {
+			jobView
+			Result *struct {
+				Result string `json:"result"`
+				Plies  *int   `json:"plies"`
+				Stats  struct {
+					Nodes int64 `json:"nodes"`
+				} `json:"stats"`
+				Moves []struct {
+					Plies *int `json:"plies"`
+				} `json:"moves"`
+			} `json:"result"`
+		}
+		if err := getJSON(base+"/v1/jobs/"+id, &j); err != nil {
+			return err
+		}
+		switch j.Status {
+		case "done", "failed", "canceled":
+			fmt.Printf("job %s in %.2f s, %d of %d units\n", j.Status, time.Since(start).Seconds(), j.Progress.Done, j.Progress.Total)
+			if r := j.Result; r != nil {
+				with := 0
+				for _, m := range r.Moves {
+					if m.Plies != nil {
+						with++
+					}
+				}
+				plies := "none"
+				if r.Plies != nil {
+					plies = strconv.Itoa(*r.Plies)
+				}
+				fmt.Printf("  result %s, plies %s, %d nodes, %d of %d moves with plies\n", r.Result, plies, r.Stats.Nodes, with, len(r.Moves))
+			}
+			if j.Status != "done" {
+				return fmt.Errorf("job %s", j.Status)
+			}
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
