@@ -39,3 +39,20 @@ func BenchmarkCombineUnfinished(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanBigJob plans a polyomino.analyze job with all_moves on a
+// 16 x 16 board one move in (a request of 91 bytes), the kind of job a
+// black-box review found holding every later job back for hours, and
+// reports its units.
+func BenchmarkPlanBigJob(b *testing.B) {
+	req := json.RawMessage(`{"game":"pentominoes","width":16,"height":16,"moves":["I:a1,a2,a3,a4,a5"],"all_moves":true}`)
+	var units int
+	for b.Loop() {
+		u, err := PolyominoAnalyzeJob{}.Plan(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		units = len(u)
+	}
+	b.ReportMetric(float64(units), "units")
+}
