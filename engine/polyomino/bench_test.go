@@ -201,3 +201,42 @@ func BenchmarkShortBudget(b *testing.B) {
 		cancel()
 	}
 }
+
+// BenchmarkFirstWinSaving solves each won position of the 3-ply suite
+// with FirstWin (stop at the first winning move, as a job's unit does)
+// and without (every winning move), each on a cleared table, and reports
+// the smallest and largest ratio of their nodes (one op = the whole set).
+func BenchmarkFirstWinSaving(b *testing.B) {
+	ps, ms := suitePositions(b, 3)
+	tt := NewTable(256)
+	defer tt.Release()
+	solve := func(pos *Position, moves []string, first bool) Result {
+		tt.Clear()
+		res, err := Solve(context.Background(), pos, Options{FirstWin: first, Workers: 1, Table: tt})
+		if err != nil || !res.Proven {
+			b.Fatalf("%v: %v", moves, err)
+		}
+		return res
+	}
+	lo, hi, won := 0.0, 0.0, 0
+	for b.Loop() {
+		lo, hi, won = 0, 0, 0
+		for i, pos := range ps {
+			first := solve(pos, ms[i], true)
+			if first.Outcome != Win {
+				continue
+			}
+			all := solve(pos, ms[i], false)
+			r := float64(all.Nodes) / float64(max(first.Nodes, 1))
+			b.Logf("%v: %d nodes with FirstWin, %d without (%.1fx)", ms[i], first.Nodes, all.Nodes, r)
+			if won == 0 || r < lo {
+				lo = r
+			}
+			hi = max(hi, r)
+			won++
+		}
+	}
+	b.ReportMetric(lo, "min-ratio")
+	b.ReportMetric(hi, "max-ratio")
+	b.ReportMetric(float64(won), "won")
+}
