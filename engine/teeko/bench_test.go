@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,6 +106,27 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(buf.Len()), "file-bytes")
+		})
+	}
+}
+
+// BenchmarkLoadFile times LoadFile from the page cache: each rule set's
+// table saved once to a temporary file (so in the page cache), then
+// loaded from it.
+func BenchmarkLoadFile(b *testing.B) {
+	testTablebase(b, Standard)
+	dir := b.TempDir()
+	for _, r := range AllRules() {
+		b.Run(r.String(), func(b *testing.B) {
+			path := filepath.Join(dir, r.String()+".tb")
+			if err := shared.tb[r].SaveFile(path); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := LoadFile(path, r); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
