@@ -2,6 +2,7 @@ package polyomino
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +240,37 @@ func BenchmarkFirstWinSaving(b *testing.B) {
 	b.ReportMetric(lo, "min-ratio")
 	b.ReportMetric(hi, "max-ratio")
 	b.ReportMetric(float64(won), "won")
+}
+
+// BenchmarkShortBudgets answers random hexomino positions 2 to 20 plies
+// into the deals of seeds 1 to 3 (hexominoMidgame) with a budget of 1, 10
+// or 50 ms, one op = every position once, and reports, of each position's
+// slowest answer over the ops, the smallest and largest (-benchtime 3x:
+// the worst of three per position).
+func BenchmarkShortBudgets(b *testing.B) {
+	var ps []*Position
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, plies := range []int{2, 5, 10, 15, 20} {
+			ps = append(ps, hexominoMidgame(b, seed, plies))
+		}
+	}
+	for _, budget := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond} {
+		b.Run(budget.String(), func(b *testing.B) {
+			worst := make([]time.Duration, len(ps))
+			for b.Loop() {
+				for i, pos := range ps {
+					start := time.Now()
+					ctx, cancel := context.WithTimeout(context.Background(), budget)
+					res, err := Solve(ctx, pos, Options{Workers: 1, TableMB: 1})
+					cancel()
+					if err != nil || len(res.BestMoves) == 0 && pos.LegalMoveCount() > 0 {
+						b.Fatal(err)
+					}
+					worst[i] = max(worst[i], time.Since(start))
+				}
+			}
+			b.ReportMetric(float64(slices.Min(worst).Microseconds())/1000, "fastest-ms")
+			b.ReportMetric(float64(slices.Max(worst).Microseconds())/1000, "slowest-ms")
+		})
+	}
 }
