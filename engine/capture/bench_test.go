@@ -130,3 +130,49 @@ func BenchmarkGame16x16Hexominoes(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLengthSmallBoards: the length search from three small empty
+// boards, on a table of its own (own) and on the proof's (afterProof, as
+// BenchmarkLengthLate; the proof timed too); nodes/op are the length
+// search's.
+func BenchmarkLengthSmallBoards(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"5x5-pentominoes", Config{Width: 5, Height: 5, Order: 5}},
+		{"5x5-tetrominoes", Config{Width: 5, Height: 5, Order: 4}},
+		{"6x4-tetrominoes", Config{Width: 6, Height: 4, Order: 4}},
+	} {
+		pos, err := NewPosition(c.cfg, nil, nil, nil, "", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, afterProof := range []bool{false, true} {
+			name := c.name + "/own"
+			if afterProof {
+				name = c.name + "/afterProof"
+			}
+			b.Run(name, func(b *testing.B) {
+				var nodes int64
+				plies := 0
+				for b.Loop() {
+					opts := Options{TableMB: 16}
+					if afterProof {
+						opts.Table = NewTable(pos.game, 16)
+						if res, err := Solve(context.Background(), pos, opts); err != nil || !res.Proven {
+							b.Fatalf("not proven: %v %+v", err, res)
+						}
+					}
+					l := Length(context.Background(), pos, opts)
+					if !l.Known {
+						b.Fatalf("length not found: %+v", l)
+					}
+					nodes, plies = nodes+l.Nodes, l.Plies
+				}
+				b.ReportMetric(float64(plies), "plies")
+				b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+			})
+		}
+	}
+}
