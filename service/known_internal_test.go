@@ -70,12 +70,9 @@ func FuzzChildValue(f *testing.F) {
 	})
 }
 
-// BenchmarkKnownChildren: the look-up of a position's children in the
-// cache (8 x 8 Pentominoes, one piece placed: 1,405 children, two keys
-// each), the position marked (as a job's planning marks it), the cache
-// holding none of them and every one (a lost child's answer lists every
-// move: tens of kilobytes each, its first bytes read).
-func BenchmarkKnownChildren(b *testing.B) {
+// knownChildrenPosition is the known children benchmarks' position: 8 x 8
+// Pentominoes, one L placed.
+func knownChildrenPosition(b *testing.B) *polyomino.Position {
 	cfg, _ := polyomino.Preset("pentominoes")
 	g, err := polyomino.NewGame(cfg)
 	if err != nil {
@@ -85,6 +82,16 @@ func BenchmarkKnownChildren(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return pos
+}
+
+// BenchmarkKnownChildren: the look-up of a position's children in the
+// cache (8 x 8 Pentominoes, one piece placed: 1,405 children, two keys
+// each), the position marked (as a job's planning marks it), the cache
+// holding none of them and every one (a lost child's answer lists every
+// move: tens of kilobytes each, its first bytes read).
+func BenchmarkKnownChildren(b *testing.B) {
+	pos := knownChildrenPosition(b)
 	b.Run("unmarked", func(b *testing.B) { // what every other search pays
 		s := &Searcher{Loader: cache.NewLoader(cache.NewMemory(1<<30, time.Hour), time.Hour)}
 		for range b.N {
@@ -173,15 +180,7 @@ func TestLendPliesOrder(t *testing.T) {
 // BenchmarkKnownChildren/unmarked, through a private redis-server on
 // loopback (skipped without one, like the integration tests).
 func BenchmarkKnownChildrenRedis(b *testing.B) {
-	cfg, _ := polyomino.Preset("pentominoes")
-	g, err := polyomino.NewGame(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pos, err := g.NewPosition(nil, []string{"L:c4,d4,e4,f4,c5"}, polyomino.DefaultToMove)
-	if err != nil {
-		b.Fatal(err)
-	}
+	pos := knownChildrenPosition(b)
 	srv := redistest.Start(b)
 	r, err := cache.NewRedis(cache.RedisOptions{URL: srv.URL(), Timeout: time.Second})
 	if err != nil {

@@ -51,27 +51,32 @@ func BenchmarkLengthLate(b *testing.B) {
 		if afterProof {
 			name = "afterProof"
 		}
-		b.Run(name, func(b *testing.B) {
-			var nodes int64
-			plies := 0
-			for b.Loop() {
-				opts := Options{TableMB: 16}
-				if afterProof {
-					opts.Table = NewTable(pos.game, 16)
-					if res, err := Solve(context.Background(), pos, opts); err != nil || !res.Proven {
-						b.Fatalf("not proven: %v %+v", err, res)
-					}
-				}
-				l := Length(context.Background(), pos, opts)
-				if !l.Known {
-					b.Fatalf("length not found: %+v", l)
-				}
-				nodes, plies = nodes+l.Nodes, l.Plies
-			}
-			b.ReportMetric(float64(plies), "plies")
-			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
-		})
+		b.Run(name, func(b *testing.B) { benchLength(b, pos, afterProof) })
 	}
+}
+
+// benchLength times Length of pos on a table of its own, or (afterProof)
+// after a proof on the table it then reads, the proof timed too; it
+// reports the plies and the length search's nodes a run.
+func benchLength(b *testing.B, pos *Position, afterProof bool) {
+	var nodes int64
+	plies := 0
+	for b.Loop() {
+		opts := Options{TableMB: 16}
+		if afterProof {
+			opts.Table = NewTable(pos.game, 16)
+			if res, err := Solve(context.Background(), pos, opts); err != nil || !res.Proven {
+				b.Fatalf("not proven: %v %+v", err, res)
+			}
+		}
+		l := Length(context.Background(), pos, opts)
+		if !l.Known {
+			b.Fatalf("length not found: %+v", l)
+		}
+		nodes, plies = nodes+l.Nodes, l.Plies
+	}
+	b.ReportMetric(float64(plies), "plies")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
 
 // BenchmarkSolveTetrominoes4x4 solves the 4 x 4 tetromino game from the
@@ -153,26 +158,7 @@ func BenchmarkLengthSmallBoards(b *testing.B) {
 			if afterProof {
 				name = c.name + "/afterProof"
 			}
-			b.Run(name, func(b *testing.B) {
-				var nodes int64
-				plies := 0
-				for b.Loop() {
-					opts := Options{TableMB: 16}
-					if afterProof {
-						opts.Table = NewTable(pos.game, 16)
-						if res, err := Solve(context.Background(), pos, opts); err != nil || !res.Proven {
-							b.Fatalf("not proven: %v %+v", err, res)
-						}
-					}
-					l := Length(context.Background(), pos, opts)
-					if !l.Known {
-						b.Fatalf("length not found: %+v", l)
-					}
-					nodes, plies = nodes+l.Nodes, l.Plies
-				}
-				b.ReportMetric(float64(plies), "plies")
-				b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
-			})
+			b.Run(name, func(b *testing.B) { benchLength(b, pos, afterProof) })
 		}
 	}
 }
