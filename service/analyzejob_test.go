@@ -794,3 +794,15 @@ func TestAnalyzeJobAgainFromCache(t *testing.T) {
 		t.Errorf("a job after a first-win job: %d units", job.Progress.Total)
 	}
 }
+
+// TestJobKindsVersioned: every job kind the service plans keeps a unit
+// format with its jobs (jobs.Versioned), so that a worker of an earlier
+// version says a job is a later version's rather than refuse its units as
+// a bad request.
+func TestJobKindsVersioned(t *testing.T) {
+	for _, k := range []jobs.Kind{service.PolyominoAnalyzeJob{}, service.TilingsJob{}, service.BookJob{}} {
+		if v, ok := k.(jobs.Versioned); !ok || v.UnitFormat() < 1 {
+			t.Errorf("%s: no unit format", k.Name())
+		}
+	}
+}

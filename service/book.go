@@ -704,6 +704,11 @@ type bookUnit struct {
 // Name implements JobKind.
 func (BookJob) Name() string { return "polyomino.book" }
 
+// UnitFormat is the format of the units and results of the polyomino.book jobs this
+// version plans and reads (jobs.Versioned): raise it with any change an
+// earlier worker would misread. 1: those of 2026-11-29.
+func (BookJob) UnitFormat() int { return 1 }
+
 func (j BookJob) children(moves []string) (*polyomino.Position, []polyomino.Child, error) {
 	pos, err := book.PositionAfter(moves)
 	if err != nil {

@@ -31,6 +31,11 @@ type PolyominoAnalyzeJob struct {
 // Name implements JobKind.
 func (PolyominoAnalyzeJob) Name() string { return "polyomino.analyze" }
 
+// UnitFormat is the format of the units and results of the polyomino.analyze jobs this
+// version plans and reads (jobs.Versioned): raise it with any change an
+// earlier worker would misread. 1: those of 2026-11-29.
+func (PolyominoAnalyzeJob) UnitFormat() int { return 1 }
+
 type polyUnit struct {
 	Index int    `json:"index"`
 	Move  string `json:"move"`

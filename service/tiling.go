@@ -237,6 +237,11 @@ type TilingsJob struct {
 // Name implements JobKind.
 func (TilingsJob) Name() string { return "polyomino.tilings" }
 
+// UnitFormat is the format of the units and results of the polyomino.tilings jobs this
+// version plans and reads (jobs.Versioned): raise it with any change an
+// earlier worker would misread. 1: those of 2026-11-29.
+func (TilingsJob) UnitFormat() int { return 1 }
+
 // tilingsJobRequest is the body of POST /v1/polyomino/tilings.
 type tilingsJobRequest struct {
 	Width         int         `json:"width"`

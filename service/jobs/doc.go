@@ -31,7 +31,8 @@
 //	                        slot ("<worker name>/<slot>")
 //	gs:jobs:<id>            hash: id type status created started finished
 //	                        (unix ms) request total result error, and
-//	                        slow ("1": a unit outlasted an express slot);
+//	                        slow ("1": a unit outlasted an express slot),
+//	                        format (the kind's unit format, Versioned);
 //	                        once finished, done (units done) and nodes
 //	                        (theirs added up), and expires (unix ms)
 //	gs:jobs:<id>:results    hash: unit index -> unit result (written once,

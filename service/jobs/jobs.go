@@ -42,6 +42,27 @@ type Kind interface {
 	Combine(ctx context.Context, request json.RawMessage, total int, results map[int]json.RawMessage) (result json.RawMessage, done bool, err error)
 }
 
+// Versioned is a Kind whose units and results have a format number, kept
+// with each job it plans. A release that changes what a unit or a result
+// says, so that an earlier worker would misread it, raises its kind's
+// number; a worker then fails a job of a later format with a message that
+// says so (and, on a shared store, first leaves it to the other workers,
+// which may be of that version), where it refused the unit as a bad
+// request: "unit 0: request.part: unknown field" read like the client's
+// fault during a rolling upgrade. A Kind that is not Versioned has format
+// 0, as every job planned before formats were kept.
+type Versioned interface {
+	UnitFormat() int
+}
+
+// unitFormat is k's format: its UnitFormat, else 0.
+func unitFormat(k Kind) int {
+	if v, ok := k.(Versioned); ok {
+		return v.UnitFormat()
+	}
+	return 0
+}
+
 // Status is where a job is in its life.
 type Status string
 
@@ -111,6 +132,9 @@ type state struct {
 	// Client is who submitted the job (service.Client), "" for none:
 	// Options.MaxPerClient counts by it.
 	Client string
+	// Format is the unit format of the kind that planned the job
+	// (Versioned), 0 for none.
+	Format int
 }
 
 // view turns a stored state into what a client sees at now.
@@ -159,6 +183,7 @@ type unitStart struct {
 	HasResult bool      // the unit was finished before (its worker died before acking)
 	Slow      bool      // a unit of the job outlasted an express slot's limit
 	Created   time.Time // the job's submission (zero if unknown)
+	Format    int       // the job's unit format (state.Format)
 }
 
 // ending is how a job ends.

@@ -1408,6 +1408,42 @@ func twoProcesses(t *testing.T, addr string, k Kind, opts Options) []*Manager {
 	return managers
 }
 
+// TestLaterUnitFormat: a job planned by a later version (its kind's
+// Versioned format above the worker's) fails with a message that says so,
+// after the other workers of a shared store had their chance for
+// ReclaimAfter; one planned by an earlier version runs. (During a rolling
+// upgrade an earlier worker refused such units as "unit 0: request.part:
+// unknown field", which read like the client's fault.)
+func TestLaterUnitFormat(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e := b.open(t)
+			later, earlier := newSquares(), newSquares()
+			later.format, earlier.format = 2, 1
+			opts := fastOptions(t)
+			planner, _ := newManager(t, e.store, later, opts)
+			worker, met := newManager(t, e.store, earlier, opts)
+			started := time.Now()
+			j := submit(t, planner, `{"n":4,"units":2}`)
+			startWorker(t, worker, "w-earlier", 1)
+			j = waitStatus(t, worker, j.ID, StatusFailed)
+			if !strings.Contains(j.Error, "planned by a later version of gamesolver (toy.squares units of format 2; this worker reads format 1 and earlier)") {
+				t.Errorf("error %q", j.Error)
+			}
+			if got := testutil.ToFloat64(met.Units.WithLabelValues("toy.squares", "passed")); e.rdb != nil && (got == 0 || time.Since(started) < opts.ReclaimAfter) {
+				t.Errorf("shared store: failed after %v, %v units left to other workers", time.Since(started), got)
+			}
+			if len(earlier.started) != 0 {
+				t.Errorf("units run: %v", earlier.started)
+			}
+			// A job of the earlier format runs on the later worker.
+			j = submit(t, worker, `{"n":4,"units":2}`)
+			startWorker(t, planner, "w-later", 1)
+			wantSum(t, waitStatus(t, planner, j.ID, StatusDone), 4)
+		})
+	}
+}
+
 // TestRefusingRedisReclaimsNothing: Redis refusing writes (maxmemory
 // reached with noeviction: OOM, as READONLY after a failover or MISCONF
 // on a full disk) is an outage for the workers: the unit that finishes

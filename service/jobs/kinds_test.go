@@ -28,6 +28,8 @@ type squares struct {
 	canceled map[int]int // Runs that stopped on their context
 	panicked map[int]int
 	planned  int // Plan calls
+
+	format int // UnitFormat's
 }
 
 type squaresRequest struct {
@@ -59,6 +61,8 @@ func newSquares() *squares {
 }
 
 func (k *squares) Name() string { return k.name }
+
+func (k *squares) UnitFormat() int { return k.format }
 
 func (k *squares) Plan(_ context.Context, request json.RawMessage) ([]json.RawMessage, error) {
 	k.mu.Lock()

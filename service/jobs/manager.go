@@ -234,7 +234,7 @@ func (m *Manager) Submit(ctx context.Context, typ string, request json.RawMessag
 	}
 	s := state{
 		ID: newID(), Type: typ, Status: StatusQueued, Created: time.Now().UTC(),
-		Request: slices.Clone(request), Total: len(units), Client: client,
+		Request: slices.Clone(request), Total: len(units), Client: client, Format: unitFormat(kind),
 	}
 	lim := limits{all: m.opts.MaxActive}
 	if s.Client != "" {

@@ -357,7 +357,7 @@ func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unit
 		j.s.Status, j.s.Started = StatusRunning, now
 	}
 	_, has := j.results[d.Unit]
-	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has, Slow: j.slow, Created: j.s.Created}, nil
+	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has, Slow: j.slow, Created: j.s.Created, Format: j.s.Format}, nil
 }
 
 func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {
@@ -647,10 +647,11 @@ type logJob struct {
 	Created int64           `json:"created"`
 	Request json.RawMessage `json:"request"`
 	Client  string          `json:"client,omitempty"`
+	Format  int             `json:"format,omitempty"`
 }
 
 func toLogJob(st state) *logJob {
-	return &logJob{ID: st.ID, Type: st.Type, Created: st.Created.UnixMilli(), Request: st.Request, Client: st.Client}
+	return &logJob{ID: st.ID, Type: st.Type, Created: st.Created.UnixMilli(), Request: st.Request, Client: st.Client, Format: st.Format}
 }
 
 func (s *MemoryStore) path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
@@ -745,7 +746,7 @@ func (s *MemoryStore) replay() error {
 		r := &replayed{
 			st: state{
 				ID: id, Type: c.Job.Type, Status: StatusQueued, Created: time.UnixMilli(c.Job.Created).UTC(),
-				Request: c.Job.Request, Total: max(len(c.Units), c.Total), Client: c.Job.Client,
+				Request: c.Job.Request, Total: max(len(c.Units), c.Total), Client: c.Job.Client, Format: c.Job.Format,
 			},
 			units: c.Units, results: map[int]json.RawMessage{}, nodes: map[int]int64{},
 		}

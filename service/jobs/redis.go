@@ -137,7 +137,7 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 		p.HSet(ctx, jobKey(s.ID),
 			"id", s.ID, "type", s.Type, "status", string(s.Status),
 			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w,
-			"client", s.Client)
+			"client", s.Client, "format", s.Format)
 		p.Persist(ctx, jobKey(s.ID)) // the admission's mark expires, the job not
 		for i, u := range units[:w] {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
@@ -409,17 +409,18 @@ func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bo
 }
 
 // beginScript marks a queued job running and returns status, type,
-// request, total, whether the unit has a result and whether the job is
-// slow; nil for no job.
+// request, total, whether the unit has a result, whether the job is slow,
+// its creation and its unit format ("" before formats were kept); nil for
+// no job.
 var beginScript = redis.NewScript(`
-local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow', 'created')
+local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow', 'created', 'format')
 if not h[1] then return false end
 local st = h[1]
 if st == 'queued' then
   redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[2])
   st = 'running'
 end
-return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or '', h[6] or ''}
+return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or '', h[6] or '', h[7] or ''}
 `)
 
 func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error) {
@@ -433,7 +434,7 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	if err != nil {
 		return unitStart{}, err
 	}
-	if len(v) != 7 {
+	if len(v) != 8 {
 		return unitStart{}, fmt.Errorf("jobs: begin script returned %d values", len(v))
 	}
 	st, _ := v[0].(string)
@@ -443,8 +444,9 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	has, _ := v[4].(int64)
 	slow, _ := v[5].(string)
 	created, _ := v[6].(string)
+	format, _ := v[7].(string)
 	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1, Slow: slow == "1",
-		Created: msTime(created)}, nil
+		Created: msTime(created), Format: atoi(format)}, nil
 }
 
 // heartbeatScript: if ARGV[2] still owns entry ARGV[3], reset its idle time

@@ -181,6 +181,20 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		m.fail(bg, start, d, log, fmt.Sprintf("no worker runs job type %q", typ))
 		return
 	}
+	if f := unitFormat(kind); start.Format > f {
+		// Planned by a later version (Versioned): this worker would
+		// misread the unit. On a shared store workers of that version
+		// may be at hand (a rolling upgrade): leave it to them, uncounted,
+		// for ReclaimAfter from the submission; then fail it, saying why.
+		if m.store.shared() && time.Since(start.Created) < m.opts.ReclaimAfter {
+			m.opts.Metrics.unit(typ, "passed")
+			m.release(bg, d, consumer, false, log.With(zap.Int("format", start.Format)))
+			return true
+		}
+		m.opts.Metrics.unit(typ, "failed")
+		m.fail(bg, start, d, log, fmt.Sprintf("the job was planned by a later version of gamesolver (%s units of format %d; this worker reads format %d and earlier): replace the workers with that version, then submit the job again", typ, start.Format, f))
+		return
+	}
 	if limit > 0 && start.Slow && !start.HasResult {
 		// The Redis stream cannot skip a slow job's units: leave them to
 		// the other slots (routine: no Info line, not "deferred").
