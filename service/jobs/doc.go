@@ -79,7 +79,11 @@
 // unfinished job does not expire. (A job admitted
 // under the caps is marked queued before it is written; the mark expires
 // after a minute unless the job's write follows, so that a submission cut
-// off in between does not hold its places for ever.) A unit's stream entry is acknowledged and deleted when the
+// off in between does not hold its places for ever. A write that fails,
+// or whose answer came too late, may have run all the same: the submission,
+// answered as failed, is then undone in the background, its job, units
+// hash, queued units and places in the caps deleted, so that no job runs
+// that its client was told was refused, nor a units hash stays for ever.) A unit's stream entry is acknowledged and deleted when the
 // unit is finished, skipped or its job fails. A starting worker deletes the
 // consumers that own no entry and have been idle for a day (dead workers).
 //

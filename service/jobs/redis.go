@@ -155,16 +155,61 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 		}
 		return nil
 	})
-	if err != nil && admitted {
-		bg := context.WithoutCancel(ctx)
-		r.client.Del(bg, jobKey(s.ID))
-		r.client.SRem(bg, activeKey, s.ID)
-		if s.Client != "" {
-			r.client.SRem(bg, clientKey(s.Client), s.ID)
-		}
+	if err != nil {
+		// The transaction may have run all the same (Redis answered after
+		// the timeout, or the answer was lost): the client is told 503
+		// and submits again, so nothing of this job may stay, neither in
+		// the caps (admitted) nor as a job nobody knows of, nor its units
+		// hash (no expiry: never evicted, never deleted) nor its units in
+		// the stream (workers would drop them as a job "gone from the
+		// store"). In the background, so that the answer does not wait
+		// for a Redis that did not answer; a script that reaches Redis
+		// runs, answered or not.
+		go func() {
+			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+			defer cancel()
+			_ = undoScript.Run(uctx, r.client,
+				[]string{jobKey(s.ID), unitsKey(s.ID), activeKey, clientKey(s.Client), streamKey},
+				s.ID, groupName, w, undoScan).Err()
+		}()
 	}
 	return err
 }
+
+// undoTimeout bounds the undoing of a submission cut off.
+const undoTimeout = 5 * time.Second
+
+// undoScan is how many of the stream's latest entries undoScript looks
+// through for a job's units: they were added moments before, at its end.
+const undoScan = 1000
+
+// undoScript undoes a submission cut off (RedisStore.create): it deletes
+// the job's hash (KEYS[1]) and units hash (KEYS[2]), takes its id ARGV[1]
+// out of the sets of unfinished jobs (KEYS[3], KEYS[4]) and acknowledges
+// and deletes its units (at most ARGV[3]) among the latest ARGV[4] entries
+// of the stream KEYS[5] (group ARGV[2]). It returns the units deleted.
+var undoScript = redis.NewScript(`
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('SREM', KEYS[4], ARGV[1])
+local want, n = tonumber(ARGV[3]), 0
+if want == 0 or redis.call('EXISTS', KEYS[5]) == 0 then return 0 end
+for _, e in ipairs(redis.call('XREVRANGE', KEYS[5], '+', '-', 'COUNT', tonumber(ARGV[4]))) do
+  local f = e[2]
+  for i = 1, #f - 1, 2 do
+    if f[i] == 'job' then
+      if f[i + 1] == ARGV[1] then
+        redis.pcall('XACK', KEYS[5], ARGV[2], e[1])
+        redis.call('XDEL', KEYS[5], e[1])
+        n = n + 1
+      end
+      break
+    end
+  end
+  if n >= want then break end
+end
+return n
+`)
 
 // admitScript adds job ARGV[1] to the set of unfinished jobs (KEYS[1]) and
 // to its client's (KEYS[2]) when the first holds fewer than ARGV[2] and

@@ -428,3 +428,84 @@ func TestRedisStoreFullReadsAndAcks(t *testing.T) {
 		t.Errorf("after the ack: %d entries, %d pending", n, pending.Count)
 	}
 }
+
+// lostTxReply is a go-redis hook that lets Redis run a transaction
+// (MULTI ... EXEC) and then reports it failed, as when Redis answers after
+// the client's timeout (a slow or stalled Redis): the client cannot tell
+// whether the job was written.
+type lostTxReply struct{}
+
+func (lostTxReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (lostTxReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return next
+}
+func (lostTxReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if err := next(ctx, cmds); err != nil {
+			return err
+		}
+		if len(cmds) > 0 && cmds[0].Name() == "multi" {
+			return fmt.Errorf("read tcp: i/o timeout: %w", context.DeadlineExceeded)
+		}
+		return nil
+	}
+}
+
+// TestRedisStoreCreateCutOffLeavesNothing: a submission whose transaction
+// Redis ran but whose answer came too late is answered 503 and undone;
+// nothing of it may stay behind: no job, no place in the caps, and no
+// units hash (a key without expiry, never evicted under volatile-lru, that
+// nothing else deletes) nor units in the stream (workers would drop them
+// as the units of a job "gone from the store: a Redis restart without
+// persistence?").
+func TestRedisStoreCreateCutOffLeavesNothing(t *testing.T) {
+	for _, lim := range []limits{{all: 10, client: 10}, {}} {
+		t.Run(fmt.Sprintf("caps %d %d", lim.all, lim.client), func(t *testing.T) { testCreateCutOff(t, lim) })
+	}
+}
+
+func testCreateCutOff(t *testing.T, lim limits) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	store := NewRedisStore(rdb).Window(2)
+	if err := store.ensureGroup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rdb.AddHook(lostTxReply{})
+	units := make([]json.RawMessage, 5)
+	for i := range units {
+		units[i] = json.RawMessage(fmt.Sprintf(`{"from":%d,"to":%d}`, i, i+1))
+	}
+	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
+		Request: json.RawMessage(`{}`), Total: len(units), Client: "ip:192.0.2.1"}
+	if err := store.create(ctx, s, units, lim); err == nil {
+		t.Fatal("create: no error, though the transaction's answer was lost")
+	}
+	// The submission is undone in the background: wait for its hash.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if n, _ := rdb.Exists(ctx, unitsKey(s.ID)).Result(); n == 0 {
+			break
+		}
+	}
+	keys, err := rdb.Keys(ctx, keyPrefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		switch k {
+		case streamKey:
+			if n, _ := rdb.XLen(ctx, k).Result(); n != 0 {
+				t.Errorf("%d units of the job undone left in the stream", n)
+			}
+		case activeKey, clientKey(s.Client):
+			if n, _ := rdb.SCard(ctx, k).Result(); n != 0 {
+				t.Errorf("%s: %d ids left", k, n)
+			}
+		default:
+			ttl, _ := rdb.PTTL(ctx, k).Result()
+			t.Errorf("key %s left behind (ttl %v)", k, ttl)
+		}
+	}
+}
