@@ -189,7 +189,9 @@ func runWorker(ctx context.Context, cfg config, log *zap.Logger) error {
 	name := workerName(cfg)
 	log.Info("worker starting", zap.String("name", name), zap.Int("slots", cfg.WorkerSlots), zap.Strings("types", jm.Types()), zap.Any("config", cfg.effective()))
 	err = jm.RunWorker(ctx, name, cfg.WorkerSlots)
-	log.Info("worker stopped; running units were handed back")
+	// (A unit the store did not take back, Redis hanging, say, was
+	// logged as "left pending for a reclaim": not handed back.)
+	log.Info("worker stopped; running units handed back, or left pending for a reclaim where the store did not answer")
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -117,7 +117,8 @@
 // Heartbeat. (Reclaiming them ran each again and counted a delivery:
 // three Redis restarts failed a job.) A unit finished during an outage
 // (or a refusal) keeps trying to store its result, up to 10 minutes (a worker shutting
-// down: a third of ReclaimAfter).
+// down: a third of ReclaimAfter, but at least its five tries, each up to
+// Options.OpTimeout: 25 s when the store does not answer).
 //
 // # The express slot
 //

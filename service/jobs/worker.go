@@ -532,8 +532,11 @@ func (m *Manager) release(ctx context.Context, d *delivery, consumer string, cou
 }
 
 // retry runs a store call a few times with growing pauses (under a second
-// in all). A call that still fails leaves the unit pending in the store,
-// where another worker reclaims it after ReclaimAfter.
+// in all, beside the calls' own time: with a store that does not answer,
+// each of the 5 tries waits OpTimeout, 25 s in all by default, which is
+// also how long a worker shutting down may wait for such a store). A
+// call that still fails leaves the unit pending in the store, where
+// another worker reclaims it after ReclaimAfter.
 func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op func(context.Context) error) error {
 	return m.retryFor(ctx, log, what, func(time.Duration, error) bool { return false }, op)
 }
