@@ -291,6 +291,15 @@ func (w *worker) key1(g *cgraph, L uint64, side int) ttKey {
 // solveBool decides a normal-play state: resWin if the player to move
 // (side) wins, resLoss if he loses, resAbort if the search was stopped.
 func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
+	return w.solveNode(g, L, side, ply, false)
+}
+
+// solveNode is solveBool; mixed reports that L is known not to be a
+// disjoint union of cliques (with a common pool, the parent's evaluation
+// of the move found so), and the node skips that test: most children
+// searched were tested so in their parent (the lazy evaluation of a
+// multi-word node's moves, every move of search1's).
+func (w *worker) solveNode(g *cgraph, L []uint64, side int, ply int, mixed bool) int {
 	if w.tick() {
 		return resAbort
 	}
@@ -298,7 +307,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	k := g.words
 	if k == 1 && game.small {
 		w.nodes-- // search1 counts the node
-		return w.search1(g, L[0], side, ply)
+		return w.search1(g, L[0], side, ply, mixed)
 	}
 	// A node of a big state costs up to a millisecond (every move is
 	// ordered by a clique count and a playout of k words): such nodes
@@ -314,7 +323,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 	}
 	f := w.frame(ply)
 	f.tmp = grow(f.tmp, k)
-	if w.s.pool {
+	if w.s.pool && !mixed {
 		if n, ok := cliqueCountK(g, L, f.tmp); ok {
 			if n&1 == 1 {
 				return resWin
@@ -335,7 +344,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		}
 		f.state = f.g.full(f.state)
 		w.nodes--
-		return w.solveBool(&f.g, f.state, side, ply)
+		return w.solveNode(&f.g, f.state, side, ply, mixed)
 	}
 	key := w.key(g, L, side)
 	// The table's bucket is fetched while the killers are looked for.
@@ -369,7 +378,7 @@ func (w *worker) solveBool(g *cgraph, L []uint64, side int, ply int) int {
 		if x < 0 {
 			continue
 		}
-		if r := w.try(g, L, f, x, opp, ply, key, start); r != resLoss {
+		if r := w.try(g, L, f, x, opp, ply, key, start, false); r != resLoss {
 			if r == resWin && x == kv2 {
 				w.killer[ply], w.killer2[ply] = w.killer2[ply], w.killer[ply]
 			}
@@ -465,7 +474,9 @@ func (w *worker) tryMove(g *cgraph, L []uint64, f *frame, earlier []uint64, m ui
 		return resLoss, false
 	}
 	w.seen-- // counted as a node
-	r := w.try(g, L, f, v, opp, ply, key, start)
+	// A move with a sort key other than 0 (not the killer, and leaving a
+	// reply) had its child tested by the clique rule (lazily or not).
+	r := w.try(g, L, f, v, opp, ply, key, start, w.s.pool && m>>32 != 0)
 	if r == resWin {
 		w.killer2[ply] = w.killer[ply]
 		w.killer[ply] = g.place[v]
@@ -476,11 +487,12 @@ func (w *worker) tryMove(g *cgraph, L []uint64, f *frame, earlier []uint64, m ui
 // try searches move v of the multi-word state L at ply (its table key, the
 // node count when its search started, opp the player to reply): resWin
 // when the move wins (stored in the table), resAbort when the search
-// stops, resLoss when the move does not win.
-func (w *worker) try(g *cgraph, L []uint64, f *frame, v, opp, ply int, key ttKey, start int64) int {
+// stops, resLoss when the move does not win. mixed: the child is known
+// not to be a union of cliques (solveNode).
+func (w *worker) try(g *cgraph, L []uint64, f *frame, v, opp, ply int, key ttKey, start int64, mixed bool) int {
 	k := g.words
 	andNotCount(f.child, L, g.adj[v*k:(v+1)*k])
-	switch w.solveBool(g, f.child, opp, ply+1) {
+	switch w.solveNode(g, f.child, opp, ply+1, mixed) {
 	case resAbort:
 		return resAbort
 	case resLoss:
@@ -491,8 +503,10 @@ func (w *worker) try(g *cgraph, L []uint64, f *frame, v, opp, ply int, key ttKey
 }
 
 // search1 is solveBool for a graph of at most 64 vertices on a board of at
-// most 64 cells: a state is one word.
-func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
+// most 64 cells: a state is one word. mixed: L is known not to be a union
+// of cliques (solveNode); with a common pool every child that search1
+// searches is known so, its evaluation (playoutCliques) having tested it.
+func (w *worker) search1(g *cgraph, L uint64, side int, ply int, mixed bool) int {
 	if w.tick() {
 		return resAbort
 	}
@@ -503,7 +517,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 	}
 	adj := g.adj64()
 	pool := w.s.pool
-	if pool {
+	if pool && !mixed {
 		// The state splits into cliques (each move kills exactly its own
 		// group): the number of moves left is fixed, parity decides.
 		if n, ok := cliqueCount(adj, L); ok {
@@ -624,7 +638,7 @@ func (w *worker) search1(g *cgraph, L uint64, side int, ply int) int {
 					continue
 				}
 				w.seen-- // counted as a node
-				switch w.search1(g, child, 1-side, ply+1) {
+				switch w.search1(g, child, 1-side, ply+1, true) {
 				case resAbort:
 					return resAbort
 				case resLoss:
