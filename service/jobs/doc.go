@@ -98,7 +98,11 @@
 // unit's context, and a lost entry (another worker reclaimed it) stops the
 // run without acknowledging. A finished unit is written with HSETNX, so a
 // unit finished twice keeps its first result; the worker then calls
-// Kind.Combine with every result so far and, when it says done, a script
+// Kind.Combine with every result so far (the store brings back only those
+// the process has not read: the script answers with their count when it is
+// what the process expects, else with the units' indexes, and the process
+// reads the results it lacks and keeps them, up to 64 MiB of the latest
+// jobs') and, when it says done, a script
 // finishes the job only if it is still queued or running, so exactly one
 // worker finishes a job. Only then is the entry acknowledged (XACK, XDEL):
 // a worker that dies between the write and the acknowledgement leaves the

@@ -71,6 +71,9 @@ type RedisStore struct {
 	// (MaxFinishedJobs, MaxFinishedBytes: requests and answers).
 	maxFinished      int
 	maxFinishedBytes int64
+	// seen keeps the results this process read of the jobs it combines,
+	// so that a completion fetches only those it lacks.
+	seen *seenResults
 }
 
 // admitHold is RedisStore.admitHold's default: far longer than a job's
@@ -82,7 +85,8 @@ const admitHold = time.Minute
 // NewRedisStore returns a store over client. It does not talk to Redis
 // until used.
 func NewRedisStore(client redis.UniversalClient) *RedisStore {
-	return &RedisStore{client: client, window: unitWindow, admitHold: admitHold, maxFinished: MaxFinishedJobs, maxFinishedBytes: MaxFinishedBytes}
+	return &RedisStore{client: client, window: unitWindow, admitHold: admitHold, maxFinished: MaxFinishedJobs, maxFinishedBytes: MaxFinishedBytes,
+		seen: newSeenResults(seenBytes)}
 }
 
 // Window sets how many units of a job wait in the stream at once (default
@@ -563,8 +567,12 @@ end
 // completeScript writes a unit's result and nodes (unless an earlier run
 // of the unit reported more: Progress.Nodes) once (ARGV[4] = "1"),
 // then refills the job's window (the unit just finished leaves a place),
-// and returns {status, results} while the job is unfinished, {status}
-// after.
+// and returns, while the job is unfinished, {status, count, the unit's
+// result} when the job has ARGV[7] results (the caller's expectation:
+// those it has read, and this unit's), else {status, the indexes of the
+// units with a result}; {status} after. (It returned every result: a job
+// of n units moved n²/2 of them through Redis; complete fetches those it
+// has not seen.)
 var completeScript = redis.NewScript(refillLua + `
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return {''} end
@@ -575,7 +583,9 @@ if ARGV[4] == '1' and redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then
   end
   refill(KEYS[1], ARGV[5], KEYS[4], tonumber(ARGV[6]))
 end
-return {st, redis.call('HGETALL', KEYS[2])}
+local n = redis.call('HLEN', KEYS[2])
+if n == tonumber(ARGV[7]) then return {st, n, redis.call('HGET', KEYS[2], ARGV[1])} end
+return {st, redis.call('HKEYS', KEYS[2])}
 `)
 
 func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawMessage, nodes int64) (Status, map[int]json.RawMessage, error) {
@@ -585,26 +595,53 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 	}
 	v, err := completeScript.Run(ctx, r.client,
 		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID), streamKey},
-		d.Unit, []byte(result), nodes, write, d.JobID, r.window).Slice()
+		d.Unit, []byte(result), nodes, write, d.JobID, r.window, r.seen.expect(d.JobID, d.Unit)).Slice()
 	if err != nil {
 		return "", nil, err
 	}
 	st, _ := v[0].(string)
 	if len(v) < 2 {
+		r.seen.forget(d.JobID) // over, or gone
 		return Status(st), nil, nil
 	}
-	flat, _ := v[1].([]any)
-	results := make(map[int]json.RawMessage, len(flat)/2)
-	for i := 0; i+1 < len(flat); i += 2 {
-		k, _ := flat[i].(string)
-		val, _ := flat[i+1].(string)
-		idx, err := strconv.Atoi(k)
-		if err != nil {
-			return "", nil, fmt.Errorf("jobs: result field %q of job %s is not a unit index", k, LoggedID(d.JobID))
+	if len(v) == 3 {
+		// The results read before and this unit's, no other.
+		own, ok := v[2].(string)
+		if !ok {
+			return "", nil, fmt.Errorf("jobs: unit %d of job %s has no result after its completion", d.Unit, LoggedID(d.JobID))
 		}
-		results[idx] = json.RawMessage(val)
+		return Status(st), r.seen.sameAnd(d.JobID, d.Unit, json.RawMessage(own)), nil
 	}
-	return Status(st), results, nil
+	keys, _ := v[1].([]any)
+	indexes := make([]int, len(keys))
+	for i, k := range keys {
+		s, _ := k.(string)
+		idx, err := strconv.Atoi(s)
+		if err != nil {
+			return "", nil, fmt.Errorf("jobs: result field %q of job %s is not a unit index", s, LoggedID(d.JobID))
+		}
+		indexes[i] = idx
+	}
+	fetched := map[int]json.RawMessage{}
+	if missing := r.seen.missing(d.JobID, indexes); len(missing) > 0 {
+		fields := make([]string, len(missing))
+		for i, idx := range missing {
+			fields[i] = strconv.Itoa(idx)
+		}
+		vals, err := r.client.HMGet(ctx, resultsKey(d.JobID), fields...).Result()
+		if err != nil {
+			return "", nil, err
+		}
+		for i, val := range vals {
+			// nil: deleted since, its job over (its end deletes the
+			// results); Combine then sees fewer, and the end is the
+			// other worker's.
+			if s, ok := val.(string); ok {
+				fetched[missing[i]] = json.RawMessage(s)
+			}
+		}
+	}
+	return Status(st), r.seen.add(d.JobID, indexes, fetched), nil
 }
 
 // finishScript ends a queued or running job: status, finished, result or

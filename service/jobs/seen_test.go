@@ -1,0 +1,52 @@
+package jobs
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSeenResultsBounded: the results kept are bounded; the jobs least
+// recently combined go first, a job over by its end; a job's answer holds
+// the results the store has, kept or just fetched.
+func TestSeenResultsBounded(t *testing.T) {
+	r := json.RawMessage(strings.Repeat("x", 1000-seenEntryOverhead)) // 1000 bytes kept
+	s := newSeenResults(3500)
+	fetch := func(id string, indexes ...int) map[int]json.RawMessage {
+		got := map[int]json.RawMessage{}
+		for _, i := range s.missing(id, indexes) {
+			got[i] = r
+		}
+		return s.add(id, indexes, got)
+	}
+	if got := fetch("a", 0, 1); len(got) != 2 {
+		t.Fatalf("a: %d results", len(got))
+	}
+	if m := s.missing("a", []int{0, 1, 2}); fmt.Sprint(m) != "[2]" {
+		t.Errorf("a lacks %v, want [2]", m)
+	}
+	fetch("b", 0)
+	fetch("a", 0, 1) // a used after b
+	fetch("c", 0)    // 4000 bytes: b goes
+	if m := s.missing("b", []int{0}); len(m) != 1 {
+		t.Errorf("b kept past the bound")
+	}
+	if m := s.missing("a", []int{0, 1}); len(m) != 0 {
+		t.Errorf("a, used last but one, lost %v", m)
+	}
+	if jobs, bytes := s.size(); jobs != 2 || bytes != 3000 {
+		t.Errorf("kept %d jobs, %d bytes; want 2, 3000", jobs, bytes)
+	}
+	s.forget("a")
+	if jobs, bytes := s.size(); jobs != 1 || bytes != 1000 {
+		t.Errorf("after a's end: %d jobs, %d bytes; want 1, 1000", jobs, bytes)
+	}
+	// A job larger than the bound is answered whole, and not kept.
+	if got := fetch("huge", 0, 1, 2, 3, 4); len(got) != 5 {
+		t.Errorf("huge: %d results", len(got))
+	}
+	if jobs, bytes := s.size(); jobs != 0 || bytes != 0 {
+		t.Errorf("after huge: %d jobs, %d bytes kept", jobs, bytes)
+	}
+}
