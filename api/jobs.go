@@ -307,13 +307,13 @@ func (h *handlers) cancelJob(c *gin.Context) {
 // jobEvents godoc
 //
 //	@Summary		Stream a job's progress
-//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes: none of them goes back, so an id is never sent twice). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
+//	@Description	Server-sent events: a `progress` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (`done`, `failed` or `canceled`), after which the stream ends; or, should the job vanish from the store meanwhile (a Redis restarted without its data), a final `gone` event whose data is a 404 /problems/not-found problem. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an `id` naming the job's state (status, units done, nodes: none of them goes back, so an id is never sent twice). When the server shuts down the stream ends early with a `retry` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as `Last-Event-ID`: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.
 //	@Tags			jobs
 //	@Produce		text/event-stream,application/problem+json
 //	@Param			id				path		string	true	"job id"
 //	@Param			Last-Event-ID	header		string	false	"the id of the last event received (sent by an EventSource when it reconnects)"
 //	@Param			api_key			query		string	false	"the API key (when the server has keys), for an EventSource, which cannot send the X-API-Key header; the header wins when both are sent. The server's log leaves query strings out; a proxy in front may log them"
-//	@Success		200	{object}	Job	"a stream of events whose data is a Job"
+//	@Success		200	{object}	Job	"a stream of events whose data is a Job (a final gone event's, a Problem as the 404's)"
 //	@Success		204	"the client has had the job's final event (Last-Event-ID): nothing more will come"
 //	@Failure		404	{object}	Problem	"no job with this id (unknown, or expired: a finished job is kept 7 days, at most the latest 20,000 and 256 MiB of requests and answers)"
 //	@Security		APIKey
@@ -402,7 +402,19 @@ func (h *handlers) jobEvents(c *gin.Context) {
 			}
 			c.Writer.Flush()
 		case j, ok := <-updates:
-			if !ok || send(j) {
+			if !ok {
+				if ctx.Err() == nil {
+					// The job can no longer be read: say so, where the
+					// stream ended without a word (a Redis restarted
+					// empty, an audit): a client that reconnects would
+					// only get 404.
+					gone := newProblem(c, "not-found", "the job is gone from the jobs store: it expired, or the store lost it (a Redis restarted without its data); submit it again")
+					c.Render(-1, sse.Event{Event: "gone", Data: gone})
+					c.Writer.Flush()
+				}
+				return
+			}
+			if send(j) {
 				return
 			}
 		}

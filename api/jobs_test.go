@@ -16,12 +16,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/gamesolver/gamesolver/service"
 	"github.com/gamesolver/gamesolver/service/cache"
 	"github.com/gamesolver/gamesolver/service/jobs"
+	"github.com/gamesolver/gamesolver/service/redistest"
 )
 
 // newJobServer serves the real router with an in-process job manager and
@@ -675,5 +677,56 @@ func TestLongFieldPathsClipped(t *testing.T) {
 	w := do(h, "POST", "/v1/jobs", "application/json", body)
 	if w.Code != http.StatusBadRequest || w.Body.Len() > 8<<10 || !strings.Contains(w.Body.String(), "nested deeper") {
 		t.Errorf("%d, %d bytes: %.200s", w.Code, w.Body.Len(), w.Body.String())
+	}
+}
+
+// TestJobEventsGone: a job that vanishes from the store while its events
+// stream (Redis restarted without its data) ends the stream with a `gone`
+// event holding a 404 problem, where the stream ended without a word (an
+// audit).
+func TestJobEventsGone(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	rsrv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: rsrv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	reg := prometheus.NewRegistry()
+	s := newSearcher(reg, 30*time.Second)
+	// No worker: the job stays queued.
+	jm, err := jobs.NewManager(jobs.NewRedisStore(rdb), []jobs.Kind{service.TilingsJob{Tilings: service.NewTilings(s), MaxDuration: time.Minute}},
+		jobs.Options{Logger: zap.NewNop(), WatchEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(conforming(New(Config{MaxBodyBytes: 64 << 10}, Deps{
+		Log: zap.NewNop(), Registry: reg, Readiness: service.NewReadiness(cache.NewMemory(1<<20, 0)),
+		Catalogue: &service.Catalogue{}, Tilings: service.NewTilings(s), Jobs: jm,
+	})))
+	t.Cleanup(srv.Close)
+	resp := postJSON(t, srv.URL+"/v1/jobs", `{"type":"polyomino.tilings","request":{"width":10,"height":6}}`)
+	var created JobCreated
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	stream, err := http.Get(srv.URL + created.Href + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	evs := streamEvents(stream.Body)
+	if first := <-evs; first.event != "progress" {
+		t.Fatalf("first event %+v", first)
+	}
+	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := collectEvents(evs, 10*time.Second)
+	if len(got) != 1 || got[0].event != "gone" {
+		t.Fatalf("events after the flush: %+v, want one gone", got)
+	}
+	var p Problem
+	if err := json.Unmarshal([]byte(got[0].data), &p); err != nil || p.Status != http.StatusNotFound || p.Type != "/problems/not-found" || !strings.Contains(p.Detail, "gone from the jobs store") {
+		t.Errorf("gone's data %s (%v)", got[0].data, err)
 	}
 }

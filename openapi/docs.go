@@ -1072,7 +1072,7 @@ const docTemplate = `{
                         "APIKey": []
                     }
                 ],
-                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an ` + "`" + `id` + "`" + ` naming the job's state (status, units done, nodes: none of them goes back, so an id is never sent twice). When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as ` + "`" + `Last-Event-ID` + "`" + `: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.",
+                "description": "Server-sent events: a ` + "`" + `progress` + "`" + ` event with the job (same shape as GET /v1/jobs/{id}) whenever its status, units done or nodes change, then one final event named after the final status (` + "`" + `done` + "`" + `, ` + "`" + `failed` + "`" + ` or ` + "`" + `canceled` + "`" + `), after which the stream ends; or, should the job vanish from the store meanwhile (a Redis restarted without its data), a final ` + "`" + `gone` + "`" + ` event whose data is a 404 /problems/not-found problem. A comment line is sent every 15 s to keep proxies from closing the stream. Every event has an ` + "`" + `id` + "`" + ` naming the job's state (status, units done, nodes: none of them goes back, so an id is never sent twice). When the server shuts down the stream ends early with a ` + "`" + `retry` + "`" + ` field (2 s): the job goes on, and an EventSource client reconnects and follows it. A client that reconnects sends the last id it got as ` + "`" + `Last-Event-ID` + "`" + `: the stream then leaves out the job's state if it has not changed since, and after a final event the answer is 204, which tells an EventSource to stop reconnecting.",
                 "produces": [
                     "text/event-stream",
                     "application/problem+json"
@@ -1105,7 +1105,7 @@ const docTemplate = `{
                 ],
                 "responses": {
                     "200": {
-                        "description": "a stream of events whose data is a Job",
+                        "description": "a stream of events whose data is a Job (a final gone event's, a Problem as the 404's)",
                         "schema": {
                             "$ref": "#/definitions/api.Job"
                         },

@@ -131,6 +131,26 @@ func eventDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openap
 	return v, nil
 }
 
+// checkEvent checks one event of a stream: its data against the schema
+// of the answer's status, but a `gone` event's (the job vanished from the
+// store) against the operation's 404 Problem, which Swagger 2.0 cannot
+// name as one event's schema.
+func (v *Validator) checkEvent(req *http.Request, status int, header http.Header, ev []byte) error {
+	for _, line := range strings.Split(string(ev), "\n") {
+		if name, ok := strings.CutPrefix(line, "event:"); ok && strings.TrimSpace(name) == "gone" {
+			data, err := eventDecoder(bytes.NewReader(ev), nil, nil, nil)
+			if err != nil {
+				return err
+			}
+			raw, _ := json.Marshal(data)
+			h := header.Clone()
+			h.Set("Content-Type", "application/problem+json")
+			return v.check(req, http.StatusNotFound, h, raw, true)
+		}
+	}
+	return v.check(req, status, header, ev, true)
+}
+
 // events splits a stream into its events that carry data.
 func events(stream []byte) [][]byte {
 	var out [][]byte
@@ -173,7 +193,7 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, status int, header 
 			return v.check(req, status, header, nil, false)
 		}
 		for _, ev := range evs {
-			if err := v.check(req, status, header, ev, true); err != nil {
+			if err := v.checkEvent(req, status, header, ev); err != nil {
 				return err
 			}
 		}
@@ -427,7 +447,7 @@ func (t *teeWriter) Write(b []byte) (int, error) {
 		t.pending = t.pending[i+2:]
 		if hasData(ev) {
 			t.events++
-			if err := t.v.check(t.req, t.status, t.header, ev, true); err != nil {
+			if err := t.v.checkEvent(t.req, t.status, t.header, ev); err != nil {
 				t.report(err)
 			}
 		}
