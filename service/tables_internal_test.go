@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gamesolver/gamesolver/engine/polyomino"
 )
@@ -52,5 +53,25 @@ func TestTablePoolPrefersTheGame(t *testing.T) {
 	p.put(fresh) // beyond maxIdleTables: released
 	if got := p.get(nil); got == fresh {
 		t.Error("a table beyond maxIdleTables was kept")
+	}
+}
+
+// TestWarmTables: a process's tables are made, touched and kept in the
+// background at its start (a cold table's first touch cost a request with
+// a budget of 0.1 s 0.5 s).
+func TestWarmTables(t *testing.T) {
+	s := &Searcher{}
+	s.WarmTables()
+	deadline := time.Now().Add(30 * time.Second)
+	for s.tables.idleTables() < maxIdleTables {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d tables kept after 30 s, want %d", s.tables.idleTables(), maxIdleTables)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for range maxIdleTables {
+		if tt := s.tables.get(nil); !tt.Holds(nil) {
+			t.Error("a warmed table holds a game")
+		}
 	}
 }

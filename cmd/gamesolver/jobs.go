@@ -179,6 +179,7 @@ func runWorker(ctx context.Context, cfg config, log *zap.Logger) error {
 	}
 	defer c.Close()
 	searcher := newSearcher(cfg, c, metrics)
+	searcher.WarmTables()
 	// A worker process has the machine to itself: every core per unit.
 	workers := max(cfg.JobWorkers, 0)
 	jm, closeJobs, err := newJobs(cfg, metrics, reg, log, nil, jobKinds(cfg, searcher, workers)...)

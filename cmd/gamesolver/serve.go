@@ -100,6 +100,7 @@ func build(ctx context.Context, cfg config, log *zap.Logger) (*app, error) {
 	catalogue := &service.Catalogue{}
 
 	searcher := newSearcher(cfg, c, metrics)
+	searcher.WarmTables()
 	tilings := service.NewTilings(searcher)
 	poly := service.NewPolyomino(searcher)
 	service.PreloadBook()

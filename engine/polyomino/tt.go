@@ -45,6 +45,18 @@ type Table struct {
 	warm atomic.Bool
 }
 
+// Prefault touches every page of the table's memory, without changing an
+// entry (an atomic add of 0), so that the searches that use it next do not
+// pay for the first touch: the kernel maps a table's 64 MB as it is first
+// written, which cost a cold search of the 5 x 5 tetromino game 0.4-0.6 s
+// on this project's VM (10-30 ms once the memory had been used).
+func (t *Table) Prefault() {
+	const stride = 4096 / 8 // a 4 KiB page's words
+	for i := 0; i < len(t.words); i += stride {
+		t.words[i].Add(0)
+	}
+}
+
 // Release frees a table mapped outside the Go heap at once (the collector
 // would free it later); the table must not be used afterwards.
 func (t *Table) Release() { t.release() }

@@ -27,6 +27,12 @@ func TestTableSizes(t *testing.T) {
 				t.Errorf("%d MB: key %v: %d %d %v", mb, k, v, bound, ok)
 			}
 		}
+		tt.Prefault() // changes nothing
+		for i, k := range keys {
+			if v, bound, ok := tt.probe(k); !ok || bound != boundExact || v != 1-2*(i%2) {
+				t.Errorf("%d MB: key %v after Prefault: %d %d %v", mb, k, v, bound, ok)
+			}
+		}
 		tt.Clear()
 		for _, k := range keys {
 			if _, _, ok := tt.probe(k); ok {
