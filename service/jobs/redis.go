@@ -593,9 +593,10 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 	if result != nil {
 		write = "1"
 	}
+	want, kept := r.seen.expect(d.JobID, d.Unit)
 	v, err := completeScript.Run(ctx, r.client,
 		[]string{jobKey(d.JobID), resultsKey(d.JobID), nodesKey(d.JobID), streamKey},
-		d.Unit, []byte(result), nodes, write, d.JobID, r.window, r.seen.expect(d.JobID, d.Unit)).Slice()
+		d.Unit, []byte(result), nodes, write, d.JobID, r.window, want).Slice()
 	if err != nil {
 		return "", nil, err
 	}
@@ -610,7 +611,7 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 		if !ok {
 			return "", nil, fmt.Errorf("jobs: unit %d of job %s has no result after its completion", d.Unit, LoggedID(d.JobID))
 		}
-		return Status(st), r.seen.sameAnd(d.JobID, d.Unit, json.RawMessage(own)), nil
+		return Status(st), r.seen.sameAnd(d.JobID, kept, d.Unit, json.RawMessage(own)), nil
 	}
 	keys, _ := v[1].([]any)
 	indexes := make([]int, len(keys))
@@ -623,7 +624,7 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 		indexes[i] = idx
 	}
 	fetched := map[int]json.RawMessage{}
-	if missing := r.seen.missing(d.JobID, indexes); len(missing) > 0 {
+	if missing := r.seen.missing(kept, indexes); len(missing) > 0 {
 		fields := make([]string, len(missing))
 		for i, idx := range missing {
 			fields[i] = strconv.Itoa(idx)
@@ -641,7 +642,7 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 			}
 		}
 	}
-	return Status(st), r.seen.add(d.JobID, indexes, fetched), nil
+	return Status(st), r.seen.add(d.JobID, kept, indexes, fetched), nil
 }
 
 // finishScript ends a queued or running job: status, finished, result or

@@ -44,47 +44,49 @@ func newSeenResults(max int) *seenResults {
 
 // expect is how many results the store holds of job id if they are those
 // kept and unit own's: the completion script compares it with its count,
-// and when they agree sends no index back (sameAnd).
-func (s *seenResults) expect(id string, own int) int {
+// and when they agree sends no index back (sameAnd). It returns the job's
+// kept results too (nil: none), which the completion answers from: another
+// slot may drop them from s meanwhile (the bound, the job's end), but an
+// entry dropped is never added to again, and one kept only grows.
+func (s *seenResults) expect(id string, own int) (int, *seenJob) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := s.jobs[id]
 	if j == nil {
-		return 1
+		return 1, nil
 	}
 	if _, ok := j.results[own]; ok {
-		return len(j.results)
+		return len(j.results), j
 	}
-	return len(j.results) + 1
+	return len(j.results) + 1, j
 }
 
-// sameAnd returns the job's results, those kept and unit own's result r
-// (kept too): the store holds them and no other (expect agreed).
-func (s *seenResults) sameAnd(id string, own int, r json.RawMessage) map[int]json.RawMessage {
+// sameAnd returns the job's results, those of base (expect's) and unit
+// own's result r (kept too): the store holds them and no other (expect
+// agreed).
+func (s *seenResults) sameAnd(id string, base *seenJob, own int, r json.RawMessage) map[int]json.RawMessage {
 	s.mu.Lock()
-	j := s.jobs[id]
 	indexes := []int{own}
-	if j != nil {
-		for i := range j.results {
+	if base != nil {
+		for i := range base.results {
 			indexes = append(indexes, i)
 		}
 	}
 	s.mu.Unlock()
-	return s.add(id, indexes, map[int]json.RawMessage{own: r})
+	return s.add(id, base, indexes, map[int]json.RawMessage{own: r})
 }
 
 // missing returns which of the units indexes (a job's results in the
-// store) the job's kept results lack.
-func (s *seenResults) missing(id string, indexes []int) []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j := s.jobs[id]
-	if j == nil {
+// store) base, the job's kept results (expect's), lacks.
+func (s *seenResults) missing(base *seenJob, indexes []int) []int {
+	if base == nil {
 		return indexes
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []int
 	for _, i := range indexes {
-		if _, ok := j.results[i]; !ok {
+		if _, ok := base.results[i]; !ok {
 			out = append(out, i)
 		}
 	}
@@ -92,11 +94,12 @@ func (s *seenResults) missing(id string, indexes []int) []int {
 }
 
 // add keeps fetched, results of job id just read, and returns the job's
-// results with indexes (every result in the store): a copy, which the
-// caller may keep while other slots add to the job's. A job whose results
+// results with indexes (every result in the store), kept, in base (the
+// kept results the caller counted on, though dropped since) or fetched: a
+// copy, which the caller may keep while other slots add to the job's. A job whose results
 // alone exceed the bound is not kept: it gets what was kept (nothing) and
 // fetched, and fetches everything again next time.
-func (s *seenResults) add(id string, indexes []int, fetched map[int]json.RawMessage) map[int]json.RawMessage {
+func (s *seenResults) add(id string, base *seenJob, indexes []int, fetched map[int]json.RawMessage) map[int]json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := s.jobs[id]
@@ -119,6 +122,10 @@ func (s *seenResults) add(id string, indexes []int, fetched map[int]json.RawMess
 	for _, i := range indexes {
 		if r, ok := j.results[i]; ok {
 			out[i] = r
+		} else if base != nil && base != j {
+			if r, ok := base.results[i]; ok {
+				out[i] = r
+			}
 		}
 	}
 	for s.bytes > s.max && s.order.Len() > 0 {

@@ -15,24 +15,25 @@ func TestSeenResultsBounded(t *testing.T) {
 	s := newSeenResults(3500)
 	fetch := func(id string, indexes ...int) map[int]json.RawMessage {
 		got := map[int]json.RawMessage{}
-		for _, i := range s.missing(id, indexes) {
+		_, kept := s.expect(id, -1)
+		for _, i := range s.missing(kept, indexes) {
 			got[i] = r
 		}
-		return s.add(id, indexes, got)
+		return s.add(id, kept, indexes, got)
 	}
 	if got := fetch("a", 0, 1); len(got) != 2 {
 		t.Fatalf("a: %d results", len(got))
 	}
-	if m := s.missing("a", []int{0, 1, 2}); fmt.Sprint(m) != "[2]" {
+	if m := s.missing(s.jobs["a"], []int{0, 1, 2}); fmt.Sprint(m) != "[2]" {
 		t.Errorf("a lacks %v, want [2]", m)
 	}
 	fetch("b", 0)
 	fetch("a", 0, 1) // a used after b
 	fetch("c", 0)    // 4000 bytes: b goes
-	if m := s.missing("b", []int{0}); len(m) != 1 {
+	if m := s.missing(s.jobs["b"], []int{0}); len(m) != 1 {
 		t.Errorf("b kept past the bound")
 	}
-	if m := s.missing("a", []int{0, 1}); len(m) != 0 {
+	if m := s.missing(s.jobs["a"], []int{0, 1}); len(m) != 0 {
 		t.Errorf("a, used last but one, lost %v", m)
 	}
 	if jobs, bytes := s.size(); jobs != 2 || bytes != 3000 {
