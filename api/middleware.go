@@ -228,15 +228,22 @@ func isProbe(route string) bool {
 	return route == "/healthz" || route == "/readyz" || route == "/metrics"
 }
 
-// routeOf is the route template ("/v1/jobs/:id"; for a 405, the template
-// its path matched), or "unmatched" for paths no route knows, so that
-// metrics and logs cannot be flooded with labels.
 // loggedPath is the request's path as the access log shows it: a job's id
 // cut to what the job logs show (jobs.LoggedID), since the id is the
-// job's only credential.
+// job's only credential. A 405's path has no params (gin matched no
+// route): its id is the segment its route template (ctxRoute) names :id.
 func loggedPath(c *gin.Context) string {
 	p := c.Request.URL.Path
-	if id := c.Param("id"); id != "" {
+	id := c.Param("id")
+	if r := c.GetString(ctxRoute); id == "" && r != "" {
+		segs := strings.Split(p, "/")
+		for i, s := range strings.Split(r, "/") {
+			if s == ":id" && i < len(segs) {
+				id = segs[i]
+			}
+		}
+	}
+	if id != "" {
 		if i := strings.Index(p, id); i >= 0 {
 			p = p[:i] + jobs.LoggedID(id) + p[i+len(id):]
 		}
@@ -244,6 +251,9 @@ func loggedPath(c *gin.Context) string {
 	return p
 }
 
+// routeOf is the route template ("/v1/jobs/:id"; for a 405, the template
+// its path matched), or "unmatched" for paths no route knows, so that
+// metrics and logs cannot be flooded with labels.
 func routeOf(c *gin.Context) string {
 	if r := c.FullPath(); r != "" {
 		return r
