@@ -128,6 +128,11 @@ func (s *seenResults) add(id string, base *seenJob, indexes []int, fetched map[i
 			}
 		}
 	}
+	if j.bytes > s.max {
+		// Alone past the bound: it goes, not first every other job's
+		// results (each of its completions would empty the cache).
+		s.dropLocked(j)
+	}
 	for s.bytes > s.max && s.order.Len() > 0 {
 		s.dropLocked(s.order.Back().Value.(*seenJob))
 	}

@@ -43,11 +43,15 @@ func TestSeenResultsBounded(t *testing.T) {
 	if jobs, bytes := s.size(); jobs != 1 || bytes != 1000 {
 		t.Errorf("after a's end: %d jobs, %d bytes; want 1, 1000", jobs, bytes)
 	}
-	// A job larger than the bound is answered whole, and not kept.
+	// A job larger than the bound is answered whole, and not kept; the
+	// other jobs' results stay.
 	if got := fetch("huge", 0, 1, 2, 3, 4); len(got) != 5 {
 		t.Errorf("huge: %d results", len(got))
 	}
-	if jobs, bytes := s.size(); jobs != 0 || bytes != 0 {
-		t.Errorf("after huge: %d jobs, %d bytes kept", jobs, bytes)
+	if jobs, bytes := s.size(); jobs != 1 || bytes != 1000 {
+		t.Errorf("after huge: %d jobs, %d bytes kept; want c's, 1 and 1000", jobs, bytes)
+	}
+	if m := s.missing(s.jobs["c"], []int{0}); len(m) != 0 {
+		t.Errorf("c lost to huge")
 	}
 }
