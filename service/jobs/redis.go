@@ -173,7 +173,7 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 			defer cancel()
 			_ = undoScript.Run(uctx, r.client,
-				[]string{jobKey(s.ID), unitsKey(s.ID), activeKey, clientKey(s.Client), streamKey},
+				[]string{jobKey(s.ID), unitsKey(s.ID), activeKey, clientKey(s.Client), streamKey, resultsKey(s.ID), nodesKey(s.ID)},
 				s.ID, groupName, w, undoScan).Err()
 		}()
 	}
@@ -188,12 +188,14 @@ const undoTimeout = 5 * time.Second
 const undoScan = 1000
 
 // undoScript undoes a submission cut off (RedisStore.create): it deletes
-// the job's hash (KEYS[1]) and units hash (KEYS[2]), takes its id ARGV[1]
+// the job's hash (KEYS[1]) and units hash (KEYS[2]), and its results and
+// nodes hashes (KEYS[6], KEYS[7]: a worker may have finished a unit
+// meanwhile; no expiry either), takes its id ARGV[1]
 // out of the sets of unfinished jobs (KEYS[3], KEYS[4]) and acknowledges
 // and deletes its units (at most ARGV[3]) among the latest ARGV[4] entries
 // of the stream KEYS[5] (group ARGV[2]). It returns the units deleted.
 var undoScript = redis.NewScript(`
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[6], KEYS[7])
 redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('SREM', KEYS[4], ARGV[1])
 local want, n = tonumber(ARGV[3]), 0
