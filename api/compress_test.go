@@ -187,3 +187,26 @@ func TestCompressLeavesEventStreams(t *testing.T) {
 		t.Errorf("headers flushed %v, Content-Encoding %q", w.Flushed, w.Header().Get("Content-Encoding"))
 	}
 }
+
+// TestPrecompressedBounded: the documents kept compressed are at most
+// maxPrecompressed, and a new one is compressed still once that many are
+// kept (the first 16 stayed, and the current catalogue went compressed at
+// each request: a review).
+func TestPrecompressedBounded(t *testing.T) {
+	for i := range 3 * maxPrecompressed {
+		body := []byte(fmt.Sprintf(`{"version":%d,"pad":%q}`, i, strings.Repeat("x", 4096)))
+		gz := precompressed(etagOf(body), body)
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatalf("document %d: %v", i, err)
+		}
+		if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("document %d: %v", i, err)
+		}
+	}
+	precompressedMu.Lock()
+	defer precompressedMu.Unlock()
+	if n := len(precompressedDocs); n > maxPrecompressed {
+		t.Errorf("%d documents kept", n)
+	}
+}

@@ -111,7 +111,7 @@ func revalidated(c *gin.Context, contentType string, body []byte, etag string) {
 		return
 	}
 	if current != etag {
-		if gz := precompressed(etag, body); gz != nil {
+		if gz := precompressed(etag, body); len(gz) > 0 {
 			// Compressed once, at the best level, and sent as it is
 			// (Compress passes an answer with a Content-Encoding through):
 			// the OpenAPI document's 270 KB were compressed again at
@@ -137,17 +137,20 @@ var (
 )
 
 // precompressed is body, whose strong ETag is etag, gzip-compressed at
-// the best level, compressed on its first use and kept; nil when
-// maxPrecompressed documents are kept already (Compress then compresses
-// it as any answer).
+// the best level, compressed on its first use and kept; past
+// maxPrecompressed documents, one kept goes (a catalogue that changed
+// since, most likely: the current ones are asked for again at once).
 func precompressed(etag string, body []byte) []byte {
 	precompressedMu.Lock()
 	defer precompressedMu.Unlock()
 	if gz, ok := precompressedDocs[etag]; ok {
 		return gz
 	}
-	if len(precompressedDocs) >= maxPrecompressed {
-		return nil
+	for old := range precompressedDocs {
+		if len(precompressedDocs) < maxPrecompressed {
+			break
+		}
+		delete(precompressedDocs, old)
 	}
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error

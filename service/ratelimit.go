@@ -197,14 +197,16 @@ const (
 	clientIDSalt   = "gamesolver client id v2"
 )
 
-// clientIDOf is a valid key's client id: 64 bits of PBKDF2-SHA256.
+// clientIDOf is a valid key's client id: 64 bits of PBKDF2-SHA256 (the
+// first 8 of 16 bytes derived, which are those 8 bytes derived would be:
+// FIPS 140-only mode refuses to derive fewer than 14).
 func clientIDOf(key string) string {
-	b, err := pbkdf2.Key(sha256.New, key, []byte(clientIDSalt), clientIDRounds, 8)
-	if err != nil { // only in FIPS 140-only mode, for short keys: still a key's own id
+	b, err := pbkdf2.Key(sha256.New, key, []byte(clientIDSalt), clientIDRounds, 16)
+	if err != nil { // another refusal of FIPS 140-only mode: still a key's own id
 		h := sha256.Sum256([]byte(clientIDSalt + key))
-		b = h[:8]
+		b = h[:]
 	}
-	return "key:" + hex.EncodeToString(b)
+	return "key:" + hex.EncodeToString(b[:8])
 }
 
 // NewAPIKeys holds the given keys (empty strings are ignored). It derives

@@ -668,7 +668,7 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 	}
 	f, err := os.OpenFile(s.path(id), os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o640)
 	if err != nil {
-		return fmt.Errorf("jobs: %w", err)
+		return hideID(fmt.Errorf("jobs: %w", err), id)
 	}
 	if torn(f) {
 		// A write before this one was torn (a crash, a full disk): the
@@ -684,10 +684,26 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("jobs: write %s: %w", s.path(id), err)
+		return hideID(fmt.Errorf("jobs: write %s: %w", s.path(id), err), id)
 	}
 	return nil
 }
+
+// idHidden is an error whose text shows a job's id as the logs do
+// (LoggedID): the job file's path names the job whole, and a store's
+// error reaches the logs.
+type idHidden struct {
+	err error
+	id  string
+}
+
+func hideID(err error, id string) error { return &idHidden{err: err, id: id} }
+
+func (e *idHidden) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.id, LoggedID(e.id))
+}
+
+func (e *idHidden) Unwrap() error { return e.err }
 
 // torn reports whether f, a job's file, ends without a newline (its last
 // write was torn), or cannot tell. (Nothing is cut: another process sharing the directory

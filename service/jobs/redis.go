@@ -727,6 +727,7 @@ func (r *RedisStore) finish(ctx context.Context, id string, e ending) (bool, Sta
 	if len(v) != 2 {
 		return false, "", fmt.Errorf("jobs: finish script returned %d values", len(v))
 	}
+	r.seen.forget(id) // over (or gone): its results are no more combined
 	won, _ := v[0].(int64)
 	st, _ := v[1].(string)
 	return won == 1, Status(st), nil

@@ -581,6 +581,9 @@ func TestRedisCompleteFetchesOnlyNew(t *testing.T) {
 	if _, _, err := stores[0].finish(ctx, s.ID, ending{Status: StatusDone, At: time.Now(), TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
+	if jobs, _ := stores[0].seen.size(); jobs != 0 {
+		t.Errorf("%d jobs' results kept after the job's end", jobs)
+	}
 	if status, _, err := stores[0].complete(ctx, &delivery{JobID: s.ID, Unit: 0}, nil, 0); err != nil || status != StatusDone {
 		t.Fatalf("after the end: %v %s", err, status)
 	}
