@@ -83,7 +83,10 @@
 // or whose answer came too late, may have run all the same: the submission,
 // answered as failed, is then undone in the background, its job, units
 // hash, queued units and places in the caps deleted, so that no job runs
-// that its client was told was refused, nor a units hash stays for ever.) A unit's stream entry is acknowledged and deleted when the
+// that its client was told was refused, nor a units hash stays for ever;
+// and the job is marked undone for 10 minutes (gs:jobs:<id>:undone), so
+// that, should a stalled Redis run the write after the undoing, the job's
+// first unit begun deletes it.) A unit's stream entry is acknowledged and deleted when the
 // unit is finished, skipped or its job fails. A starting worker deletes the
 // consumers that own no entry and have been idle for a day (dead workers).
 //

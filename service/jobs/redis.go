@@ -46,6 +46,16 @@ func resultsKey(id string) string { return keyPrefix + id + ":results" }
 func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
 func unitsKey(id string) string   { return keyPrefix + id + ":units" }
 
+// undoneKey marks a job whose submission was undone (undoScript), for
+// undoneTTL: should its transaction run after the undo (a stalled Redis
+// runs what its connections sent in any order), the job's first unit
+// begun deletes it instead (beginScript).
+func undoneKey(id string) string { return keyPrefix + id + ":undone" }
+
+// undoneTTL is how long an undone job's mark lives: a stalled Redis's
+// backlog is run long before.
+const undoneTTL = 10 * time.Minute
+
 // clientKey is the set of a client's unfinished jobs' ids.
 func clientKey(client string) string { return activeKey + ":" + client }
 
@@ -172,12 +182,18 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 		go func() {
 			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 			defer cancel()
-			_ = undoScript.Run(uctx, r.client,
-				[]string{jobKey(s.ID), unitsKey(s.ID), activeKey, clientKey(s.Client), streamKey, resultsKey(s.ID), nodesKey(s.ID)},
-				s.ID, groupName, w, undoScan).Err()
+			_ = r.undo(uctx, s, w)
 		}()
 	}
 	return err
+}
+
+// undo undoes the submission of s, with w units in the stream
+// (undoScript).
+func (r *RedisStore) undo(ctx context.Context, s state, w int) error {
+	return undoScript.Run(ctx, r.client,
+		[]string{jobKey(s.ID), unitsKey(s.ID), activeKey, clientKey(s.Client), streamKey, resultsKey(s.ID), nodesKey(s.ID), undoneKey(s.ID)},
+		s.ID, groupName, w, undoScan, undoneTTL.Milliseconds()).Err()
 }
 
 // undoTimeout bounds the undoing of a submission cut off.
@@ -193,8 +209,11 @@ const undoScan = 1000
 // meanwhile; no expiry either), takes its id ARGV[1]
 // out of the sets of unfinished jobs (KEYS[3], KEYS[4]) and acknowledges
 // and deletes its units (at most ARGV[3]) among the latest ARGV[4] entries
-// of the stream KEYS[5] (group ARGV[2]). It returns the units deleted.
+// of the stream KEYS[5] (group ARGV[2]); and marks the job undone (KEYS[8],
+// for ARGV[5] ms), should its transaction come after. It returns the
+// units deleted.
 var undoScript = redis.NewScript(`
+redis.call('SET', KEYS[8], '1', 'PX', tonumber(ARGV[5]))
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[6], KEYS[7])
 redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('SREM', KEYS[4], ARGV[1])
@@ -462,8 +481,18 @@ func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bo
 // beginScript marks a queued job running and returns status, type,
 // request, total, whether the unit has a result, whether the job is slow,
 // its creation and its unit format ("" before formats were kept); nil for
-// no job.
+// no job. A job whose submission was undone (KEYS[3]) but whose
+// transaction ran after the undo is deleted then, hash, units (KEYS[4]),
+// results, nodes (KEYS[5]) and places in the sets of unfinished jobs
+// (KEYS[6], and its client's), and is no job: its client was told 503.
 var beginScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  local client = redis.call('HGET', KEYS[1], 'client')
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[5])
+  redis.call('SREM', KEYS[6], ARGV[3])
+  if client and client ~= '' then redis.call('SREM', KEYS[6] .. ':' .. client, ARGV[3]) end
+  return false
+end
 local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow', 'created', 'format')
 if not h[1] then return false end
 local st = h[1]
@@ -478,7 +507,8 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	if d.JobID == "" {
 		return unitStart{}, nil
 	}
-	v, err := beginScript.Run(ctx, r.client, []string{jobKey(d.JobID), resultsKey(d.JobID)}, d.Unit, now.UnixMilli()).Slice()
+	v, err := beginScript.Run(ctx, r.client, []string{jobKey(d.JobID), resultsKey(d.JobID), undoneKey(d.JobID), unitsKey(d.JobID), nodesKey(d.JobID), activeKey},
+		d.Unit, now.UnixMilli(), d.JobID).Slice()
 	if errors.Is(err, redis.Nil) {
 		return unitStart{}, nil
 	}

@@ -504,6 +504,12 @@ func testCreateCutOff(t *testing.T, lim limits) {
 			if n, _ := rdb.SCard(ctx, k).Result(); n != 0 {
 				t.Errorf("%s: %d ids left", k, n)
 			}
+		case undoneKey(s.ID):
+			// The job's mark, should its transaction come later: it
+			// expires.
+			if ttl, _ := rdb.PTTL(ctx, k).Result(); ttl <= 0 || ttl > undoneTTL {
+				t.Errorf("the undone mark's ttl %v", ttl)
+			}
 		default:
 			ttl, _ := rdb.PTTL(ctx, k).Result()
 			t.Errorf("key %s left behind (ttl %v)", k, ttl)

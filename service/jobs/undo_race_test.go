@@ -68,3 +68,51 @@ func TestRedisStoreCreateCutOffAfterAUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisUndoneBeforeItsTransaction: a stalled Redis may run the undoing
+// of a submission cut off before the submission's own transaction (each
+// came on a connection of its own): the job is then created after all,
+// and would run though its client was told 503 and submits it again (a
+// review). Its first unit begun deletes it instead, and its places in the
+// caps.
+func TestRedisUndoneBeforeItsTransaction(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	store := NewRedisStore(rdb).Window(2)
+	if err := store.ensureGroup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
+		Request: json.RawMessage(`{}`), Total: 3, Client: "ip:192.0.2.1"}
+	units := []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{}`), json.RawMessage(`{}`)}
+	if err := store.undo(ctx, s, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.create(ctx, s, units, limits{all: 10, client: 10}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.claim(ctx, "w/0", time.Minute, 10*time.Millisecond, false)
+	if err != nil || d == nil || d.JobID != s.ID {
+		t.Fatalf("claim: %v %+v", err, d)
+	}
+	if start, err := store.begin(ctx, d, time.Now()); err != nil || start.Found {
+		t.Fatalf("begin of the undone job: %v, found %v", err, start.Found)
+	}
+	keys, err := rdb.Keys(ctx, keyPrefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		switch k {
+		case streamKey, undoneKey(s.ID):
+		case activeKey, clientKey(s.Client):
+			if ok, _ := rdb.SIsMember(ctx, k, s.ID).Result(); ok {
+				t.Errorf("%s still holds the job", k)
+			}
+		default:
+			t.Errorf("%s left", k)
+		}
+	}
+}
