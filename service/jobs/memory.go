@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gamesolver/gamesolver/engine/atomicfile"
 )
 
 // MemoryStore keeps jobs and units in the process: a queue of new units and
@@ -412,65 +411,208 @@ func (s *MemoryStore) complete(_ context.Context, d *delivery, result json.RawMe
 }
 
 func (s *MemoryStore) finish(_ context.Context, id string, e ending) (bool, Status, error) {
+	ended, status, c, err := s.end(id, e)
+	if c != nil {
+		s.compact(c)
+	}
+	return ended, status, err
+}
+
+// end records the end of job id, and returns, with a directory, its file's
+// compaction for finish to do outside s.mu.
+func (s *MemoryStore) end(id string, e ending) (bool, Status, *compaction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := s.job(id, time.Now())
 	if j == nil {
-		return false, "", nil
+		return false, "", nil, nil
 	}
 	if j.s.Status.Final() {
-		return false, j.s.Status, nil
+		return false, j.s.Status, nil, nil
 	}
 	expires := e.At.Add(e.TTL)
 	rec := logRecord{Op: "end", Status: e.Status, At: e.At.UnixMilli(), Result: e.Result, Error: e.Error, Expires: expires.UnixMilli()}
 	if err := s.append(id, rec); err != nil {
-		return false, j.s.Status, err
+		return false, j.s.Status, nil, err
 	}
 	j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
 	j.expires = expires
 	delete(s.active, id)
-	s.compact(j, rec)
-	s.retire(j)
-	s.evict()
-	return true, e.Status, nil
+	c := s.compaction(j, rec)
+	if c == nil {
+		s.retire(j)
+		s.evict()
+	}
+	return true, e.Status, c, nil
 }
 
-// compact rewrites the file of j, just finished with its end record end,
-// without what only an unfinished job needs: the units' payloads and
-// results (a finished job reads their number and node counts only). A
-// canceled job of 7,000 units kept 2 MB of them for a week, and a
-// restart replayed every such file (14 s for 100 of them). The file is
-// replaced whole or not at all (a failure keeps the full one, which
-// replays the same). s.mu held.
-func (s *MemoryStore) compact(j *memJob, end logRecord) {
+// compaction is the rewriting of a finished job's file without what only
+// an unfinished job needs: the units' payloads and results (a finished
+// job reads their number and node counts only). A canceled job of 7,000
+// units kept 2 MB of them for a week, and a restart replayed every such
+// file (14 s for 100 of them).
+//
+// Its records are taken under s.mu when the job ends; the new file is
+// written and synced outside it (under it, a job of 12,000 units held
+// every other job's reads, submissions, heartbeats and completions
+// 51-60 ms, one of 1,000 8-12 ms: BenchmarkCompactHoldsLock), and
+// renamed over the job's under s.mu, unless the job is gone meanwhile
+// (its file removed by sweep) or its file grew (a record appended after
+// the end would be lost: none is, slow writes nothing for a finished
+// job, but the full file replays the same and is kept then). The job is
+// filed with the finished jobs (retire, evict) once its file is in place,
+// so that its size is the compacted file's. The file is replaced whole or
+// not at all: a crash leaves the full one and the temporary file, which
+// replay removes.
+type compaction struct {
+	j    *memJob
+	head []logRecord // create, start
+	// done holds the units with a result, partial the others with a node
+	// count (the maps copied, not sorted: sorted outside s.mu).
+	done, partial []unitNodes
+	slow          bool
+	end           logRecord
+	size          int64 // the file's, its end record last
+}
+
+type unitNodes struct {
+	unit  int
+	nodes int64
+}
+
+// compaction returns the compaction of j, just finished with its end
+// record end; nil without a directory or when the file cannot be read
+// (s.mu held).
+func (s *MemoryStore) compaction(j *memJob, end logRecord) *compaction {
 	if s.dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(s.path(j.s.ID))
+	if err != nil {
+		return nil
+	}
+	c := &compaction{j: j, slow: j.slow, end: end, size: fi.Size(), done: make([]unitNodes, 0, len(j.results))}
+	c.head = append(c.head, logRecord{Op: "create", Job: toLogJob(j.s), Total: j.s.Total})
+	if !j.s.Started.IsZero() {
+		c.head = append(c.head, logRecord{Op: "start", At: j.s.Started.UnixMilli()})
+	}
+	for u := range j.results {
+		c.done = append(c.done, unitNodes{u, j.nodes[u]})
+	}
+	for u, n := range j.nodes {
+		if _, done := j.results[u]; !done && n > 0 {
+			c.partial = append(c.partial, unitNodes{u, n})
+		}
+	}
+	return c
+}
+
+// records returns c's file's records, in order: the job's creation without
+// its units (their number), its start, the units with a result (their node
+// counts), the other units' node counts, the slow mark, the end.
+func (c *compaction) records(yield func(logRecord) bool) {
+	for _, r := range c.head {
+		if !yield(r) {
+			return
+		}
+	}
+	byUnit := func(a, b unitNodes) int { return a.unit - b.unit }
+	slices.SortFunc(c.done, byUnit)
+	slices.SortFunc(c.partial, byUnit)
+	for _, u := range c.done {
+		if !yield(logRecord{Op: "unit", Unit: u.unit, Nodes: u.nodes}) {
+			return
+		}
+	}
+	for _, u := range c.partial {
+		if !yield(logRecord{Op: "nodes", Unit: u.unit, Nodes: u.nodes}) {
+			return
+		}
+	}
+	if c.slow && !yield(logRecord{Op: "slow"}) {
 		return
 	}
-	recs := []logRecord{{Op: "create", Job: toLogJob(j.s), Total: j.s.Total}}
-	if !j.s.Started.IsZero() {
-		recs = append(recs, logRecord{Op: "start", At: j.s.Started.UnixMilli()})
+	yield(c.end)
+}
+
+// compactWrite, when set (tests), is called before a compaction writes its
+// temporary file, s.mu not held.
+var compactWrite func(id string)
+
+// compact does c: writes and syncs the new file outside s.mu, renames it
+// over the job's under it, then files the job with the finished ones.
+func (s *MemoryStore) compact(c *compaction) {
+	id := c.j.s.ID // never changes
+	path := s.path(id)
+	tmp, err := s.writeCompacted(path, c.records)
+	s.mu.Lock()
+	if s.jobs[id] != c.j {
+		// Swept (expired) meanwhile, its file removed: not to come back.
+		s.mu.Unlock()
+		if tmp != "" {
+			_ = os.Remove(tmp)
+		}
+		return
 	}
-	for _, u := range slices.Sorted(maps.Keys(j.results)) {
-		recs = append(recs, logRecord{Op: "unit", Unit: u, Nodes: j.nodes[u]})
-	}
-	for _, u := range slices.Sorted(maps.Keys(j.nodes)) {
-		if _, done := j.results[u]; !done && j.nodes[u] > 0 {
-			recs = append(recs, logRecord{Op: "nodes", Unit: u, Nodes: j.nodes[u]})
+	renamed := false
+	if err == nil {
+		if fi, serr := os.Stat(path); serr == nil && fi.Size() == c.size {
+			renamed = os.Rename(tmp, path) == nil
 		}
 	}
-	if j.slow {
-		recs = append(recs, logRecord{Op: "slow"})
+	s.retire(c.j)
+	s.evict()
+	s.mu.Unlock()
+	if renamed {
+		syncDir(s.dir) // the rename, written down (the full file replays the same meanwhile)
+	} else if tmp != "" {
+		_ = os.Remove(tmp)
 	}
-	recs = append(recs, end)
-	_ = atomicfile.Replace(s.path(j.s.ID), 0o640, func(w io.Writer) error {
+}
+
+// writeCompacted writes recs to a synced temporary file beside path (named
+// as replay expects one) and returns its name ("" when none is left).
+func (s *MemoryStore) writeCompacted(path string, recs iter.Seq[logRecord]) (string, error) {
+	if compactWrite != nil {
+		compactWrite(strings.TrimSuffix(filepath.Base(path), ".jsonl"))
+	}
+	f, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	err = f.Chmod(0o640)
+	if err == nil {
+		w := bufio.NewWriterSize(f, 64*1024)
 		enc := json.NewEncoder(w)
-		for _, r := range recs {
-			if err := enc.Encode(r); err != nil {
-				return err
+		for r := range recs {
+			if err = enc.Encode(r); err != nil {
+				break
 			}
 		}
-		return nil
-	})
+		if err == nil {
+			err = w.Flush()
+		}
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// syncDir flushes a directory's entries (a rename in it) to the disk, as
+// far as the file system can (atomicfile's).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
 }
 
 // What a store keeps of finished jobs at most: past either figure the
@@ -546,7 +688,11 @@ func (s *MemoryStore) slow(_ context.Context, d *delivery, consumer string) erro
 	if j := s.job(d.JobID, time.Now()); j != nil && !j.slow {
 		// The mark only spares express slots a try: the unit goes back
 		// even when it cannot be written (and is then lost on a restart).
-		err = s.append(j.s.ID, logRecord{Op: "slow"})
+		// A finished job's is not written: a restart queues none of its
+		// units, and nothing is appended after the end (compact).
+		if !j.s.Status.Final() {
+			err = s.append(j.s.ID, logRecord{Op: "slow"})
+		}
 		j.slow = true
 	}
 	_ = s.handBack(d, consumer, false)
