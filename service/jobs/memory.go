@@ -899,7 +899,7 @@ func (s *MemoryStore) replay() error {
 		}
 		recs, err := readLog(name)
 		if err != nil {
-			return err
+			return hideID(err, id) // NewMemoryStore's error reaches the logs too
 		}
 		if len(recs) == 0 || recs[0].Op != "create" || recs[0].Job == nil {
 			continue
