@@ -351,16 +351,13 @@ func TestJobEventsEndOnDrain(t *testing.T) {
 	}
 }
 
-// The request that creates a job logs the job's id with its request id:
-// the id's first 8 characters, never all of it (the id is the job's only
-// credential: a security review found ids logged whole), in the job's
-// lines and the access log's paths alike.
-func TestJobCreatedLogged(t *testing.T) {
-	core, logs := observer.New(zap.InfoLevel)
-	srv := newLoggingJobServer(t, nil, zap.New(core))
+// submitSmallTilings submits a tilings job of one tiling to srv, with the
+// request id rid, and returns what the server answered.
+func submitSmallTilings(t *testing.T, srv *httptest.Server, rid string) JobCreated {
+	t.Helper()
 	req, _ := http.NewRequest("POST", srv.URL+"/v1/jobs", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":10,"height":6,"limit":1}}`))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Request-ID", "req-42")
+	req.Header.Set("X-Request-ID", rid)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -368,6 +365,20 @@ func TestJobCreatedLogged(t *testing.T) {
 	var created JobCreated
 	_ = json.NewDecoder(resp.Body).Decode(&created)
 	resp.Body.Close()
+	if created.ID == "" {
+		t.Fatalf("no job created: %d", resp.StatusCode)
+	}
+	return created
+}
+
+// The request that creates a job logs the job's id with its request id:
+// the id's first 8 characters, never all of it (the id is the job's only
+// credential: a security review found ids logged whole), in the job's
+// lines and the access log's paths alike.
+func TestJobCreatedLogged(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	srv := newLoggingJobServer(t, nil, zap.New(core))
+	created := submitSmallTilings(t, srv, "req-42")
 	// One line, the manager's (it logs the jobs analyze starts in the
 	// background too, which no handler of /v1/jobs sees), with the
 	// request id and the job id, so that either finds the other.

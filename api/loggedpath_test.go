@@ -19,18 +19,7 @@ import (
 func TestJobIDNotLoggedOnMisses(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
 	srv := newLoggingJobServer(t, nil, zap.New(core))
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/jobs", strings.NewReader(`{"type":"polyomino.tilings","request":{"width":10,"height":6,"limit":1}}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var created JobCreated
-	_ = json.NewDecoder(resp.Body).Decode(&created)
-	resp.Body.Close()
-	if created.ID == "" {
-		t.Fatal("no job created")
-	}
+	created := submitSmallTilings(t, srv, "req-misses")
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, c := range []struct{ method, path string }{
 		{"GET", created.Href + "/"},

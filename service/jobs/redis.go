@@ -52,9 +52,13 @@ func unitsKey(id string) string   { return keyPrefix + id + ":units" }
 // begun deletes it instead (beginScript).
 func undoneKey(id string) string { return keyPrefix + id + ":undone" }
 
-// undoneTTL is how long an undone job's mark lives: a stalled Redis's
-// backlog is run long before.
-const undoneTTL = 10 * time.Minute
+// undoneTTL is how long an undone job's mark lives: until a unit of the
+// job, should it be written after all, is begun, which may wait behind
+// every other job's units (a stalled Redis comes with a backlog: 800
+// units of 30 s on 16 slots are 25 minutes; a review). A week, the
+// finished jobs' TTL; a mark is a few bytes, made only for the
+// submissions cut off.
+const undoneTTL = 7 * 24 * time.Hour
 
 // clientKey is the set of a client's unfinished jobs' ids.
 func clientKey(client string) string { return activeKey + ":" + client }

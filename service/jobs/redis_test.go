@@ -465,15 +465,23 @@ func TestRedisStoreCreateCutOffLeavesNothing(t *testing.T) {
 	}
 }
 
-func testCreateCutOff(t *testing.T, lim limits) {
+// newWindowedStore is a store of a window of 2 units on a private
+// redis-server, its group made, with its client.
+func newWindowedStore(t *testing.T) (*redis.Client, *RedisStore) {
+	t.Helper()
 	srv := redistest.Start(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	ctx := context.Background()
 	store := NewRedisStore(rdb).Window(2)
-	if err := store.ensureGroup(ctx); err != nil {
+	if err := store.ensureGroup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return rdb, store
+}
+
+func testCreateCutOff(t *testing.T, lim limits) {
+	rdb, store := newWindowedStore(t)
+	ctx := context.Background()
 	rdb.AddHook(lostTxReply{})
 	units := make([]json.RawMessage, 5)
 	for i := range units {

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/gamesolver/gamesolver/service/redistest"
 )
 
 // lostTxReplyAfter is lostTxReply running f (a worker, meanwhile) before
@@ -35,15 +33,11 @@ func (h lostTxReplyAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 // submission cut off before its undoing; the undoing leaves no results
 // or nodes hash behind (no expiry: never evicted, never deleted).
 func TestRedisStoreCreateCutOffAfterAUnit(t *testing.T) {
-	srv := redistest.Start(t)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
-	worker := NewRedisStore(redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1}))
+	rdb, store := newWindowedStore(t)
+	other := redis.NewClient(&redis.Options{Addr: rdb.Options().Addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = other.Close() })
+	worker := NewRedisStore(other)
 	ctx := context.Background()
-	store := NewRedisStore(rdb).Window(2)
-	if err := store.ensureGroup(ctx); err != nil {
-		t.Fatal(err)
-	}
 	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
 		Request: json.RawMessage(`{}`), Total: 3}
 	rdb.AddHook(lostTxReplyAfter{func() {
@@ -76,14 +70,8 @@ func TestRedisStoreCreateCutOffAfterAUnit(t *testing.T) {
 // review). Its first unit begun deletes it instead, and its places in the
 // caps.
 func TestRedisUndoneBeforeItsTransaction(t *testing.T) {
-	srv := redistest.Start(t)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb, store := newWindowedStore(t)
 	ctx := context.Background()
-	store := NewRedisStore(rdb).Window(2)
-	if err := store.ensureGroup(ctx); err != nil {
-		t.Fatal(err)
-	}
 	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
 		Request: json.RawMessage(`{}`), Total: 3, Client: "ip:192.0.2.1"}
 	units := []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{}`), json.RawMessage(`{}`)}
