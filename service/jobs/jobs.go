@@ -183,6 +183,7 @@ type unitStart struct {
 	HasResult bool      // the unit was finished before (its worker died before acking)
 	Slow      bool      // a unit of the job outlasted an express slot's limit
 	Created   time.Time // the job's submission (zero if unknown)
+	Started   time.Time // its first unit's begin (this one's, at the latest)
 	Format    int       // the job's unit format (state.Format)
 }
 

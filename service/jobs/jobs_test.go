@@ -1411,9 +1411,11 @@ func twoProcesses(t *testing.T, addr string, k Kind, opts Options) []*Manager {
 // TestLaterUnitFormat: a job planned by a later version (its kind's
 // Versioned format above the worker's) fails with a message that says so,
 // after the other workers of a shared store had their chance for
-// ReclaimAfter; one planned by an earlier version runs. (During a rolling
-// upgrade an earlier worker refused such units as "unit 0: request.part:
-// unknown field", which read like the client's fault.)
+// ReclaimAfter from its first unit begun (not from its submission: a job
+// queued behind others was failed at once); one planned by an earlier
+// version runs. (During a rolling upgrade an earlier worker refused such
+// units as "unit 0: request.part: unknown field", which read like the
+// client's fault.)
 func TestLaterUnitFormat(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -1423,8 +1425,9 @@ func TestLaterUnitFormat(t *testing.T) {
 			opts := fastOptions(t)
 			planner, _ := newManager(t, e.store, later, opts)
 			worker, met := newManager(t, e.store, earlier, opts)
-			started := time.Now()
 			j := submit(t, planner, `{"n":4,"units":2}`)
+			time.Sleep(opts.ReclaimAfter + 100*time.Millisecond) // queued past the grace
+			started := time.Now()
 			startWorker(t, worker, "w-earlier", 1)
 			j = waitStatus(t, worker, j.ID, StatusFailed)
 			if !strings.Contains(j.Error, "planned by a later version of gamesolver (toy.squares units of format 2; this worker reads format 1 and earlier)") {

@@ -356,7 +356,7 @@ func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unit
 		j.s.Status, j.s.Started = StatusRunning, now
 	}
 	_, has := j.results[d.Unit]
-	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has, Slow: j.slow, Created: j.s.Created, Format: j.s.Format}, nil
+	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has, Slow: j.slow, Created: j.s.Created, Started: j.s.Started, Format: j.s.Format}, nil
 }
 
 func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {

@@ -484,8 +484,8 @@ func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bo
 
 // beginScript marks a queued job running and returns status, type,
 // request, total, whether the unit has a result, whether the job is slow,
-// its creation and its unit format ("" before formats were kept); nil for
-// no job. A job whose submission was undone (KEYS[3]) but whose
+// its creation, its unit format ("" before formats were kept) and its
+// start (its first unit's begin); nil for no job. A job whose submission was undone (KEYS[3]) but whose
 // transaction ran after the undo is deleted then, hash, units (KEYS[4]),
 // results, nodes (KEYS[5]) and places in the sets of unfinished jobs
 // (KEYS[6], and its client's), and is no job: its client was told 503.
@@ -497,14 +497,15 @@ if redis.call('EXISTS', KEYS[3]) == 1 then
   if client and client ~= '' then redis.call('SREM', KEYS[6] .. ':' .. client, ARGV[3]) end
   return false
 end
-local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow', 'created', 'format')
+local h = redis.call('HMGET', KEYS[1], 'status', 'type', 'request', 'total', 'slow', 'created', 'format', 'started')
 if not h[1] then return false end
 local st = h[1]
 if st == 'queued' then
   redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[2])
   st = 'running'
+  h[8] = ARGV[2]
 end
-return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or '', h[6] or '', h[7] or ''}
+return {st, h[2], h[3], h[4], redis.call('HEXISTS', KEYS[2], ARGV[1]), h[5] or '', h[6] or '', h[7] or '', h[8] or ''}
 `)
 
 func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (unitStart, error) {
@@ -519,7 +520,7 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	if err != nil {
 		return unitStart{}, err
 	}
-	if len(v) != 8 {
+	if len(v) != 9 {
 		return unitStart{}, fmt.Errorf("jobs: begin script returned %d values", len(v))
 	}
 	st, _ := v[0].(string)
@@ -530,8 +531,9 @@ func (r *RedisStore) begin(ctx context.Context, d *delivery, now time.Time) (uni
 	slow, _ := v[5].(string)
 	created, _ := v[6].(string)
 	format, _ := v[7].(string)
+	started, _ := v[8].(string)
 	return unitStart{Found: true, Status: Status(st), Type: typ, Request: json.RawMessage(req), Total: atoi(total), HasResult: has == 1, Slow: slow == "1",
-		Created: msTime(created), Format: atoi(format)}, nil
+		Created: msTime(created), Started: msTime(started), Format: atoi(format)}, nil
 }
 
 // heartbeatScript: if ARGV[2] still owns entry ARGV[3], reset its idle time

@@ -185,8 +185,10 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		// Planned by a later version (Versioned): this worker would
 		// misread the unit. On a shared store workers of that version
 		// may be at hand (a rolling upgrade): leave it to them, uncounted,
-		// for ReclaimAfter from the submission; then fail it, saying why.
-		if m.store.shared() && time.Since(start.Created) < m.opts.ReclaimAfter {
+		// for ReclaimAfter from the job's first unit begun (not from its
+		// submission: a job that waited behind others was failed at
+		// once); then fail it, saying why.
+		if m.store.shared() && time.Since(start.Started) < m.opts.ReclaimAfter {
 			m.opts.Metrics.unit(typ, "passed")
 			m.release(bg, d, consumer, false, log.With(zap.Int("format", start.Format)))
 			return true
