@@ -84,9 +84,10 @@
 // answered as failed, is then undone in the background, its job, units
 // hash, queued units and places in the caps deleted, so that no job runs
 // that its client was told was refused, nor a units hash stays for ever;
-// and the job is marked undone for a week (gs:jobs:<id>:undone), so that,
-// should a stalled Redis run the write after the undoing, the job's first
-// unit begun deletes it (a worker of an earlier version runs it).) A unit's stream entry is acknowledged and deleted when the
+// and the job is marked undone for a week (gs:jobs:<id>:undone): should a
+// stalled Redis run the write after the undoing, the write (a script)
+// writes nothing, and a job so written by an earlier version is deleted by
+// its first unit begun.) A unit's stream entry is acknowledged and deleted when the
 // unit is finished, skipped or its job fails. A starting worker deletes the
 // consumers that own no entry and have been idle for a day (dead workers).
 //

@@ -47,13 +47,15 @@ func nodesKey(id string) string   { return keyPrefix + id + ":nodes" }
 func unitsKey(id string) string   { return keyPrefix + id + ":units" }
 
 // undoneKey marks a job whose submission was undone (undoScript), for
-// undoneTTL: should its transaction run after the undo (a stalled Redis
-// runs what its connections sent in any order), the job's first unit
-// begun deletes it instead (beginScript).
+// undoneTTL: should its write run after the undo (a stalled Redis runs
+// what its connections sent in any order), it writes nothing
+// (createScript), and a job written so by an earlier version (a
+// MULTI/EXEC) is deleted by its first unit begun (beginScript).
 func undoneKey(id string) string { return keyPrefix + id + ":undone" }
 
-// undoneTTL is how long an undone job's mark lives: until a unit of the
-// job, should it be written after all, is begun, which may wait behind
+// undoneTTL is how long an undone job's mark lives: past the write it
+// refuses, and until a unit of the job is begun should an earlier version
+// write it after all, which may wait behind
 // every other job's units (a stalled Redis comes with a backlog: 800
 // units of 30 s on 16 slots are 25 minutes; a review). A week, the
 // finished jobs' TTL; a mark is a few bytes, made only for the
@@ -151,30 +153,24 @@ func (r *RedisStore) create(ctx context.Context, s state, units []json.RawMessag
 			return full
 		}
 	}
-	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, jobKey(s.ID),
-			"id", s.ID, "type", s.Type, "status", string(s.Status),
-			"created", s.Created.UnixMilli(), "request", []byte(s.Request), "total", s.Total, "queued", w,
-			"client", s.Client, "format", s.Format)
-		p.Persist(ctx, jobKey(s.ID)) // the admission's mark expires, the job not
-		for i, u := range units[:w] {
-			p.XAdd(ctx, &redis.XAddArgs{Stream: streamKey, Values: []any{"job", s.ID, "unit", i, "payload", []byte(u)}})
-		}
-		if len(units) > w {
-			rest := make([]any, 0, 2*(len(units)-w))
-			for i, u := range units[w:] {
-				rest = append(rest, w+i, []byte(u))
-			}
-			p.HSet(ctx, unitsKey(s.ID), rest...)
-		}
-		p.SAdd(ctx, activeKey, s.ID)
-		if s.Client != "" {
-			p.SAdd(ctx, clientKey(s.Client), s.ID)
-		}
-		return nil
-	})
+	args := make([]any, 0, 9+w+2*(len(units)-w))
+	args = append(args, s.ID, s.Type, string(s.Status), s.Created.UnixMilli(), []byte(s.Request), s.Total, w, s.Client, s.Format)
+	for _, u := range units[:w] {
+		args = append(args, []byte(u))
+	}
+	for i, u := range units[w:] {
+		args = append(args, w+i, []byte(u))
+	}
+	written, err := createScript.Run(ctx, r.client,
+		[]string{jobKey(s.ID), unitsKey(s.ID), streamKey, activeKey, clientKey(s.Client), undoneKey(s.ID)}, args...).Int()
+	if err == nil && written == 0 {
+		// Undone before it ran: only a write of a submission already
+		// answered 503 comes after its undoing (its places in the caps
+		// are undone again below).
+		err = errors.New("jobs: the submission was undone before it was written")
+	}
 	if err != nil {
-		// The transaction may have run all the same (Redis answered after
+		// The script may have run all the same (Redis answered after
 		// the timeout, or the answer was lost): the client is told 503
 		// and submits again, so nothing of this job may stay, neither in
 		// the caps (admitted) nor as a job nobody knows of, nor its units
@@ -200,6 +196,36 @@ func (r *RedisStore) undo(ctx context.Context, s state, w int) error {
 		s.ID, groupName, w, undoScan, undoneTTL.Milliseconds()).Err()
 }
 
+// createScript writes job ARGV[1] (type, status, created, request, total,
+// queued, client, format: ARGV[2..9]) in its hash KEYS[1], not to expire;
+// its first units, as many as queued (their payloads after), to the
+// stream KEYS[3]; the
+// others (index, payload pairs after those) to its units hash KEYS[2];
+// and its id to the sets of unfinished jobs KEYS[4] and, with a client,
+// KEYS[5]. It writes nothing, and returns 0, when the job was undone
+// (KEYS[6]): a stalled Redis runs what its connections sent in any order,
+// and the submission's undoing (undoScript), sent after, may come first.
+// Else it returns 1. (A MULTI/EXEC could not look at the mark.)
+var createScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[6]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'type', ARGV[2], 'status', ARGV[3], 'created', ARGV[4], 'request', ARGV[5],
+  'total', ARGV[6], 'queued', ARGV[7], 'client', ARGV[8], 'format', ARGV[9])
+redis.call('PERSIST', KEYS[1])
+local w = tonumber(ARGV[7])
+for i = 1, w do
+  redis.call('XADD', KEYS[3], '*', 'job', ARGV[1], 'unit', i - 1, 'payload', ARGV[9 + i])
+end
+local i = 10 + w
+while i <= #ARGV do
+  local j = math.min(i + 1999, #ARGV)
+  redis.call('HSET', KEYS[2], unpack(ARGV, i, j))
+  i = j + 1
+end
+redis.call('SADD', KEYS[4], ARGV[1])
+if ARGV[8] ~= '' then redis.call('SADD', KEYS[5], ARGV[1]) end
+return 1
+`)
+
 // undoTimeout bounds the undoing of a submission cut off.
 const undoTimeout = 5 * time.Second
 
@@ -214,7 +240,7 @@ const undoScan = 1000
 // out of the sets of unfinished jobs (KEYS[3], KEYS[4]) and acknowledges
 // and deletes its units (at most ARGV[3]) among the latest ARGV[4] entries
 // of the stream KEYS[5] (group ARGV[2]); and marks the job undone (KEYS[8],
-// for ARGV[5] ms), should its transaction come after. It returns the
+// for ARGV[5] ms), should its write come after. It returns the
 // units deleted.
 var undoScript = redis.NewScript(`
 redis.call('SET', KEYS[8], '1', 'PX', tonumber(ARGV[5]))
@@ -485,10 +511,11 @@ func parseEntry(id string, values map[string]any, deliveries int64, reclaimed bo
 // beginScript marks a queued job running and returns status, type,
 // request, total, whether the unit has a result, whether the job is slow,
 // its creation, its unit format ("" before formats were kept) and its
-// start (its first unit's begin); nil for no job. A job whose submission was undone (KEYS[3]) but whose
-// transaction ran after the undo is deleted then, hash, units (KEYS[4]),
-// results, nodes (KEYS[5]) and places in the sets of unfinished jobs
-// (KEYS[6], and its client's), and is no job: its client was told 503.
+// start (its first unit's begin); nil for no job. A job whose submission
+// was undone (KEYS[3]) but which an earlier version wrote after the undo
+// is deleted then, hash, units (KEYS[4]), results, nodes (KEYS[5]) and
+// places in the sets of unfinished jobs (KEYS[6], and its client's), and
+// is no job: its client was told 503.
 var beginScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[3]) == 1 then
   local client = redis.call('HGET', KEYS[1], 'client')

@@ -430,26 +430,44 @@ func TestRedisStoreFullReadsAndAcks(t *testing.T) {
 	}
 }
 
-// lostTxReply is a go-redis hook that lets Redis run a transaction
-// (MULTI ... EXEC) and then reports it failed, as when Redis answers after
+// lostTxReply is a go-redis hook that lets Redis run a job's creation
+// (createScript) and then reports it failed, as when Redis answers after
 // the client's timeout (a slow or stalled Redis): the client cannot tell
-// whether the job was written.
-type lostTxReply struct{}
+// whether the job was written. after, if set, runs before the failure is
+// reported (a worker, meanwhile).
+type lostTxReply struct{ after func() }
 
 func (lostTxReply) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (lostTxReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return next
-}
-func (lostTxReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if err := next(ctx, cmds); err != nil {
+func (h lostTxReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if err := next(ctx, cmd); err != nil || !isCreate(cmd) {
 			return err
 		}
-		if len(cmds) > 0 && cmds[0].Name() == "multi" {
-			return fmt.Errorf("read tcp: i/o timeout: %w", context.DeadlineExceeded)
+		if h.after != nil {
+			h.after()
 		}
-		return nil
+		err := fmt.Errorf("read tcp: i/o timeout: %w", context.DeadlineExceeded)
+		cmd.SetErr(err)
+		return err
 	}
+}
+func (lostTxReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// isCreate tells whether cmd runs createScript.
+func isCreate(cmd redis.Cmder) bool {
+	args := cmd.Args()
+	if len(args) < 2 {
+		return false
+	}
+	switch cmd.Name() {
+	case "evalsha":
+		return args[1] == createScript.Hash()
+	case "eval":
+		return strings.Contains(fmt.Sprint(args[1]), "redis.call('EXISTS', KEYS[6])")
+	}
+	return false
 }
 
 // TestRedisStoreCreateCutOffLeavesNothing: a submission whose transaction
@@ -659,4 +677,25 @@ func BenchmarkRedisCompleteLate(b *testing.B) {
 		}
 	}
 	b.ReportMetric(usec/max(calls, 1), "redis-µs/op")
+}
+
+// BenchmarkRedisCreateBig: the write of a job of 12,000 units of 100 bytes
+// (the biggest plans: BenchmarkPlanBigJob's 11,830) to a private
+// redis-server, 8 of them to the stream, the rest to the units hash.
+func BenchmarkRedisCreateBig(b *testing.B) {
+	srv := redistest.Start(b)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	ctx := context.Background()
+	store := NewRedisStore(rdb)
+	units := make([]json.RawMessage, 12000)
+	for i := range units {
+		units[i] = json.RawMessage(fmt.Sprintf(`{"unit":%d,"pad":"%s"}`, i, strings.Repeat("x", 80)))
+	}
+	for b.Loop() {
+		s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC(), Request: json.RawMessage(`{}`), Total: len(units)}
+		if err := store.create(ctx, s, units, limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -3,31 +3,12 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
-
-// lostTxReplyAfter is lostTxReply running f (a worker, meanwhile) before
-// the client hears of its lost answer.
-type lostTxReplyAfter struct{ f func() }
-
-func (lostTxReplyAfter) DialHook(next redis.DialHook) redis.DialHook          { return next }
-func (lostTxReplyAfter) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (h lostTxReplyAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if err := next(ctx, cmds); err != nil {
-			return err
-		}
-		if len(cmds) > 0 && cmds[0].Name() == "multi" {
-			h.f()
-			return fmt.Errorf("read tcp: i/o timeout: %w", context.DeadlineExceeded)
-		}
-		return nil
-	}
-}
 
 // TestRedisStoreCreateCutOffAfterAUnit: a worker may finish a unit of a
 // submission cut off before its undoing; the undoing leaves no results
@@ -40,7 +21,7 @@ func TestRedisStoreCreateCutOffAfterAUnit(t *testing.T) {
 	ctx := context.Background()
 	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
 		Request: json.RawMessage(`{}`), Total: 3}
-	rdb.AddHook(lostTxReplyAfter{func() {
+	rdb.AddHook(lostTxReply{after: func() {
 		if _, _, err := worker.complete(ctx, &delivery{JobID: s.ID, Unit: 0}, json.RawMessage(`{"n":0}`), 5); err != nil {
 			t.Error(err)
 		}
@@ -63,44 +44,72 @@ func TestRedisStoreCreateCutOffAfterAUnit(t *testing.T) {
 	}
 }
 
-// TestRedisUndoneBeforeItsTransaction: a stalled Redis may run the undoing
-// of a submission cut off before the submission's own transaction (each
-// came on a connection of its own): the job is then created after all,
-// and would run though its client was told 503 and submits it again (a
-// review). Its first unit begun deletes it instead, and its places in the
-// caps.
-func TestRedisUndoneBeforeItsTransaction(t *testing.T) {
+// TestRedisUndoneBeforeItsWrite: a stalled Redis may run the undoing of a
+// submission cut off before the submission's own write (each came on a
+// connection of its own): the job was then created after all, and ran
+// though its client was told 503 and submits it again (a review). The
+// write, which looks at the undone mark, writes nothing; and a job written
+// so by an earlier version (a MULTI/EXEC, which could not look) is deleted
+// by its first unit begun, with its places in the caps.
+func TestRedisUndoneBeforeItsWrite(t *testing.T) {
 	rdb, store := newWindowedStore(t)
 	ctx := context.Background()
-	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
-		Request: json.RawMessage(`{}`), Total: 3, Client: "ip:192.0.2.1"}
 	units := []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{}`), json.RawMessage(`{}`)}
+	newState := func() state {
+		return state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC().Truncate(time.Millisecond),
+			Request: json.RawMessage(`{}`), Total: 3, Client: "ip:192.0.2.1"}
+	}
+	// What is left of a job: its mark only (it expires), no unit, no
+	// place in the caps.
+	onlyMark := func(s state) {
+		t.Helper()
+		keys, err := rdb.Keys(ctx, keyPrefix+"*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			switch {
+			case strings.HasSuffix(k, ":undone"): // this job's, an earlier one's
+			case k == streamKey:
+				if n, _ := rdb.XLen(ctx, k).Result(); n != 0 {
+					t.Errorf("%d units in the stream", n)
+				}
+			case k == activeKey || k == clientKey(s.Client):
+				if ok, _ := rdb.SIsMember(ctx, k, s.ID).Result(); ok {
+					t.Errorf("%s still holds the job", k)
+				}
+			default:
+				t.Errorf("%s left", k)
+			}
+		}
+	}
+	s := newState()
 	if err := store.undo(ctx, s, 2); err != nil {
 		t.Fatal(err)
 	}
+	if err := store.create(ctx, s, units, limits{}); err == nil {
+		t.Fatal("a job undone before its write was written")
+	}
+	onlyMark(s)
+	// An earlier version's write, after the mark.
+	s = newState()
 	if err := store.create(ctx, s, units, limits{all: 10, client: 10}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := store.claim(ctx, "w/0", time.Minute, 10*time.Millisecond, false)
-	if err != nil || d == nil || d.JobID != s.ID {
-		t.Fatalf("claim: %v %+v", err, d)
-	}
-	if start, err := store.begin(ctx, d, time.Now()); err != nil || start.Found {
-		t.Fatalf("begin of the undone job: %v, found %v", err, start.Found)
-	}
-	keys, err := rdb.Keys(ctx, keyPrefix+"*").Result()
-	if err != nil {
+	if err := rdb.Set(ctx, undoneKey(s.ID), "1", undoneTTL).Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range keys {
-		switch k {
-		case streamKey, undoneKey(s.ID):
-		case activeKey, clientKey(s.Client):
-			if ok, _ := rdb.SIsMember(ctx, k, s.ID).Result(); ok {
-				t.Errorf("%s still holds the job", k)
-			}
-		default:
-			t.Errorf("%s left", k)
+	for range 2 {
+		d, err := store.claim(ctx, "w/0", time.Minute, 10*time.Millisecond, false)
+		if err != nil || d == nil || d.JobID != s.ID {
+			t.Fatalf("claim: %v %+v", err, d)
+		}
+		if start, err := store.begin(ctx, d, time.Now()); err != nil || start.Found {
+			t.Fatalf("begin of the undone job: %v, found %v", err, start.Found)
+		}
+		if err := rdb.XDel(ctx, streamKey, d.EntryID).Err(); err != nil { // the worker's ack
+			t.Fatal(err)
 		}
 	}
+	onlyMark(s)
 }
