@@ -205,9 +205,15 @@ func (r *RedisStore) undo(ctx context.Context, s state, w int) error {
 // KEYS[5]. It writes nothing, and returns 0, when the job was undone
 // (KEYS[6]): a stalled Redis runs what its connections sent in any order,
 // and the submission's undoing (undoScript), sent after, may come first.
-// Else it returns 1. (A MULTI/EXEC could not look at the mark.)
+// Else it returns 1, and writes nothing again when the job was written
+// (its hash has a total; an admission's mark has none): go-redis sends a
+// command again when its connection broke before the answer, though
+// Redis may have run it, and a second write put the job's first units in
+// the stream twice and set a running job queued again.
+// (A MULTI/EXEC could not look at the mark.)
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[6]) == 1 then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'total') == 1 then return 1 end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'type', ARGV[2], 'status', ARGV[3], 'created', ARGV[4], 'request', ARGV[5],
   'total', ARGV[6], 'queued', ARGV[7], 'client', ARGV[8], 'format', ARGV[9])
 redis.call('PERSIST', KEYS[1])
