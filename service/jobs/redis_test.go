@@ -543,6 +543,26 @@ func testCreateCutOff(t *testing.T, lim limits) {
 	}
 }
 
+// createEmptyJob writes a queued job of n units of no payload ({}) to
+// store, with no caps, and returns it.
+func createEmptyJob(tb testing.TB, store *RedisStore, n int) state {
+	tb.Helper()
+	units := make([]json.RawMessage, n)
+	for i := range units {
+		units[i] = json.RawMessage(`{}`)
+	}
+	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC(), Request: json.RawMessage(`{}`), Total: n}
+	if err := store.create(context.Background(), s, units, limits{}); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// paddedResult is unit i's result, padded to about size bytes.
+func paddedResult(i, size int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"unit":%d,"pad":"%s"}`, i, strings.Repeat("x", size)))
+}
+
 // replyBytes is a go-redis hook that adds up the size of every command
 // and its reply as go-redis prints them.
 type replyBytes struct{ n *atomic.Int64 }
@@ -578,17 +598,8 @@ func TestRedisCompleteFetchesOnlyNew(t *testing.T) {
 	}
 	ctx := context.Background()
 	const n, size = 60, 1000
-	units := make([]json.RawMessage, n)
-	for i := range units {
-		units[i] = json.RawMessage(`{}`)
-	}
-	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC(), Request: json.RawMessage(`{}`), Total: n}
-	if err := stores[0].create(ctx, s, units, limits{}); err != nil {
-		t.Fatal(err)
-	}
-	result := func(i int) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"unit":%d,"pad":"%s"}`, i, strings.Repeat("x", size)))
-	}
+	s := createEmptyJob(t, stores[0], n)
+	result := func(i int) json.RawMessage { return paddedResult(i, size) }
 	sent.Store(0)
 	for i := range n {
 		st := stores[i%3/2] // units 2, 5, 8...: the other process's
@@ -635,18 +646,10 @@ func BenchmarkRedisCompleteLate(b *testing.B) {
 	ctx := context.Background()
 	store := NewRedisStore(rdb)
 	const n = 2000
-	units := make([]json.RawMessage, n)
-	for i := range units {
-		units[i] = json.RawMessage(`{}`)
-	}
-	s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC(), Request: json.RawMessage(`{}`), Total: n}
-	if err := store.create(ctx, s, units, limits{}); err != nil {
-		b.Fatal(err)
-	}
-	pad := strings.Repeat("x", 280)
+	s := createEmptyJob(b, store, n)
 	fields := make([]any, 0, 2*(n-1))
 	for i := range n - 1 {
-		fields = append(fields, i, fmt.Sprintf(`{"unit":%d,"pad":"%s"}`, i, pad))
+		fields = append(fields, i, []byte(paddedResult(i, 280)))
 	}
 	if err := rdb.HSet(ctx, resultsKey(s.ID), fields...).Err(); err != nil {
 		b.Fatal(err)

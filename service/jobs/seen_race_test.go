@@ -3,10 +3,8 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -55,17 +53,8 @@ func TestRedisCompleteKeptResultsDroppedMeanwhile(t *testing.T) {
 			store.seen = newSeenResults(20 << 10)
 			otherStore := NewRedisStore(other)
 			const n = 5
-			units := make([]json.RawMessage, n)
-			for i := range units {
-				units[i] = json.RawMessage(`{}`)
-			}
-			s := state{ID: newID(), Type: "toy.squares", Status: StatusQueued, Created: time.Now().UTC(), Request: json.RawMessage(`{}`), Total: n}
-			if err := store.create(ctx, s, units, limits{}); err != nil {
-				t.Fatal(err)
-			}
-			result := func(i int) json.RawMessage {
-				return json.RawMessage(fmt.Sprintf(`{"unit":%d,"pad":"%s"}`, i, strings.Repeat("x", 1000)))
-			}
+			s := createEmptyJob(t, store, n)
+			result := func(i int) json.RawMessage { return paddedResult(i, 1000) }
 			for i := range n - 2 {
 				if _, results, err := store.complete(ctx, &delivery{JobID: s.ID, Unit: i}, result(i), 1); err != nil || len(results) != i+1 {
 					t.Fatalf("unit %d: %v, %d results", i, err, len(results))
