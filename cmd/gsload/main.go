@@ -452,24 +452,19 @@ func measureJobWait(base, long, small string, wait time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("small job: %w", err)
 	}
-	for {
-		var j jobView
-		if err := getJSON(base+"/v1/jobs/"+smallID, &j); err != nil {
-			return err
-		}
-		switch j.Status {
-		case "done":
-			fmt.Printf("small job done %.2f s after its submission, %v after the long job's\n", time.Since(start).Seconds(), wait)
-			var l jobView
-			if err := getJSON(base+"/v1/jobs/"+longID, &l); err == nil {
-				fmt.Printf("long job: %s, %d of %d units done\n", l.Status, l.Progress.Done, l.Progress.Total)
-			}
-			return nil
-		case "failed", "canceled":
-			return fmt.Errorf("small job %s", j.Status)
-		}
-		time.Sleep(100 * time.Millisecond)
+	j, err := awaitJob(base, smallID)
+	if err != nil {
+		return err
 	}
+	if j.Status != "done" {
+		return fmt.Errorf("small job %s", j.Status)
+	}
+	fmt.Printf("small job done %.2f s after its submission, %v after the long job's\n", time.Since(start).Seconds(), wait)
+	var l jobView
+	if err := getJSON(base+"/v1/jobs/"+longID, &l); err == nil {
+		fmt.Printf("long job: %s, %d of %d units done\n", l.Status, l.Progress.Done, l.Progress.Total)
+	}
+	return nil
 }
 
 // measureJob submits body and prints how long the job took from its
@@ -481,43 +476,57 @@ func measureJob(base, body string) error {
 	if err != nil {
 		return err
 	}
-	for {
-		var j struct {
-			jobView
-			Result *struct {
-				Result string `json:"result"`
-				Plies  *int   `json:"plies"`
-				Stats  struct {
-					Nodes int64 `json:"nodes"`
-				} `json:"stats"`
-				Moves []struct {
-					Plies *int `json:"plies"`
-				} `json:"moves"`
-			} `json:"result"`
+	j, err := awaitJob(base, id)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("job %s in %.2f s, %d of %d units\n", j.Status, time.Since(start).Seconds(), j.Progress.Done, j.Progress.Total)
+	if r := j.Result; r != nil {
+		with := 0
+		for _, m := range r.Moves {
+			if m.Plies != nil {
+				with++
+			}
 		}
+		plies := "none"
+		if r.Plies != nil {
+			plies = strconv.Itoa(*r.Plies)
+		}
+		fmt.Printf("  result %s, plies %s, %d nodes, %d of %d moves with plies\n", r.Result, plies, r.Stats.Nodes, with, len(r.Moves))
+	}
+	if j.Status != "done" {
+		return fmt.Errorf("job %s", j.Status)
+	}
+	return nil
+}
+
+// jobEnd is what gsload reads of a job that ended: its view and, for an
+// analysis, what it reports of the answer.
+type jobEnd struct {
+	jobView
+	Result *struct {
+		Result string `json:"result"`
+		Plies  *int   `json:"plies"`
+		Stats  struct {
+			Nodes int64 `json:"nodes"`
+		} `json:"stats"`
+		Moves []struct {
+			Plies *int `json:"plies"`
+		} `json:"moves"`
+	} `json:"result"`
+}
+
+// awaitJob reads job id every 0.1 s until it ends (done, failed or
+// canceled), and returns its last state.
+func awaitJob(base, id string) (jobEnd, error) {
+	for {
+		var j jobEnd
 		if err := getJSON(base+"/v1/jobs/"+id, &j); err != nil {
-			return err
+			return j, err
 		}
 		switch j.Status {
 		case "done", "failed", "canceled":
-			fmt.Printf("job %s in %.2f s, %d of %d units\n", j.Status, time.Since(start).Seconds(), j.Progress.Done, j.Progress.Total)
-			if r := j.Result; r != nil {
-				with := 0
-				for _, m := range r.Moves {
-					if m.Plies != nil {
-						with++
-					}
-				}
-				plies := "none"
-				if r.Plies != nil {
-					plies = strconv.Itoa(*r.Plies)
-				}
-				fmt.Printf("  result %s, plies %s, %d nodes, %d of %d moves with plies\n", r.Result, plies, r.Stats.Nodes, with, len(r.Moves))
-			}
-			if j.Status != "done" {
-				return fmt.Errorf("job %s", j.Status)
-			}
-			return nil
+			return j, nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
