@@ -43,6 +43,9 @@
 //	gs:jobs:<id>:units      hash: unit index -> payload, the units not yet
 //	                        in the stream (the job hash's "queued" is the
 //	                        next index to queue)
+//	gs:jobs:<id>:passed     hash: unit index -> when a worker first handed
+//	                        the unit back for being of a later format than
+//	                        it reads (unix ms; Versioned); a day's TTL
 //	gs:jobs:active          set of the unfinished jobs' ids (Options.MaxActive)
 //	gs:jobs:active:<client> set of one client's unfinished jobs' ids
 //	                        (Options.MaxPerClient; the job hash's "client")

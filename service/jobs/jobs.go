@@ -46,8 +46,9 @@ type Kind interface {
 // with each job it plans. A release that changes what a unit or a result
 // says, so that an earlier worker would misread it, raises its kind's
 // number; a worker then fails a job of a later format with a message that
-// says so (and, on a shared store, first leaves it to the other workers,
-// which may be of that version), where it refused the unit as a bad
+// says so (and, on a shared store, first leaves each unit to the other
+// workers, which may be of that version, for ReclaimAfter from its first
+// such hand-back), where it refused the unit as a bad
 // request: "unit 0: request.part: unknown field" read like the client's
 // fault during a rolling upgrade. A Kind that is not Versioned has format
 // 0, as every job planned before formats were kept.

@@ -1447,6 +1447,39 @@ func TestLaterUnitFormat(t *testing.T) {
 	}
 }
 
+// TestLaterUnitFormatRunningJob: during a rolling upgrade, an earlier
+// worker that meets a unit of a later-format job that later workers have
+// run for more than ReclaimAfter leaves it to them, for ReclaimAfter from
+// its own first hand-back of that unit, and the job ends done. Before, the
+// grace counted from the job's first unit begun, and the earlier worker
+// failed the running job at once.
+func TestLaterUnitFormatRunningJob(t *testing.T) {
+	e := backends[1].open(t)
+	later, earlier := newSquares(), newSquares()
+	later.format, earlier.format = 2, 1
+	gate := later.gated(make(chan struct{}))
+	opts := fastOptions(t)
+	opts.ReclaimAfter = 3 * time.Second
+	planner, _ := newManager(t, e.store, later, opts)
+	worker, met := newManager(t, e.store, earlier, opts)
+	j := submit(t, planner, `{"n":4,"units":2}`)
+	startWorker(t, planner, "w-later", 1)
+	waitFor(t, "the later worker running unit 0", func() bool { return total(later.get(later.started)) == 1 })
+	time.Sleep(opts.ReclaimAfter + 100*time.Millisecond) // the job runs past the grace
+	startWorker(t, worker, "w-earlier", 1)
+	waitFor(t, "the earlier worker passing unit 1", func() bool {
+		return testutil.ToFloat64(met.Units.WithLabelValues("toy.squares", "passed")) > 0
+	})
+	if got, err := worker.Get(context.Background(), j.ID); err != nil || got.Status.Final() {
+		t.Fatalf("after a hand-back: %+v, %v", got, err)
+	}
+	close(gate)
+	wantSum(t, waitStatus(t, planner, j.ID, StatusDone), 4)
+	if n := total(earlier.get(earlier.started)); n != 0 {
+		t.Errorf("%d units run by the earlier worker", n)
+	}
+}
+
 // TestRefusingRedisReclaimsNothing: Redis refusing writes (maxmemory
 // reached with noeviction: OOM, as READONLY after a failover or MISCONF
 // on a full disk) is an outage for the workers: the unit that finishes

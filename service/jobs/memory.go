@@ -740,6 +740,12 @@ func (s *MemoryStore) adopt(context.Context, string, time.Duration, []string) (i
 
 func (s *MemoryStore) shared() bool { return false }
 
+// passed: no other process takes this store's units, so none of a later
+// format is handed back (Manager.process fails its job at once).
+func (s *MemoryStore) passed(context.Context, *delivery, time.Time) (time.Time, error) {
+	return time.Time{}, errors.New("jobs: the memory store is not shared: no unit is handed back for its format")
+}
+
 func (s *MemoryStore) countActive(context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

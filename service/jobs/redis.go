@@ -62,6 +62,16 @@ func undoneKey(id string) string { return keyPrefix + id + ":undone" }
 // submissions cut off.
 const undoneTTL = 7 * 24 * time.Hour
 
+// passedKey is the hash of when a worker first handed each of the job's
+// units back for being of a later format than it reads (passedScript),
+// for passedTTL from the latest such hand-back.
+func passedKey(id string) string { return keyPrefix + id + ":passed" }
+
+// passedTTL is how long a job's passedKey lives after its last write: past
+// any grace (ReclaimAfter), and a few bytes, written only during a rolling
+// upgrade.
+const passedTTL = 24 * time.Hour
+
 // clientKey is the set of a client's unfinished jobs' ids.
 func clientKey(client string) string { return activeKey + ":" + client }
 
@@ -833,6 +843,23 @@ if #p == 1 and p[1][2] == ARGV[2] then
 end
 return 0
 `)
+
+// passedScript records, unless recorded before, that unit ARGV[1] was
+// first handed back for its format at ARGV[2] (ms), and returns when that
+// was.
+var passedScript = redis.NewScript(`
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return redis.call('HGET', KEYS[1], ARGV[1])
+`)
+
+func (r *RedisStore) passed(ctx context.Context, d *delivery, now time.Time) (time.Time, error) {
+	v, err := passedScript.Run(ctx, r.client, []string{passedKey(d.JobID)}, d.Unit, now.UnixMilli(), passedTTL.Milliseconds()).Text()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return msTime(v), nil
+}
 
 func (r *RedisStore) release(ctx context.Context, d *delivery, consumer string, count bool) error {
 	return r.handBack(ctx, d, consumer, count, []string{streamKey})

@@ -44,6 +44,10 @@ type Store interface {
 	// release hands a unit owned by consumer back, claimable at once. With
 	// count false the delivery does not count towards MaxDeliveries.
 	release(ctx context.Context, d *delivery, consumer string, count bool) error
+	// passed records that the unit is handed back for being of a later
+	// format than its worker reads (unless recorded before) and returns
+	// when that first happened.
+	passed(ctx context.Context, d *delivery, now time.Time) (first time.Time, err error)
 	// slow marks the unit's job slow (its units are not for express slots
 	// any more) and hands the unit, owned by consumer, back uncounted.
 	slow(ctx context.Context, d *delivery, consumer string) error

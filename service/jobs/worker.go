@@ -185,13 +185,24 @@ func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log
 		// Planned by a later version (Versioned): this worker would
 		// misread the unit. On a shared store workers of that version
 		// may be at hand (a rolling upgrade): leave it to them, uncounted,
-		// for ReclaimAfter from the job's first unit begun (not from its
-		// submission: a job that waited behind others was failed at
-		// once); then fail it, saying why.
-		if m.store.shared() && time.Since(start.Started) < m.opts.ReclaimAfter {
-			m.opts.Metrics.unit(typ, "passed")
-			m.release(bg, d, consumer, false, log.With(zap.Int("format", start.Format)))
-			return true
+		// for ReclaimAfter from this unit's first hand-back for its format
+		// (not from the job's submission, when a job that waited behind
+		// others was failed at once, nor from its first unit begun, when
+		// a job that later workers had run for ReclaimAfter was); then
+		// fail it, saying why.
+		if m.store.shared() {
+			var first time.Time
+			if m.retry(bg, log, "record the unit's hand-back for its format", func(ctx context.Context) (err error) {
+				first, err = m.store.passed(ctx, d, time.Now().UTC())
+				return err
+			}) != nil {
+				return // left pending, reclaimed after ReclaimAfter
+			}
+			if time.Since(first) < m.opts.ReclaimAfter {
+				m.opts.Metrics.unit(typ, "passed")
+				m.release(bg, d, consumer, false, log.With(zap.Int("format", start.Format)))
+				return true
+			}
 		}
 		m.opts.Metrics.unit(typ, "failed")
 		m.fail(bg, start, d, log, fmt.Sprintf("the job was planned by a later version of gamesolver (%s units of format %d; this worker reads format %d and earlier): replace the workers with that version, then submit the job again", typ, start.Format, f))
