@@ -128,8 +128,7 @@
 // Heartbeat. (Reclaiming them ran each again and counted a delivery:
 // three Redis restarts failed a job.) A unit finished during an outage
 // (or a refusal) keeps trying to store its result, up to 10 minutes (a worker shutting
-// down: a third of ReclaimAfter, but at least its five tries, each up to
-// Options.OpTimeout: 25 s when the store does not answer).
+// down: a third of ReclaimAfter, 10 s by default).
 //
 // # The express slot
 //
@@ -154,7 +153,11 @@
 // canceled; a unit that returns an error then is handed back: XCLAIM with
 // IDLE of a year makes it claimable by the next XAUTOCLAIM at once, and
 // RETRYCOUNT keeps its delivery count, so a hand-back does not count as a
-// failed delivery. A panicking Run (or Combine: the unit's result is kept,
+// failed delivery. A worker shutting down makes one try of each call a
+// store that cannot be reached (storeDown) does not answer, where a live
+// worker makes five: the unit is left pending, and reclaimed ReclaimAfter
+// after the store is back either way (with Redis frozen, a shutdown took
+// 25 s, five tries of Options.OpTimeout). A panicking Run (or Combine: the unit's result is kept,
 // and the next delivery combines again) is recovered, logged with its
 // stack, and the unit handed back for another delivery; at the
 // Options.MaxDeliveries-th delivery the job fails with the panic's

@@ -1765,6 +1765,52 @@ func (f *frozenStore) create(ctx context.Context, s state, units []json.RawMessa
 	return f.Store.create(ctx, s, units, lim)
 }
 
+// handBackStore is a store whose hand-backs hang until their deadline
+// while frozen, counting them.
+type handBackStore struct {
+	Store
+	frozen    atomic.Bool
+	handBacks atomic.Int32
+}
+
+func (h *handBackStore) release(ctx context.Context, d *delivery, consumer string, count bool) error {
+	h.handBacks.Add(1)
+	if h.frozen.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return h.Store.release(ctx, d, consumer, count)
+}
+
+// TestShutdownStoreDown: a worker shutting down while the store does not
+// answer tries once to hand back each running unit, not five times (each
+// waiting OpTimeout: a frozen Redis held a shutdown for 25 s), and leaves
+// it pending; another worker runs it once the store is back.
+func TestShutdownStoreDown(t *testing.T) {
+	mem, err := NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &handBackStore{Store: mem}
+	k := newSquares()
+	gate := k.gated(make(chan struct{}))
+	opts := fastOptions(t)
+	opts.OpTimeout = 100 * time.Millisecond
+	m, _ := newManager(t, hs, k, opts)
+	j := submit(t, m, `{"n":4,"units":2}`)
+	stop := startWorker(t, m, "w", 2)
+	waitFor(t, "both units running", func() bool { return total(k.get(k.started)) == 2 })
+	hs.frozen.Store(true)
+	stop()
+	if n := hs.handBacks.Load(); n != 2 {
+		t.Errorf("%d hand-backs tried for 2 units", n)
+	}
+	hs.frozen.Store(false)
+	close(gate)
+	startWorker(t, m, "w2", 2)
+	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 4)
+}
+
 // TestStoreDownFailsFast: while the store cannot be reached, one API
 // call waits for its timeout and the others answer 503 at once (each
 // waited the whole timeout, 5 s by default), with a Retry-After until the

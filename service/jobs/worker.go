@@ -143,7 +143,7 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, li
 // It reports whether it handed the unit back because its job type is not
 // one of this manager's (on a shared store, another worker's).
 func (m *Manager) process(ctx context.Context, d *delivery, consumer string, log *zap.Logger, limit time.Duration) (foreign bool) {
-	bg := context.WithoutCancel(ctx) // store calls still run while shutting down
+	bg := withoutCancel(ctx) // store calls still run while shutting down
 	log = log.With(zap.String("job", LoggedID(d.JobID)), zap.Int("unit", d.Unit), zap.Int64("delivery", d.Deliveries))
 	var start unitStart
 	if m.retry(bg, log, "read the unit's job", func(ctx context.Context) (err error) {
@@ -544,12 +544,32 @@ func (m *Manager) release(ctx context.Context, d *delivery, consumer string, cou
 	}
 }
 
+// workerContext is the key of a worker's own context (cancelled when it
+// shuts down) in the contexts of its store calls (withoutCancel).
+type workerContext struct{}
+
+// withoutCancel is context.WithoutCancel(ctx), for store calls that still
+// run while the worker shuts down, which keeps ctx for shuttingDown.
+func withoutCancel(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), workerContext{}, ctx)
+}
+
+// shuttingDown tells whether ctx is a store call's (withoutCancel) of a
+// worker shutting down.
+func shuttingDown(ctx context.Context) bool {
+	w, _ := ctx.Value(workerContext{}).(context.Context)
+	return w != nil && w.Err() != nil
+}
+
 // retry runs a store call a few times with growing pauses (under a second
 // in all, beside the calls' own time: with a store that does not answer,
-// each of the 5 tries waits OpTimeout, 25 s in all by default, which is
-// also how long a worker shutting down may wait for such a store). A
-// call that still fails leaves the unit pending in the store, where
-// another worker reclaims it after ReclaimAfter.
+// each of the 5 tries waits OpTimeout, 25 s in all by default). A call
+// that still fails leaves the unit pending in the store, where another
+// worker reclaims it after ReclaimAfter. A worker shutting down
+// (shuttingDown) makes one try of a store it cannot reach (storeDown), not
+// five: the unit it leaves pending is reclaimed ReclaimAfter after the
+// store is back either way, and the process has a grace to keep (a frozen
+// Redis held a shutdown for 25 s).
 func (m *Manager) retry(ctx context.Context, log *zap.Logger, what string, op func(context.Context) error) error {
 	return m.retryFor(ctx, log, what, func(time.Duration, error) bool { return false }, op)
 }
@@ -573,7 +593,7 @@ func (m *Manager) retryFor(ctx context.Context, log *zap.Logger, what string, pa
 		if err != nil {
 			m.storeFailed(err)
 		}
-		if err == nil || i >= attempts && !patient(time.Since(start)+delay, err) {
+		if err == nil || (i >= attempts || storeDown(err) && shuttingDown(ctx)) && !patient(time.Since(start)+delay, err) {
 			break
 		}
 		time.Sleep(delay)
