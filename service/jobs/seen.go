@@ -29,7 +29,16 @@ type seenResults struct {
 	bytes int
 	jobs  map[string]*seenJob
 	order *list.List // of *seenJob, the most recently used first
+	// ended holds the ids of the latest jobs forgotten (over), up to
+	// seenEnded of them, oldest first in endedOrder: a completion under
+	// way on another slot when the job ended keeps none of their results
+	// again.
+	ended      map[string]struct{}
+	endedOrder []string
 }
+
+// seenEnded bounds the ids of jobs over that a seenResults remembers.
+const seenEnded = 1024
 
 type seenJob struct {
 	id      string
@@ -39,7 +48,7 @@ type seenJob struct {
 }
 
 func newSeenResults(max int) *seenResults {
-	return &seenResults{max: max, jobs: map[string]*seenJob{}, order: list.New()}
+	return &seenResults{max: max, jobs: map[string]*seenJob{}, order: list.New(), ended: map[string]struct{}{}}
 }
 
 // expect is how many results the store holds of job id if they are those
@@ -102,6 +111,14 @@ func (s *seenResults) missing(base *seenJob, indexes []int) []int {
 func (s *seenResults) add(id string, base *seenJob, indexes []int, fetched map[int]json.RawMessage) map[int]json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, over := s.ended[id]; over {
+		// Over (forget): its results are answered, not kept again.
+		var kept map[int]json.RawMessage
+		if base != nil {
+			kept = base.results
+		}
+		return pick(indexes, fetched, kept)
+	}
 	j := s.jobs[id]
 	if j == nil {
 		j = &seenJob{id: id, results: make(map[int]json.RawMessage, len(indexes))}
@@ -118,16 +135,11 @@ func (s *seenResults) add(id string, base *seenJob, indexes []int, fetched map[i
 			s.bytes += n
 		}
 	}
-	out := make(map[int]json.RawMessage, len(indexes))
-	for _, i := range indexes {
-		if r, ok := j.results[i]; ok {
-			out[i] = r
-		} else if base != nil && base != j {
-			if r, ok := base.results[i]; ok {
-				out[i] = r
-			}
-		}
+	var kept map[int]json.RawMessage
+	if base != nil && base != j {
+		kept = base.results
 	}
+	out := pick(indexes, j.results, kept)
 	if j.bytes > s.max {
 		// Alone past the bound: it goes, not first every other job's
 		// results (each of its completions would empty the cache).
@@ -139,13 +151,37 @@ func (s *seenResults) add(id string, base *seenJob, indexes []int, fetched map[i
 	return out
 }
 
-// forget drops job id's kept results (the job is over).
+// pick returns the results of indexes found in from, first found first.
+func pick(indexes []int, from ...map[int]json.RawMessage) map[int]json.RawMessage {
+	out := make(map[int]json.RawMessage, len(indexes))
+	for _, i := range indexes {
+		for _, m := range from {
+			if r, ok := m[i]; ok {
+				out[i] = r
+				break
+			}
+		}
+	}
+	return out
+}
+
+// forget drops job id's kept results (the job is over), and keeps none
+// of them again (a completion under way on another slot).
 func (s *seenResults) forget(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j := s.jobs[id]; j != nil {
 		s.dropLocked(j)
 	}
+	if _, ok := s.ended[id]; ok {
+		return
+	}
+	if len(s.endedOrder) >= seenEnded {
+		delete(s.ended, s.endedOrder[0])
+		s.endedOrder = s.endedOrder[1:]
+	}
+	s.ended[id] = struct{}{}
+	s.endedOrder = append(s.endedOrder, id)
 }
 
 func (s *seenResults) dropLocked(j *seenJob) {

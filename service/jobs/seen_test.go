@@ -55,3 +55,34 @@ func TestSeenResultsBounded(t *testing.T) {
 		t.Errorf("c lost to huge")
 	}
 }
+
+// TestSeenResultsEndedNotKeptAgain: a completion under way when its job
+// ended (forget) gets its answer but keeps nothing again; the ids of jobs
+// over are bounded.
+func TestSeenResultsEndedNotKeptAgain(t *testing.T) {
+	r := json.RawMessage(`{"sum":1}`)
+	s := newSeenResults(1 << 20)
+	s.add("a", nil, []int{0}, map[int]json.RawMessage{0: r})
+	_, base := s.expect("a", 1) // a completion of unit 1 begins
+	s.forget("a")               // the job ends on another slot
+	got := s.sameAnd("a", base, 1, r)
+	if len(got) != 2 {
+		t.Errorf("answer after the end: %d results, want 2", len(got))
+	}
+	if got := s.add("a", nil, []int{0, 1}, map[int]json.RawMessage{0: r, 1: r}); len(got) != 2 {
+		t.Errorf("fetched after the end: %d results, want 2", len(got))
+	}
+	if jobs, bytes := s.size(); jobs != 0 || bytes != 0 {
+		t.Errorf("kept after the job's end: %d jobs, %d bytes", jobs, bytes)
+	}
+	for i := range seenEnded {
+		s.forget(fmt.Sprint("x", i))
+	}
+	if len(s.ended) != seenEnded || len(s.endedOrder) != seenEnded {
+		t.Errorf("%d ids of jobs over (%d in order), want %d", len(s.ended), len(s.endedOrder), seenEnded)
+	}
+	s.add("a", nil, []int{0}, map[int]json.RawMessage{0: r}) // a forgotten as over
+	if jobs, _ := s.size(); jobs != 1 {
+		t.Errorf("a job over long ago: %d jobs kept, want 1", jobs)
+	}
+}
