@@ -1,17 +1,15 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"net"
-	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
@@ -95,8 +93,15 @@ func LimitConns(ln net.Listener, lim ConnLimits) (net.Listener, error) {
 	for _, c := range []string{"client", "all"} {
 		l.refused.WithLabelValues(c)
 	}
+	l.raw = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "gamesolver", Name: "http_unreadable_requests_total",
+		Help: "Requests the HTTP server refused before any handler, by status: 400 malformed, 431 headers too large, 501 transfer encoding, 505 HTTP version (answered as problems, then the connection closed; not in the access log).",
+	}, []string{"code"})
+	for _, code := range []string{"400", "431", "501", "505"} {
+		l.raw.WithLabelValues(code)
+	}
 	if lim.Registry != nil {
-		lim.Registry.MustRegister(l.open, l.refused)
+		lim.Registry.MustRegister(l.open, l.refused, l.raw)
 	}
 	return l, nil
 }
@@ -110,6 +115,7 @@ type limitedListener struct {
 	held     clientCount
 	open     prometheus.GaugeFunc
 	refused  *prometheus.CounterVec
+	raw      *prometheus.CounterVec
 	// answering holds a place for each refusal being answered, for at
 	// most linger (refusalLinger; a test's longer).
 	answering chan struct{}
@@ -140,7 +146,7 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 		client, perClient := l.client(c.RemoteAddr())
 		release, clientFull, _ := l.held.take(client, perClient, l.lim.All)
 		if release != nil {
-			return &limitedConn{Conn: c, release: release}, nil
+			return &limitedConn{Conn: c, release: release, raw: l.raw}, nil
 		}
 		which := "all"
 		if clientFull {
@@ -169,12 +175,9 @@ func (l *limitedListener) answer(c net.Conn, clientFull bool) {
 	if clientFull {
 		p = kindProblem("rate-limited", fmt.Sprintf("this address holds as many connections as it may (--max-client-connections, %d): close some, or reuse them", l.lim.PerClient))
 	}
-	p.RetryAfterSeconds, p.RequestID = 1, uuid.NewString()
-	body, _ := json.Marshal(p)
-	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\nRetry-After: 1\r\nX-Request-ID: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n",
-		p.Status, http.StatusText(p.Status), p.RequestID, len(body))
+	p.RetryAfterSeconds = 1
 	_ = c.SetDeadline(time.Now().Add(l.linger))
-	if _, err := c.Write(append([]byte(head), body...)); err != nil {
+	if _, err := c.Write(connProblem(p)); err != nil {
 		return
 	}
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
@@ -286,11 +289,28 @@ func trustedPeer(trusted []netip.Prefix, a netip.Addr) bool {
 	return false
 }
 
-// limitedConn gives its place back when it closes (once).
+// limitedConn gives its place back when it closes (once), and sends
+// net/http's own text/plain answers as problems (rawProblem).
 type limitedConn struct {
 	net.Conn
 	once    sync.Once
 	release func()
+	// raw counts an answer net/http gave itself, by status.
+	raw *prometheus.CounterVec
+}
+
+// Write writes b, or for one of net/http's own text/plain answers to a
+// request it could not read, the same answer as a problem+json.
+func (c *limitedConn) Write(b []byte) (int, error) {
+	p, status := rawProblem(b)
+	if p == nil {
+		return c.Conn.Write(b)
+	}
+	c.raw.WithLabelValues(strconv.Itoa(status)).Inc()
+	if _, err := c.Conn.Write(p); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 func (c *limitedConn) Close() error {

@@ -313,7 +313,7 @@ func (a *app) serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    32 << 10,
+		MaxHeaderBytes:    api.MaxHeaderBytes,
 		ErrorLog:          zap.NewStdLog(a.log.Named("http")),
 	}
 	errc := make(chan error, 1)
