@@ -33,6 +33,11 @@ const etagGzip = "-gzip"
 func Compress(h http.Handler) http.Handler {
 	compressed := compressor(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
+			if n := gzipAliases(ae); n != ae {
+				r.Header.Set("Accept-Encoding", n) // as gzhttp reads it
+			}
+		}
 		if strings.HasPrefix(r.URL.Path, "/v1/jobs/") && strings.HasSuffix(r.URL.Path, "/events") {
 			// A job's event stream, as it is: its headers go out at once
 			// (gzhttp holds them back until a body's first bytes, and a
@@ -78,15 +83,49 @@ func gzipTag(etag string) string {
 	return etag + etagGzip
 }
 
+// gzipAliases is an Accept-Encoding with gzip named where it names gzip
+// otherwise, which gzhttp does not take: as "x-gzip" (RFC 9110, 8.4.1.3:
+// the same coding), or as "*" (any coding not named) when gzip is not
+// named, each with its q-value.
+func gzipAliases(ae string) string {
+	items := strings.Split(ae, ",")
+	named, star := false, -1
+	for i, c := range items {
+		name, params, _ := strings.Cut(c, ";")
+		switch name = strings.TrimSpace(name); {
+		case strings.EqualFold(name, "gzip"):
+			named = true
+		case strings.EqualFold(name, "x-gzip"):
+			named = true
+			items[i] = joinCoding("gzip", params)
+		case name == "*":
+			star = i
+		}
+	}
+	if !named && star >= 0 {
+		_, params, _ := strings.Cut(items[star], ";")
+		items = append(items, joinCoding("gzip", params))
+	}
+	return strings.Join(items, ",")
+}
+
+// joinCoding is an Accept-Encoding item: a coding and its parameters.
+func joinCoding(name, params string) string {
+	if params == "" {
+		return name
+	}
+	return name + ";" + params
+}
+
 // compressedFor tells whether an answer of size bytes goes out compressed
 // to r: a GET (not a HEAD) whose Accept-Encoding gives gzip a q-value
-// above 0, as gzhttp reads it (gzip named: "*" is not taken), and an
-// answer of compressMinSize bytes or more.
+// above 0, as gzhttp reads it (gzip named, or x-gzip or "*": gzipAliases),
+// and an answer of compressMinSize bytes or more.
 func compressedFor(r *http.Request, size int) bool {
 	if r.Method == http.MethodHead || size < compressMinSize {
 		return false
 	}
-	for _, c := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	for _, c := range strings.Split(gzipAliases(r.Header.Get("Accept-Encoding")), ",") {
 		name, params, _ := strings.Cut(c, ";")
 		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
 			continue

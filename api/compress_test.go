@@ -41,6 +41,12 @@ func TestCompress(t *testing.T) {
 		if w.Code != 200 || w.Header().Get("Content-Encoding") != "gzip" || w.Header().Get("Content-Length") != fmt.Sprint(w.Body.Len()) {
 			t.Fatalf("%s: %d, Content-Encoding %q, Content-Length %q", path, w.Code, w.Header().Get("Content-Encoding"), w.Header().Get("Content-Length"))
 		}
+		// gzip by another name (gzhttp takes gzip named only).
+		for _, ae := range []string{"x-gzip", "*", "br;q=1, *;q=0.1"} {
+			if w := get(path, "Accept-Encoding", ae); w.Header().Get("Content-Encoding") != "gzip" {
+				t.Errorf("%s, Accept-Encoding %q: Content-Encoding %q", path, ae, w.Header().Get("Content-Encoding"))
+			}
+		}
 		zr, err := gzip.NewReader(w.Body)
 		if err != nil {
 			t.Fatal(err)
@@ -58,8 +64,8 @@ func TestCompress(t *testing.T) {
 		for _, e := range logs.FilterField(zap.String("path", path)).All() {
 			flags = append(flags, e.ContextMap()["gzip"])
 		}
-		if fmt.Sprint(flags) != "[<nil> true]" {
-			t.Errorf("%s: the access lines' gzip %v, want [<nil> true]", path, flags)
+		if fmt.Sprint(flags) != "[<nil> true true true true]" {
+			t.Errorf("%s: the access lines' gzip %v, want [<nil> true true true true]", path, flags)
 		}
 		etag, zetag := plain.Header().Get("ETag"), w.Header().Get("ETag")
 		if zetag != strings.TrimSuffix(etag, `"`)+`-gzip"` {
@@ -130,7 +136,14 @@ func TestCompressedFor(t *testing.T) {
 		{"GET", "deflate, GZIP;q=0.5, br", 4096, true},
 		{"GET", "gzip;q=0", 4096, false},
 		{"GET", "gzip; q=0.000", 4096, false},
-		{"GET", "*", 4096, false}, // gzhttp takes gzip named only
+		{"GET", "*", 4096, true}, // any coding: gzip too (gzhttp takes gzip named only)
+		{"GET", "*;q=0.5", 4096, true},
+		{"GET", "*;q=0", 4096, false},
+		{"GET", "gzip;q=0, *", 4096, false}, // gzip refused by name
+		{"GET", "x-gzip", 4096, true},       // the same coding (RFC 9110)
+		{"GET", "br, X-GZIP;q=0.3", 4096, true},
+		{"GET", "x-gzip;q=0", 4096, false},
+		{"GET", "x-gzip;q=0, *", 4096, false},
 		{"GET", "identity", 4096, false},
 		{"GET", "", 4096, false},
 		{"GET", "gzip", 100, false},
