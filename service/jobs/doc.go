@@ -78,8 +78,10 @@
 // kept as the job hash's "done") and units hash are deleted, and the job
 // is filed in gs:jobs:finished. Past MaxFinishedJobs or MaxFinishedBytes
 // there, the oldest finished jobs' keys are deleted before they expire
-// (at most 100 at each job's end, with those past their expiry). An
-// unfinished job does not expire. (A job admitted
+// (at most 100 at each job's end, with those past their expiry; an idle
+// worker's reconcile, once a second at most, forgets those of the 20
+// that ended first that are past their expiry, so that they go without a
+// later end too). An unfinished job does not expire. (A job admitted
 // under the caps is marked queued before it is written; the mark expires
 // after a minute unless the job's write follows, so that a submission cut
 // off in between does not hold its places for ever. A write that fails,

@@ -328,8 +328,12 @@ func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyEr
 // more). At most ARGV[2] jobs a call, from a random place in the set;
 // then the same many of client set KEYS[4] lose the ids of jobs gone or
 // final. An admission's mark without expiry (admitScript before marks
-// expired) counts as gone, and goes.
-var reconcileScript = redis.NewScript(refillLua + `
+// expired) counts as gone, and goes. Then those of the ARGV[4] finished
+// jobs that ended first (KEYS[5]) past their expiry at ARGV[3] (unix ms)
+// are forgotten: a job's end forgets them too, but without a later end
+// they stayed for ever. (Not only up to the first unexpired: the jobs
+// are in the order of their ends, and a job may have a TTL of its own.)
+var reconcileScript = redis.NewScript(refillLua + forgetLua + `
 local prefix, stream, window = KEYS[1], KEYS[2], tonumber(ARGV[1])
 local queued = 0
 -- gone: no job, a final one, or an admission's mark that will never be
@@ -357,11 +361,20 @@ for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[3], tonumber(ARGV[2]))) do
     queued = queued + refill(job, id, stream, window)
   end
 end
+for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, tonumber(ARGV[4]) - 1)) do
+  local exp = redis.call('HGET', prefix .. id, 'expires')
+  if not exp or tonumber(exp) <= tonumber(ARGV[3]) then forgetJob(prefix, KEYS[5], id) end
+end
 return queued
 `)
 
-// reconcileBatch bounds the jobs one reconcile looks at.
-const reconcileBatch = 200
+// reconcileBatch bounds the jobs one reconcile looks at; expireBatch the
+// finished jobs it looks at for their expiry (a reconcile a second at
+// most, for each process with an idle worker).
+const (
+	reconcileBatch = 200
+	expireBatch    = 20
+)
 
 // reconcile runs reconcileScript (see there), on client's set too (""
 // names a set never written: none).
@@ -369,7 +382,7 @@ func (r *RedisStore) reconcile(ctx context.Context, client string) error {
 	if err := r.ensureGroup(ctx); err != nil {
 		return err
 	}
-	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey, clientKey(client)}, r.window, reconcileBatch).Err()
+	return reconcileScript.Run(ctx, r.client, []string{keyPrefix, streamKey, activeKey, clientKey(client), finishedKey}, r.window, reconcileBatch, time.Now().UnixMilli(), expireBatch).Err()
 }
 
 func (r *RedisStore) load(ctx context.Context, id string) (state, bool, error) {
@@ -619,6 +632,21 @@ func (r *RedisStore) heartbeat(ctx context.Context, d *delivery, consumer string
 	return owned == 1, Status(st), nil
 }
 
+// forgetLua defines forgetJob(prefix, finished, id), shared by the
+// scripts that forget finished jobs: it deletes job id's keys (prefix ..
+// id and its results, nodes and passed hashes) and its entries in the
+// finished jobs' sorted set (finished) and sizes (finished .. ':bytes',
+// its sum finished .. ':total'), and returns that sum after.
+const forgetLua = `
+local function forgetJob(prefix, finished, id)
+  redis.call('DEL', prefix .. id, prefix .. id .. ':results', prefix .. id .. ':nodes', prefix .. id .. ':passed')
+  redis.call('ZREM', finished, id)
+  local total = redis.call('DECRBY', finished .. ':total', tonumber(redis.call('HGET', finished .. ':bytes', id) or '0'))
+  redis.call('HDEL', finished .. ':bytes', id)
+  return total
+end
+`
+
 // refillLua defines refill(job, id, stream, window), shared by the
 // scripts that keep a job's window full: while fewer than window units of
 // job id (its hash key job) are in flight (queued, no result yet), its
@@ -742,14 +770,10 @@ func (r *RedisStore) complete(ctx context.Context, d *delivery, result json.RawM
 // "done"), files the job in the finished set with its size, and forgets
 // the oldest finished jobs past ARGV[7] jobs or ARGV[8] bytes (the latest
 // kept), and those past their TTL, at most evictBatch of them a call.
-var finishScript = redis.NewScript(`
+var finishScript = redis.NewScript(forgetLua + `
 local total
 local function forget(id)
-  local pre = ARGV[10]
-  redis.call('DEL', pre .. id, pre .. id .. ':results', pre .. id .. ':nodes')
-  redis.call('ZREM', KEYS[6], id)
-  total = redis.call('DECRBY', KEYS[8], tonumber(redis.call('HGET', KEYS[7], id) or '0'))
-  redis.call('HDEL', KEYS[7], id)
+  total = forgetJob(ARGV[10], KEYS[6], id)
 end
 local st = redis.call('HGET', KEYS[1], 'status')
 local exp = redis.call('HGET', KEYS[1], 'expires')

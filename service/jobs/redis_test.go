@@ -340,6 +340,37 @@ func TestRedisStoreKeepsFinishedCapped(t *testing.T) {
 	}
 }
 
+// TestRedisForgetsExpiredIdle: a finished job past its TTL is forgotten,
+// keys and all, by an idle worker's reconcile, with no later job's end
+// (which was the only time they went: without one they stayed for ever);
+// one not yet expired stays.
+func TestRedisForgetsExpiredIdle(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	store := NewRedisStore(rdb)
+	short := fastOptions(t)
+	short.TTL = 300 * time.Millisecond
+	m, _ := newManager(t, store, newSquares(), short)
+	long, _ := newManager(t, store, newSquares(), fastOptions(t))
+	stop := startWorker(t, long, "w-long", 1)
+	kept := waitStatus(t, long, submit(t, long, `{"n":2,"units":1}`).ID, StatusDone)
+	stop()
+	stop = startWorker(t, m, "w", 1)
+	defer stop()
+	j := waitStatus(t, m, submit(t, m, `{"n":2,"units":2}`).ID, StatusDone)
+	waitFor(t, "the expired job forgotten", func() bool { return rdb.ZScore(ctx, finishedKey, j.ID).Err() == redis.Nil })
+	if n, _ := rdb.Exists(ctx, jobKey(j.ID), nodesKey(j.ID), resultsKey(j.ID)).Result(); n != 0 {
+		t.Errorf("%d keys of the expired job left", n)
+	}
+	sizes, _ := rdb.HGetAll(ctx, finishedKey+":bytes").Result()
+	total, _ := rdb.Get(ctx, finishedKey+":total").Int64()
+	if _, err := m.Get(ctx, kept.ID); err != nil || len(sizes) != 1 || strconv.Itoa(int(total)) != sizes[kept.ID] {
+		t.Errorf("the job not expired: %v; sizes %v, total %d", err, sizes, total)
+	}
+}
+
 // lateHeartbeats is a store whose heartbeats wait until a time (a Redis
 // stall): a unit's idle time grows meanwhile.
 type lateHeartbeats struct {
