@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,24 +28,58 @@ type RedisOptions struct {
 	TTL time.Duration
 	// FailuresToOpen consecutive failures open the breaker [3].
 	FailuresToOpen uint32
+	// ConfirmTimeout bounds each PING of the confirmation a timeout
+	// needs before it may open the breaker (see Redis) [10 x Timeout, at
+	// least 200ms].
+	ConfirmTimeout time.Duration
 	// ProbeInterval is how often a closed breaker is probed in the
 	// background with PING, an open one four times as often [1s].
 	ProbeInterval time.Duration
 	// OnStateChange, when set, is told when the breaker opens (with the
 	// failure that opened it) or closes (cause nil).
 	OnStateChange func(open bool, cause error)
+
+	// unconfirmed counts timeouts at once, as before confirmations: the
+	// overload harness's baseline, for tests only.
+	unconfirmed bool
 }
 
 // Redis stores values in Redis. Every call runs through a circuit breaker:
 // after FailuresToOpen consecutive failures calls fail at once with
 // ErrUnavailable, and a background goroutine probes Redis until it answers,
 // then closes the breaker so requests use it again.
+//
+// A timeout that would open the breaker is confirmed first. A timeout says
+// that Redis, the network or this process was slow, and on a host whose
+// CPU is overloaded it is mostly this process: the calling goroutine not
+// scheduled in time (every P busy with searches, so the network is polled
+// only every 10 ms; the threads preempted by other processes) while the
+// reply waits in the socket. Three such in a row opened the breaker with
+// Redis answering in well under a millisecond, and the service stopped
+// using its cache when it most needed it (BENCHMARKS.md "The cache's
+// breaker under CPU overload"). So that timeout does not count: a
+// background confirmation PINGs Redis on a connection of its own, up to
+// confirmPings times, ConfirmTimeout/4 apart, each PING given
+// ConfirmTimeout, and counts as a success (the timeouts forgiven) as soon
+// as one answers, as a failure (which opens the breaker) when none does or
+// one is refused: a Redis down, frozen or slower than ConfirmTimeout still
+// opens it, about 3 x ConfirmTimeout later. One slower than Timeout but
+// faster than ConfirmTimeout does not: each call then costs its Timeout,
+// as while the breaker confirms. (A PING's round trip cannot tell a slow
+// Redis from a late process: on the overloaded host the best of three
+// PINGs, 50 ms apart, took over 20 ms.) Other failures (refused, reset,
+// Redis's errors) count at once.
 type Redis struct {
 	client  *redis.Client
 	breaker *gobreaker.CircuitBreaker[any]
 	opts    RedisOptions
 	stop    chan struct{}
 	wg      sync.WaitGroup
+
+	// confirmClient has one connection, its timeouts ConfirmTimeout.
+	confirmClient *redis.Client
+	// confirming is set while a confirmation runs.
+	confirming atomic.Bool
 
 	mu        sync.Mutex
 	lastError error
@@ -66,6 +101,9 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	if opts.ProbeInterval <= 0 {
 		opts.ProbeInterval = time.Second
 	}
+	if opts.ConfirmTimeout <= 0 {
+		opts.ConfirmTimeout = max(10*opts.Timeout, 200*time.Millisecond)
+	}
 	ro, err := ParseRedisURL(opts.URL)
 	if err != nil {
 		return nil, err
@@ -76,15 +114,21 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	ro.PoolTimeout = opts.Timeout
 	ro.ContextTimeoutEnabled = true
 	ro.MaxRetries = -1 // the breaker and the caller decide about retries
-	r := &Redis{client: redis.NewClient(ro), opts: opts, stop: make(chan struct{})}
+	co := *ro
+	co.DialTimeout, co.ReadTimeout, co.WriteTimeout, co.PoolTimeout = opts.ConfirmTimeout, opts.ConfirmTimeout, opts.ConfirmTimeout, opts.ConfirmTimeout
+	co.PoolSize, co.MaxIdleConns = 1, 1
+	r := &Redis{client: redis.NewClient(ro), confirmClient: redis.NewClient(&co), opts: opts, stop: make(chan struct{})}
 	r.breaker = gobreaker.NewCircuitBreaker[any](gobreaker.Settings{
 		Name:        "redis",
 		MaxRequests: 1,
 		Timeout:     opts.ProbeInterval,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= opts.FailuresToOpen },
 		// A caller that gave up, or whose deadline came first, says
-		// nothing about Redis.
-		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) || errors.Is(err, errCallerEnded) },
+		// nothing about Redis; a timeout under confirmation says
+		// nothing yet.
+		IsExcluded: func(err error) bool {
+			return errors.Is(err, context.Canceled) || errors.Is(err, errCallerEnded) || errors.Is(err, errUnconfirmed)
+		},
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			r.mu.Lock()
 			if to == gobreaker.StateOpen && from == gobreaker.StateClosed {
@@ -134,6 +178,10 @@ func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, err
 			// so was counted under load, and opened the breaker.)
 			return v, fmt.Errorf("%w: %w", errCallerEnded, err)
 		}
+		if err != nil && !r.opts.unconfirmed && isTimeout(err) && r.wouldOpen() {
+			r.confirm()
+			return v, fmt.Errorf("%w: %w", errUnconfirmed, err)
+		}
 		if err != nil && !errors.Is(err, context.Canceled) {
 			// Before the breaker counts it: the failure that opens it
 			// is the one OnStateChange reports.
@@ -147,6 +195,88 @@ func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, err
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, r.lastErr())
 	}
 	return v, err
+}
+
+// errUnconfirmed marks a timeout that would have opened the breaker: the
+// breaker does not count it, a confirmation decides (see Redis).
+var errUnconfirmed = errors.New("timeout under confirmation")
+
+// confirmPings is the most PINGs a confirmation sends.
+const confirmPings = 3
+
+// isTimeout reports whether err is a call's own timeout: the socket's
+// deadline, the call's context, or the wait for a pooled connection.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, redis.ErrPoolTimeout) ||
+		errors.As(err, &ne) && ne.Timeout()
+}
+
+// wouldOpen reports whether one more failure opens the breaker.
+func (r *Redis) wouldOpen() bool {
+	switch r.breaker.State() {
+	case gobreaker.StateHalfOpen:
+		return true
+	case gobreaker.StateClosed:
+		return r.breaker.Counts().ConsecutiveFailures+1 >= r.opts.FailuresToOpen
+	}
+	return false
+}
+
+// confirm starts a confirmation unless one runs: a call through the
+// breaker, a success or a failure of its own (see Redis).
+func (r *Redis) confirm() {
+	select {
+	case <-r.stop:
+		return
+	default:
+	}
+	if !r.confirming.CompareAndSwap(false, true) {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer r.confirming.Store(false)
+		_, _ = r.breaker.Execute(func() (any, error) {
+			err := r.pingWithin()
+			if err != nil {
+				r.mu.Lock()
+				r.lastError = err
+				r.mu.Unlock()
+			}
+			return nil, err
+		})
+	}()
+}
+
+// pingWithin PINGs Redis up to confirmPings times, ConfirmTimeout/4
+// apart, each given ConfirmTimeout: nil as soon as one answers, an error
+// that is no timeout at once (refused, reset: Redis's doing), else the
+// last timeout.
+func (r *Redis) pingWithin() error {
+	var err error
+	for i := range confirmPings {
+		if i > 0 {
+			// Apart, so that one burst of lateness does not delay
+			// them all.
+			select {
+			case <-r.stop:
+				return errors.New("closed while confirming a timeout")
+			case <-time.After(r.opts.ConfirmTimeout / 4):
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), r.opts.ConfirmTimeout)
+		err = r.confirmClient.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if !isTimeout(err) {
+			return fmt.Errorf("a PING confirming a timeout: %w", err)
+		}
+	}
+	return fmt.Errorf("%d PINGs confirming a timeout timed out: %w", confirmPings, err)
 }
 
 func (r *Redis) lastErr() error {
@@ -264,6 +394,7 @@ func publicError(err error) string {
 func (r *Redis) Close() error {
 	close(r.stop)
 	r.wg.Wait()
+	_ = r.confirmClient.Close()
 	return r.client.Close()
 }
 

@@ -121,34 +121,21 @@ func TestRedisDeadCostsLittleAndRecovers(t *testing.T) {
 
 // TestRedisFrozenOpensWithoutTraffic: a Redis that accepts connections and
 // never answers opens the breaker (and redis_up falls to 0) in a process
-// that makes no call of its own.
+// that makes no call of its own, once the PINGs confirming its timeouts
+// timed out too.
 func TestRedisFrozenOpensWithoutTraffic(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() { // accept and hold, as a Redis stopped with SIGSTOP does
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
-	opened := make(chan struct{}, 1)
+	go holdConns(ln)
+	opened := make(chan error, 1)
 	r, err := NewRedis(RedisOptions{URL: "redis://" + ln.Addr().String(), Timeout: 20 * time.Millisecond, ProbeInterval: 100 * time.Millisecond,
-		OnStateChange: func(open bool, _ error) {
+		OnStateChange: func(open bool, cause error) {
 			if open {
 				select {
-				case opened <- struct{}{}:
+				case opened <- cause:
 				default:
 				}
 			}
@@ -158,12 +145,33 @@ func TestRedisFrozenOpensWithoutTraffic(t *testing.T) {
 	}
 	defer r.Close()
 	select {
-	case <-opened:
+	case cause := <-opened:
+		if cause == nil || !strings.Contains(cause.Error(), "3 PINGs confirming a timeout timed out") {
+			t.Errorf("opened with cause %v, want the confirmation's", cause)
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the breaker stayed closed with a frozen Redis and no calls")
 	}
 	if h := r.Health(context.Background()); h.Reachable {
 		t.Errorf("Health = %+v", h)
+	}
+}
+
+// holdConns accepts connections and never answers, as a Redis stopped
+// with SIGSTOP does.
+func holdConns(ln net.Listener) {
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		held = append(held, c)
 	}
 }
 
@@ -212,5 +220,43 @@ func TestRedisBadURLHidesPassword(t *testing.T) {
 	}
 	if _, err := ParseRedisURL("redis://127.0.0.1:6379/x"); err == nil || !strings.Contains(err.Error(), "database") {
 		t.Errorf("go-redis's own error, kept: %v", err)
+	}
+}
+
+// lateCall is a Redis call whose goroutine was not scheduled again until
+// its timeout had passed, as on a host whose CPU is overloaded: it fails
+// with its context's deadline, whatever Redis did.
+func lateCall(ctx context.Context) (any, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestRedisLateCallsConfirmed: timeouts of a process too late to read
+// Redis's answers do not open the breaker while Redis answers a PING;
+// they opened it after three before confirmations.
+func TestRedisLateCallsConfirmed(t *testing.T) {
+	srv := redistest.Start(t)
+	var opened atomic.Int32
+	r, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: 20 * time.Millisecond, ConfirmTimeout: 10 * time.Second, ProbeInterval: time.Hour,
+		OnStateChange: func(open bool, _ error) { opened.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	for i := range 10 {
+		if _, err := r.do(ctx, lateCall); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("late call %d: %v, want its timeout", i, err)
+		}
+		waitFor(t, func() bool { return !r.confirming.Load() })
+	}
+	if r.Open() || opened.Load() != 0 {
+		t.Fatalf("ten late calls opened the breaker with Redis answering (%d state changes)", opened.Load())
+	}
+	if err := r.Set(ctx, "k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := r.Get(ctx, "k"); !ok || err != nil || string(v) != "v" {
+		t.Fatalf("after them: %q %v %v", v, ok, err)
 	}
 }
