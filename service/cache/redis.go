@@ -82,6 +82,7 @@ type Redis struct {
 	confirming atomic.Bool
 
 	mu        sync.Mutex
+	closed    bool // Close was called: no confirmation starts
 	lastError error
 	openSince time.Time
 }
@@ -226,12 +227,11 @@ func (r *Redis) wouldOpen() bool {
 // confirm starts a confirmation unless one runs: a call through the
 // breaker, a success or a failure of its own (see Redis).
 func (r *Redis) confirm() {
-	select {
-	case <-r.stop:
-		return
-	default:
-	}
-	if !r.confirming.CompareAndSwap(false, true) {
+	// Under mu, which Close takes to close stop: an Add after Close's
+	// Wait began would be a misuse of the WaitGroup.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || !r.confirming.CompareAndSwap(false, true) {
 		return
 	}
 	r.wg.Add(1)
@@ -392,7 +392,10 @@ func publicError(err error) string {
 
 // Close implements Cache.
 func (r *Redis) Close() error {
+	r.mu.Lock()
+	r.closed = true
 	close(r.stop)
+	r.mu.Unlock()
 	r.wg.Wait()
 	_ = r.confirmClient.Close()
 	return r.client.Close()
