@@ -330,9 +330,11 @@ func (r *RedisStore) admit(ctx context.Context, s state, lim limits) (*tooManyEr
 // final. An admission's mark without expiry (admitScript before marks
 // expired) counts as gone, and goes. Then those of the ARGV[4] finished
 // jobs that ended first (KEYS[5]) past their expiry at ARGV[3] (unix ms)
-// are forgotten: a job's end forgets them too, but without a later end
-// they stayed for ever. (Not only up to the first unexpired: the jobs
-// are in the order of their ends, and a job may have a TTL of its own.)
+// are forgotten, and those whose hash is gone: a job's end forgets them
+// too, but without a later end they stayed for ever. (Not only up to the
+// first unexpired: the jobs are in the order of their ends, and a job may
+// have a TTL of its own.) A job an earlier version ended has no expiry
+// but a Redis TTL on its keys: it stays until then.
 var reconcileScript = redis.NewScript(refillLua + forgetLua + `
 local prefix, stream, window = KEYS[1], KEYS[2], tonumber(ARGV[1])
 local queued = 0
@@ -363,7 +365,11 @@ for _, id in ipairs(redis.call('SRANDMEMBER', KEYS[3], tonumber(ARGV[2]))) do
 end
 for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, tonumber(ARGV[4]) - 1)) do
   local exp = redis.call('HGET', prefix .. id, 'expires')
-  if not exp or tonumber(exp) <= tonumber(ARGV[3]) then forgetJob(prefix, KEYS[5], id) end
+  -- No expiry: gone, or ended by an earlier version (a Redis TTL on its
+  -- keys, no "expires"), which stays until its TTL.
+  if exp and tonumber(exp) <= tonumber(ARGV[3]) or not exp and redis.call('EXISTS', prefix .. id) == 0 then
+    forgetJob(prefix, KEYS[5], id)
+  end
 end
 return queued
 `)

@@ -733,3 +733,51 @@ func BenchmarkRedisCreateBig(b *testing.B) {
 		}
 	}
 }
+
+// TestRedisReconcileKeepsEarlierFinished: a job an earlier version
+// finished (a Redis TTL on its keys, no "expires": before 3c41f4f) is in
+// the finished set too, and stays until its TTL, as a job's end leaves
+// it: an idle worker's reconcile read its missing expiry as past and
+// deleted the job moments after its end (its client's poll got 404).
+func TestRedisReconcileKeepsEarlierFinished(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	store := NewRedisStore(rdb)
+	m, _ := newManager(t, store, newSquares(), fastOptions(t))
+	stop := startWorker(t, m, "w", 1)
+	j := waitStatus(t, m, submit(t, m, `{"n":2,"units":1}`).ID, StatusDone)
+	stop()
+	// As the earlier finish script left it.
+	if err := rdb.HDel(ctx, jobKey(j.ID), "expires").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{jobKey(j.ID), nodesKey(j.ID)} {
+		if err := rdb.PExpire(ctx, k, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.reconcile(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := m.Get(ctx, j.ID); err != nil || got.Status != StatusDone {
+		t.Fatalf("the job an earlier version finished: %+v, %v", got, err)
+	}
+	if err := rdb.ZScore(ctx, finishedKey, j.ID).Err(); err != nil {
+		t.Errorf("the job left the finished set: %v", err)
+	}
+	// Gone (its TTL, or evicted): forgotten, its size with it.
+	if err := rdb.Del(ctx, jobKey(j.ID)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.reconcile(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ZScore(ctx, finishedKey, j.ID).Err(); err != redis.Nil {
+		t.Errorf("the gone job is still in the finished set: %v", err)
+	}
+	if n, _ := rdb.HLen(ctx, finishedKey+":bytes").Result(); n != 0 {
+		t.Errorf("%d sizes left", n)
+	}
+}
