@@ -33,9 +33,12 @@ const etagGzip = "-gzip"
 func Compress(h http.Handler) http.Handler {
 	compressed := compressor(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
-			if n := gzipAliases(ae); n != ae {
-				r.Header.Set("Accept-Encoding", n) // as gzhttp reads it
+		if lines := r.Header.Values("Accept-Encoding"); len(lines) > 0 {
+			// One list, as gzhttp reads it (the first line alone: a
+			// gzip;q=0 of a later line was not read).
+			ae := strings.Join(lines, ",")
+			if n := gzipAliases(ae); len(lines) > 1 || n != ae {
+				r.Header.Set("Accept-Encoding", n)
 			}
 		}
 		if strings.HasPrefix(r.URL.Path, "/v1/jobs/") && strings.HasSuffix(r.URL.Path, "/events") {

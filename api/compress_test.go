@@ -223,3 +223,32 @@ func TestPrecompressedBounded(t *testing.T) {
 		t.Errorf("%d documents kept", n)
 	}
 }
+
+// TestCompressAcceptEncodingLines: an Accept-Encoding sent as several
+// header lines is read as their list joined (RFC 9110, 5.3): Compress
+// rewrote the first line alone in place of them all, so a gzip;q=0 of a
+// later line was dropped and "*" of the first compressed the answer.
+func TestCompressAcceptEncodingLines(t *testing.T) {
+	r, _, _ := newTestServer(t, Config{})
+	h := Compress(r)
+	for _, tc := range []struct {
+		lines []string
+		gzip  bool
+	}{
+		{[]string{"*", "gzip;q=0"}, false},
+		{[]string{"x-gzip;q=0", "*"}, false},
+		{[]string{"br", "x-gzip"}, true},
+		{[]string{"br", "gzip"}, true},
+		{[]string{"br", "*"}, true},
+	} {
+		req := httptest.NewRequest("GET", "/openapi.json", nil)
+		for _, l := range tc.lines {
+			req.Header.Add("Accept-Encoding", l)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if got := w.Header().Get("Content-Encoding") == "gzip"; got != tc.gzip {
+			t.Errorf("Accept-Encoding lines %q: compressed %v, want %v", tc.lines, got, tc.gzip)
+		}
+	}
+}
