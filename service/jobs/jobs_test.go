@@ -1811,6 +1811,43 @@ func TestShutdownStoreDown(t *testing.T) {
 	wantSum(t, waitStatus(t, m, j.ID, StatusDone), 4)
 }
 
+// lateClaimStore is a handBackStore whose claims return only once the
+// worker stops, with a unit, the store then frozen (a blocking read that
+// delivered as the worker stopped, the store stalling after it).
+type lateClaimStore struct {
+	handBackStore
+	claiming atomic.Bool
+}
+
+func (l *lateClaimStore) claim(ctx context.Context, consumer string, minIdle, block time.Duration, express bool) (*delivery, error) {
+	l.claiming.Store(true)
+	<-ctx.Done()
+	d, err := l.Store.claim(context.WithoutCancel(ctx), consumer, minIdle, block, express)
+	l.frozen.Store(true)
+	return d, err
+}
+
+// TestShutdownClaimedStoreDown: a unit claimed as its worker stops is
+// handed back with one try of a store that does not answer, as a running
+// unit's is (the slot's hand-back made five, each waiting OpTimeout).
+func TestShutdownClaimedStoreDown(t *testing.T) {
+	mem, err := NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := &lateClaimStore{handBackStore: handBackStore{Store: mem}}
+	opts := fastOptions(t)
+	opts.OpTimeout = 100 * time.Millisecond
+	m, _ := newManager(t, ls, newSquares(), opts)
+	submit(t, m, `{"n":4,"units":1}`)
+	stop := startWorker(t, m, "w", 1)
+	waitFor(t, "a claim", ls.claiming.Load)
+	stop()
+	if n := ls.handBacks.Load(); n != 1 {
+		t.Errorf("%d hand-backs tried for the unit claimed as the worker stopped", n)
+	}
+}
+
 // TestStoreDownFailsFast: while the store cannot be reached, one API
 // call waits for its timeout and the others answer 503 at once (each
 // waited the whole timeout, 5 s by default), with a Retry-After until the

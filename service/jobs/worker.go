@@ -123,7 +123,7 @@ func (m *Manager) slot(ctx context.Context, consumer string, log *zap.Logger, li
 		}
 		if ctx.Err() != nil {
 			// Claimed as the worker stopped: give it back untouched.
-			m.release(context.WithoutCancel(ctx), d, consumer, false, log.With(zap.String("job", LoggedID(d.JobID)), zap.Int("unit", d.Unit)))
+			m.release(withoutCancel(ctx), d, consumer, false, log.With(zap.String("job", LoggedID(d.JobID)), zap.Int("unit", d.Unit)))
 			return
 		}
 		m.running.Store(d.EntryID, true)
