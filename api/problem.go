@@ -64,7 +64,7 @@ var problemKinds = map[string]problemKind{
 	"internal":           {"internal", "Internal error", 500, "A bug on our side; the request id finds it in the logs."},
 	// Answered for the HTTP server itself, before any handler (rawProblem).
 	"malformed-request": {"malformed-request", "Malformed HTTP request", 400, "The request is not valid HTTP/1.1: its request line or a header line is malformed, or its Host header is missing or malformed; detail says which when known. The connection is closed after the answer."},
-	"headers-too-large": {"headers-too-large", "Request headers too large", 431, "The request line and header lines exceed the server's limit (32 KiB in all); send fewer or shorter headers. The connection is closed after the answer."},
+	"headers-too-large": {"headers-too-large", "Request headers too large", 431, "The request line and header lines exceed the server's limit (about 32 KiB in all: 32 KiB, and up to 4 KiB more the HTTP server reads ahead); send fewer or shorter headers. The connection is closed after the answer."},
 	"not-implemented":   {"not-implemented", "Not implemented", 501, "The request uses a Transfer-Encoding the server does not implement (chunked is the only one it takes). The connection is closed after the answer."},
 	"http-version":      {"http-version", "HTTP version not supported", 505, "The request's HTTP version is not one the server speaks: send HTTP/1.1 (or 1.0). The connection is closed after the answer."},
 }

@@ -70,7 +70,7 @@ func rawProblem(b []byte) ([]byte, int) {
 			detail = "the request line or a header line is not valid HTTP/1.1"
 		}
 	case http.StatusRequestHeaderFieldsTooLarge:
-		detail = fmt.Sprintf("the request line and header lines exceed the server's limit (%d bytes)", MaxHeaderBytes)
+		detail = fmt.Sprintf("the request line and header lines exceed the server's limit (%d bytes, and up to 4096 more)", MaxHeaderBytes)
 	case http.StatusNotImplemented:
 		detail = "unsupported transfer encoding: chunked is the only one the server takes"
 	case http.StatusHTTPVersionNotSupported:

@@ -44,7 +44,7 @@ func TestUnreadableRequestsAsProblems(t *testing.T) {
 		{"no Host", "GET / HTTP/1.1\r\n\r\n", 400, "malformed-request", "missing required Host header"},
 		{"a bad request line", "GARBAGE\r\n\r\n", 400, "malformed-request", "the request line or a header line is not valid HTTP/1.1"},
 		{"a bad header name", "GET / HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", 400, "malformed-request", "invalid header name"},
-		{"headers too large", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\n\r\n", 431, "headers-too-large", "the request line and header lines exceed the server's limit (32768 bytes)"},
+		{"headers too large", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\n\r\n", 431, "headers-too-large", "the request line and header lines exceed the server's limit (32768 bytes, and up to 4096 more)"},
 		{"a transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "not-implemented", "unsupported transfer encoding: chunked is the only one the server takes"},
 		{"HTTP/3", "GET / HTTP/3.0\r\nHost: x\r\n\r\n", 505, "http-version", "send HTTP/1.1 (or 1.0)"},
 		{"a handler's text/plain", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 200, "", ""},
