@@ -30,7 +30,9 @@ import (
 // opened: a restarted process loses no job and no finished unit, its
 // jobs' node counts do not go down, and it queues again the units of
 // unfinished jobs that have no result, after one that has (its worker
-// only combines: the results may end the job).
+// only combines: the results may end the job). A record is written and
+// synced outside the store's lock, a job's one at a time (memJob.write),
+// so that the other jobs' operations do not wait for the disk.
 //
 // One process at a time owns the directory: NewMemoryStore locks it until
 // Close (or the end of the process), and a second opening is refused with
@@ -62,6 +64,12 @@ type MemoryStore struct {
 }
 
 type memJob struct {
+	// write is held from the check of what a record of the job's would
+	// change, through the record's writing and syncing, to the change
+	// (MemoryStore.write), s.mu not held meanwhile: the job's records are
+	// written one at a time, in the order of their changes. It is taken
+	// before s.mu.
+	write   sync.Mutex
 	s       state
 	results map[int]json.RawMessage
 	nodes   map[int]int64
@@ -167,13 +175,23 @@ func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessag
 			return &tooManyError{active: n, client: true}
 		}
 	}
-	if err := s.append(st.ID, logRecord{Op: "create", Job: toLogJob(st), Units: units}); err != nil {
-		if s.dir != "" {
+	if s.dir != "" {
+		// The job holds its place under the caps while its record is
+		// written and synced, outside s.mu (a job of 12,000 units writes
+		// megabytes); nothing else sees it until then.
+		s.active[st.ID] = &memJob{s: st}
+		s.mu.Unlock()
+		err := s.append(st.ID, logRecord{Op: "create", Job: toLogJob(st), Units: units})
+		if err != nil {
 			// The submission is refused: its record, whole or not, must
 			// not bring the job back at the next start.
 			_ = os.Remove(s.path(st.ID))
 		}
-		return err
+		s.mu.Lock()
+		if err != nil {
+			delete(s.active, st.ID)
+			return err
+		}
 	}
 	s.add(st, units, nil)
 	return nil
@@ -350,10 +368,12 @@ func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unit
 		return unitStart{}, nil
 	}
 	if j.s.Status == StatusQueued {
-		if err := s.append(j.s.ID, logRecord{Op: "start", At: now.UnixMilli()}); err != nil {
+		start := func() (logRecord, bool) {
+			return logRecord{Op: "start", At: now.UnixMilli()}, j.s.Status == StatusQueued // not started or ended meanwhile
+		}
+		if _, err := s.write(j, start, func() { j.s.Status, j.s.Started = StatusRunning, now }); err != nil {
 			return unitStart{}, err
 		}
-		j.s.Status, j.s.Started = StatusRunning, now
 	}
 	_, has := j.results[d.Unit]
 	return unitStart{Found: true, Status: j.s.Status, Type: j.s.Type, Request: j.s.Request, Total: j.s.Total, HasResult: has, Slow: j.slow, Created: j.s.Created, Started: j.s.Started, Format: j.s.Format}, nil
@@ -373,15 +393,16 @@ func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string,
 		return false, status, nil
 	}
 	e.delivered = now
-	if j != nil && !status.Final() {
-		if _, done := j.results[d.Unit]; !done && nodes > j.nodes[d.Unit] {
-			// Progress.Nodes never goes down, a restart included: the
-			// count is written before it shows (a failed write leaves
-			// it as it was; the run goes on).
-			if s.append(j.s.ID, logRecord{Op: "nodes", Unit: d.Unit, Nodes: nodes}) == nil {
-				j.nodes[d.Unit] = nodes
-			}
-		}
+	raises := func() bool {
+		_, done := j.results[d.Unit]
+		return !j.s.Status.Final() && !done && nodes > j.nodes[d.Unit]
+	}
+	if j != nil && raises() {
+		// Progress.Nodes never goes down, a restart included: the count
+		// is written before it shows (a failed write leaves it as it
+		// was; the run goes on).
+		count := func() (logRecord, bool) { return logRecord{Op: "nodes", Unit: d.Unit, Nodes: nodes}, raises() }
+		_, _ = s.write(j, count, func() { j.nodes[d.Unit] = nodes })
 	}
 	return true, status, nil
 }
@@ -397,11 +418,19 @@ func (s *MemoryStore) complete(_ context.Context, d *delivery, result json.RawMe
 		return j.s.Status, nil, nil
 	}
 	if _, has := j.results[d.Unit]; result != nil && !has {
-		nodes = max(j.nodes[d.Unit], nodes) // Progress.Nodes
-		if err := s.append(j.s.ID, logRecord{Op: "unit", Unit: d.Unit, Result: result, Nodes: nodes}); err != nil {
+		unit := func() (logRecord, bool) {
+			if _, has := j.results[d.Unit]; has || j.s.Status.Final() {
+				return logRecord{}, false // written or ended meanwhile
+			}
+			nodes = max(j.nodes[d.Unit], nodes) // Progress.Nodes
+			return logRecord{Op: "unit", Unit: d.Unit, Result: result, Nodes: nodes}, true
+		}
+		if _, err := s.write(j, unit, func() { j.results[d.Unit], j.nodes[d.Unit] = slices.Clone(result), nodes }); err != nil {
 			return "", nil, err
 		}
-		j.results[d.Unit], j.nodes[d.Unit] = slices.Clone(result), nodes
+		if j.s.Status.Final() {
+			return j.s.Status, nil, nil
+		}
 	}
 	results := make(map[int]json.RawMessage, len(j.results))
 	for i, r := range j.results {
@@ -432,12 +461,14 @@ func (s *MemoryStore) end(id string, e ending) (bool, Status, *compaction, error
 	}
 	expires := e.At.Add(e.TTL)
 	rec := logRecord{Op: "end", Status: e.Status, At: e.At.UnixMilli(), Result: e.Result, Error: e.Error, Expires: expires.UnixMilli()}
-	if err := s.append(id, rec); err != nil {
+	ended, err := s.write(j, func() (logRecord, bool) { return rec, !j.s.Status.Final() }, func() {
+		j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
+		j.expires = expires
+		delete(s.active, id)
+	})
+	if err != nil || !ended { // ended by another call meanwhile
 		return false, j.s.Status, nil, err
 	}
-	j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
-	j.expires = expires
-	delete(s.active, id)
 	c := s.compaction(j, rec)
 	if c == nil {
 		s.retire(j)
@@ -456,10 +487,11 @@ func (s *MemoryStore) end(id string, e ending) (bool, Status, *compaction, error
 // written and synced outside it (under it, a job of 12,000 units held
 // every other job's reads, submissions, heartbeats and completions
 // 51-60 ms, one of 1,000 8-12 ms: BenchmarkCompactHoldsLock), and
-// renamed over the job's under s.mu, unless the job is gone meanwhile
-// (its file removed by sweep) or its file grew (a record appended after
-// the end would be lost: none is, slow writes nothing for a finished
-// job, but the full file replays the same and is kept then). The job is
+// renamed over the job's under s.mu and the job's write lock (every
+// append's, outside s.mu), unless the job is gone meanwhile (its file
+// removed by sweep) or its file grew (a record appended after the end
+// would be lost: none is, slow writes nothing for a finished job, but
+// the full file replays the same and is kept then). The job is
 // filed with the finished jobs (retire, evict) once its file is in place,
 // so that its size is the compacted file's. The file is replaced whole or
 // not at all: a crash leaves the full one and the temporary file, which
@@ -545,10 +577,12 @@ func (s *MemoryStore) compact(c *compaction) {
 	id := c.j.s.ID // never changes
 	path := s.path(id)
 	tmp, err := s.writeCompacted(path, c.records)
+	c.j.write.Lock() // no record appended between the size's check and the rename
 	s.mu.Lock()
 	if s.jobs[id] != c.j {
 		// Swept (expired) meanwhile, its file removed: not to come back.
 		s.mu.Unlock()
+		c.j.write.Unlock()
 		if tmp != "" {
 			_ = os.Remove(tmp)
 		}
@@ -563,6 +597,7 @@ func (s *MemoryStore) compact(c *compaction) {
 	s.retire(c.j)
 	s.evict()
 	s.mu.Unlock()
+	c.j.write.Unlock()
 	if renamed {
 		syncDir(s.dir) // the rename, written down (the full file replays the same meanwhile)
 	} else if tmp != "" {
@@ -684,18 +719,19 @@ func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, c
 func (s *MemoryStore) slow(_ context.Context, d *delivery, consumer string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var err error
-	if j := s.job(d.JobID, time.Now()); j != nil && !j.slow {
-		// The mark only spares express slots a try: the unit goes back
-		// even when it cannot be written (and is then lost on a restart).
-		// A finished job's is not written: a restart queues none of its
-		// units, and nothing is appended after the end (compact).
-		if !j.s.Status.Final() {
-			err = s.append(j.s.ID, logRecord{Op: "slow"})
-		}
-		j.slow = true
-	}
 	_ = s.handBack(d, consumer, false)
+	j := s.job(d.JobID, time.Now())
+	if j == nil || j.slow {
+		return nil
+	}
+	// The mark only spares express slots a try: it shows at once, and
+	// the unit goes back, even when it cannot be written (and is then
+	// lost on a restart). A finished job's is not written: a restart
+	// queues none of its units, and nothing is appended after the end
+	// (compact).
+	j.slow = true
+	mark := func() (logRecord, bool) { return logRecord{Op: "slow"}, !j.s.Status.Final() }
+	_, err := s.write(j, mark, func() {})
 	return err
 }
 
@@ -808,8 +844,53 @@ func toLogJob(st state) *logJob {
 
 func (s *MemoryStore) path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
 
+// write appends the record rec returns to job j's file and, once it is
+// synced, makes its change (apply). s.mu is held when write is called,
+// when it returns, and when it calls rec and apply, but not while the
+// record is written and synced: j.write is, from rec to apply, so that the
+// job's records are written one at a time, and other jobs' operations do
+// not wait for the disk (a record's sync takes 1-3 ms on a VM's disk; an
+// operation on another job waited for every record of every job's:
+// BenchmarkRecordHoldsLock). rec, called once j.write is held, returns
+// false when the job changed meanwhile and there is nothing to write
+// any more. write reports whether the change was made; an error is the
+// append's, the change not made. Without a directory nothing is written
+// and s.mu is not let go.
+func (s *MemoryStore) write(j *memJob, rec func() (logRecord, bool), apply func()) (bool, error) {
+	if s.dir == "" {
+		_, ok := rec()
+		if ok {
+			apply()
+		}
+		return ok, nil
+	}
+	s.mu.Unlock()
+	j.write.Lock()
+	defer j.write.Unlock() // after s.mu is taken again
+	s.mu.Lock()
+	r, ok := rec()
+	if !ok {
+		return false, nil
+	}
+	id := j.s.ID
+	s.mu.Unlock()
+	err := s.append(id, r)
+	s.mu.Lock()
+	if err != nil {
+		return false, err
+	}
+	apply()
+	return true, nil
+}
+
+// syncRecord, when set (tests), is called in the place of the sync of a
+// job's file after a record is written to it (s.mu not held; the job's
+// write lock held, but for a creation's record): its error is the sync's.
+var syncRecord func(id string, f *os.File) error
+
 // append writes one record to the job's file and syncs it. Without a
-// directory it does nothing.
+// directory it does nothing. The caller holds the job's write lock (or
+// the job is not seen yet: create), not s.mu.
 func (s *MemoryStore) append(id string, rec logRecord) error {
 	if s.dir == "" {
 		return nil
@@ -830,7 +911,11 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 	}
 	_, err = f.Write(append(line, '\n'))
 	if err == nil {
-		err = f.Sync()
+		if syncRecord != nil {
+			err = syncRecord(id, f)
+		} else {
+			err = f.Sync()
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -89,9 +89,10 @@ func getWaits(s *MemoryStore, id string, stop <-chan struct{}, worst chan<- time
 // event stream's poll) in a loop: ns/op is finish's call, get-wait-max-ms
 // the longest of those reads over every op (the store's lock held
 // meanwhile), get-wait-ms the mean of each op's longest. A job of 1 unit
-// shows what any end costs: the end record's synced append, under the
-// lock as every record's (and, when compacted under the lock, its small
-// file's rewriting and syncs).
+// shows what any end costs: the end record's synced append (under the
+// lock as every record's until records were written outside it:
+// BenchmarkRecordHoldsLock) and, when compacted under the lock, its small
+// file's rewriting and syncs.
 func BenchmarkCompactHoldsLock(b *testing.B) {
 	for _, n := range []int{1, 1000, 12000} {
 		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
