@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bufio"
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,8 @@ type MemoryStore struct {
 	pending          map[uint64]*memEntry // delivered, not acknowledged
 	seq              uint64
 	wake             chan struct{} // closed when a unit becomes claimable
-	lastSweep        time.Time
+	expiring         expiring      // the finished jobs, soonest expiry first
+	swept            []string      // jobs swept whose files exit removes
 }
 
 type memJob struct {
@@ -75,6 +77,7 @@ type memJob struct {
 	nodes   map[int]int64
 	expires time.Time // zero while unfinished
 	slow    bool      // a unit outlasted an express slot's limit
+	at      int       // the job's index in MemoryStore.expiring, once finished
 }
 
 type memEntry struct {
@@ -163,8 +166,8 @@ func (s *MemoryStore) Close() error {
 }
 
 func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessage, lim limits) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	if lim.all > 0 {
 		if n := s.unfinished(""); n >= lim.all {
 			return &tooManyError{active: n}
@@ -236,8 +239,8 @@ func (s *MemoryStore) signal() {
 }
 
 func (s *MemoryStore) load(_ context.Context, id string) (state, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	j := s.job(id, time.Now())
 	if j == nil {
 		return state{}, false, nil
@@ -263,12 +266,10 @@ func (s *MemoryStore) claim(ctx context.Context, consumer string, minIdle, block
 	timer := time.NewTimer(block)
 	defer timer.Stop()
 	for {
-		s.mu.Lock()
-		now := time.Now()
-		s.sweep(now)
-		d := s.take(consumer, minIdle, now, express)
+		s.enter()
+		d := s.take(consumer, minIdle, time.Now(), express)
 		wake := s.wake
-		s.mu.Unlock()
+		s.exit()
 		if d != nil {
 			return d, nil
 		}
@@ -339,19 +340,74 @@ func (s *MemoryStore) take(consumer string, minIdle time.Duration, now time.Time
 	}
 }
 
-// sweep forgets expired jobs (and their files), at most once a second.
-func (s *MemoryStore) sweep(now time.Time) {
-	if now.Sub(s.lastSweep) < time.Second {
-		return
+// enter takes s.mu and sweeps: every call to the store forgets the jobs
+// that expired since the last (a job past its expiry is read as gone
+// meanwhile). Only an idle worker slot's claim swept them, at most once a
+// second and through every job: a store whose slots were all busy, or
+// that ran no worker, kept them in memory and on disk.
+func (s *MemoryStore) enter() {
+	s.mu.Lock()
+	s.sweep(time.Now())
+}
+
+// exit lets s.mu go, then removes the files of the jobs swept: no other
+// call waits for that.
+func (s *MemoryStore) exit() {
+	swept := s.swept
+	s.swept = nil
+	s.mu.Unlock()
+	for _, id := range swept {
+		_ = os.Remove(s.path(id))
 	}
-	s.lastSweep = now
-	for id, j := range s.jobs {
-		if !j.expires.IsZero() && !now.Before(j.expires) {
-			delete(s.jobs, id)
-			if s.dir != "" {
-				_ = os.Remove(s.path(id))
-			}
+}
+
+// sweep forgets the jobs expired at now, the soonest first, at most 100
+// (the rest at the next calls), and leaves their files to exit (s.mu
+// held).
+func (s *MemoryStore) sweep(now time.Time) {
+	for n := 0; n < 100 && len(s.expiring) > 0 && !now.Before(s.expiring[0].expires); n++ {
+		j := heap.Pop(&s.expiring).(*memJob)
+		delete(s.jobs, j.s.ID)
+		if s.dir != "" {
+			s.swept = append(s.swept, j.s.ID)
 		}
+	}
+	// The finished jobs swept leave the caps' counts (the oldest ends
+	// first; one expiring sooner behind a later one, of an earlier TTL,
+	// leaves them when evict reaches it).
+	for len(s.finished) > 0 && s.jobs[s.finished[0].id] == nil {
+		s.finishedBytes -= s.finished[0].bytes
+		s.finished = s.finished[1:]
+	}
+}
+
+// expiring is the finished jobs by expiry, soonest first (container/heap;
+// memJob.at is a job's index).
+type expiring []*memJob
+
+func (h expiring) Len() int           { return len(h) }
+func (h expiring) Less(a, b int) bool { return h[a].expires.Before(h[b].expires) }
+func (h expiring) Swap(a, b int) {
+	h[a], h[b] = h[b], h[a]
+	h[a].at, h[b].at = a, b
+}
+func (h *expiring) Push(x any) {
+	j := x.(*memJob)
+	j.at = len(*h)
+	*h = append(*h, j)
+}
+func (h *expiring) Pop() any {
+	old := *h
+	j := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return j
+}
+
+// unexpire takes j out of s.expiring, if it is there (s.mu held).
+func (s *MemoryStore) unexpire(j *memJob) {
+	if j.at < len(s.expiring) && s.expiring[j.at] == j {
+		heap.Remove(&s.expiring, j.at)
 	}
 }
 
@@ -361,8 +417,8 @@ func (s *MemoryStore) entry(d *delivery) *memEntry {
 }
 
 func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unitStart, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	j := s.job(d.JobID, time.Now())
 	if j == nil {
 		return unitStart{}, nil
@@ -380,8 +436,8 @@ func (s *MemoryStore) begin(_ context.Context, d *delivery, now time.Time) (unit
 }
 
 func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string, nodes int64) (bool, Status, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	now := time.Now()
 	var status Status
 	j := s.job(d.JobID, now)
@@ -408,8 +464,8 @@ func (s *MemoryStore) heartbeat(_ context.Context, d *delivery, consumer string,
 }
 
 func (s *MemoryStore) complete(_ context.Context, d *delivery, result json.RawMessage, nodes int64) (Status, map[int]json.RawMessage, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	j := s.job(d.JobID, time.Now())
 	if j == nil {
 		return "", nil, nil
@@ -450,8 +506,8 @@ func (s *MemoryStore) finish(_ context.Context, id string, e ending) (bool, Stat
 // end records the end of job id, and returns, with a directory, its file's
 // compaction for finish to do outside s.mu.
 func (s *MemoryStore) end(id string, e ending) (bool, Status, *compaction, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	j := s.job(id, time.Now())
 	if j == nil {
 		return false, "", nil, nil
@@ -464,6 +520,7 @@ func (s *MemoryStore) end(id string, e ending) (bool, Status, *compaction, error
 	ended, err := s.write(j, func() (logRecord, bool) { return rec, !j.s.Status.Final() }, func() {
 		j.s.Status, j.s.Finished, j.s.Result, j.s.Error = e.Status, e.At, slices.Clone(e.Result), e.Error
 		j.expires = expires
+		heap.Push(&s.expiring, j)
 		delete(s.active, id)
 	})
 	if err != nil || !ended { // ended by another call meanwhile
@@ -578,10 +635,10 @@ func (s *MemoryStore) compact(c *compaction) {
 	path := s.path(id)
 	tmp, err := s.writeCompacted(path, c.records)
 	c.j.write.Lock() // no record appended between the size's check and the rename
-	s.mu.Lock()
+	s.enter()
 	if s.jobs[id] != c.j {
 		// Swept (expired) meanwhile, its file removed: not to come back.
-		s.mu.Unlock()
+		s.exit()
 		c.j.write.Unlock()
 		if tmp != "" {
 			_ = os.Remove(tmp)
@@ -596,7 +653,7 @@ func (s *MemoryStore) compact(c *compaction) {
 	}
 	s.retire(c.j)
 	s.evict()
-	s.mu.Unlock()
+	s.exit()
 	c.j.write.Unlock()
 	if renamed {
 		syncDir(s.dir) // the rename, written down (the full file replays the same meanwhile)
@@ -694,6 +751,7 @@ func (s *MemoryStore) evict() {
 		s.finishedBytes -= f.bytes
 		if j, ok := s.jobs[f.id]; ok && j.s.Status.Final() {
 			delete(s.jobs, f.id)
+			s.unexpire(j)
 			if s.dir != "" {
 				_ = os.Remove(s.path(f.id))
 			}
@@ -702,8 +760,8 @@ func (s *MemoryStore) evict() {
 }
 
 func (s *MemoryStore) ack(_ context.Context, d *delivery) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	if e := s.entry(d); e != nil {
 		delete(s.pending, e.seq)
 	}
@@ -711,14 +769,14 @@ func (s *MemoryStore) ack(_ context.Context, d *delivery) error {
 }
 
 func (s *MemoryStore) release(_ context.Context, d *delivery, consumer string, count bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	return s.handBack(d, consumer, count)
 }
 
 func (s *MemoryStore) slow(_ context.Context, d *delivery, consumer string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	_ = s.handBack(d, consumer, false)
 	j := s.job(d.JobID, time.Now())
 	if j == nil || j.slow {
@@ -783,14 +841,14 @@ func (s *MemoryStore) passed(context.Context, *delivery, time.Time) (time.Time, 
 }
 
 func (s *MemoryStore) countActive(context.Context) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	return s.unfinished(""), nil
 }
 
 func (s *MemoryStore) oldest(context.Context) (queued, running time.Time, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	for _, j := range s.active {
 		at := &running
 		if j.s.Status == StatusQueued {
@@ -804,8 +862,8 @@ func (s *MemoryStore) oldest(context.Context) (queued, running time.Time, err er
 }
 
 func (s *MemoryStore) units(context.Context) (waiting, delivered int, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.enter()
+	defer s.exit()
 	for _, q := range s.queues {
 		waiting += len(q)
 	}
@@ -1043,6 +1101,7 @@ func (s *MemoryStore) replay() error {
 		j := s.jobs[r.st.ID]
 		j.results, j.nodes, j.expires, j.slow = r.results, r.nodes, r.expires, r.slow
 		if r.st.Status.Final() {
+			heap.Push(&s.expiring, j)
 			ended = append(ended, j)
 		}
 	}

@@ -316,3 +316,93 @@ func TestSlowAfterEndNotWritten(t *testing.T) {
 		t.Errorf("slow after the end: file %q -> %q, marked %v", before, after, s.jobs[id].slow)
 	}
 }
+
+// TestExpiredSweptOnAccess: finished jobs past their expiry leave the
+// memory and the disk at the next call to the store, whatever it is (a read
+// of another job here; only an idle worker slot's claim swept them), at
+// most 100 a call, the soonest first; one evicted before its expiry is not
+// left in the expiry heap.
+func TestExpiredSweptOnAccess(t *testing.T) {
+	ctx := context.Background()
+	// endAll ends ids in s, expiring in their order, from deadline on.
+	endAll := func(s *MemoryStore, ids []string, deadline time.Time) {
+		t.Helper()
+		for i, id := range ids {
+			at := time.Now()
+			ttl := deadline.Sub(at) + time.Duration(i)*time.Millisecond/10
+			if ok, _, err := s.finish(ctx, id, ending{Status: StatusDone, At: at, Result: json.RawMessage(`{}`), TTL: ttl}); !ok || err != nil {
+				t.Fatalf("finish: %v %v", ok, err)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the jobs took too long to end")
+		}
+	}
+	// count counts the jobs of ids s keeps, and their files.
+	count := func(s *MemoryStore, ids []string) (jobs, files int) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, id := range ids {
+			if s.jobs[id] != nil {
+				jobs++
+			}
+			if _, err := os.Stat(s.path(id)); s.dir != "" && err == nil {
+				files++
+			}
+		}
+		return jobs, files
+	}
+	read := func(s *MemoryStore, id string) {
+		t.Helper()
+		if _, ok, err := s.load(ctx, id); !ok || err != nil {
+			t.Fatalf("load: %v %v", ok, err)
+		}
+	}
+
+	s, err := NewMemoryStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other := newBigJob(t, s, 1)
+	ids := []string{newBigJob(t, s, 3), newBigJob(t, s, 3)}
+	deadline := time.Now().Add(time.Second)
+	endAll(s, ids, deadline)
+	read(s, other)
+	if jobs, files := count(s, ids); jobs != 2 || files != 2 {
+		t.Fatalf("before the expiry: %d jobs, %d files; want 2", jobs, files)
+	}
+	time.Sleep(time.Until(deadline.Add(10 * time.Millisecond)))
+	read(s, other)
+	if jobs, files := count(s, ids); jobs != 0 || files != 0 || len(s.finished) != 0 || s.finishedBytes != 0 {
+		t.Errorf("after a call: %d jobs, %d files, finished %v (%d bytes); want none", jobs, files, s.finished, s.finishedBytes)
+	}
+
+	// Without a directory (no syncs: many jobs end in time), 150 jobs.
+	s, err = NewMemoryStore("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other = newUnitsJob(t, s, 1)
+	s.maxFinished = 149 // the 150th end evicts the first job
+	ids = make([]string, 150)
+	for i := range ids {
+		ids[i] = newUnitsJob(t, s, 1)
+	}
+	deadline = time.Now().Add(time.Second)
+	endAll(s, ids, deadline)
+	if jobs, _ := count(s, ids); jobs != 149 || len(s.expiring) != 149 {
+		t.Fatalf("before the expiry: %d jobs, %d expiring; want 149 (one evicted)", jobs, len(s.expiring))
+	}
+	time.Sleep(time.Until(deadline.Add(30 * time.Millisecond)))
+	read(s, other)
+	if jobs, _ := count(s, ids); jobs != 49 || s.jobs[ids[100]] != nil || s.jobs[ids[101]] == nil {
+		t.Errorf("after a call: %d jobs (job 100 kept: %v, 101: %v); want 49, the soonest swept", jobs, s.jobs[ids[100]] != nil, s.jobs[ids[101]] != nil)
+	}
+	if n, _ := s.countActive(ctx); n != 1 {
+		t.Errorf("%d active, want 1", n)
+	}
+	if jobs, _ := count(s, ids); jobs != 0 || len(s.expiring) != 0 || len(s.finished) != 0 || s.finishedBytes != 0 {
+		t.Errorf("after two calls: %d jobs, %d expiring, finished %d (%d bytes); want none", jobs, len(s.expiring), len(s.finished), s.finishedBytes)
+	}
+}
