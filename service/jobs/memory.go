@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -189,6 +190,11 @@ func (s *MemoryStore) create(_ context.Context, st state, units []json.RawMessag
 			// The submission is refused: its record, whole or not, must
 			// not bring the job back at the next start.
 			_ = os.Remove(s.path(st.ID))
+		} else {
+			// The new file's name, written down: the record's sync is
+			// the file's, and a crash of the machine could lose the
+			// entry, and the job its client was told it has.
+			syncDir(s.dir)
 		}
 		s.mu.Lock()
 		if err != nil {
@@ -698,9 +704,16 @@ func (s *MemoryStore) writeCompacted(path string, recs iter.Seq[logRecord]) (str
 	return f.Name(), nil
 }
 
+// dirSynced, when set (tests), is told of each syncDir (atomic: a test's
+// setting it may meet a goroutine an earlier test left behind).
+var dirSynced atomic.Pointer[func(dir string)]
+
 // syncDir flushes a directory's entries (a rename in it) to the disk, as
 // far as the file system can (atomicfile's).
 func syncDir(dir string) {
+	if f := dirSynced.Load(); f != nil {
+		(*f)(dir)
+	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		_ = d.Close()

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -433,5 +434,29 @@ func TestRecordsReplayAfterKill(t *testing.T) {
 		if fmt.Sprint(a.st) != fmt.Sprint(b.st) || !maps.Equal(a.results, b.results) || !maps.Equal(a.nodes, b.nodes) || a.slow != b.slow {
 			t.Errorf("job %d replayed:\n%+v\nwant\n%+v", slices.Index(ids, id), a, b)
 		}
+	}
+}
+
+// TestCreateSyncsDirectory: a job's creation syncs the directory after its
+// file's first record, so that a crash of the machine cannot lose the new
+// file's name, and the job its client was told it has.
+func TestCreateSyncsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewMemoryStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var synced atomic.Int32
+	count := func(d string) {
+		if d == dir {
+			synced.Add(1)
+		}
+	}
+	dirSynced.Store(&count)
+	t.Cleanup(func() { dirSynced.Store(nil) })
+	newUnitsJob(t, s, 1)
+	if synced.Load() == 0 {
+		t.Error("a job created without syncing its directory")
 	}
 }
