@@ -80,6 +80,11 @@ type Redis struct {
 	confirmClient *redis.Client
 	// confirming is set while a confirmation runs.
 	confirming atomic.Bool
+	// timeoutsMu serialises the check of whether a timeout would open
+	// the breaker; countingTimeouts are the timeouts that check let
+	// through whose failure the breaker may not have counted yet.
+	timeoutsMu       sync.Mutex
+	countingTimeouts uint32
 
 	mu        sync.Mutex
 	closed    bool // Close was called: no confirmation starts
@@ -163,6 +168,14 @@ func (r *Redis) Client() *redis.Client { return r.client }
 
 // do runs one call under the per-call timeout and the breaker.
 func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, error)) (any, error) {
+	counting := false // a timeout let through to the breaker's count
+	defer func() {
+		if counting { // (its failure counted now: Execute returned)
+			r.timeoutsMu.Lock()
+			r.countingTimeouts--
+			r.timeoutsMu.Unlock()
+		}
+	}()
 	v, err := r.breaker.Execute(func() (any, error) {
 		callCtx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 		defer cancel()
@@ -179,9 +192,12 @@ func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, err
 			// so was counted under load, and opened the breaker.)
 			return v, fmt.Errorf("%w: %w", errCallerEnded, err)
 		}
-		if err != nil && !r.opts.unconfirmed && isTimeout(err) && r.wouldOpen() {
-			r.confirm()
-			return v, fmt.Errorf("%w: %w", errUnconfirmed, err)
+		if err != nil && !r.opts.unconfirmed && isTimeout(err) {
+			if !r.countTimeout() {
+				r.confirm()
+				return v, fmt.Errorf("%w: %w", errUnconfirmed, err)
+			}
+			counting = true
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
 			// Before the breaker counts it: the failure that opens it
@@ -213,15 +229,25 @@ func isTimeout(err error) bool {
 		errors.As(err, &ne) && ne.Timeout()
 }
 
-// wouldOpen reports whether one more failure opens the breaker.
-func (r *Redis) wouldOpen() bool {
+// countTimeout reports whether a timeout may be counted as a failure: not
+// when it would open the breaker, counting with the timeouts let through
+// that the breaker has not counted yet (several calls timing out together,
+// as a late process's do, each saw the breaker a failure or two short of
+// opening and together opened it unconfirmed). Counted, it is one of them
+// until its call's Execute returns.
+func (r *Redis) countTimeout() bool {
+	r.timeoutsMu.Lock()
+	defer r.timeoutsMu.Unlock()
 	switch r.breaker.State() {
 	case gobreaker.StateHalfOpen:
-		return true
+		return false
 	case gobreaker.StateClosed:
-		return r.breaker.Counts().ConsecutiveFailures+1 >= r.opts.FailuresToOpen
+		if r.breaker.Counts().ConsecutiveFailures+r.countingTimeouts+1 >= r.opts.FailuresToOpen {
+			return false
+		}
 	}
-	return false
+	r.countingTimeouts++
+	return true
 }
 
 // confirm starts a confirmation unless one runs: a call through the

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,5 +259,51 @@ func TestRedisLateCallsConfirmed(t *testing.T) {
 	}
 	if v, ok, err := r.Get(ctx, "k"); !ok || err != nil || string(v) != "v" {
 		t.Fatalf("after them: %q %v %v", v, ok, err)
+	}
+}
+
+// TestRedisLateCallsTogetherConfirmed: late calls that time out together
+// (a process descheduled at once: every call in flight late) do not open
+// the breaker while Redis answers a PING. Each saw the breaker one
+// failure short of opening, none counted against the others' checks, and
+// together they opened it unconfirmed.
+func TestRedisLateCallsTogetherConfirmed(t *testing.T) {
+	srv := redistest.Start(t)
+	var opened atomic.Int32
+	r, err := NewRedis(RedisOptions{URL: srv.URL(), Timeout: 20 * time.Millisecond, ConfirmTimeout: 10 * time.Second, ProbeInterval: time.Hour,
+		OnStateChange: func(open bool, _ error) {
+			if open {
+				opened.Add(1)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const together = 8
+	for round := range 20 {
+		var late sync.WaitGroup
+		late.Add(together)
+		release := make(chan struct{})
+		var calls sync.WaitGroup
+		for range together {
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				_, _ = r.do(context.Background(), func(ctx context.Context) (any, error) {
+					<-ctx.Done()
+					late.Done()
+					<-release // all of them late at once
+					return nil, ctx.Err()
+				})
+			}()
+		}
+		late.Wait()
+		close(release)
+		calls.Wait()
+		waitFor(t, func() bool { return !r.confirming.Load() })
+		if r.Open() || opened.Load() != 0 {
+			t.Fatalf("round %d: %d late calls together opened the breaker with Redis answering", round, together)
+		}
 	}
 }
