@@ -78,6 +78,9 @@ type Redis struct {
 
 	// confirmClient has one connection, its timeouts ConfirmTimeout.
 	confirmClient *redis.Client
+	// closing ends when Close begins, and with it a confirmation's PING.
+	closing    context.Context
+	endClosing context.CancelFunc
 	// confirming is set while a confirmation runs.
 	confirming atomic.Bool
 	// timeoutsMu serialises the check of whether a timeout would open
@@ -124,6 +127,7 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	co.DialTimeout, co.ReadTimeout, co.WriteTimeout, co.PoolTimeout = opts.ConfirmTimeout, opts.ConfirmTimeout, opts.ConfirmTimeout, opts.ConfirmTimeout
 	co.PoolSize, co.MaxIdleConns = 1, 1
 	r := &Redis{client: redis.NewClient(ro), confirmClient: redis.NewClient(&co), opts: opts, stop: make(chan struct{})}
+	r.closing, r.endClosing = context.WithCancel(context.Background())
 	r.breaker = gobreaker.NewCircuitBreaker[any](gobreaker.Settings{
 		Name:        "redis",
 		MaxRequests: 1,
@@ -133,7 +137,8 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 		// nothing about Redis; a timeout under confirmation says
 		// nothing yet.
 		IsExcluded: func(err error) bool {
-			return errors.Is(err, context.Canceled) || errors.Is(err, errCallerEnded) || errors.Is(err, errUnconfirmed)
+			return errors.Is(err, context.Canceled) || errors.Is(err, errCallerEnded) || errors.Is(err, errUnconfirmed) ||
+				errors.Is(err, errClosed)
 		},
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			r.mu.Lock()
@@ -218,6 +223,10 @@ func (r *Redis) do(ctx context.Context, call func(ctx context.Context) (any, err
 // breaker does not count it, a confirmation decides (see Redis).
 var errUnconfirmed = errors.New("timeout under confirmation")
 
+// errClosed marks a confirmation that Close ended: the breaker does not
+// count it.
+var errClosed = errors.New("closed while confirming a timeout")
+
 // confirmPings is the most PINGs a confirmation sends.
 const confirmPings = 3
 
@@ -266,6 +275,10 @@ func (r *Redis) confirm() {
 		defer r.confirming.Store(false)
 		_, _ = r.breaker.Execute(func() (any, error) {
 			err := r.pingWithin()
+			if err != nil && r.closing.Err() != nil {
+				// Close ended it: nothing said about Redis.
+				return nil, fmt.Errorf("%w: %w", errClosed, err)
+			}
 			if err != nil {
 				r.mu.Lock()
 				r.lastError = err
@@ -287,12 +300,12 @@ func (r *Redis) pingWithin() error {
 			// Apart, so that one burst of lateness does not delay
 			// them all.
 			select {
-			case <-r.stop:
-				return errors.New("closed while confirming a timeout")
+			case <-r.closing.Done():
+				return errClosed
 			case <-time.After(r.opts.ConfirmTimeout / 4):
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), r.opts.ConfirmTimeout)
+		ctx, cancel := context.WithTimeout(r.closing, r.opts.ConfirmTimeout)
 		err = r.confirmClient.Ping(ctx).Err()
 		cancel()
 		if err == nil {
@@ -422,8 +435,11 @@ func (r *Redis) Close() error {
 	r.closed = true
 	close(r.stop)
 	r.mu.Unlock()
-	r.wg.Wait()
+	// A confirmation's PING ends now, not ConfirmTimeout later: its
+	// dial with the context, its read with the connection.
+	r.endClosing()
 	_ = r.confirmClient.Close()
+	r.wg.Wait()
 	return r.client.Close()
 }
 

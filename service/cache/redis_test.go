@@ -307,3 +307,45 @@ func TestRedisLateCallsTogetherConfirmed(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisCloseEndsConfirmation: Close during a confirmation does not
+// wait for its PING (ConfirmTimeout, ten times Timeout) and is no failure
+// of Redis's: the breaker is not opened by it, nor a cause logged.
+func TestRedisCloseEndsConfirmation(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go holdConns(ln)
+	var causes []error
+	var mu sync.Mutex
+	r, err := NewRedis(RedisOptions{URL: "redis://" + ln.Addr().String(), Timeout: 20 * time.Millisecond, ConfirmTimeout: 10 * time.Second, ProbeInterval: time.Hour,
+		OnStateChange: func(open bool, cause error) {
+			if open {
+				mu.Lock()
+				causes = append(causes, cause)
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_, _ = r.do(context.Background(), lateCall)
+	}
+	if !r.confirming.Load() {
+		t.Fatal("three timeouts started no confirmation")
+	}
+	time.Sleep(50 * time.Millisecond) // its first PING unanswered
+	start := time.Now()
+	_ = r.Close()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Close took %v, waiting for the confirmation's PING", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(causes) != 0 {
+		t.Errorf("Close during a confirmation opened the breaker: %v", causes)
+	}
+}
