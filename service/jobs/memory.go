@@ -974,7 +974,8 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 	if err != nil {
 		return hideID(fmt.Errorf("jobs: %w", err), id)
 	}
-	if torn(f) {
+	size, isTorn := torn(f)
+	if isTorn {
 		// A write before this one was torn (a crash, a full disk): the
 		// record starts a line of its own, or it would be lost with the
 		// fragment (readLog skips it).
@@ -986,6 +987,14 @@ func (s *MemoryStore) append(id string, rec logRecord) error {
 			err = syncRecord(id, f)
 		} else {
 			err = f.Sync()
+		}
+	}
+	if err != nil && size >= 0 {
+		// The call fails and its change is not made: its record, whole
+		// or not, is cut off as far as the disk lets, so that a restart
+		// does not make it either.
+		if f.Truncate(size) == nil {
+			_ = f.Sync()
 		}
 	}
 	if cerr := f.Close(); err == nil {
@@ -1013,20 +1022,20 @@ func (e *idHidden) Error() string {
 
 func (e *idHidden) Unwrap() error { return e.err }
 
-// torn reports whether f, a job's file, ends without a newline (its last
-// write was torn), or cannot tell. (Nothing is cut: another process sharing the directory
+// torn reports f's size (-1: unknown) and whether f, a job's file, ends
+// without a newline (its last write was torn), or cannot tell. (Nothing is cut: another process sharing the directory
 // may be writing that line.)
-func torn(f *os.File) bool {
+func torn(f *os.File) (size int64, isTorn bool) {
 	st, err := f.Stat()
 	if err != nil {
-		return true // unknown: an empty line costs nothing
+		return -1, true // unknown: an empty line costs nothing
 	}
 	if st.Size() == 0 {
-		return false
+		return 0, false
 	}
 	var last [1]byte
 	_, err = f.ReadAt(last[:], st.Size()-1)
-	return err != nil || last[0] != '\n'
+	return st.Size(), err != nil || last[0] != '\n'
 }
 
 // replay rebuilds the jobs from their files, oldest job first, so that the

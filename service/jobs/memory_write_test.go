@@ -223,7 +223,8 @@ func TestRecordOutsideLock(t *testing.T) {
 // TestRecordSyncErrorReported: a record whose sync fails fails the call
 // that wrote it, each of several at once, with the error (naming the job as
 // the logs do), and its change is not made; the other jobs' records are
-// written meanwhile; a job whose creation fails gives its place back.
+// written meanwhile; a job whose creation fails gives its place back; a
+// restart makes none of the failed changes.
 func TestRecordSyncErrorReported(t *testing.T) {
 	s, err := NewMemoryStore(t.TempDir())
 	if err != nil {
@@ -282,6 +283,21 @@ func TestRecordSyncErrorReported(t *testing.T) {
 	}
 	if _, err := os.Stat(s.path(refused.ID)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused job's file: %v", err)
+	}
+	// A restart makes none of the failed changes either: their records,
+	// written but not synced, were cut off (they replayed: a review's).
+	dir := s.dir
+	s.Close()
+	s2, err := NewMemoryStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if st, _, _ := s2.load(ctx, failing); st.Status != StatusQueued || st.Done != 0 || st.Nodes != 0 {
+		t.Errorf("the failing job after a restart: %+v; want it queued, nothing done", st)
+	}
+	if st, _, _ := s2.load(ctx, other); st.Done != 8 {
+		t.Errorf("the other job after a restart: %d units done, want 8", st.Done)
 	}
 }
 
