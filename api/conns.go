@@ -95,9 +95,9 @@ func LimitConns(ln net.Listener, lim ConnLimits) (net.Listener, error) {
 	}
 	l.raw = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "gamesolver", Name: "http_unreadable_requests_total",
-		Help: "Requests the HTTP server refused before any handler, by status: 400 malformed, 431 headers too large, 501 transfer encoding, 505 HTTP version (answered as problems, then the connection closed; not in the access log).",
+		Help: "Requests the HTTP server refused before any handler, by status: 400 malformed, 417 an Expect other than 100-continue, 431 headers too large, 501 transfer encoding, 505 HTTP version (answered as problems, then the connection closed; not in the access log).",
 	}, []string{"code"})
-	for _, code := range []string{"400", "431", "501", "505"} {
+	for _, code := range []string{"400", "417", "431", "501", "505"} {
 		l.raw.WithLabelValues(code)
 	}
 	if lim.Registry != nil {

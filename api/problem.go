@@ -63,10 +63,11 @@ var problemKinds = map[string]problemKind{
 	"not-ready":          {"not-ready", "Engine not ready", 503, "The engine is still loading or building its tables; progress tells how far it is."},
 	"internal":           {"internal", "Internal error", 500, "A bug on our side; the request id finds it in the logs."},
 	// Answered for the HTTP server itself, before any handler (rawProblem).
-	"malformed-request": {"malformed-request", "Malformed HTTP request", 400, "The request is not valid HTTP/1.1: its request line or a header line is malformed, or its Host header is missing or malformed; detail says which when known. The connection is closed after the answer."},
-	"headers-too-large": {"headers-too-large", "Request headers too large", 431, "The request line and header lines exceed the server's limit (about 32 KiB in all: 32 KiB, and up to 4 KiB more the HTTP server reads ahead); send fewer or shorter headers. The connection is closed after the answer."},
-	"not-implemented":   {"not-implemented", "Not implemented", 501, "The request uses a Transfer-Encoding the server does not implement (chunked is the only one it takes). The connection is closed after the answer."},
-	"http-version":      {"http-version", "HTTP version not supported", 505, "The request's HTTP version is not one the server speaks: send HTTP/1.1 (or 1.0). The connection is closed after the answer."},
+	"malformed-request":  {"malformed-request", "Malformed HTTP request", 400, "The request is not valid HTTP/1.1: its request line or a header line is malformed, or its Host header is missing or malformed; detail says which when known. The connection is closed after the answer."},
+	"headers-too-large":  {"headers-too-large", "Request headers too large", 431, "The request line and header lines exceed the server's limit (about 32 KiB in all: 32 KiB, and up to 4 KiB more the HTTP server reads ahead); send fewer or shorter headers. The connection is closed after the answer."},
+	"not-implemented":    {"not-implemented", "Not implemented", 501, "The request uses a Transfer-Encoding the server does not implement (chunked is the only one it takes). The connection is closed after the answer."},
+	"expectation-failed": {"expectation-failed", "Expectation failed", 417, "The request's Expect header asks for something other than 100-continue, the only expectation the server meets. The connection is closed after the answer."},
+	"http-version":       {"http-version", "HTTP version not supported", 505, "The request's HTTP version is not one the server speaks: send HTTP/1.1 (or 1.0). The connection is closed after the answer."},
 }
 
 func problemType(name string) string { return "/problems/" + name }
@@ -182,7 +183,7 @@ func (problemRender) WriteContentType(w http.ResponseWriter) {
 //	@Description	Every error answer is application/problem+json (RFC 9457) whose `type` is a path under /problems/ (the names this parameter lists: a client can branch on them); this returns what that type means.
 //	@Tags			service
 //	@Produce		json,application/problem+json
-//	@Param			name	path		string	true	"problem type name, such as validation"	Enums(validation, malformed-json, not-found, method-not-allowed, request-timeout, conflict, unauthorized, body-too-large, unsupported-media, rate-limited, busy, unavailable, not-ready, internal, malformed-request, headers-too-large, not-implemented, http-version)
+//	@Param			name	path		string	true	"problem type name, such as validation"	Enums(validation, malformed-json, not-found, method-not-allowed, request-timeout, conflict, unauthorized, body-too-large, unsupported-media, rate-limited, busy, unavailable, not-ready, internal, malformed-request, headers-too-large, not-implemented, expectation-failed, http-version)
 //	@Success		200		{object}	problemKind
 //	@Failure		404		{object}	Problem	"no such kind of problem"
 //	@Header			all		{string}	X-Request-ID	"the request's id: the client's X-Request-ID when it sent a valid one, else a new one; in the logs and in every problem"

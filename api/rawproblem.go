@@ -24,6 +24,12 @@ const MaxHeaderBytes = 32 << 10
 // alone.
 const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
+// netHTTPExpectationFailed begins net/http's own answer (after
+// "HTTP/1.1 ") to a request whose Expect header is not 100-continue,
+// given before any handler: a Date and "Content-Length: 0" follow, and
+// no body (no handler of the API answers 417).
+const netHTTPExpectationFailed = "417 Expectation Failed\r\nConnection: close\r\n"
+
 // rawKinds are the problem kinds of net/http's own answers, by status.
 var rawKinds = map[int]string{
 	http.StatusBadRequest:                  "malformed-request",
@@ -42,6 +48,9 @@ func rawProblem(b []byte) ([]byte, int) {
 	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1.1 "))
 	if !ok {
 		return nil, 0
+	}
+	if bytes.HasPrefix(rest, []byte(netHTTPExpectationFailed)) && bytes.HasSuffix(rest, []byte("\r\nContent-Length: 0\r\n\r\n")) {
+		return connProblem(kindProblem("expectation-failed", "the Expect header takes 100-continue only")), http.StatusExpectationFailed
 	}
 	// The status line's end, then those headers alone (a handler's
 	// answer, every answer but these, costs this look at its first line).

@@ -47,6 +47,7 @@ func TestUnreadableRequestsAsProblems(t *testing.T) {
 		{"headers too large", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\n\r\n", 431, "headers-too-large", "the request line and header lines exceed the server's limit (32768 bytes, and up to 4096 more)"},
 		{"a transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "not-implemented", "unsupported transfer encoding: chunked is the only one the server takes"},
 		{"HTTP/3", "GET / HTTP/3.0\r\nHost: x\r\n\r\n", 505, "http-version", "send HTTP/1.1 (or 1.0)"},
+		{"an Expect", "GET / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 417, "expectation-failed", "the Expect header takes 100-continue only"},
 		{"a handler's text/plain", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 200, "", ""},
 	}
 	for _, tc := range cases {
@@ -91,7 +92,7 @@ func TestUnreadableRequestsAsProblems(t *testing.T) {
 			}
 		})
 	}
-	want := map[string]float64{"400": 3, "431": 1, "501": 1, "505": 1}
+	want := map[string]float64{"400": 3, "417": 1, "431": 1, "501": 1, "505": 1}
 	for code, n := range want {
 		if got := testutil.ToFloat64(ln.(*limitedListener).raw.WithLabelValues(code)); got != n {
 			t.Errorf("%s counted %v times, want %v", code, got, n)
@@ -113,6 +114,8 @@ func TestRawProblemOnlyNetHTTPs(t *testing.T) {
 		"HTTP/1.0 400 Bad Request" + netHTTPErrorHeaders + "400 Bad Request",
 		"HTTP/1.1 40 Bad Request" + netHTTPErrorHeaders + "40 Bad Request",
 		"HTTP/1.1 400 Bad Request" + netHTTPErrorHeaders[:20],
+		"HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: Sun, 29 Nov 2026 02:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello",
+		"HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n",
 	} {
 		if p, _ := rawProblem([]byte(b)); p != nil {
 			t.Errorf("%q taken as net/http's answer: %q", b, p)
@@ -126,6 +129,7 @@ func FuzzRawProblem(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 400 Bad Request: missing required Host header" + netHTTPErrorHeaders + "400 Bad Request: missing required Host header"))
 	f.Add([]byte("HTTP/1.1 431 Request Header Fields Too Large" + netHTTPErrorHeaders + "431 Request Header Fields Too Large"))
 	f.Add([]byte("HTTP/1.1 200 OK\r\nDate: x\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: x\r\nContent-Length: 0\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, status := rawProblem(b)
 		if p == nil {
