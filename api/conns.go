@@ -290,7 +290,7 @@ func trustedPeer(trusted []netip.Prefix, a netip.Addr) bool {
 }
 
 // limitedConn gives its place back when it closes (once), and sends
-// net/http's own text/plain answers as problems (rawProblem).
+// net/http's own answers as problems (rawProblem).
 type limitedConn struct {
 	net.Conn
 	once    sync.Once
@@ -299,7 +299,7 @@ type limitedConn struct {
 	raw *prometheus.CounterVec
 }
 
-// Write writes b, or for one of net/http's own text/plain answers to a
+// Write writes b, or for one of net/http's own answers to a
 // request it could not read, the same answer as a problem+json.
 func (c *limitedConn) Write(b []byte) (int, error) {
 	p, status := rawProblem(b)

@@ -38,8 +38,9 @@ var rawKinds = map[int]string{
 	http.StatusHTTPVersionNotSupported:     "http-version",
 }
 
-// rawProblem returns, for b one of net/http's own text/plain answers
-// (netHTTPErrorHeaders), the same answer as the API's problem+json, with
+// rawProblem returns, for b one of net/http's own answers (text/plain,
+// netHTTPErrorHeaders; or the empty 417, netHTTPExpectationFailed), the
+// same answer as the API's problem+json, with
 // a request id, and its status; nil when b is anything else. The API so
 // answers every bad request with a problem, even one net/http refuses
 // before any handler ("400 Bad Request: missing required Host header"
